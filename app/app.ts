@@ -1,0 +1,60 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { randomUUID } from 'node:crypto';
+import { authPlugin } from './auth.js';
+import { installErrorHandler } from './error-handler.js';
+import type { Runtime } from './runtime.js';
+import { authRoutes } from '../routes/auth.js';
+
+export const JSON_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * Builds the HTTP app on a runtime: plugins, the one error handler, the OpenAPI document, and
+ * every module's routes. Listening is the caller's business (bin/serve.ts, or app.inject in tests).
+ */
+export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: runtime.logger as FastifyBaseLogger,
+    bodyLimit: JSON_BODY_LIMIT,
+    trustProxy: false,
+    genReqId: () => randomUUID(),
+    disableRequestLogging: runtime.config.logLevel !== 'debug',
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  installErrorHandler(app);
+  await app.register(cookie);
+  await app.register(formbody, { bodyLimit: JSON_BODY_LIMIT });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Collections backend API',
+        description:
+          'Library database directory, collection chatbot, blog, backups, asset library, page version history and the host platform resources.',
+        version: '1.0.0',
+      },
+      servers: [{ url: runtime.config.baseUrl }],
+      components: {
+        securitySchemes: {
+          apiKeyIdentity: { type: 'apiKey', in: 'query', name: 'key_identity' },
+          apiKeyCredential: { type: 'apiKey', in: 'query', name: 'key_credential' },
+          session: { type: 'apiKey', in: 'cookie', name: 'sid' },
+          directoryToken: { type: 'http', scheme: 'bearer' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+  app.get('/api/docs.json', { schema: { hide: true } }, async () => app.swagger());
+  await app.register(authPlugin, { runtime });
+  await authRoutes(app, runtime);
+  for (const module of runtime.modules) {
+    if (module.routes) await module.routes(app, runtime);
+  }
+  return app;
+}

@@ -1,0 +1,90 @@
+import fp from 'fastify-plugin';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sha256, verifySecret } from '../infra/crypto/secret-hash.js';
+import { ForbiddenError } from '../infra/errors.js';
+import type { Role } from '../commands/users/roles.js';
+import { findApiKey, findUser } from '../queries/users.js';
+import type { Runtime } from './runtime.js';
+import { SESSION_COOKIE, SessionStore } from './sessions.js';
+
+export interface Principal {
+  id: number;
+  name: string;
+  email: string;
+  role: Role;
+}
+
+/** Which credentials a surface recognises. */
+export interface AuthMode {
+  apiKey: boolean;
+  session: boolean;
+}
+
+export const KEY_OR_SESSION: AuthMode = { apiKey: true, session: true };
+export const SESSION_ONLY: AuthMode = { apiKey: false, session: true };
+export const KEY_ONLY: AuthMode = { apiKey: true, session: false };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * The caller, or null when anonymous. With apiKey, a key pair that does not match is a 403,
+     * never anonymous.
+     */
+    principal(mode: AuthMode): Promise<Principal | null>;
+  }
+  interface FastifyInstance {
+    sessions: SessionStore;
+  }
+}
+
+function queryParam(request: FastifyRequest, name: string): string | undefined {
+  const query = request.query as Record<string, unknown> | undefined;
+  const value = query?.[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * Resolves API keys and sessions. A key checked with scrypt once is remembered by a SHA-256 of
+ * its credential, so later requests cost a map lookup; revoking the key ends that.
+ */
+export const authPlugin = fp(async (app: FastifyInstance, opts: { runtime: Runtime }) => {
+  const { documents } = opts.runtime;
+  const sessions = new SessionStore();
+  const verified = new Map<string, string>();
+  app.decorate('sessions', sessions);
+
+  async function userFromKey(identity: string, credential: string): Promise<Principal> {
+    const key = await findApiKey(documents, identity);
+    if (!key) throw new ForbiddenError('Invalid API key.');
+    const cacheKey = `${identity}\u0000${sha256(credential)}`;
+    if (verified.get(cacheKey) !== key.credentialHash) {
+      if (!(await verifySecret(credential, key.credentialHash))) throw new ForbiddenError('Invalid API key.');
+      if (verified.size > 10_000) verified.clear();
+      verified.set(cacheKey, key.credentialHash);
+    }
+    const user = await findUser(documents, key.userId);
+    if (!user) throw new ForbiddenError('Invalid API key.');
+    return { id: user.id, name: user.name, email: user.email, role: user.role };
+  }
+
+  async function userFromSession(request: FastifyRequest): Promise<Principal | null> {
+    const token = request.cookies?.[SESSION_COOKIE];
+    if (!token) return null;
+    const userId = sessions.userIdFor(token);
+    if (userId === null) return null;
+    const user = await findUser(documents, userId);
+    return user ? { id: user.id, name: user.name, email: user.email, role: user.role } : null;
+  }
+
+  app.decorateRequest('principal', async function principal(this: FastifyRequest, mode: AuthMode) {
+    if (mode.apiKey) {
+      const identity = queryParam(this, 'key_identity');
+      const credential = queryParam(this, 'key_credential');
+      if (identity !== undefined || credential !== undefined) {
+        if (!identity || !credential) throw new ForbiddenError('Invalid API key.');
+        return userFromKey(identity, credential);
+      }
+    }
+    return mode.session ? userFromSession(this) : null;
+  });
+});

@@ -1,0 +1,35 @@
+/**
+ * Each API surface has its own error body (CONTRACT.md section 3 and the seeds). The surface is
+ * known from the URL, so the one error handler and the not-found handler can answer in its shape.
+ */
+export type ErrorSurface = 'native' | 'plain' | 'status-envelope';
+
+export function surfaceFor(url: string): ErrorSurface {
+  const path = url.split('?')[0];
+  if (path.startsWith('/api/blog/') || path === '/api/blog') return 'plain';
+  if (path.startsWith('/api/v1/') || path.startsWith('/chatbot/') || path.startsWith('/directory/')) return 'plain';
+  if (path.startsWith('/api/asset-picker/') || path.startsWith('/api/page-versioning/')) return 'status-envelope';
+  return 'native';
+}
+
+/** Status for a request that failed schema validation on this surface. */
+export function validationStatusFor(surface: ErrorSurface, url: string): number {
+  if (surface === 'native') return 422;
+  if (url.startsWith('/api/blog/')) return 422;
+  return 400;
+}
+
+export function errorBody(
+  surface: ErrorSurface,
+  message: string,
+  fields?: Record<string, string[]>,
+): Record<string, unknown> {
+  switch (surface) {
+    case 'native':
+      return { errors: fields && Object.keys(fields).length > 0 ? fields : { error: message } };
+    case 'plain':
+      return { error: message };
+    case 'status-envelope':
+      return { status: 'error', message };
+  }
+}

@@ -1,0 +1,90 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, RateLimitedError } from '../infra/errors.js';
+import { errorBody, surfaceFor, validationStatusFor } from './error-format.js';
+
+interface ValidationIssue {
+  instancePath?: string;
+  message?: string;
+  keyword?: string;
+  params?: Record<string, unknown>;
+}
+
+function fieldOf(issue: ValidationIssue): string {
+  if (issue.keyword === 'required' && typeof issue.params?.missingProperty === 'string') {
+    return issue.params.missingProperty;
+  }
+  const path = (issue.instancePath ?? '').replace(/^\//, '').split('/')[0];
+  return path || 'body';
+}
+
+function validationFields(issues: ValidationIssue[]): Record<string, string[]> {
+  const fields: Record<string, string[]> = {};
+  for (const issue of issues) {
+    const field = fieldOf(issue);
+    const message = issue.keyword === 'required' ? 'This field is required.' : `Invalid value: ${issue.message ?? 'not accepted'}.`;
+    (fields[field] ??= []).push(message);
+  }
+  return fields;
+}
+
+function firstMessage(fields: Record<string, string[]>): string {
+  const [field, messages] = Object.entries(fields)[0] ?? ['body', ['Invalid request.']];
+  return `${field}: ${messages[0]}`;
+}
+
+/** Client errors that Fastify itself raises (bad JSON, wrong content type, body too large). */
+function clientMessage(error: FastifyError): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'The request body is not valid JSON.';
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'The request body is too large.';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'Unsupported content type.';
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return 'Invalid Content-Length.';
+    default:
+      return error.statusCode === 404 ? 'Not found.' : 'Invalid request.';
+  }
+}
+
+function isSyntaxError(error: unknown): boolean {
+  return error instanceof SyntaxError || (error as { name?: string })?.name === 'SyntaxError';
+}
+
+/**
+ * The one error handler: maps the project's errors and Fastify's client errors to the surface's
+ * documented body; anything else is a 500 (or 503 for an unavailable dependency) with a generic
+ * message, logged with its stack but never sent.
+ */
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const surface = surfaceFor(request.url);
+    if (error instanceof AppError) {
+      if (error instanceof RateLimitedError) reply.header('Retry-After', String(error.retryAfterSeconds));
+      if (error.statusCode >= 500) request.log.error({ err: error }, error.message);
+      return reply.status(error.statusCode).send(errorBody(surface, error.message, error.fields));
+    }
+    if (error.validation) {
+      const fields = validationFields(error.validation as ValidationIssue[]);
+      const status = validationStatusFor(surface, request.url);
+      return reply.status(status).send(errorBody(surface, firstMessage(fields), fields));
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      if (status === 429 && !reply.hasHeader('Retry-After')) reply.header('Retry-After', '60');
+      const message = status === 429 ? 'Rate limit exceeded.' : clientMessage(error);
+      return reply.status(status).send(errorBody(surface, message));
+    }
+    if (isSyntaxError(error) && status === 400) {
+      return reply.status(400).send(errorBody(surface, 'The request body is not valid JSON.'));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.status(500).send(errorBody(surface, 'An unexpected error occurred. Please try again.'));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.status(404).send(errorBody(surfaceFor(request.url), 'Not found.'));
+  });
+}

@@ -1,0 +1,9 @@
+import type { AppModule } from './module.js';
+import { usersModule } from './modules/core.js';
+import { platformModule } from './modules/platform.js';
+
+/** Every feature module, in start order. Add a module here with one import and one entry. */
+export const appModules: readonly AppModule[] = [
+  usersModule,
+  platformModule,
+];

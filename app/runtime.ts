@@ -1,0 +1,95 @@
+import pino, { type Logger } from 'pino';
+import { join } from 'node:path';
+import type { CommandContext } from '../commands/command-context.js';
+import { systemClock, type Clock } from '../infra/clock/port.js';
+import type { DocumentStore } from '../infra/document-store/port.js';
+import type { EventBus } from '../infra/event-bus/port.js';
+import type { EventStore } from '../infra/event-store/port.js';
+import type { JobQueue } from '../infra/job-queue/port.js';
+import { createInfrastructure, type Infrastructure } from '../infra/select.js';
+import { ProjectionRunner } from '../projections/runner.js';
+import type { AppConfig } from './config.js';
+import type { AppModule } from './module.js';
+import { appModules } from './modules.js';
+
+export interface Runtime {
+  config: AppConfig;
+  logger: Logger;
+  clock: Clock;
+  infra: Infrastructure;
+  eventStore: EventStore;
+  documents: DocumentStore;
+  bus: EventBus;
+  jobs: JobQueue;
+  projections: ProjectionRunner;
+  modules: readonly AppModule[];
+  /** The context commands run in, for a user (null: the system or an anonymous caller). */
+  commandContext(userId: number | null, requestId?: string): CommandContext;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  clock?: Clock;
+  logger?: Logger;
+  modules?: readonly AppModule[];
+  /** Start the modules' job workers in this process (the server does; the import CLI too). */
+  startWorkers?: boolean;
+  /** Let tests replace an adapter (e.g. a failing vector index). */
+  infrastructure?: Partial<Infrastructure>;
+}
+
+/**
+ * Wires the ports to their adapters, starts the projections (which rebuild in-memory read
+ * models from the log) and the workers, and waits until the read models have caught up.
+ */
+export async function createRuntime(config: AppConfig, options: RuntimeOptions = {}): Promise<Runtime> {
+  const logger = options.logger ?? pino({ level: config.logLevel });
+  const clock = options.clock ?? systemClock;
+  const modules = options.modules ?? appModules;
+  const infra = { ...(await createInfrastructure(config, logger)), ...options.infrastructure };
+  const projections = new ProjectionRunner(
+    modules.flatMap((m) => m.projections ?? []),
+    infra.bus,
+    infra.eventStore,
+    infra.documents,
+    logger,
+  );
+  const runtime: Runtime = {
+    config,
+    logger,
+    clock,
+    infra,
+    eventStore: infra.eventStore,
+    documents: infra.documents,
+    bus: infra.bus,
+    jobs: infra.jobs,
+    projections,
+    modules,
+    commandContext(userId, requestId) {
+      return {
+        eventStore: infra.eventStore,
+        documents: infra.documents,
+        clock,
+        userId,
+        requestId,
+        waitForProjections: (position) => projections.waitFor(position),
+      };
+    },
+    async close() {
+      await projections.stop();
+      for (const module of [...modules].reverse()) await module.stop?.(runtime);
+      await infra.close();
+    },
+  };
+  for (const module of modules) await module.init?.(runtime);
+  await projections.start();
+  if (options.startWorkers !== false) {
+    for (const module of modules) await module.startWorkers?.(runtime);
+  }
+  await projections.catchUp();
+  return runtime;
+}
+
+export function filesDir(config: AppConfig): string {
+  return join(config.dataDir, 'files');
+}

@@ -1,0 +1,35 @@
+import { loadConfig } from '../app/config.js';
+import { createRuntime } from '../app/runtime.js';
+import { progressBar } from './progress.js';
+
+/**
+ * `npm run rebuild`: drops every read model and replays the whole log into them. With the
+ * embedded (in-memory) store this is what every start does; with MongoDB it repairs read models.
+ */
+async function main(): Promise<void> {
+  const config = { ...loadConfig(), logLevel: process.env.LOG_LEVEL ?? 'warn' };
+  const runtime = await createRuntime(config, { startWorkers: false });
+  try {
+    await runtime.projections.stop();
+    await runtime.projections.reset();
+    const total = await runtime.eventStore.countEvents();
+    const bar = progressBar('rebuild', total);
+    let position = 0;
+    for (;;) {
+      const batch = await runtime.eventStore.readAll(position, 5000);
+      if (batch.length === 0) break;
+      await runtime.projections.handle(batch);
+      position = batch[batch.length - 1].position;
+      bar.tick(batch.length);
+    }
+    bar.stop();
+    console.log(`Rebuilt read models from ${total} events.`);
+  } finally {
+    await runtime.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(`Rebuild failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

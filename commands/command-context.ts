@@ -1,0 +1,19 @@
+import type { Clock } from '../infra/clock/port.js';
+import type { EventMetadata, EventStore } from '../infra/event-store/port.js';
+import type { DocumentStore } from '../infra/document-store/port.js';
+
+/** Everything a command handler may touch: the store, the clock, who asks, and how to wait for read models. */
+export interface CommandContext {
+  eventStore: EventStore;
+  /** Read models, for set-wide checks (unique slugs) a single stream cannot answer. */
+  documents: DocumentStore;
+  clock: Clock;
+  userId: number | null;
+  requestId?: string;
+  /** Resolves once every projection has applied the log up to this position. */
+  waitForProjections(position: number): Promise<void>;
+}
+
+export function metadataFor(ctx: CommandContext): EventMetadata {
+  return { userId: ctx.userId, at: ctx.clock.now().toISOString(), requestId: ctx.requestId };
+}

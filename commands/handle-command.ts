@@ -1,0 +1,53 @@
+import { VersionConflictError } from '../infra/errors.js';
+import type { StoredEvent } from '../infra/event-store/port.js';
+import { metadataFor, type CommandContext } from './command-context.js';
+import { foldEvents, type Decider, type DomainCommand, type DomainEvent } from './decider.js';
+
+export interface CommandResult<State, Event extends DomainEvent> {
+  state: State;
+  events: Event[];
+  streamVersion: number;
+  position: number;
+}
+
+export function toDomainEvents<Event extends DomainEvent>(stored: StoredEvent[]): Event[] {
+  return stored.map((e) => ({ type: e.type, data: e.data }) as Event);
+}
+
+/**
+ * Loads the stream, folds it, asks the decider, appends with the expected version, and waits
+ * until the read models have the new events. A version conflict is retried with fresh state,
+ * since the decider re-checks every rule against it.
+ */
+export async function handleCommand<State, Command extends DomainCommand, Event extends DomainEvent>(
+  ctx: CommandContext,
+  streamId: string,
+  decider: Decider<State, Command, Event>,
+  command: Command,
+  options: { retries?: number } = {},
+): Promise<CommandResult<State, Event>> {
+  const retries = options.retries ?? 3;
+  for (let attempt = 0; ; attempt++) {
+    const stored = await ctx.eventStore.readStream(streamId);
+    const state = foldEvents(decider, toDomainEvents<Event>(stored));
+    const events = decider.decide(command, state);
+    try {
+      const metadata = metadataFor(ctx);
+      const result = await ctx.eventStore.append(
+        streamId,
+        events.map((e) => ({ type: e.type, data: e.data, metadata })),
+        stored.length,
+      );
+      if (events.length > 0) await ctx.waitForProjections(result.position);
+      return {
+        state: events.reduce((s, e) => decider.evolve(s, e), state),
+        events,
+        streamVersion: result.streamVersion,
+        position: result.position,
+      };
+    } catch (error) {
+      if (error instanceof VersionConflictError && attempt < retries) continue;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,200 @@
+import { Type, type Static } from '@sinclair/typebox';
+import {
+  duplicateIdProblems,
+  fixtureList,
+  schemaProblems,
+  type Fixture,
+  type FixtureImporter,
+  type FixtureProblem,
+} from '../../app/fixture.js';
+import type { Runtime } from '../../app/runtime.js';
+import { createResource, ITEM, ITEM_SET, MEDIA, SITE, SITE_PAGE, type KindSpec } from './handlers.js';
+
+const Id = Type.Integer({ minimum: 1 });
+const Ids = Type.Array(Id);
+const SiteSchema = Type.Object({ id: Type.Optional(Id), slug: Type.String({ minLength: 1 }), title: Type.String({ minLength: 1 }) });
+const ItemSetSchema = Type.Object({
+  id: Type.Optional(Id),
+  title: Type.String({ minLength: 1 }),
+  is_public: Type.Optional(Type.Boolean()),
+  site_ids: Type.Optional(Ids),
+});
+const MediaSchema = Type.Object({
+  id: Type.Optional(Id),
+  title: Type.String({ minLength: 1 }),
+  text: Type.Optional(Type.String()),
+  is_public: Type.Optional(Type.Boolean()),
+});
+const ItemSchema = Type.Object({
+  id: Type.Optional(Id),
+  title: Type.String({ minLength: 1 }),
+  description: Type.Optional(Type.String()),
+  item_set_ids: Type.Optional(Ids),
+  site_ids: Type.Optional(Ids),
+  is_public: Type.Optional(Type.Boolean()),
+  media: Type.Optional(Type.Array(MediaSchema)),
+});
+const PageSchema = Type.Object({
+  id: Type.Optional(Id),
+  site_id: Id,
+  slug: Type.String({ minLength: 1 }),
+  title: Type.String({ minLength: 1 }),
+  is_public: Type.Optional(Type.Boolean()),
+  layout: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  layout_data: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
+  blocks: Type.Optional(Type.Array(Type.Object({ layout: Type.String({ minLength: 1 }), data: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }))),
+});
+
+type SiteInput = Static<typeof SiteSchema>;
+type ItemSetInput = Static<typeof ItemSetSchema>;
+type ItemInput = Static<typeof ItemSchema>;
+type PageInput = Static<typeof PageSchema>;
+
+const SECTIONS = [
+  { key: 'sites', schema: SiteSchema, spec: SITE as KindSpec<object> },
+  { key: 'item_sets', schema: ItemSetSchema, spec: ITEM_SET as KindSpec<object> },
+  { key: 'items', schema: ItemSchema, spec: ITEM as KindSpec<object> },
+  { key: 'site_pages', schema: PageSchema, spec: SITE_PAGE as KindSpec<object> },
+] as const;
+
+async function existingIdProblems(runtime: Runtime, spec: KindSpec<object>, list: { id?: number }[], path: string): Promise<FixtureProblem[]> {
+  const problems: FixtureProblem[] = [];
+  for (const [index, entry] of list.entries()) {
+    if (entry.id !== undefined && (await runtime.eventStore.readLastEvent(spec.stream(entry.id)))) {
+      problems.push({ path: `${path}[${index}].id`, message: `${spec.label} ${entry.id} already exists.` });
+    }
+  }
+  return problems;
+}
+
+/** Ids a list refers to must exist, in the fixture or already in the store. */
+async function referenceProblems(
+  runtime: Runtime,
+  spec: KindSpec<object>,
+  fixtureIds: Set<number>,
+  refs: { path: string; id: number }[],
+): Promise<FixtureProblem[]> {
+  const problems: FixtureProblem[] = [];
+  for (const ref of refs) {
+    if (fixtureIds.has(ref.id)) continue;
+    if (!(await runtime.eventStore.readLastEvent(spec.stream(ref.id)))) {
+      problems.push({ path: ref.path, message: `${spec.label} ${ref.id} does not exist.` });
+    }
+  }
+  return problems;
+}
+
+function ids(list: { id?: number }[]): Set<number> {
+  return new Set(list.map((e) => e.id).filter((id): id is number => id !== undefined));
+}
+
+/** Sites, item sets, items with their media, and site pages (CONTRACT.md section 4). */
+export const platformImporter: FixtureImporter = {
+  order: 20,
+  async validate(fixture, runtime) {
+    const problems: FixtureProblem[] = [];
+    for (const section of SECTIONS) {
+      const value = fixture[section.key];
+      if (value === undefined) continue;
+      problems.push(...schemaProblems(Type.Array(section.schema), value, `$.${section.key}`));
+    }
+    if (problems.length) return problems;
+    const sites = fixtureList<SiteInput>(fixture, 'sites');
+    const sets = fixtureList<ItemSetInput>(fixture, 'item_sets');
+    const items = fixtureList<ItemInput>(fixture, 'items');
+    const pages = fixtureList<PageInput>(fixture, 'site_pages');
+    const media = items.flatMap((item, i) => (item.media ?? []).map((m, j) => ({ ...m, path: `$.items[${i}].media[${j}]` })));
+    for (const [key, list] of [['sites', sites], ['item_sets', sets], ['items', items], ['site_pages', pages]] as const) {
+      problems.push(...duplicateIdProblems(list, `$.${key}`));
+    }
+    const seenMedia = new Set<number>();
+    for (const m of media) {
+      if (m.id === undefined) continue;
+      if (seenMedia.has(m.id)) problems.push({ path: `${m.path}.id`, message: `Duplicate id ${m.id} in the fixture.` });
+      seenMedia.add(m.id);
+      if (await runtime.eventStore.readLastEvent(MEDIA.stream(m.id))) problems.push({ path: `${m.path}.id`, message: `Media ${m.id} already exists.` });
+    }
+    problems.push(...(await existingIdProblems(runtime, SITE as KindSpec<object>, sites, '$.sites')));
+    problems.push(...(await existingIdProblems(runtime, ITEM_SET as KindSpec<object>, sets, '$.item_sets')));
+    problems.push(...(await existingIdProblems(runtime, ITEM as KindSpec<object>, items, '$.items')));
+    problems.push(...(await existingIdProblems(runtime, SITE_PAGE as KindSpec<object>, pages, '$.site_pages')));
+    const siteIds = ids(sites);
+    const setIds = ids(sets);
+    problems.push(
+      ...(await referenceProblems(runtime, SITE as KindSpec<object>, siteIds, [
+        ...sets.flatMap((s, i) => (s.site_ids ?? []).map((id, j) => ({ path: `$.item_sets[${i}].site_ids[${j}]`, id }))),
+        ...items.flatMap((s, i) => (s.site_ids ?? []).map((id, j) => ({ path: `$.items[${i}].site_ids[${j}]`, id }))),
+        ...pages.map((p, i) => ({ path: `$.site_pages[${i}].site_id`, id: p.site_id })),
+      ])),
+      ...(await referenceProblems(
+        runtime,
+        ITEM_SET as KindSpec<object>,
+        setIds,
+        items.flatMap((s, i) => (s.item_set_ids ?? []).map((id, j) => ({ path: `$.items[${i}].item_set_ids[${j}]`, id }))),
+      )),
+    );
+    const slugs = new Set<string>();
+    sites.forEach((site, i) => {
+      if (slugs.has(site.slug)) problems.push({ path: `$.sites[${i}].slug`, message: 'Duplicate site slug.' });
+      slugs.add(site.slug);
+    });
+    return problems;
+  },
+  count(fixture) {
+    const items = fixtureList<ItemInput>(fixture, 'items');
+    return (
+      fixtureList(fixture, 'sites').length +
+      fixtureList(fixture, 'item_sets').length +
+      items.length +
+      items.reduce((n, item) => n + (item.media?.length ?? 0), 0) +
+      fixtureList(fixture, 'site_pages').length
+    );
+  },
+  async import(fixture: Fixture, runtime, progress) {
+    const ctx = runtime.commandContext(null);
+    for (const site of fixtureList<SiteInput>(fixture, 'sites')) {
+      await createResource(ctx, SITE, { slug: site.slug, title: site.title }, site.id);
+      progress.tick();
+    }
+    for (const set of fixtureList<ItemSetInput>(fixture, 'item_sets')) {
+      await createResource(ctx, ITEM_SET, { title: set.title, is_public: set.is_public ?? true, site_ids: set.site_ids ?? [] }, set.id);
+      progress.tick();
+    }
+    for (const item of fixtureList<ItemInput>(fixture, 'items')) {
+      const itemId = await createResource(
+        ctx,
+        ITEM,
+        {
+          title: item.title,
+          description: item.description ?? '',
+          is_public: item.is_public ?? true,
+          item_set_ids: item.item_set_ids ?? [],
+          site_ids: item.site_ids ?? [],
+        },
+        item.id,
+      );
+      progress.tick();
+      for (const media of item.media ?? []) {
+        await createResource(ctx, MEDIA, { item_id: itemId, title: media.title, text: media.text ?? '', is_public: media.is_public ?? true }, media.id);
+        progress.tick();
+      }
+    }
+    for (const page of fixtureList<PageInput>(fixture, 'site_pages')) {
+      await createResource(
+        ctx,
+        SITE_PAGE,
+        {
+          site_id: page.site_id,
+          slug: page.slug,
+          title: page.title,
+          is_public: page.is_public ?? true,
+          layout: page.layout ?? null,
+          layout_data: page.layout_data ?? {},
+          blocks: (page.blocks ?? []).map((b) => ({ layout: b.layout, data: b.data ?? {} })),
+        },
+        page.id,
+      );
+      progress.tick();
+    }
+  },
+};

@@ -1,0 +1,61 @@
+import { ValidationError } from '../../infra/errors.js';
+import { resourceDecider, resourceEventNames } from './resource-decider.js';
+import type { ItemFields, ItemSetFields, MediaFields, SiteFields, SitePageFields } from './fields.js';
+
+const SLUG = /^[a-z0-9][a-z0-9_-]*$/i;
+
+function requireText(value: string, field: string, max = 1000): void {
+  if (!value.trim()) throw ValidationError.field(field, 'Must not be empty.');
+  if (value.length > max) throw ValidationError.field(field, `Must be at most ${max} characters.`);
+}
+
+function requireSlug(value: string, field: string): void {
+  requireText(value, field, 190);
+  if (!SLUG.test(value)) throw ValidationError.field(field, 'Use letters, digits, "-" and "_" only.');
+}
+
+function requireIds(ids: number[], field: string): void {
+  if (ids.some((id) => !Number.isInteger(id) || id < 1)) throw ValidationError.field(field, 'Ids must be positive integers.');
+}
+
+export const siteDecider = resourceDecider<SiteFields>('Site', 'Site', (f) => {
+  requireSlug(f.slug, 'o:slug');
+  requireText(f.title, 'o:title');
+});
+
+export const itemSetDecider = resourceDecider<ItemSetFields>('ItemSet', 'Item set', (f) => {
+  requireText(f.title, 'o:title');
+  requireIds(f.site_ids, 'o:site');
+});
+
+export const itemDecider = resourceDecider<ItemFields>('Item', 'Item', (f) => {
+  requireText(f.title, 'o:title');
+  requireIds(f.item_set_ids, 'o:item_set');
+  requireIds(f.site_ids, 'o:site');
+});
+
+export const mediaDecider = resourceDecider<MediaFields>('Media', 'Media', (f) => {
+  requireText(f.title, 'o:title');
+  requireIds([f.item_id], 'o:item');
+});
+
+export const sitePageDecider = resourceDecider<SitePageFields>('SitePage', 'Site page', (f) => {
+  requireSlug(f.slug, 'o:slug');
+  requireText(f.title, 'o:title');
+  requireIds([f.site_id], 'o:site');
+  f.blocks.forEach((block, index) => {
+    if (!block.layout?.trim()) throw ValidationError.field('o:block', `Block ${index + 1} needs a layout.`);
+  });
+});
+
+export const SITE_EVENTS = resourceEventNames('Site');
+export const ITEM_SET_EVENTS = resourceEventNames('ItemSet');
+export const ITEM_EVENTS = resourceEventNames('Item');
+export const MEDIA_EVENTS = resourceEventNames('Media');
+export const SITE_PAGE_EVENTS = resourceEventNames('SitePage');
+
+export const siteStream = (id: number) => `site-${id}`;
+export const itemSetStream = (id: number) => `item_set-${id}`;
+export const itemStream = (id: number) => `item-${id}`;
+export const mediaStream = (id: number) => `media-${id}`;
+export const sitePageStream = (id: number) => `site_page-${id}`;

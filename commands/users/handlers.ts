@@ -1,0 +1,44 @@
+import { hashSecret } from '../../infra/crypto/secret-hash.js';
+import { ConflictError } from '../../infra/errors.js';
+import type { CommandContext } from '../command-context.js';
+import { handleCommand } from '../handle-command.js';
+import { idFor } from '../sequence.js';
+import { userDecider } from './decider.js';
+import { userStream } from './events.js';
+import type { Role } from './roles.js';
+import { findUserByEmail } from '../../queries/users.js';
+
+export interface RegisterUserInput {
+  id?: number;
+  email: string;
+  name: string;
+  role: Role;
+  password?: string | null;
+}
+
+export async function registerUser(ctx: CommandContext, input: RegisterUserInput): Promise<number> {
+  if (await findUserByEmail(ctx.documents, input.email)) throw new ConflictError('A user with this email exists.');
+  const id = await idFor(ctx, 'user', input.id);
+  const passwordHash = input.password ? await hashSecret(input.password) : null;
+  await handleCommand(ctx, userStream(id), userDecider, {
+    type: 'RegisterUser',
+    data: { id, email: input.email, name: input.name, role: input.role, passwordHash },
+  });
+  return id;
+}
+
+export async function createApiKey(
+  ctx: CommandContext,
+  userId: number,
+  key: { identity: string; credential: string; label?: string },
+): Promise<void> {
+  const credentialHash = await hashSecret(key.credential);
+  await handleCommand(ctx, userStream(userId), userDecider, {
+    type: 'CreateApiKey',
+    data: { identity: key.identity, credentialHash, label: key.label ?? '' },
+  });
+}
+
+export async function revokeApiKey(ctx: CommandContext, userId: number, identity: string): Promise<void> {
+  await handleCommand(ctx, userStream(userId), userDecider, { type: 'RevokeApiKey', data: { identity } });
+}

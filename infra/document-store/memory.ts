@@ -1,0 +1,156 @@
+import { Query } from 'mingo';
+import { update as applyUpdate, type UpdateExpression } from 'mingo/updater';
+import type { Collection, Document, DocumentStore, Filter, FindOptions, SortSpec, Update } from './port.js';
+
+function compareValues(a: unknown, b: unknown): number {
+  if (a === b) return 0;
+  if (a === undefined || a === null) return -1;
+  if (b === undefined || b === null) return 1;
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
+}
+
+function valueAt(doc: Document, path: string): unknown {
+  if (!path.includes('.')) return doc[path];
+  let value: unknown = doc;
+  for (const part of path.split('.')) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}
+
+function sortDocuments<T extends Document>(docs: T[], sort: SortSpec): T[] {
+  const keys = Object.entries(sort);
+  return docs.sort((a, b) => {
+    for (const [key, direction] of keys) {
+      const order = compareValues(valueAt(a, key), valueAt(b, key));
+      if (order !== 0) return order * direction;
+    }
+    return 0;
+  });
+}
+
+/** A filter that is only `{_id: value}` is answered by the map without a scan. */
+function idLookup(filter: Filter): string | number | undefined {
+  const keys = Object.keys(filter);
+  if (keys.length !== 1 || keys[0] !== '_id') return undefined;
+  const id = filter._id;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
+class MemoryCollection<T extends Document> implements Collection<T> {
+  private readonly docs = new Map<string | number, T>();
+  private readonly queries = new Map<string, Query>();
+
+  private query(filter: Filter): Query {
+    const key = JSON.stringify(filter);
+    let query = this.queries.get(key);
+    if (!query) {
+      query = new Query(filter);
+      if (this.queries.size > 500) this.queries.clear();
+      this.queries.set(key, query);
+    }
+    return query;
+  }
+
+  private matching(filter: Filter): T[] {
+    const id = idLookup(filter);
+    if (id !== undefined) {
+      const doc = this.docs.get(id);
+      return doc ? [doc] : [];
+    }
+    if (Object.keys(filter).length === 0) return [...this.docs.values()];
+    const query = this.query(filter);
+    const out: T[] = [];
+    for (const doc of this.docs.values()) if (query.test(doc)) out.push(doc);
+    return out;
+  }
+
+  async findOne(filter: Filter): Promise<T | null> {
+    const id = idLookup(filter);
+    if (id !== undefined) return this.docs.get(id) ?? null;
+    const query = this.query(filter);
+    for (const doc of this.docs.values()) if (query.test(doc)) return doc;
+    return null;
+  }
+
+  async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    let docs = this.matching(filter);
+    if (options.sort) docs = sortDocuments(docs, options.sort);
+    const skip = options.skip ?? 0;
+    const end = options.limit !== undefined ? skip + options.limit : undefined;
+    return skip > 0 || end !== undefined ? docs.slice(skip, end) : docs;
+  }
+
+  async count(filter: Filter = {}): Promise<number> {
+    if (Object.keys(filter).length === 0) return this.docs.size;
+    return this.matching(filter).length;
+  }
+
+  async put(doc: T): Promise<void> {
+    this.docs.set(doc._id, structuredClone(doc));
+  }
+
+  async putMany(docs: T[]): Promise<void> {
+    for (const doc of docs) this.docs.set(doc._id, structuredClone(doc));
+  }
+
+  private updateDocs(targets: T[], update: Update): number {
+    for (const target of targets) {
+      const copy = structuredClone(target);
+      for (const [operator, fields] of Object.entries(update)) {
+        applyUpdate(copy, { [operator]: fields } as unknown as UpdateExpression);
+      }
+      this.docs.set(copy._id, copy);
+    }
+    return targets.length;
+  }
+
+  async updateOne(filter: Filter, update: Update): Promise<number> {
+    const doc = await this.findOne(filter);
+    return doc ? this.updateDocs([doc], update) : 0;
+  }
+
+  async updateMany(filter: Filter, update: Update): Promise<number> {
+    return this.updateDocs(this.matching(filter), update);
+  }
+
+  async deleteOne(filter: Filter): Promise<number> {
+    const doc = await this.findOne(filter);
+    if (!doc) return 0;
+    this.docs.delete(doc._id);
+    return 1;
+  }
+
+  async deleteMany(filter: Filter): Promise<number> {
+    const docs = this.matching(filter);
+    for (const doc of docs) this.docs.delete(doc._id);
+    return docs.length;
+  }
+
+  async drop(): Promise<void> {
+    this.docs.clear();
+  }
+}
+
+/** The embedded read-model store: collections in memory, rebuilt from the log at start. */
+export class MemoryDocumentStore implements DocumentStore {
+  readonly persistent = false;
+  private readonly collections = new Map<string, MemoryCollection<Document>>();
+
+  collection<T extends Document>(name: string): Collection<T> {
+    let collection = this.collections.get(name);
+    if (!collection) {
+      collection = new MemoryCollection<Document>();
+      this.collections.set(name, collection);
+    }
+    return collection as unknown as Collection<T>;
+  }
+
+  async dropAll(): Promise<void> {
+    for (const collection of this.collections.values()) await collection.drop();
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,97 @@
+/**
+ * The project's own errors. Adapters translate driver errors into these, deciders throw the
+ * domain ones, and the single HTTP error handler maps each to a status and the surface's body.
+ */
+export class AppError extends Error {
+  constructor(
+    message: string,
+    readonly statusCode: number,
+    readonly fields?: Record<string, string[]>,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** A client sent something the domain refuses (422 on native resources, 400 elsewhere unless a seed says otherwise). */
+export class ValidationError extends AppError {
+  constructor(message: string, fields?: Record<string, string[]>, statusCode = 422) {
+    super(message, statusCode, fields);
+  }
+  static field(field: string, message: string, statusCode = 422): ValidationError {
+    return new ValidationError(message, { [field]: [message] }, statusCode);
+  }
+}
+
+export class BadRequestError extends AppError {
+  constructor(message: string) {
+    super(message, 400);
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(message = 'Not found.') {
+    super(message, 404);
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  constructor(message = 'Authentication required.') {
+    super(message, 401);
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(message = 'Permission denied.') {
+    super(message, 403);
+  }
+}
+
+export class MethodNotAllowedError extends AppError {
+  constructor(message = 'Method not allowed.') {
+    super(message, 405);
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(message: string) {
+    super(message, 409);
+  }
+}
+
+/** The event store refused an append because the stream moved on since it was read. */
+export class VersionConflictError extends AppError {
+  constructor(
+    readonly streamId: string,
+    readonly expected: number | 'any',
+    readonly actual: number,
+  ) {
+    super(`The resource was changed by another request; try again.`, 409);
+  }
+}
+
+/** A piece of infrastructure (database, broker, queue, provider) did not answer. */
+export class DependencyUnavailableError extends AppError {
+  constructor(
+    readonly dependency: string,
+    message = `${dependency} is unavailable.`,
+  ) {
+    super(message, 503);
+  }
+}
+
+/** Too many requests in the window; retryAfterSeconds goes to the Retry-After header. */
+export class RateLimitedError extends AppError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message, 429);
+  }
+}
+
+export class PayloadTooLargeError extends AppError {
+  constructor(message = 'Request body is too large.') {
+    super(message, 413);
+  }
+}

@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { JobFailedError, PermanentJobError, type EnqueueOptions, type JobHandler, type JobQueue, type WorkerOptions } from './port.js';
+
+interface PendingJob {
+  id: string;
+  data: unknown;
+  attempts: number;
+  backoffMs: number;
+  attemptsMade: number;
+  settle: { resolve(result: unknown): void; reject(error: Error): void }[];
+}
+
+interface QueueState {
+  waiting: PendingJob[];
+  active: number;
+  known: Map<string, PendingJob>;
+  handler?: JobHandler<unknown, unknown>;
+  concurrency: number;
+  idleWaiters: (() => void)[];
+}
+
+/** The embedded job queue: same contract as the BullMQ adapter, jobs run in this process. */
+export class InProcessJobQueue implements JobQueue {
+  private readonly queues = new Map<string, QueueState>();
+  private closed = false;
+
+  private state(name: string): QueueState {
+    let state = this.queues.get(name);
+    if (!state) {
+      state = { waiting: [], active: 0, known: new Map(), concurrency: 1, idleWaiters: [] };
+      this.queues.set(name, state);
+    }
+    return state;
+  }
+
+  private enqueue(queue: string, data: unknown, options: EnqueueOptions): PendingJob {
+    const state = this.state(queue);
+    const existing = options.jobId ? state.known.get(options.jobId) : undefined;
+    if (existing) return existing;
+    const job: PendingJob = {
+      id: options.jobId ?? randomUUID(),
+      data,
+      attempts: Math.max(1, options.attempts ?? 1),
+      backoffMs: options.backoffMs ?? 100,
+      attemptsMade: 0,
+      settle: [],
+    };
+    state.known.set(job.id, job);
+    state.waiting.push(job);
+    queueMicrotask(() => this.pump(queue));
+    return job;
+  }
+
+  async add<Data>(queue: string, data: Data, options: EnqueueOptions = {}): Promise<string> {
+    if (this.closed) throw new Error('Job queue is closed.');
+    return this.enqueue(queue, data, options).id;
+  }
+
+  addAndWait<Data, Result>(queue: string, data: Data, options: EnqueueOptions & { timeoutMs?: number } = {}): Promise<Result> {
+    if (this.closed) return Promise.reject(new Error('Job queue is closed.'));
+    const job = this.enqueue(queue, data, options);
+    return new Promise<Result>((resolve, reject) => {
+      const timer = options.timeoutMs
+        ? setTimeout(() => reject(new JobFailedError(`Job ${job.id} did not finish in time.`)), options.timeoutMs)
+        : undefined;
+      job.settle.push({
+        resolve: (result) => {
+          clearTimeout(timer);
+          resolve(result as Result);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      });
+    });
+  }
+
+  async process<Data, Result>(queue: string, handler: JobHandler<Data, Result>, options: WorkerOptions = {}): Promise<void> {
+    const state = this.state(queue);
+    state.handler = handler as JobHandler<unknown, unknown>;
+    state.concurrency = Math.max(1, options.concurrency ?? 1);
+    this.pump(queue);
+  }
+
+  private pump(queue: string): void {
+    const state = this.state(queue);
+    if (!state.handler || this.closed) return;
+    while (state.active < state.concurrency && state.waiting.length > 0) {
+      const job = state.waiting.shift() as PendingJob;
+      state.active += 1;
+      void this.run(queue, state, job);
+    }
+    if (state.active === 0 && state.waiting.length === 0) {
+      const waiters = state.idleWaiters.splice(0);
+      for (const wake of waiters) wake();
+    }
+  }
+
+  private async run(queue: string, state: QueueState, job: PendingJob): Promise<void> {
+    const handler = state.handler as JobHandler<unknown, unknown>;
+    try {
+      const result = await handler(job.data, { id: job.id, attemptsMade: job.attemptsMade });
+      state.known.delete(job.id);
+      for (const waiter of job.settle) waiter.resolve(result);
+    } catch (error) {
+      job.attemptsMade += 1;
+      const permanent = error instanceof PermanentJobError;
+      if (!permanent && job.attemptsMade < job.attempts && !this.closed) {
+        setTimeout(() => {
+          state.waiting.push(job);
+          this.pump(queue);
+        }, job.backoffMs * job.attemptsMade);
+      } else {
+        state.known.delete(job.id);
+        const message = error instanceof Error ? error.message : String(error);
+        for (const waiter of job.settle) waiter.reject(new JobFailedError(message));
+      }
+    } finally {
+      state.active -= 1;
+      this.pump(queue);
+    }
+  }
+
+  drain(queue: string): Promise<void> {
+    const state = this.state(queue);
+    if (state.active === 0 && state.waiting.length === 0 && state.known.size === 0) return Promise.resolve();
+    return new Promise((resolve) => state.idleWaiters.push(resolve));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const state of this.queues.values()) {
+      for (const wake of state.idleWaiters.splice(0)) wake();
+    }
+  }
+}

@@ -1,0 +1,44 @@
+export interface JobContext {
+  id: string;
+  /** Attempts already made before this one. */
+  attemptsMade: number;
+}
+
+export type JobHandler<Data, Result> = (data: Data, job: JobContext) => Promise<Result>;
+
+export interface EnqueueOptions {
+  /** A stable id makes enqueueing idempotent: a second add with the same id is ignored. */
+  jobId?: string;
+  attempts?: number;
+  backoffMs?: number;
+}
+
+export interface WorkerOptions {
+  concurrency?: number;
+}
+
+/** Thrown by a job handler when retrying cannot help (BullMQ's UnrecoverableError). */
+export class PermanentJobError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PermanentJobError';
+  }
+}
+
+/** The job failed after its last attempt; message is the handler's error message. */
+export class JobFailedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'JobFailedError';
+  }
+}
+
+export interface JobQueue {
+  add<Data>(queue: string, data: Data, options?: EnqueueOptions): Promise<string>;
+  /** Enqueues and resolves with the handler's result once the job finished, or rejects with JobFailedError. */
+  addAndWait<Data, Result>(queue: string, data: Data, options?: EnqueueOptions & { timeoutMs?: number }): Promise<Result>;
+  process<Data, Result>(queue: string, handler: JobHandler<Data, Result>, options?: WorkerOptions): Promise<void>;
+  /** Resolves when every job added so far has finished (tests and read-your-writes of indexing). */
+  drain(queue: string): Promise<void>;
+  close(): Promise<void>;
+}

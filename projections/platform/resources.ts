@@ -1,0 +1,72 @@
+import type { DocumentStore } from '../../infra/document-store/port.js';
+import type { StoredEvent } from '../../infra/event-store/port.js';
+import {
+  ITEM_EVENTS,
+  ITEM_SET_EVENTS,
+  MEDIA_EVENTS,
+  SITE_EVENTS,
+  SITE_PAGE_EVENTS,
+} from '../../commands/platform/kinds.js';
+import type { ResourceEventNames } from '../../commands/platform/resource-decider.js';
+import { PLATFORM_COLLECTIONS, items, type MediaDoc } from '../../queries/platform/documents.js';
+import { defineProjection, type Projection } from '../projection.js';
+
+interface TrackedDoc {
+  _id: number;
+  [key: string]: unknown;
+}
+
+/**
+ * Folds one resource kind's Created/Updated/Deleted events into its collection. Each event
+ * carries the full fields, so the document is rewritten whole (idempotent on redelivery).
+ * `keep` lists document keys that other projections maintain and a rewrite must preserve.
+ */
+function resourceProjection(
+  name: string,
+  collection: string,
+  events: ResourceEventNames,
+  keep: Record<string, unknown> = {},
+  after?: (event: StoredEvent, documents: DocumentStore, previous: TrackedDoc | null) => Promise<void>,
+): Projection {
+  return defineProjection({
+    name,
+    handles: [events.created, events.updated, events.deleted],
+    async apply(event, documents) {
+      const data = event.data as { id: number; fields?: Record<string, unknown> };
+      const docs = documents.collection<TrackedDoc>(collection);
+      const previous = await docs.findOne({ _id: data.id });
+      if (event.type === events.deleted) {
+        await docs.deleteOne({ _id: data.id });
+      } else {
+        const preserved = Object.fromEntries(Object.entries(keep).map(([key, fallback]) => [key, previous?.[key] ?? fallback]));
+        await docs.put({
+          ...preserved,
+          ...data.fields,
+          _id: data.id,
+          id: data.id,
+          created_at: (previous?.created_at as string | undefined) ?? event.metadata.at,
+          updated_at: event.metadata.at,
+          owner_id: (previous?.owner_id as number | null | undefined) ?? event.metadata.userId,
+        });
+      }
+      await after?.(event, documents, previous);
+    },
+  });
+}
+
+/** Keeps the item's `media_ids` in step with its media. */
+async function linkMediaToItem(event: StoredEvent, documents: DocumentStore, previous: TrackedDoc | null): Promise<void> {
+  const data = event.data as { id: number; fields?: { item_id: number } };
+  const before = (previous as MediaDoc | null)?.item_id;
+  const now = event.type === MEDIA_EVENTS.deleted ? undefined : data.fields?.item_id;
+  if (before !== undefined && before !== now) await items(documents).updateOne({ _id: before }, { $pull: { media_ids: data.id } });
+  if (now !== undefined) await items(documents).updateOne({ _id: now }, { $addToSet: { media_ids: data.id } });
+}
+
+export const platformProjections: Projection[] = [
+  resourceProjection('platform-sites', PLATFORM_COLLECTIONS.sites, SITE_EVENTS),
+  resourceProjection('platform-item-sets', PLATFORM_COLLECTIONS.itemSets, ITEM_SET_EVENTS),
+  resourceProjection('platform-items', PLATFORM_COLLECTIONS.items, ITEM_EVENTS, { media_ids: [] }),
+  resourceProjection('platform-media', PLATFORM_COLLECTIONS.media, MEDIA_EVENTS, {}, linkMediaToItem),
+  resourceProjection('platform-site-pages', PLATFORM_COLLECTIONS.sitePages, SITE_PAGE_EVENTS),
+];

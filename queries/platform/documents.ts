@@ -1,0 +1,31 @@
+import type { DocumentStore } from '../../infra/document-store/port.js';
+import type { ItemFields, ItemSetFields, MediaFields, SiteFields, SitePageFields } from '../../commands/platform/fields.js';
+
+interface Tracked {
+  _id: number;
+  id: number;
+  created_at: string;
+  updated_at: string;
+  owner_id: number | null;
+  [key: string]: unknown;
+}
+
+export type SiteDoc = Tracked & SiteFields;
+export type ItemSetDoc = Tracked & ItemSetFields;
+export type ItemDoc = Tracked & ItemFields & { media_ids: number[] };
+export type MediaDoc = Tracked & MediaFields;
+export type SitePageDoc = Tracked & SitePageFields;
+
+export const PLATFORM_COLLECTIONS = {
+  sites: 'sites',
+  itemSets: 'item_sets',
+  items: 'items',
+  media: 'media',
+  sitePages: 'site_pages',
+} as const;
+
+export const sites = (d: DocumentStore) => d.collection<SiteDoc>(PLATFORM_COLLECTIONS.sites);
+export const itemSets = (d: DocumentStore) => d.collection<ItemSetDoc>(PLATFORM_COLLECTIONS.itemSets);
+export const items = (d: DocumentStore) => d.collection<ItemDoc>(PLATFORM_COLLECTIONS.items);
+export const mediaDocs = (d: DocumentStore) => d.collection<MediaDoc>(PLATFORM_COLLECTIONS.media);
+export const sitePages = (d: DocumentStore) => d.collection<SitePageDoc>(PLATFORM_COLLECTIONS.sitePages);

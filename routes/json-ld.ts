@@ -1,0 +1,70 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+
+/** Omeka S style JSON-LD helpers shared by the native resources (platform, blog, backups). */
+export function contextUrl(baseUrl: string): string {
+  return `${baseUrl}/api-context`;
+}
+
+export function resourceUrl(baseUrl: string, resource: string, id: number): string {
+  return `${baseUrl}/api/${resource}/${id}`;
+}
+
+export function reference(baseUrl: string, resource: string, id: number): { '@id': string; 'o:id': number } {
+  return { '@id': resourceUrl(baseUrl, resource, id), 'o:id': id };
+}
+
+export function ldHeader(baseUrl: string, type: string, resource: string, id: number): Record<string, unknown> {
+  return { '@context': contextUrl(baseUrl), '@id': resourceUrl(baseUrl, resource, id), '@type': type, 'o:id': id };
+}
+
+/** Schema of the page/per_page query parameters; per_page is clamped by the route, not refused. */
+export const PageQuery = {
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1 })),
+};
+
+export interface PageWindow {
+  page: number;
+  perPage: number;
+  skip: number;
+}
+
+export function pageWindow(query: { page?: number; per_page?: number }, defaultPerPage: number, maxPerPage = 100): PageWindow {
+  const page = query.page ?? 1;
+  const perPage = Math.min(query.per_page ?? defaultPerPage, maxPerPage);
+  return { page, perPage, skip: (page - 1) * perPage };
+}
+
+/** Sets `Platform-Total-Results` and a `Link` header with first, prev, next and last pages. */
+export function setPaginationHeaders(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  baseUrl: string,
+  total: number,
+  window: PageWindow,
+): void {
+  reply.header('Platform-Total-Results', String(total));
+  const lastPage = Math.max(1, Math.ceil(total / window.perPage));
+  const [path, search = ''] = request.url.split('?');
+  const linkTo = (page: number) => {
+    const params = new URLSearchParams(search);
+    params.set('page', String(page));
+    params.set('per_page', String(window.perPage));
+    return `<${baseUrl}${path}?${params.toString()}>`;
+  };
+  const links = [`${linkTo(1)}; rel="first"`];
+  if (window.page > 1) links.push(`${linkTo(Math.min(window.page - 1, lastPage))}; rel="prev"`);
+  if (window.page < lastPage) links.push(`${linkTo(window.page + 1)}; rel="next"`);
+  links.push(`${linkTo(lastPage)}; rel="last"`);
+  reply.header('Link', links.join(', '));
+}
+
+/** `YYYY-MM-DD HH:MM:SS` in UTC, the timestamp format of the seeds. */
+export function sqlTimestamp(iso: string | Date): string {
+  const date = typeof iso === 'string' ? new Date(iso) : iso;
+  return date.toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** Generic JSON-LD object schema: representations are open objects of `o:` keys. */
+export const JsonLdObject = Type.Object({}, { additionalProperties: true });

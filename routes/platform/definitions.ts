@@ -1,0 +1,199 @@
+import { Type } from '@sinclair/typebox';
+import { ITEM, ITEM_SET, MEDIA, SITE, SITE_PAGE } from '../../commands/platform/handlers.js';
+import type { ItemFields, ItemSetFields, MediaFields, PageBlock, SiteFields, SitePageFields } from '../../commands/platform/fields.js';
+import type { ItemDoc, ItemSetDoc, MediaDoc, SiteDoc, SitePageDoc } from '../../queries/platform/documents.js';
+import { ldHeader, reference, sqlTimestamp } from '../json-ld.js';
+import type { ResourceRoutes } from './resource-routes.js';
+
+const Ref = Type.Object({ 'o:id': Type.Integer({ minimum: 1 }) }, { additionalProperties: true });
+const Title = Type.String({ maxLength: 1000 });
+
+function refIds(value: unknown): number[] | undefined {
+  return Array.isArray(value) ? value.map((r: { 'o:id': number }) => r['o:id']) : undefined;
+}
+
+function refId(value: unknown): number | undefined {
+  return value && typeof value === 'object' ? (value as { 'o:id': number })['o:id'] : undefined;
+}
+
+/** Drops keys whose value is undefined, so absent body keys do not overwrite fields. */
+function present<T extends object>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function stamps(doc: { created_at: string; updated_at: string; owner_id: number | null }, baseUrl: string) {
+  return {
+    'o:owner': doc.owner_id === null ? null : reference(baseUrl, 'users', doc.owner_id),
+    'o:created': { '@value': sqlTimestamp(doc.created_at), '@type': 'http://www.w3.org/2001/XMLSchema#dateTime' },
+    'o:modified': { '@value': sqlTimestamp(doc.updated_at), '@type': 'http://www.w3.org/2001/XMLSchema#dateTime' },
+  };
+}
+
+export const siteRoutes: ResourceRoutes<SiteFields, SiteDoc> = {
+  path: 'sites',
+  type: 'o:Site',
+  tag: 'platform',
+  spec: SITE,
+  body: Type.Object({ 'o:slug': Type.Optional(Type.String({ maxLength: 190 })), 'o:title': Type.Optional(Title) }),
+  requiredOnCreate: ['o:slug', 'o:title'],
+  defaults: () => ({ slug: '', title: '' }),
+  fromBody: (b) => present({ slug: b['o:slug'] as string | undefined, title: b['o:title'] as string | undefined }),
+  represent: (doc, baseUrl) => ({
+    ...ldHeader(baseUrl, 'o:Site', 'sites', doc.id),
+    'o:slug': doc.slug,
+    'o:title': doc.title,
+    ...stamps(doc, baseUrl),
+  }),
+  isPrivate: () => false,
+};
+
+export const itemSetRoutes: ResourceRoutes<ItemSetFields, ItemSetDoc> = {
+  path: 'item_sets',
+  type: 'o:ItemSet',
+  tag: 'platform',
+  spec: ITEM_SET,
+  body: Type.Object({
+    'o:title': Type.Optional(Title),
+    'o:is_public': Type.Optional(Type.Boolean()),
+    'o:site': Type.Optional(Type.Array(Ref)),
+  }),
+  requiredOnCreate: ['o:title'],
+  defaults: () => ({ title: '', is_public: true, site_ids: [] }),
+  fromBody: (b) =>
+    present({ title: b['o:title'] as string | undefined, is_public: b['o:is_public'] as boolean | undefined, site_ids: refIds(b['o:site']) }),
+  represent: (doc, baseUrl) => ({
+    ...ldHeader(baseUrl, 'o:ItemSet', 'item_sets', doc.id),
+    'o:title': doc.title,
+    'o:is_public': doc.is_public,
+    'o:site': doc.site_ids.map((id) => reference(baseUrl, 'sites', id)),
+    ...stamps(doc, baseUrl),
+  }),
+  isPrivate: (doc) => !doc.is_public,
+};
+
+export const itemRoutes: ResourceRoutes<ItemFields, ItemDoc> = {
+  path: 'items',
+  type: 'o:Item',
+  tag: 'platform',
+  spec: ITEM,
+  body: Type.Object({
+    'o:title': Type.Optional(Title),
+    'o:description': Type.Optional(Type.String({ maxLength: 100_000 })),
+    'o:is_public': Type.Optional(Type.Boolean()),
+    'o:item_set': Type.Optional(Type.Array(Ref)),
+    'o:site': Type.Optional(Type.Array(Ref)),
+  }),
+  requiredOnCreate: ['o:title'],
+  defaults: () => ({ title: '', description: '', is_public: true, item_set_ids: [], site_ids: [] }),
+  fromBody: (b) =>
+    present({
+      title: b['o:title'] as string | undefined,
+      description: b['o:description'] as string | undefined,
+      is_public: b['o:is_public'] as boolean | undefined,
+      item_set_ids: refIds(b['o:item_set']),
+      site_ids: refIds(b['o:site']),
+    }),
+  represent: (doc, baseUrl) => ({
+    ...ldHeader(baseUrl, 'o:Item', 'items', doc.id),
+    'o:title': doc.title,
+    'o:description': doc.description,
+    'o:is_public': doc.is_public,
+    'o:item_set': doc.item_set_ids.map((id) => reference(baseUrl, 'item_sets', id)),
+    'o:site': doc.site_ids.map((id) => reference(baseUrl, 'sites', id)),
+    'o:media': [...doc.media_ids].sort((a, b) => a - b).map((id) => reference(baseUrl, 'media', id)),
+    ...stamps(doc, baseUrl),
+  }),
+  isPrivate: (doc) => !doc.is_public,
+  listQuery: {
+    item_set_id: Type.Optional(Type.Integer({ minimum: 1 })),
+    site_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  listFilter: (q) => ({
+    ...(q.item_set_id !== undefined ? { item_set_ids: q.item_set_id } : {}),
+    ...(q.site_id !== undefined ? { site_ids: q.site_id } : {}),
+  }),
+};
+
+export const mediaRoutes: ResourceRoutes<MediaFields, MediaDoc> = {
+  path: 'media',
+  type: 'o:Media',
+  tag: 'platform',
+  spec: MEDIA,
+  body: Type.Object({
+    'o:item': Type.Optional(Ref),
+    'o:title': Type.Optional(Title),
+    'o:text': Type.Optional(Type.String({ maxLength: 1_000_000 })),
+    'o:is_public': Type.Optional(Type.Boolean()),
+  }),
+  requiredOnCreate: ['o:item', 'o:title'],
+  defaults: () => ({ item_id: 0, title: '', text: '', is_public: true }),
+  fromBody: (b) =>
+    present({
+      item_id: refId(b['o:item']),
+      title: b['o:title'] as string | undefined,
+      text: b['o:text'] as string | undefined,
+      is_public: b['o:is_public'] as boolean | undefined,
+    }),
+  represent: (doc, baseUrl) => ({
+    ...ldHeader(baseUrl, 'o:Media', 'media', doc.id),
+    'o:item': reference(baseUrl, 'items', doc.item_id),
+    'o:title': doc.title,
+    'o:text': doc.text,
+    'o:is_public': doc.is_public,
+    ...stamps(doc, baseUrl),
+  }),
+  isPrivate: (doc) => !doc.is_public,
+  listQuery: { item_id: Type.Optional(Type.Integer({ minimum: 1 })) },
+  listFilter: (q) => (q.item_id !== undefined ? { item_id: q.item_id } : {}),
+};
+
+const Block = Type.Object({
+  'o:layout': Type.String({ minLength: 1, maxLength: 190 }),
+  'o:data': Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+
+export const sitePageRoutes: ResourceRoutes<SitePageFields, SitePageDoc> = {
+  path: 'site_pages',
+  type: 'o:SitePage',
+  tag: 'platform',
+  spec: SITE_PAGE,
+  body: Type.Object({
+    'o:site': Type.Optional(Ref),
+    'o:slug': Type.Optional(Type.String({ maxLength: 190 })),
+    'o:title': Type.Optional(Title),
+    'o:is_public': Type.Optional(Type.Boolean()),
+    'o:layout': Type.Optional(Type.Union([Type.String({ maxLength: 190 }), Type.Null()])),
+    'o:layout_data': Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
+    'o:block': Type.Optional(Type.Array(Block)),
+  }),
+  requiredOnCreate: ['o:site', 'o:slug', 'o:title'],
+  defaults: () => ({ site_id: 0, slug: '', title: '', is_public: true, layout: null, layout_data: {}, blocks: [] }),
+  fromBody: (b) =>
+    present({
+      site_id: refId(b['o:site']),
+      slug: b['o:slug'] as string | undefined,
+      title: b['o:title'] as string | undefined,
+      is_public: b['o:is_public'] as boolean | undefined,
+      layout: b['o:layout'] as string | null | undefined,
+      layout_data: b['o:layout_data'] === null ? {} : (b['o:layout_data'] as Record<string, unknown> | undefined),
+      blocks: Array.isArray(b['o:block'])
+        ? (b['o:block'] as { 'o:layout': string; 'o:data'?: Record<string, unknown> }[]).map(
+            (block): PageBlock => ({ layout: block['o:layout'], data: block['o:data'] ?? {} }),
+          )
+        : undefined,
+    }),
+  represent: (doc, baseUrl) => ({
+    ...ldHeader(baseUrl, 'o:SitePage', 'site_pages', doc.id),
+    'o:site': reference(baseUrl, 'sites', doc.site_id),
+    'o:slug': doc.slug,
+    'o:title': doc.title,
+    'o:is_public': doc.is_public,
+    'o:layout': doc.layout,
+    'o:layout_data': doc.layout_data,
+    'o:block': doc.blocks.map((block) => ({ 'o:layout': block.layout, 'o:data': block.data })),
+    ...stamps(doc, baseUrl),
+  }),
+  isPrivate: (doc) => !doc.is_public,
+  listQuery: { site_id: Type.Optional(Type.Integer({ minimum: 1 })) },
+  listFilter: (q) => (q.site_id !== undefined ? { site_id: q.site_id } : {}),
+};
