@@ -49,8 +49,10 @@ export function setPaginationHeaders(
   const [path, search = ''] = request.url.split('?');
   const linkTo = (page: number) => {
     const params = new URLSearchParams(search);
-    params.set('page', String(page));
-    params.set('per_page', String(window.perPage));
+    params.delete('page');
+    params.delete('per_page');
+    params.append('page', String(page));
+    params.append('per_page', String(window.perPage));
     return `<${baseUrl}${path}?${params.toString()}>`;
   };
   const links = [`${linkTo(1)}; rel="first"`];

@@ -1,0 +1,32 @@
+import type { Decider, DomainCommand, DomainEvent } from '../commands/decider.js';
+
+interface Assert {
+  same(found: unknown, wanted: unknown, message?: string): void;
+  throws(fn: () => unknown, wanted?: object | (new (...args: never[]) => Error), message?: string): void;
+}
+
+/**
+ * Emmett-style decider tests: given(events).when(command).then(t, expectedEvents) or
+ * .thenThrows(t, ErrorClass). Pure: no store, no clock.
+ */
+export function deciderSpec<State, Command extends DomainCommand, Event extends DomainEvent>(
+  decider: Decider<State, Command, Event>,
+) {
+  return {
+    given(events: Event[]) {
+      const state = events.reduce((s, e) => decider.evolve(s, e), decider.initialState());
+      return {
+        when(command: Command) {
+          return {
+            then(t: Assert, expected: Event[], message?: string) {
+              t.same(decider.decide(command, state), expected, message);
+            },
+            thenThrows(t: Assert, error: new (...args: never[]) => Error, message?: string) {
+              t.throws(() => decider.decide(command, state), error, message);
+            },
+          };
+        },
+      };
+    },
+  };
+}
