@@ -1,9 +1,7 @@
+import type { Test } from 'tap';
 import type { Decider, DomainCommand, DomainEvent } from '../commands/decider.js';
 
-interface Assert {
-  same(found: unknown, wanted: unknown, message?: string): void;
-  throws(fn: () => unknown, wanted?: object | (new (...args: never[]) => Error), message?: string): void;
-}
+type Assert = Pick<Test, 'same' | 'throws'>;
 
 /**
  * Emmett-style decider tests: given(events).when(command).then(t, expectedEvents) or
@@ -19,10 +17,10 @@ export function deciderSpec<State, Command extends DomainCommand, Event extends 
         when(command: Command) {
           return {
             then(t: Assert, expected: Event[], message?: string) {
-              t.same(decider.decide(command, state), expected, message);
+              t.same(decider.decide(command, state), expected, message ?? `${command.type} decides ${expected.map((e) => e.type).join(', ') || 'nothing'}`);
             },
             thenThrows(t: Assert, error: new (...args: never[]) => Error, message?: string) {
-              t.throws(() => decider.decide(command, state), error, message);
+              t.throws(() => decider.decide(command, state), error, message ?? `${command.type} is refused with ${error.name}`);
             },
           };
         },
