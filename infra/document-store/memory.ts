@@ -39,9 +39,27 @@ function idLookup(filter: Filter): string | number | undefined {
   return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
 
+/** A cache key for a filter and sort; RegExps (from $regex searches) keep their source and flags. */
+function cacheKey(filter: Filter, sort?: SortSpec): string {
+  return JSON.stringify([filter, sort ?? null], (_key, value: unknown) =>
+    value instanceof RegExp ? `/${value.source}/${value.flags}` : value,
+  );
+}
+
+const RESULT_CACHE_LIMIT = 200;
+
 class MemoryCollection<T extends Document> implements Collection<T> {
   private readonly docs = new Map<string | number, T>();
   private readonly queries = new Map<string, Query>();
+  /**
+   * Matching, sorted documents per (filter, sort), dropped on any write: repeated reads between
+   * writes (the common case for public lists) cost a slice instead of a scan and a sort.
+   */
+  private readonly results = new Map<string, T[]>();
+
+  private changed(): void {
+    if (this.results.size > 0) this.results.clear();
+  }
 
   private query(filter: Filter): Query {
     const key = JSON.stringify(filter);
@@ -75,25 +93,38 @@ class MemoryCollection<T extends Document> implements Collection<T> {
     return null;
   }
 
+  private sortedMatching(filter: Filter, sort?: SortSpec): T[] {
+    const key = cacheKey(filter, sort);
+    let docs = this.results.get(key);
+    if (!docs) {
+      docs = this.matching(filter);
+      if (sort) docs = sortDocuments(docs, sort);
+      if (this.results.size >= RESULT_CACHE_LIMIT) this.results.clear();
+      this.results.set(key, docs);
+    }
+    return docs;
+  }
+
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-    let docs = this.matching(filter);
-    if (options.sort) docs = sortDocuments(docs, options.sort);
+    const docs = this.sortedMatching(filter, options.sort);
     const skip = options.skip ?? 0;
     const end = options.limit !== undefined ? skip + options.limit : undefined;
-    return skip > 0 || end !== undefined ? docs.slice(skip, end) : docs;
+    return docs.slice(skip, end);
   }
 
   async count(filter: Filter = {}): Promise<number> {
     if (Object.keys(filter).length === 0) return this.docs.size;
-    return this.matching(filter).length;
+    return this.sortedMatching(filter).length;
   }
 
   async put(doc: T): Promise<void> {
     this.docs.set(doc._id, structuredClone(doc));
+    this.changed();
   }
 
   async putMany(docs: T[]): Promise<void> {
     for (const doc of docs) this.docs.set(doc._id, structuredClone(doc));
+    this.changed();
   }
 
   private updateDocs(targets: T[], update: Update): number {
@@ -104,6 +135,7 @@ class MemoryCollection<T extends Document> implements Collection<T> {
       }
       this.docs.set(copy._id, copy);
     }
+    if (targets.length > 0) this.changed();
     return targets.length;
   }
 
@@ -120,17 +152,20 @@ class MemoryCollection<T extends Document> implements Collection<T> {
     const doc = await this.findOne(filter);
     if (!doc) return 0;
     this.docs.delete(doc._id);
+    this.changed();
     return 1;
   }
 
   async deleteMany(filter: Filter): Promise<number> {
     const docs = this.matching(filter);
     for (const doc of docs) this.docs.delete(doc._id);
+    if (docs.length > 0) this.changed();
     return docs.length;
   }
 
   async drop(): Promise<void> {
     this.docs.clear();
+    this.changed();
   }
 }
 
