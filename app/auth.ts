@@ -51,6 +51,8 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { runtime: Runti
   const { documents } = opts.runtime;
   const sessions = new SessionStore();
   const verified = new Map<string, string>();
+  /** Concurrent first requests with one key share one scrypt check instead of each running it. */
+  const verifying = new Map<string, Promise<boolean>>();
   app.decorate('sessions', sessions);
 
   async function userFromKey(identity: string, credential: string): Promise<Principal> {
@@ -58,7 +60,12 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { runtime: Runti
     if (!key) throw new ForbiddenError('Invalid API key.');
     const cacheKey = `${identity}\u0000${sha256(credential)}`;
     if (verified.get(cacheKey) !== key.credentialHash) {
-      if (!(await verifySecret(credential, key.credentialHash))) throw new ForbiddenError('Invalid API key.');
+      let check = verifying.get(cacheKey);
+      if (!check) {
+        check = verifySecret(credential, key.credentialHash).finally(() => verifying.delete(cacheKey));
+        verifying.set(cacheKey, check);
+      }
+      if (!(await check)) throw new ForbiddenError('Invalid API key.');
       if (verified.size > 10_000) verified.clear();
       verified.set(cacheKey, key.credentialHash);
     }
