@@ -6,7 +6,7 @@ import { createRuntime, type Runtime, type RuntimeOptions } from '../app/runtime
 
 /** The subset of a tap Test these helpers use, so they work with any tap version. */
 export interface TestContext {
-  testdir(fixture?: object): string;
+  testdir(): string;
   teardown(fn: () => unknown): void;
 }
 
