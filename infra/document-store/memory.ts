@@ -117,13 +117,14 @@ class MemoryCollection<T extends Document> implements Collection<T> {
     return this.sortedMatching(filter).length;
   }
 
+  /** The store takes the document as it is (no copy: replay speed); the caller must not change it after. */
   async put(doc: T): Promise<void> {
-    this.docs.set(doc._id, structuredClone(doc));
+    this.docs.set(doc._id, doc);
     this.changed();
   }
 
   async putMany(docs: T[]): Promise<void> {
-    for (const doc of docs) this.docs.set(doc._id, structuredClone(doc));
+    for (const doc of docs) this.docs.set(doc._id, doc);
     this.changed();
   }
 

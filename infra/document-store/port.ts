@@ -26,7 +26,7 @@ export interface Collection<T extends Document> {
   findOne(filter: Filter): Promise<T | null>;
   find(filter: Filter, options?: FindOptions): Promise<T[]>;
   count(filter?: Filter): Promise<number>;
-  /** Inserts or replaces the document with the same _id. */
+  /** Inserts or replaces the document with the same _id; the caller must not change it afterwards. */
   put(doc: T): Promise<void>;
   putMany(docs: T[]): Promise<void>;
   updateOne(filter: Filter, update: Update): Promise<number>;
