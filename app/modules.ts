@@ -1,9 +1,11 @@
 import type { AppModule } from './module.js';
 import { usersModule } from './modules/core.js';
 import { platformModule } from './modules/platform.js';
+import { pageVersioningModule } from './modules/page-versioning.js';
 
 /** Every feature module, in start order. Add a module here with one import and one entry. */
 export const appModules: readonly AppModule[] = [
   usersModule,
   platformModule,
+  pageVersioningModule,
 ];

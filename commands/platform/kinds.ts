@@ -39,14 +39,28 @@ export const mediaDecider = resourceDecider<MediaFields>('Media', 'Media', (f) =
   requireIds([f.item_id], 'o:item');
 });
 
-export const sitePageDecider = resourceDecider<SitePageFields>('SitePage', 'Site page', (f) => {
-  requireSlug(f.slug, 'o:slug');
-  requireText(f.title, 'o:title');
-  requireIds([f.site_id], 'o:site');
-  f.blocks.forEach((block, index) => {
-    if (!block.layout?.trim()) throw ValidationError.field('o:block', `Block ${index + 1} needs a layout.`);
-  });
-});
+/**
+ * Page version history (commands/page-versioning) appends this to a page's own stream: data
+ * `{id, fields, reverted_to_version_id, summary}`, the page's full fields as they were restored.
+ */
+export const SITE_PAGE_REVERTED = 'SitePageReverted';
+
+export const sitePageDecider = resourceDecider<SitePageFields>(
+  'SitePage',
+  'Site page',
+  (f) => {
+    requireSlug(f.slug, 'o:slug');
+    requireText(f.title, 'o:title');
+    requireIds([f.site_id], 'o:site');
+    f.blocks.forEach((block, index) => {
+      if (!block.layout?.trim()) throw ValidationError.field('o:block', `Block ${index + 1} needs a layout.`);
+    });
+  },
+  (state, event) =>
+    event.type === SITE_PAGE_REVERTED && state.status === 'live'
+      ? { ...state, fields: (event.data as { fields: SitePageFields }).fields }
+      : state,
+);
 
 export const SITE_EVENTS = resourceEventNames('Site');
 export const ITEM_SET_EVENTS = resourceEventNames('ItemSet');

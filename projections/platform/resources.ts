@@ -6,6 +6,7 @@ import {
   MEDIA_EVENTS,
   SITE_EVENTS,
   SITE_PAGE_EVENTS,
+  SITE_PAGE_REVERTED,
 } from '../../commands/platform/kinds.js';
 import type { ResourceEventNames } from '../../commands/platform/resource-decider.js';
 import { PLATFORM_COLLECTIONS, items, type MediaDoc } from '../../queries/platform/documents.js';
@@ -20,17 +21,19 @@ interface TrackedDoc {
  * Folds one resource kind's Created/Updated/Deleted events into its collection. Each event
  * carries the full fields, so the document is rewritten whole (idempotent on redelivery).
  * `keep` lists document keys that other projections maintain and a rewrite must preserve.
+ * `updateLike` names further events that carry the full fields and rewrite the document like an
+ * update (a site page's SitePageReverted).
  */
 function resourceProjection(
   name: string,
   collection: string,
-  events: ResourceEventNames,
+  events: ResourceEventNames & { updateLike?: readonly string[] },
   keep: Record<string, unknown> = {},
   after?: (event: StoredEvent, documents: DocumentStore, previous: TrackedDoc | null) => Promise<void>,
 ): Projection {
   return defineProjection({
     name,
-    handles: [events.created, events.updated, events.deleted],
+    handles: [events.created, events.updated, events.deleted, ...(events.updateLike ?? [])],
     async apply(event, documents) {
       const data = event.data as { id: number; fields?: Record<string, unknown> };
       const docs = documents.collection<TrackedDoc>(collection);
@@ -68,5 +71,5 @@ export const platformProjections: Projection[] = [
   resourceProjection('platform-item-sets', PLATFORM_COLLECTIONS.itemSets, ITEM_SET_EVENTS),
   resourceProjection('platform-items', PLATFORM_COLLECTIONS.items, ITEM_EVENTS, { media_ids: [] }),
   resourceProjection('platform-media', PLATFORM_COLLECTIONS.media, MEDIA_EVENTS, {}, linkMediaToItem),
-  resourceProjection('platform-site-pages', PLATFORM_COLLECTIONS.sitePages, SITE_PAGE_EVENTS),
+  resourceProjection('platform-site-pages', PLATFORM_COLLECTIONS.sitePages, { ...SITE_PAGE_EVENTS, updateLike: [SITE_PAGE_REVERTED] }),
 ];

@@ -1,0 +1,46 @@
+import { NotFoundError } from '../../infra/errors.js';
+import type { Decider } from '../decider.js';
+import type { SitePageFields } from '../platform/fields.js';
+import { sitePageDecider, SITE_PAGE_REVERTED } from '../platform/kinds.js';
+import type { ResourceState } from '../platform/resource-decider.js';
+import type { SitePageCommand, SitePageEvent } from './events.js';
+import { revertSummary } from './revert-summary.js';
+
+export type SitePageState = ResourceState<SitePageFields>;
+
+/**
+ * The site page decider with page version history's one extra command. Create, update and
+ * delete are the platform's own; the platform decider already evolves on SitePageReverted, so
+ * both see the same page whichever of them loads the stream.
+ */
+export const versionedSitePageDecider: Decider<SitePageState, SitePageCommand, SitePageEvent> = {
+  initialState: () => sitePageDecider.initialState(),
+  evolve: (state, event) => sitePageDecider.evolve(state, event),
+  decide(command, state) {
+    switch (command.type) {
+      case 'RevertSitePage': {
+        if (state.status !== 'live' || !state.fields) throw new NotFoundError('Site page not found.');
+        const { target } = command.data;
+        return [
+          {
+            type: SITE_PAGE_REVERTED,
+            data: {
+              id: state.id,
+              fields: target.fields,
+              reverted_to_version_id: target.id,
+              summary: revertSummary(command.data.summary, target.id, target.saved_at),
+            },
+          },
+        ];
+      }
+      case 'Create':
+      case 'Update':
+      case 'Delete':
+        return sitePageDecider.decide(command, state);
+      default: {
+        const _exhaustive: never = command;
+        return [];
+      }
+    }
+  },
+};

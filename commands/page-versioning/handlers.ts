@@ -1,0 +1,35 @@
+import { ConflictError, NotFoundError, ValidationError } from '../../infra/errors.js';
+import { pageVersions } from '../../queries/page-versioning/documents.js';
+import { pageAtVersion } from '../../queries/page-versioning/replay.js';
+import { findVersion } from '../../queries/page-versioning/versions.js';
+import { sqlTimestamp } from '../../routes/json-ld.js';
+import type { CommandContext } from '../command-context.js';
+import { handleCommand } from '../handle-command.js';
+import { SITE_PAGE } from '../platform/handlers.js';
+import { sitePageStream } from '../platform/kinds.js';
+import { versionedSitePageDecider } from './decider.js';
+
+/**
+ * Restores a page to the content a version saved, by appending SitePageReverted to the page's
+ * stream (with its expected version). Answers the id of the new `revert` version.
+ */
+export async function revertPage(ctx: CommandContext, versionId: number, summary?: string | null): Promise<number> {
+  const version = await findVersion(ctx.documents, versionId);
+  if (!version) throw new NotFoundError('Version not found.');
+  const fields = await pageAtVersion(ctx.eventStore, version);
+  try {
+    // The old slug may belong to another page of the site by now.
+    await SITE_PAGE.checkReferences(ctx, fields, version.resource_id);
+  } catch (error) {
+    if (error instanceof ValidationError) throw new ConflictError(`The page cannot be reverted to version #${versionId}: ${error.message}`);
+    throw error;
+  }
+  const result = await handleCommand(ctx, sitePageStream(version.resource_id), versionedSitePageDecider, {
+    type: 'RevertSitePage',
+    data: { target: { id: version.id, saved_at: sqlTimestamp(version.saved_at), fields }, summary },
+  });
+  // handleCommand waited for the projections, so the new row is there; it is keyed by the
+  // event's position as the subscription saw it, which is what the list shows.
+  const recorded = await pageVersions(ctx.documents).findOne({ resource_id: version.resource_id, stream_version: result.streamVersion });
+  return recorded?.id ?? result.position;
+}
