@@ -23,18 +23,35 @@ export function eventLogFile(config: AppConfig): string {
 }
 
 async function createEventStore(config: AppConfig): Promise<EventStore> {
+  if (config.eventStoreUrl) {
+    // Imported on demand so the gRPC client loads only when EventStoreDB is configured.
+    const { EventStoreDbEventStore } = await import('./event-store/eventstoredb.js');
+    return new EventStoreDbEventStore(config.eventStoreUrl);
+  }
   return new SqliteEventStore(eventLogFile(config));
 }
 
-async function createDocumentStore(_config: AppConfig): Promise<DocumentStore> {
+async function createDocumentStore(config: AppConfig): Promise<DocumentStore> {
+  if (config.mongoUrl) {
+    const { MongoDocumentStore } = await import('./document-store/mongo.js');
+    return MongoDocumentStore.connect(config.mongoUrl);
+  }
   return new MemoryDocumentStore();
 }
 
-async function createEventBus(_config: AppConfig, eventStore: EventStore, _logger: Logger): Promise<EventBus> {
+async function createEventBus(config: AppConfig, eventStore: EventStore, logger: Logger): Promise<EventBus> {
+  if (config.kafkaBrokers && config.kafkaBrokers.length > 0) {
+    const { KafkaEventBus } = await import('./event-bus/kafka.js');
+    return KafkaEventBus.start({ brokers: config.kafkaBrokers, store: eventStore, logger });
+  }
   return new EmbeddedEventBus(eventStore);
 }
 
-async function createJobQueue(_config: AppConfig): Promise<JobQueue> {
+async function createJobQueue(config: AppConfig): Promise<JobQueue> {
+  if (config.redisUrl) {
+    const { BullMqJobQueue, queuePrefixFor } = await import('./job-queue/bullmq.js');
+    return BullMqJobQueue.connect({ url: config.redisUrl, prefix: queuePrefixFor(config.dataDir) });
+  }
   return new InProcessJobQueue();
 }
 

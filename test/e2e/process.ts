@@ -5,6 +5,18 @@ import { dirname, join } from 'node:path';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
+const INFRASTRUCTURE_URLS = ['EVENTSTORE_URL', 'KAFKA_BROKERS', 'MONGO_URL', 'REDIS_URL', 'ELASTICSEARCH_URL', 'COHERE_API_KEY'];
+
+/**
+ * The environment of a spawned CLI or server: embedded defaults unless the test names an
+ * adapter's URL itself (CI exports REDIS_URL for the adapter contract tests, not for these).
+ */
+export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const base: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of INFRASTRUCTURE_URLS) delete base[name];
+  return { ...base, LOG_LEVEL: 'silent', ...env };
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -28,7 +40,7 @@ export function runCli(script: string, args: string[], env: Record<string, strin
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin', script), ...args], {
       cwd: ROOT,
-      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+      env: childEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -52,7 +64,7 @@ export async function startServer(env: Record<string, string>, timeoutMs = 60_00
   const baseUrl = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin', 'serve.ts')], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: String(port), ...env },
+    env: childEnv({ HOST: '127.0.0.1', PORT: String(port), ...env }),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

@@ -1,0 +1,156 @@
+import {
+  MongoClient,
+  MongoNetworkError,
+  MongoServerError,
+  MongoServerSelectionError,
+  type AnyBulkWriteOperation,
+  type Collection as MongoCollection,
+  type Db,
+  type Filter as MongoFilter,
+  type UpdateFilter,
+} from 'mongodb';
+import { DependencyUnavailableError } from '../errors.js';
+import type { Collection, Document, DocumentStore, Filter, FindOptions, Update } from './port.js';
+
+const DEPENDENCY = 'MongoDB';
+const DEFAULT_DATABASE = 'collections';
+/** The server answers "namespace not found" when dropping a collection that does not exist. */
+const NAMESPACE_NOT_FOUND = 26;
+
+export interface MongoDocumentStoreOptions {
+  /** Overrides the database named in the URL path (tests use a fresh one). */
+  database?: string;
+  serverSelectionTimeoutMS?: number;
+}
+
+/** The database named in the URL path (`mongodb://host/name?...`), which URL cannot parse with several hosts. */
+export function databaseFromUrl(url: string): string {
+  const afterScheme = url.replace(/^[a-z+]+:\/\//i, '');
+  const slash = afterScheme.indexOf('/');
+  if (slash < 0) return DEFAULT_DATABASE;
+  const name = decodeURIComponent(afterScheme.slice(slash + 1).split('?')[0]);
+  return name === '' ? DEFAULT_DATABASE : name;
+}
+
+async function guard<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof MongoServerSelectionError || error instanceof MongoNetworkError) {
+      throw new DependencyUnavailableError(DEPENDENCY);
+    }
+    throw error;
+  }
+}
+
+// The port speaks plain Mongo syntax as records; the driver's generic filter and update types
+// describe the same shapes, so these casts (and the `as unknown as T` on results, which are the
+// documents put in) only change the static view.
+const asFilter = (filter: Filter) => filter as MongoFilter<Document>;
+const asUpdate = (update: Update) => update as UpdateFilter<Document>;
+
+class MongoBackedCollection<T extends Document> implements Collection<T> {
+  constructor(private readonly collection: MongoCollection<Document>) {}
+
+  findOne(filter: Filter): Promise<T | null> {
+    return guard(async () => (await this.collection.findOne(asFilter(filter))) as unknown as T | null);
+  }
+
+  find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    // Mongo reads limit 0 as "no limit"; the port means no documents.
+    if (options.limit === 0) return Promise.resolve([]);
+    return guard(async () => {
+      const cursor = this.collection.find(asFilter(filter), {
+        ...(options.sort ? { sort: options.sort } : {}),
+        ...(options.skip ? { skip: options.skip } : {}),
+        ...(options.limit !== undefined ? { limit: options.limit } : {}),
+      });
+      return (await cursor.toArray()) as unknown as T[];
+    });
+  }
+
+  count(filter: Filter = {}): Promise<number> {
+    return guard(() => this.collection.countDocuments(asFilter(filter)));
+  }
+
+  put(doc: T): Promise<void> {
+    return guard(async () => {
+      await this.collection.replaceOne({ _id: doc._id }, doc, { upsert: true });
+    });
+  }
+
+  putMany(docs: T[]): Promise<void> {
+    if (docs.length === 0) return Promise.resolve();
+    const operations: AnyBulkWriteOperation<Document>[] = docs.map((doc) => ({
+      replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true },
+    }));
+    return guard(async () => {
+      await this.collection.bulkWrite(operations, { ordered: true });
+    });
+  }
+
+  /** Counts matched documents, as the embedded store does, whether or not they changed. */
+  updateOne(filter: Filter, update: Update): Promise<number> {
+    return guard(async () => (await this.collection.updateOne(asFilter(filter), asUpdate(update))).matchedCount);
+  }
+
+  updateMany(filter: Filter, update: Update): Promise<number> {
+    return guard(async () => (await this.collection.updateMany(asFilter(filter), asUpdate(update))).matchedCount);
+  }
+
+  deleteOne(filter: Filter): Promise<number> {
+    return guard(async () => (await this.collection.deleteOne(asFilter(filter))).deletedCount);
+  }
+
+  deleteMany(filter: Filter): Promise<number> {
+    return guard(async () => (await this.collection.deleteMany(asFilter(filter))).deletedCount);
+  }
+
+  drop(): Promise<void> {
+    return guard(async () => {
+      try {
+        await this.collection.drop();
+      } catch (error) {
+        if (!(error instanceof MongoServerError && error.code === NAMESPACE_NOT_FOUND)) throw error;
+      }
+    });
+  }
+}
+
+/** Read models in MongoDB: they survive restarts, so projections resume from their checkpoints. */
+export class MongoDocumentStore implements DocumentStore {
+  readonly persistent = true;
+
+  private constructor(
+    private readonly client: MongoClient,
+    private readonly db: Db,
+  ) {}
+
+  /** Connects before returning, so an unreachable server fails start-up with DependencyUnavailableError. */
+  static async connect(url: string, options: MongoDocumentStoreOptions = {}): Promise<MongoDocumentStore> {
+    const client = new MongoClient(url, { serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000 });
+    try {
+      await guard(() => client.connect());
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      throw error;
+    }
+    return new MongoDocumentStore(client, client.db(options.database ?? databaseFromUrl(url)));
+  }
+
+  collection<T extends Document>(name: string): Collection<T> {
+    return new MongoBackedCollection<T>(this.db.collection<Document>(name));
+  }
+
+  async dropAll(): Promise<void> {
+    const collections = await guard(() => this.db.listCollections({}, { nameOnly: true }).toArray());
+    for (const { name } of collections) {
+      if (name.startsWith('system.')) continue;
+      await this.collection(name).drop();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}

@@ -1,0 +1,301 @@
+import { randomUUID } from 'node:crypto';
+import { Kafka, Partitioners, logLevel, type Admin, type Consumer, type KafkaMessage, type LogEntry, type Producer } from 'kafkajs';
+import type { Logger } from 'pino';
+import { DependencyUnavailableError } from '../errors.js';
+import type { AllEventsHandler, EventStore, StoredEvent, Subscription } from '../event-store/port.js';
+import type { EventBus } from './port.js';
+
+const DEPENDENCY = 'Kafka';
+/** Brokers refuse record batches over ~1 MB by default; stay well below it per send. */
+const MAX_SEND_BYTES = 512 * 1024;
+const READBACK_TIMEOUT_MS = 30_000;
+/** How long close() lets the forwarder finish the batch it is sending. */
+const FORWARDER_STOP_MS = 5_000;
+
+export interface KafkaEventBusOptions {
+  brokers: string[];
+  store: EventStore;
+  logger: Logger;
+  /** Topic the forwarder publishes to; tests pass a fresh one. */
+  topic?: string;
+  clientId?: string;
+  connectionTimeoutMs?: number;
+  /** Retries of each broker request; kept low at start-up so an absent broker fails fast. */
+  retries?: number;
+}
+
+/** Broker-side failures (no connection, no leader, timeouts) as opposed to bugs in the caller. */
+function isUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  // kafkajs' error classes are not reachable as named ESM exports, so they are told apart by name.
+  if (['KafkaJSConnectionError', 'KafkaJSNumberOfRetriesExceeded', 'KafkaJSBrokerNotFound', 'KafkaJSRequestTimeoutError', 'KafkaJSConnectionClosedError', 'KafkaJSTimeout'].includes(error.name)) {
+    return true;
+  }
+  return (error as { retriable?: unknown }).retriable === true;
+}
+
+async function guard<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (isUnavailable(error)) throw new DependencyUnavailableError(DEPENDENCY);
+    throw error;
+  }
+}
+
+function parseEvent(message: KafkaMessage): StoredEvent | null {
+  if (!message.value) return null;
+  try {
+    const event = JSON.parse(message.value.toString('utf8')) as StoredEvent;
+    return typeof event.position === 'number' && typeof event.streamId === 'string' ? event : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Splits a batch so that no single send grows past what a broker accepts. */
+function chunkBySize(events: StoredEvent[]): { key: string; value: string }[][] {
+  const chunks: { key: string; value: string }[][] = [];
+  let current: { key: string; value: string }[] = [];
+  let bytes = 0;
+  for (const event of events) {
+    const value = JSON.stringify(event);
+    const size = Buffer.byteLength(value) + Buffer.byteLength(event.streamId);
+    if (current.length > 0 && bytes + size > MAX_SEND_BYTES) {
+      chunks.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push({ key: event.streamId, value });
+    bytes += size;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
+
+function kafkaLogger(logger: Logger) {
+  return () =>
+    ({ level, namespace, log }: LogEntry) => {
+      const { message, ...details } = log;
+      const target = { namespace, ...details };
+      if (level === logLevel.ERROR) logger.error(target, message);
+      else if (level === logLevel.WARN) logger.warn(target, message);
+      else if (level === logLevel.INFO) logger.debug(target, message);
+    };
+}
+
+/**
+ * The production event bus. A forwarder follows the event store from the last position already
+ * in the topic and publishes every event keyed by its stream; projection groups consume the topic
+ * and commit their offset (with the event position as commit metadata) after the handler succeeds.
+ *
+ * The topic has one partition: projections checkpoint by global position, so they need the whole
+ * log in global order, not only each stream in order.
+ */
+export class KafkaEventBus implements EventBus {
+  private readonly kafka: Kafka;
+  private readonly topic: string;
+  private readonly admin: Admin;
+  private readonly producer: Producer;
+  private readonly consumers = new Set<Consumer>();
+  private forwarder: Subscription | null = null;
+
+  private constructor(private readonly options: KafkaEventBusOptions) {
+    this.topic = options.topic ?? 'events';
+    this.kafka = new Kafka({
+      clientId: options.clientId ?? 'collections-backend',
+      brokers: options.brokers,
+      connectionTimeout: options.connectionTimeoutMs ?? 3000,
+      retry: { retries: options.retries ?? 5 },
+      logLevel: logLevel.INFO,
+      logCreator: kafkaLogger(options.logger),
+    });
+    this.admin = this.kafka.admin();
+    this.producer = this.kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      // Idempotence holds only with unbounded retries; a broker outage just holds the forwarder.
+      retry: { retries: Number.MAX_SAFE_INTEGER },
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
+  }
+
+  /** Connects, makes sure the topic exists, and starts forwarding from where the topic ends. */
+  static async start(options: KafkaEventBusOptions): Promise<KafkaEventBus> {
+    const bus = new KafkaEventBus(options);
+    try {
+      await guard(async () => {
+        await bus.admin.connect();
+        await bus.ensureTopic();
+        await bus.producer.connect();
+      });
+      const from = await guard(() => bus.lastForwardedPosition());
+      bus.forwarder = options.store.subscribeToAll(from, (events) => bus.forward(events));
+      return bus;
+    } catch (error) {
+      await bus.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async ensureTopic(): Promise<void> {
+    await this.admin.createTopics({
+      waitForLeaders: true,
+      topics: [
+        {
+          topic: this.topic,
+          numPartitions: 1,
+          // The topic is the log replayed by new groups and rebuilds: it must never expire.
+          configEntries: [
+            { name: 'retention.ms', value: '-1' },
+            { name: 'retention.bytes', value: '-1' },
+          ],
+        },
+      ],
+    });
+    const partitions = await this.admin.fetchTopicOffsets(this.topic);
+    if (partitions.length > 1) {
+      this.options.logger.warn({ topic: this.topic, partitions: partitions.length }, 'Event topic has several partitions: events are in order per stream only.');
+    }
+  }
+
+  /**
+   * The newest position already published: the last message of each partition, read back with a
+   * throw-away consumer. Publishing is in log order, so nothing before it is missing.
+   */
+  private async lastForwardedPosition(): Promise<number> {
+    const offsets = await this.admin.fetchTopicOffsets(this.topic);
+    const pending = new Map<number, bigint>();
+    for (const { partition, high, low } of offsets) {
+      if (BigInt(high) > BigInt(low)) pending.set(partition, BigInt(high) - 1n);
+    }
+    if (pending.size === 0) return 0;
+    const groupId = `${this.topic}.readback.${randomUUID()}`;
+    const consumer = this.kafka.consumer({ groupId });
+    let newest = 0;
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topics: [this.topic], fromBeginning: false });
+      let resolveDone: () => void = () => undefined;
+      const done = new Promise<void>((resolve) => (resolveDone = resolve));
+      await consumer.run({
+        autoCommit: false,
+        eachMessage: async ({ partition, message }) => {
+          const target = pending.get(partition);
+          if (target === undefined || BigInt(message.offset) < target) return;
+          newest = Math.max(newest, parseEvent(message)?.position ?? 0);
+          pending.delete(partition);
+          if (pending.size === 0) resolveDone();
+        },
+      });
+      for (const [partition, offset] of pending) consumer.seek({ topic: this.topic, partition, offset: offset.toString() });
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new DependencyUnavailableError(DEPENDENCY, 'Kafka did not return the last forwarded event in time.')), READBACK_TIMEOUT_MS);
+      });
+      await Promise.race([done, timeout]).finally(() => clearTimeout(timer));
+    } finally {
+      await consumer.disconnect().catch(() => undefined);
+      await this.admin.deleteGroups([groupId]).catch(() => undefined);
+    }
+    return newest;
+  }
+
+  private async forward(events: StoredEvent[]): Promise<void> {
+    try {
+      for (const messages of chunkBySize(events)) {
+        await this.producer.send({ topic: this.topic, acks: -1, messages });
+      }
+    } catch (error) {
+      // The store subscription retries the batch; the log says why it is stuck.
+      this.options.logger.error({ err: error, from: events[0]?.position }, 'Forwarding events to Kafka failed; retrying.');
+      throw error;
+    }
+  }
+
+  async subscribe(group: string, after: number, handler: AllEventsHandler): Promise<Subscription> {
+    await guard(() => this.rewindIfAhead(group, after));
+    const consumer = this.kafka.consumer({ groupId: group, retry: { retries: 5, restartOnFailure: async () => true } });
+    this.consumers.add(consumer);
+    const delivered = new Map<number, number>();
+    const logger = this.options.logger;
+    const topic = this.topic;
+    try {
+      await guard(async () => {
+        await consumer.connect();
+        await consumer.subscribe({ topics: [topic], fromBeginning: true });
+        await consumer.run({
+          autoCommit: false,
+          eachBatch: async ({ batch, heartbeat }) => {
+            // Duplicates from a re-forwarded batch come after newer events: the floor drops them.
+            let floor = Math.max(after, delivered.get(batch.partition) ?? 0);
+            const events: StoredEvent[] = [];
+            for (const message of batch.messages) {
+              const event = parseEvent(message);
+              if (!event) {
+                logger.warn({ topic, partition: batch.partition, offset: message.offset }, 'Skipping a message that is not an event.');
+                continue;
+              }
+              if (event.position <= floor) continue;
+              events.push(event);
+              floor = event.position;
+            }
+            if (events.length > 0) await handler(events);
+            delivered.set(batch.partition, floor);
+            const last = batch.messages[batch.messages.length - 1];
+            if (last) {
+              await consumer.commitOffsets([
+                { topic, partition: batch.partition, offset: (BigInt(last.offset) + 1n).toString(), metadata: String(floor) },
+              ]);
+            }
+            await heartbeat();
+          },
+        });
+      });
+    } catch (error) {
+      this.consumers.delete(consumer);
+      await consumer.disconnect().catch(() => undefined);
+      throw error;
+    }
+    return {
+      stop: async () => {
+        this.consumers.delete(consumer);
+        await consumer.disconnect();
+      },
+    };
+  }
+
+  /**
+   * A group's committed offset may be past `after` (read models kept in memory start from 0, a
+   * rebuild replays everything): the offset commits carry the position, and when it is ahead the
+   * group starts again from the beginning; positions up to `after` are skipped while consuming.
+   */
+  private async rewindIfAhead(group: string, after: number): Promise<void> {
+    const [committed] = await this.admin.fetchOffsets({ groupId: group, topics: [this.topic] });
+    const ahead = (committed?.partitions ?? []).some((p) => {
+      if (Number(p.offset) < 0) return false;
+      const position = p.metadata ? Number(p.metadata) : Number.NaN;
+      return !(position <= after);
+    });
+    if (!ahead) return;
+    try {
+      await this.admin.resetOffsets({ groupId: group, topic: this.topic, earliest: true });
+    } catch (error) {
+      // Only an empty group can be reset: another instance is consuming, so it keeps its offsets.
+      this.options.logger.warn({ err: error, group }, 'Could not rewind the consumer group; continuing from its committed offset.');
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.forwarder) {
+      let timer: NodeJS.Timeout | undefined;
+      const giveUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, FORWARDER_STOP_MS)));
+      await Promise.race([this.forwarder.stop(), giveUp]).finally(() => clearTimeout(timer));
+      this.forwarder = null;
+    }
+    await Promise.all([...this.consumers].map((consumer) => consumer.disconnect().catch(() => undefined)));
+    this.consumers.clear();
+    await this.producer.disconnect().catch(() => undefined);
+    await this.admin.disconnect().catch(() => undefined);
+  }
+}

@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import t from 'tap';
+import { MemoryDocumentStore } from '../../infra/document-store/memory.js';
+import { MongoDocumentStore, databaseFromUrl } from '../../infra/document-store/mongo.js';
+import type { Document, DocumentStore } from '../../infra/document-store/port.js';
+import { DependencyUnavailableError } from '../../infra/errors.js';
+
+interface Context {
+  teardown(fn: () => unknown): void;
+}
+
+/** Builds an empty store for one test and cleans it up on teardown. */
+type Factory = (t: Context) => Promise<DocumentStore>;
+
+const MONGO_URL = process.env.MONGO_URL;
+
+interface Item extends Document {
+  _id: number;
+  title: string;
+  year: number;
+  tags: string[];
+  owner: { name: string; city: string };
+  copies: { branch: string; count: number }[];
+  note?: string;
+}
+
+const ITEMS: Item[] = [
+  { _id: 1, title: 'Map of Lisbon', year: 1755, tags: ['maps', 'portugal'], owner: { name: 'Ana', city: 'Lisbon' }, copies: [{ branch: 'main', count: 2 }], note: 'fragile' },
+  { _id: 2, title: 'Atlas of Europe', year: 1820, tags: ['maps', 'europe'], owner: { name: 'Bo', city: 'Oslo' }, copies: [{ branch: 'east', count: 1 }, { branch: 'main', count: 0 }] },
+  { _id: 3, title: 'Letters from Porto', year: 1901, tags: ['letters', 'portugal'], owner: { name: 'Ana', city: 'Porto' }, copies: [] },
+  { _id: 4, title: 'Harbour photographs', year: 1933, tags: ['photos'], owner: { name: 'Cy', city: 'Lisbon' }, copies: [{ branch: 'west', count: 5 }] },
+  { _id: 5, title: 'map sketches', year: 1790, tags: ['maps', 'sketches'], owner: { name: 'Bo', city: 'Bergen' }, copies: [{ branch: 'main', count: 3 }] },
+];
+
+const ids = (docs: Item[]) => docs.map((d) => d._id);
+
+/** The one contract every DocumentStore adapter keeps. */
+function documentStoreContract(name: string, factory: Factory | null, skip?: string): void {
+  t.test(name, skip ? { skip } : {}, async (t) => {
+    const make = factory as Factory;
+
+    async function seeded(t: Context) {
+      const store = await make(t);
+      const items = store.collection<Item>('items');
+      await items.putMany(ITEMS);
+      return { store, items };
+    }
+
+    t.test('findOne by _id and by field; a miss is null', async (t) => {
+      const { items } = await seeded(t);
+      t.same(await items.findOne({ _id: 3 }), ITEMS[2]);
+      t.equal((await items.findOne({ title: 'Atlas of Europe' }))?._id, 2);
+      t.equal(await items.findOne({ _id: 99 }), null);
+    });
+
+    t.test('filters: equality on arrays, $in, $regex, nested fields, $elemMatch, ranges, $exists', async (t) => {
+      const { items } = await seeded(t);
+      const sorted = { sort: { _id: 1 as const } };
+      t.same(ids(await items.find({ tags: 'portugal' }, sorted)), [1, 3], 'a value matches inside an array');
+      t.same(ids(await items.find({ tags: { $in: ['photos', 'letters'] } }, sorted)), [3, 4], '$in');
+      t.same(ids(await items.find({ _id: { $in: [5, 2, 42] } }, sorted)), [2, 5], '$in on _id');
+      t.same(ids(await items.find({ title: { $regex: '^map', $options: 'i' } }, sorted)), [1, 5], '$regex with options');
+      t.same(ids(await items.find({ title: { $regex: 'of' } }, sorted)), [1, 2], '$regex is case-sensitive without options');
+      t.same(ids(await items.find({ 'owner.city': 'Lisbon' }, sorted)), [1, 4], 'nested field by dotted path');
+      t.same(ids(await items.find({ 'owner.name': 'Ana', year: { $gt: 1800 } }, sorted)), [3], 'nested field and a range together');
+      t.same(ids(await items.find({ copies: { $elemMatch: { branch: 'main', count: { $gt: 0 } } } }, sorted)), [1, 5], '$elemMatch needs one element to match both');
+      t.same(ids(await items.find({ 'copies.branch': 'east' }, sorted)), [2], 'dotted path into an array of objects');
+      t.same(ids(await items.find({ year: { $gte: 1790, $lt: 1901 } }, sorted)), [2, 5], 'ranges');
+      t.same(ids(await items.find({ note: { $exists: true } }, sorted)), [1], '$exists');
+      t.same(ids(await items.find({ $or: [{ year: { $lt: 1760 } }, { tags: 'photos' }] }, sorted)), [1, 4], '$or');
+      t.same(ids(await items.find({ tags: { $nin: ['maps'] }, 'owner.name': { $ne: 'Cy' } }, sorted)), [3], '$nin and $ne');
+    });
+
+    t.test('find sorts, skips and limits', async (t) => {
+      const { items } = await seeded(t);
+      t.same(ids(await items.find({}, { sort: { year: 1 } })), [1, 5, 2, 3, 4], 'ascending');
+      t.same(ids(await items.find({}, { sort: { year: -1 } })), [4, 3, 2, 5, 1], 'descending');
+      t.same(ids(await items.find({}, { sort: { 'owner.name': 1, year: -1 } })), [3, 1, 2, 5, 4], 'several keys, nested');
+      t.same(ids(await items.find({}, { sort: { year: 1 }, skip: 1, limit: 2 })), [5, 2], 'skip then limit');
+      t.same(ids(await items.find({ tags: 'maps' }, { sort: { year: 1 }, skip: 2 })), [2], 'skip on a filter');
+      t.same(await items.find({}, { sort: { year: 1 }, skip: 10 }), [], 'skip past the end');
+      t.same(await items.find({}, { limit: 0 }), [], 'limit 0 is no documents');
+    });
+
+    t.test('count with and without a filter', async (t) => {
+      const { store, items } = await seeded(t);
+      t.equal(await items.count(), 5);
+      t.equal(await items.count({ tags: 'maps' }), 3);
+      t.equal(await items.count({ 'owner.city': 'Nowhere' }), 0);
+      t.equal(await store.collection('never-written').count(), 0, 'a collection never written is empty');
+    });
+
+    t.test('put inserts, and replaces the whole document with the same _id', async (t) => {
+      const { items } = await seeded(t);
+      const replacement: Item = { _id: 1, title: 'Map of Lisbon (restored)', year: 1756, tags: [], owner: { name: 'Dee', city: 'Faro' }, copies: [] };
+      await items.put(replacement);
+      t.same(await items.findOne({ _id: 1 }), replacement, 'fields not in the new document are gone');
+      await items.put({ ...replacement, _id: 6 });
+      t.equal(await items.count(), 6);
+      await items.putMany([{ ...replacement, _id: 6, title: 'six' }, { ...replacement, _id: 7, title: 'seven' }]);
+      t.same((await items.find({ _id: { $in: [6, 7] } }, { sort: { _id: 1 } })).map((d) => d.title), ['six', 'seven']);
+      await items.putMany([]);
+      t.equal(await items.count(), 7);
+    });
+
+    t.test('string ids work too', async (t) => {
+      const store = await make(t);
+      const checkpoints = store.collection<{ _id: string; position: number }>('checkpoints');
+      await checkpoints.put({ _id: 'directory', position: 12 });
+      await checkpoints.put({ _id: 'directory', position: 15 });
+      t.same(await checkpoints.find({}), [{ _id: 'directory', position: 15 }]);
+    });
+
+    t.test('updateOne and updateMany with $set, $unset, $inc, $pull, $push; they answer the matched count', async (t) => {
+      const { items } = await seeded(t);
+      t.equal(await items.updateOne({ _id: 1 }, { $set: { title: 'Lisbon map', 'owner.city': 'Sintra' }, $unset: { note: '' } }), 1);
+      const one = await items.findOne({ _id: 1 });
+      t.equal(one?.title, 'Lisbon map');
+      t.same(one?.owner, { name: 'Ana', city: 'Sintra' }, '$set on a nested path keeps the sibling');
+      t.notOk(one && 'note' in one, '$unset removes the field');
+
+      t.equal(await items.updateMany({ tags: 'maps' }, { $pull: { tags: 'maps' }, $inc: { year: 1 } }), 3);
+      t.same(ids(await items.find({ tags: 'maps' })), [], '$pull removed the value everywhere');
+      t.same((await items.find({ _id: { $in: [1, 2, 5] } }, { sort: { _id: 1 } })).map((d) => d.year), [1756, 1821, 1791], '$inc');
+      t.same((await items.findOne({ _id: 2 }))?.tags, ['europe']);
+
+      t.equal(await items.updateOne({ _id: 4 }, { $push: { tags: 'harbour' } }), 1);
+      t.same((await items.findOne({ _id: 4 }))?.tags, ['photos', 'harbour']);
+
+      t.equal(await items.updateOne({ _id: 404 }, { $set: { title: 'x' } }), 0, 'no match, no insert');
+      t.equal(await items.count(), 5);
+      t.equal(await items.updateMany({ year: { $gt: 3000 } }, { $set: { title: 'x' } }), 0);
+    });
+
+    t.test('deleteOne and deleteMany answer how many went', async (t) => {
+      const { items } = await seeded(t);
+      t.equal(await items.deleteOne({ tags: 'maps' }), 1, 'only one of the matches');
+      t.equal(await items.count({ tags: 'maps' }), 2);
+      t.equal(await items.deleteMany({ 'owner.name': 'Bo' }), 2);
+      t.equal(await items.deleteOne({ _id: 404 }), 0);
+      t.same(ids(await items.find({}, { sort: { _id: 1 } })).length, 2);
+    });
+
+    t.test('drop empties one collection; dropAll empties every collection', async (t) => {
+      const { store, items } = await seeded(t);
+      const other = store.collection<{ _id: string }>('other');
+      await other.put({ _id: 'x' });
+      await items.drop();
+      t.equal(await items.count(), 0);
+      t.equal(await other.count(), 1, 'other collections stay');
+      await items.drop();
+      t.pass('dropping an empty collection is fine');
+      await items.put(ITEMS[0]);
+      t.equal(await items.count(), 1, 'a dropped collection can be written again');
+      await store.dropAll();
+      t.equal(await items.count(), 0);
+      t.equal(await other.count(), 0);
+      await other.put({ _id: 'y' });
+      t.same(await other.find({}), [{ _id: 'y' }], 'usable after dropAll');
+    });
+  });
+}
+
+documentStoreContract('in-memory document store', async (t) => {
+  const store = new MemoryDocumentStore();
+  t.teardown(() => store.close());
+  return store;
+});
+
+documentStoreContract(
+  'MongoDB document store',
+  MONGO_URL
+    ? async (t) => {
+        // A fresh database per test, so dropAll and counts see only this test's documents.
+        const store = await MongoDocumentStore.connect(MONGO_URL, { database: `contract_${randomUUID().slice(0, 8)}` });
+        t.teardown(async () => {
+          await store.dropAll();
+          await store.close();
+        });
+        return store;
+      }
+    : null,
+  MONGO_URL ? undefined : 'MONGO_URL unset',
+);
+
+t.test('MongoDB: an unreachable server is DependencyUnavailableError', async (t) => {
+  const error = await MongoDocumentStore.connect('mongodb://127.0.0.1:1/x', { serverSelectionTimeoutMS: 300 }).then(
+    (store) => store.close().then(() => null),
+    (e: unknown) => e,
+  );
+  t.ok(error instanceof DependencyUnavailableError, 'DependencyUnavailableError');
+  t.equal((error as DependencyUnavailableError).dependency, 'MongoDB');
+});
+
+t.test('MongoDB: the database comes from the URL path, default "collections"', async (t) => {
+  t.equal(databaseFromUrl('mongodb://mongo:27017/library?replicaSet=rs0'), 'library');
+  t.equal(databaseFromUrl('mongodb://a:1,b:2/multi'), 'multi');
+  t.equal(databaseFromUrl('mongodb://mongo:27017'), 'collections');
+  t.equal(databaseFromUrl('mongodb://mongo:27017/'), 'collections');
+  t.equal(databaseFromUrl('mongodb+srv://user:p%40ss@cluster.example.net/app'), 'app');
+});

@@ -1,0 +1,255 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import t from 'tap';
+import { DependencyUnavailableError, VersionConflictError } from '../../infra/errors.js';
+import { EventStoreDbEventStore } from '../../infra/event-store/eventstoredb.js';
+import type { EventStore, NewEvent, StoredEvent } from '../../infra/event-store/port.js';
+import { SqliteEventStore } from '../../infra/event-store/sqlite.js';
+
+interface Context {
+  testdir(): string;
+  teardown(fn: () => unknown): void;
+}
+
+/** Builds a store for one test and closes it on teardown. */
+type Factory = (t: Context) => Promise<EventStore>;
+
+const EVENTSTORE_URL = process.env.EVENTSTORE_URL;
+
+function event(type: string, data: Record<string, unknown> = {}): NewEvent {
+  return { type, data, metadata: { userId: 7, at: '2026-01-02T03:04:05.000Z', requestId: 'req-1' } };
+}
+
+/** A stream id no other test (or earlier run against a shared server) has used. */
+function freshStream(kind = 'thing'): string {
+  return `${kind}-${randomUUID()}`;
+}
+
+async function waitFor(condition: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => null,
+    (error: unknown) => error,
+  );
+}
+
+/** The one contract every EventStore adapter keeps; assertions are relative to the log's end, so a shared server works. */
+function eventStoreContract(name: string, factory: Factory | null, skip?: string): void {
+  t.test(name, skip ? { skip } : {}, async (t) => {
+    const make = factory as Factory;
+
+    t.test('append to a new stream, then read it back with versions, data and metadata', async (t) => {
+      const store = await make(t);
+      const stream = freshStream();
+      const result = await store.append(stream, [event('ThingCreated', { title: 'A' }), event('ThingRenamed', { title: 'B' })], 0);
+      t.equal(result.streamVersion, 2);
+      t.ok(result.position > 0, 'a global position');
+      const read = await store.readStream(stream);
+      t.same(
+        read.map((e) => [e.streamId, e.streamVersion, e.type, e.data]),
+        [
+          [stream, 1, 'ThingCreated', { title: 'A' }],
+          [stream, 2, 'ThingRenamed', { title: 'B' }],
+        ],
+      );
+      t.same(read[0].metadata, { userId: 7, at: '2026-01-02T03:04:05.000Z', requestId: 'req-1' });
+      t.equal(read[1].position, result.position, 'the append answers the position of its last event');
+      t.ok(read[0].position < read[1].position, 'positions increase');
+    });
+
+    t.test('a missing stream reads as empty', async (t) => {
+      const store = await make(t);
+      t.same(await store.readStream(freshStream()), []);
+      t.equal(await store.readLastEvent(freshStream()), null);
+    });
+
+    t.test('readLastEvent returns the newest event of the stream', async (t) => {
+      const store = await make(t);
+      const stream = freshStream();
+      await store.append(stream, [event('A'), event('B'), event('C', { n: 3 })], 0);
+      const last = await store.readLastEvent(stream);
+      t.equal(last?.type, 'C');
+      t.equal(last?.streamVersion, 3);
+      t.same(last?.data, { n: 3 });
+    });
+
+    t.test('the expected version must match the number of events in the stream', async (t) => {
+      const store = await make(t);
+      const stream = freshStream();
+      await store.append(stream, [event('A'), event('B')], 0);
+
+      const exists = await rejection(store.append(stream, [event('X')], 0));
+      t.ok(exists instanceof VersionConflictError, 'expected 0 on an existing stream conflicts');
+      t.equal((exists as VersionConflictError).actual, 2);
+      t.equal((exists as VersionConflictError).expected, 0);
+      t.equal((exists as VersionConflictError).streamId, stream);
+
+      const stale = await rejection(store.append(stream, [event('X'), event('Y')], 1));
+      t.ok(stale instanceof VersionConflictError, 'a stale version conflicts');
+      t.equal((stale as VersionConflictError).statusCode, 409);
+
+      const ahead = await rejection(store.append(freshStream(), [event('X')], 3));
+      t.ok(ahead instanceof VersionConflictError, 'expecting events in a missing stream conflicts');
+
+      t.same((await store.readStream(stream)).map((e) => e.type), ['A', 'B'], 'a refused append writes nothing');
+      const ok = await store.append(stream, [event('C')], 2);
+      t.equal(ok.streamVersion, 3);
+    });
+
+    t.test("'any' appends whatever the stream holds", async (t) => {
+      const store = await make(t);
+      const stream = freshStream();
+      t.equal((await store.append(stream, [event('A')], 'any')).streamVersion, 1);
+      t.equal((await store.append(stream, [event('B'), event('C')], 'any')).streamVersion, 3);
+      t.same((await store.readStream(stream)).map((e) => e.streamVersion), [1, 2, 3]);
+    });
+
+    t.test('readAll pages through the log after a position, oldest first', async (t) => {
+      const store = await make(t);
+      const base = await store.lastPosition();
+      const one = freshStream('one');
+      const two = freshStream('two');
+      await store.append(one, [event('A1'), event('A2')], 0);
+      await store.append(two, [event('B1')], 0);
+      await store.append(one, [event('A3')], 2);
+      await store.append(two, [event('B2')], 1);
+
+      const pages: StoredEvent[][] = [];
+      let after = base;
+      for (;;) {
+        const page = await store.readAll(after, 2);
+        if (page.length === 0) break;
+        pages.push(page);
+        after = page[page.length - 1].position;
+      }
+      t.same(pages.map((p) => p.length), [2, 2, 1], 'pages of at most the limit');
+      const all = pages.flat();
+      t.same(all.map((e) => e.type), ['A1', 'A2', 'B1', 'A3', 'B2'], 'append order across streams');
+      t.same(all.map((e) => e.streamId), [one, one, two, one, two]);
+      for (let i = 1; i < all.length; i++) t.ok(all[i].position > all[i - 1].position, `position ${i} increases`);
+      t.ok(all[0].position > base, 'strictly after the given position');
+
+      const fromMiddle = await store.readAll(all[1].position, 10);
+      t.same(fromMiddle.map((e) => e.type), ['B1', 'A3', 'B2'], 'the event at the position itself is excluded');
+    });
+
+    t.test('lastPosition and countEvents follow appends', async (t) => {
+      const store = await make(t);
+      const countBefore = await store.countEvents();
+      const positionBefore = await store.lastPosition();
+      const result = await store.append(freshStream(), [event('A'), event('B'), event('C')], 0);
+      t.equal(await store.lastPosition(), result.position);
+      t.ok(result.position > positionBefore);
+      t.equal(await store.countEvents(), countBefore + 3);
+    });
+
+    t.test('an empty append changes nothing', async (t) => {
+      const store = await make(t);
+      const stream = freshStream();
+      await store.append(stream, [event('A')], 0);
+      const count = await store.countEvents();
+      const result = await store.append(stream, [], 1);
+      t.equal(result.streamVersion, 1);
+      t.equal(await store.countEvents(), count);
+    });
+
+    t.test('subscribeToAll delivers the existing events, then new ones, in order', async (t) => {
+      const store = await make(t);
+      const base = await store.lastPosition();
+      const stream = freshStream();
+      await store.append(stream, [event('E1'), event('E2')], 0);
+      const seen: StoredEvent[] = [];
+      const subscription = store.subscribeToAll(base, async (batch) => {
+        seen.push(...batch.filter((e) => e.streamId === stream));
+      });
+      t.teardown(() => subscription.stop());
+      await waitFor(() => seen.length >= 2, 'existing events');
+      await store.append(stream, [event('E3')], 2);
+      await store.append(stream, [event('E4')], 3);
+      await waitFor(() => seen.length >= 4, 'new events');
+      t.same(seen.map((e) => e.type), ['E1', 'E2', 'E3', 'E4'], 'each once, in order');
+
+      await subscription.stop();
+      await store.append(stream, [event('E5')], 4);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      t.equal(seen.length, 4, 'nothing is delivered after stop');
+    });
+
+    t.test('subscribeToAll starts strictly after the given position', async (t) => {
+      const store = await make(t);
+      const stream = freshStream();
+      const first = await store.append(stream, [event('F1')], 0);
+      await store.append(stream, [event('F2'), event('F3')], 1);
+      const seen: string[] = [];
+      const subscription = store.subscribeToAll(first.position, async (batch) => {
+        for (const e of batch) {
+          t.ok(e.position > first.position, 'after the start position');
+          if (e.streamId === stream) seen.push(e.type);
+        }
+      });
+      t.teardown(() => subscription.stop());
+      await waitFor(() => seen.length >= 2, 'events after the position');
+      t.same(seen, ['F2', 'F3']);
+    });
+
+    t.test('a failing handler gets the same events again; nothing is skipped', async (t) => {
+      const store = await make(t);
+      const base = await store.lastPosition();
+      const stream = freshStream();
+      await store.append(stream, [event('G1'), event('G2')], 0);
+      let failures = 0;
+      const handled: string[] = [];
+      const subscription = store.subscribeToAll(base, async (batch) => {
+        const mine = batch.filter((e) => e.streamId === stream);
+        if (mine.length > 0 && failures === 0) {
+          failures += 1;
+          throw new Error('projection failed');
+        }
+        handled.push(...mine.map((e) => e.type));
+      });
+      t.teardown(() => subscription.stop());
+      await waitFor(() => handled.length >= 2, 'redelivery');
+      t.equal(failures, 1);
+      t.same(handled, ['G1', 'G2']);
+    });
+  });
+}
+
+eventStoreContract('SQLite event store', async (t) => {
+  const store = new SqliteEventStore(join(t.testdir(), 'events.sqlite'));
+  t.teardown(() => store.close());
+  return store;
+});
+
+eventStoreContract(
+  'EventStoreDB event store',
+  EVENTSTORE_URL
+    ? async (t) => {
+        const store = new EventStoreDbEventStore(EVENTSTORE_URL);
+        t.teardown(() => store.close());
+        return store;
+      }
+    : null,
+  EVENTSTORE_URL ? undefined : 'EVENTSTORE_URL unset',
+);
+
+t.test('EventStoreDB: an unreachable server is DependencyUnavailableError', async (t) => {
+  const store = new EventStoreDbEventStore('esdb://127.0.0.1:1?tls=false');
+  t.teardown(() => store.close());
+  for (const [what, attempt] of [
+    ['append', () => store.append(freshStream(), [event('A')], 0)],
+    ['readStream', () => store.readStream(freshStream())],
+    ['readAll', () => store.readAll(0, 10)],
+  ] as const) {
+    const error = await rejection(attempt());
+    t.ok(error instanceof DependencyUnavailableError, `${what}: DependencyUnavailableError`);
+    t.equal((error as DependencyUnavailableError).dependency, 'EventStoreDB');
+  }
+});

@@ -1,0 +1,209 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import t from 'tap';
+import { DependencyUnavailableError } from '../../infra/errors.js';
+import { BullMqJobQueue, queuePrefixFor, redisOptionsFromUrl } from '../../infra/job-queue/bullmq.js';
+import { InProcessJobQueue } from '../../infra/job-queue/in-process.js';
+import { JobFailedError, PermanentJobError, type JobQueue } from '../../infra/job-queue/port.js';
+
+interface Context {
+  teardown(fn: () => unknown): void;
+}
+
+/** Builds a fresh queue for one test and registers its clean-up on the test. */
+type Factory = (t: Context) => Promise<JobQueue>;
+
+const REDIS_URL = process.env.REDIS_URL;
+
+function deferred(): { promise: Promise<void>; resolve(): void } {
+  let resolve: () => void = () => undefined;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** The one contract every JobQueue adapter keeps. */
+function jobQueueContract(name: string, factory: Factory | null, skip?: string): void {
+  t.test(name, skip ? { skip } : {}, async (t) => {
+    const make = factory as Factory;
+
+    t.test('add runs the handler with the data and the job id; drain waits for it', async (t) => {
+      const queue = await make(t);
+      const seen: { data: unknown; id: string }[] = [];
+      await queue.process<{ n: number }, void>('q', async (data, job) => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        seen.push({ data, id: job.id });
+      });
+      const ids = [await queue.add('q', { n: 1 }), await queue.add('q', { n: 2 }), await queue.add('q', { n: 3 })];
+      await within(queue.drain('q'), 10_000, 'drain');
+      t.same(seen.map((s) => s.data).sort((a, b) => (a as { n: number }).n - (b as { n: number }).n), [{ n: 1 }, { n: 2 }, { n: 3 }]);
+      t.same(seen.map((s) => s.id).sort(), [...ids].sort(), 'the handler sees the id add returned');
+      t.equal(new Set(ids).size, 3, 'ids are distinct');
+    });
+
+    t.test('drain on an idle queue resolves at once', async (t) => {
+      const queue = await make(t);
+      await within(queue.drain('idle'), 2_000, 'drain of an empty queue');
+      t.pass();
+    });
+
+    t.test('addAndWait resolves with the handler result, also when the worker starts later', async (t) => {
+      const queue = await make(t);
+      const waiting = queue.addAndWait<{ a: number; b: number }, { sum: number }>('sum', { a: 2, b: 3 });
+      await queue.process<{ a: number; b: number }, { sum: number }>('sum', async ({ a, b }) => ({ sum: a + b }));
+      t.same(await within(waiting, 10_000, 'result'), { sum: 5 });
+      t.same(await queue.addAndWait('sum', { a: 10, b: -4 }), { sum: 6 });
+    });
+
+    t.test('a failing job is retried until it succeeds', async (t) => {
+      const queue = await make(t);
+      const attempts: number[] = [];
+      await queue.process<null, string>('flaky', async (_data, job) => {
+        attempts.push(job.attemptsMade);
+        if (attempts.length < 3) throw new Error(`failure ${attempts.length}`);
+        return 'ok';
+      });
+      const result = await within(queue.addAndWait<null, string>('flaky', null, { attempts: 4, backoffMs: 10 }), 10_000, 'retried job');
+      t.equal(result, 'ok');
+      t.same(attempts, [0, 1, 2], 'three attempts, each told how many came before');
+    });
+
+    t.test('a job that fails every attempt rejects with JobFailedError carrying the message', async (t) => {
+      const queue = await make(t);
+      let calls = 0;
+      await queue.process('doomed', async () => {
+        calls += 1;
+        throw new Error('disk is full');
+      });
+      const error = await within(queue.addAndWait('doomed', {}, { attempts: 2, backoffMs: 10 }), 10_000, 'failure').then(
+        () => null,
+        (e: unknown) => e,
+      );
+      t.ok(error instanceof JobFailedError, 'JobFailedError');
+      t.equal((error as Error).message, 'disk is full');
+      t.equal(calls, 2, 'every attempt was made');
+    });
+
+    t.test('PermanentJobError is not retried', async (t) => {
+      const queue = await make(t);
+      let calls = 0;
+      await queue.process('permanent', async () => {
+        calls += 1;
+        throw new PermanentJobError('bad archive');
+      });
+      const error = await within(queue.addAndWait('permanent', {}, { attempts: 5, backoffMs: 10 }), 10_000, 'failure').then(
+        () => null,
+        (e: unknown) => e,
+      );
+      t.ok(error instanceof JobFailedError, 'JobFailedError');
+      t.equal((error as Error).message, 'bad archive');
+      t.equal(calls, 1, 'one attempt only');
+    });
+
+    t.test('concurrency bounds how many jobs run at once', async (t) => {
+      const queue = await make(t);
+      let active = 0;
+      let peak = 0;
+      const three = deferred();
+      await queue.process(
+        'parallel',
+        async () => {
+          active += 1;
+          peak = Math.max(peak, active);
+          if (active === 3) three.resolve();
+          // Hold every job until three run together (or give up), so the peak is observable.
+          await Promise.race([three.promise, new Promise((resolve) => setTimeout(resolve, 1_500))]);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          active -= 1;
+        },
+        { concurrency: 3 },
+      );
+      for (let i = 0; i < 7; i++) await queue.add('parallel', { i });
+      await within(queue.drain('parallel'), 20_000, 'drain');
+      t.equal(peak, 3, 'three at once, never more');
+    });
+
+    t.test('a jobId dedupes a pending job; once finished the same id runs again', async (t) => {
+      const queue = await make(t);
+      const runs: unknown[] = [];
+      const first = await queue.add('dedupe', { v: 1 }, { jobId: 'resource-7' });
+      const second = await queue.add('dedupe', { v: 2 }, { jobId: 'resource-7' });
+      t.equal(first, 'resource-7');
+      t.equal(second, 'resource-7');
+      await queue.process('dedupe', async (data) => {
+        runs.push(data);
+      });
+      await within(queue.drain('dedupe'), 10_000, 'drain');
+      t.same(runs, [{ v: 1 }], 'the second add was ignored');
+      await queue.add('dedupe', { v: 3 }, { jobId: 'resource-7' });
+      await within(queue.drain('dedupe'), 10_000, 'drain');
+      t.same(runs, [{ v: 1 }, { v: 3 }], 'a finished id can be enqueued again');
+    });
+
+    t.test('queues are independent', async (t) => {
+      const queue = await make(t);
+      const seen: string[] = [];
+      await queue.process<string, void>('a', async (data) => void seen.push(`a:${data}`));
+      await queue.process<string, void>('b', async (data) => void seen.push(`b:${data}`));
+      await queue.addAndWait('a', 'x');
+      await queue.addAndWait('b', 'y');
+      t.same(seen.sort(), ['a:x', 'b:y']);
+    });
+  });
+}
+
+jobQueueContract('in-process job queue', async (t) => {
+  const queue = new InProcessJobQueue();
+  t.teardown(() => queue.close());
+  return queue;
+});
+
+/** Every test gets its own key prefix; its keys are deleted afterwards. */
+const bullMqFactory: Factory = async (t) => {
+  const prefix = `test-${randomUUID()}`;
+  const queue = await BullMqJobQueue.connect({ url: REDIS_URL as string, prefix });
+  t.teardown(async () => {
+    await queue.close();
+    const redis = new Redis(REDIS_URL as string);
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+  });
+  return queue;
+};
+
+jobQueueContract('BullMQ job queue', REDIS_URL ? bullMqFactory : null, REDIS_URL ? undefined : 'REDIS_URL unset');
+
+t.test('BullMQ: an unreachable Redis fails fast with DependencyUnavailableError', async (t) => {
+  const started = Date.now();
+  const error = await BullMqJobQueue.connect({ url: 'redis://127.0.0.1:1', connectTimeoutMs: 1000 }).then(
+    (queue) => queue.close().then(() => null),
+    (e: unknown) => e,
+  );
+  t.ok(error instanceof DependencyUnavailableError, 'DependencyUnavailableError');
+  t.equal((error as DependencyUnavailableError).dependency, 'Redis');
+  t.ok(Date.now() - started < 5_000, 'within seconds');
+});
+
+t.test('BullMQ: keys are namespaced per data directory; URLs become connection options', async (t) => {
+  t.equal(queuePrefixFor('/srv/data'), queuePrefixFor('/srv/data'), 'instances sharing a data directory share queues');
+  t.not(queuePrefixFor('/srv/data'), queuePrefixFor('/tmp/test-1'), 'other data directories do not');
+  t.match(queuePrefixFor('/srv/data'), /^collections-[0-9a-f]{12}$/);
+  t.same(redisOptionsFromUrl('redis://127.0.0.1:6379'), { host: '127.0.0.1', port: 6379 });
+  t.same(redisOptionsFromUrl('rediss://user:p%40ss@cache.example.net:6380/2'), {
+    host: 'cache.example.net',
+    port: 6380,
+    username: 'user',
+    password: 'p@ss',
+    db: 2,
+    tls: {},
+  });
+  t.same(redisOptionsFromUrl('redis://redis'), { host: 'redis', port: 6379 });
+});
