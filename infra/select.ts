@@ -47,20 +47,37 @@ async function createEventBus(config: AppConfig, eventStore: EventStore, logger:
   return new EmbeddedEventBus(eventStore);
 }
 
-async function createJobQueue(config: AppConfig): Promise<JobQueue> {
+async function createJobQueue(config: AppConfig, logger: Logger): Promise<JobQueue> {
   if (config.redisUrl) {
     const { BullMqJobQueue, queuePrefixFor } = await import('./job-queue/bullmq.js');
-    return BullMqJobQueue.connect({ url: config.redisUrl, prefix: queuePrefixFor(config.dataDir) });
+    return BullMqJobQueue.connect({
+      url: config.redisUrl,
+      prefix: queuePrefixFor(config.dataDir),
+      onError: (err: Error) => logger.error({ err }, 'job queue connection error'),
+    });
   }
   return new InProcessJobQueue();
 }
 
 /** Picks each port's adapter from the environment: the embedded default unless its URL is set. */
 export async function createInfrastructure(config: AppConfig, logger: Logger): Promise<Infrastructure> {
-  const eventStore = await createEventStore(config);
-  const documents = await createDocumentStore(config);
-  const bus = await createEventBus(config, eventStore, logger);
-  const jobs = await createJobQueue(config);
+  const opened: { close(): Promise<void> }[] = [];
+  const open = async <T extends { close(): Promise<void> }>(adapter: Promise<T>): Promise<T> => {
+    const ready = await adapter;
+    opened.push(ready);
+    return ready;
+  };
+  let eventStore: EventStore, documents: DocumentStore, bus: EventBus, jobs: JobQueue;
+  try {
+    eventStore = await open(createEventStore(config));
+    documents = await open(createDocumentStore(config));
+    bus = await open(createEventBus(config, eventStore, logger));
+    jobs = await open(createJobQueue(config, logger));
+  } catch (error) {
+    // One dependency is down: release the ones already connected so the process can exit.
+    for (const adapter of opened.reverse()) await adapter.close().catch(() => undefined);
+    throw error;
+  }
   return {
     eventStore,
     documents,
