@@ -1,11 +1,13 @@
 import type { AppModule } from './module.js';
 import { usersModule } from './modules/core.js';
 import { platformModule } from './modules/platform.js';
+import { assetsModule } from './modules/assets.js';
 import { pageVersioningModule } from './modules/page-versioning.js';
 
 /** Every feature module, in start order. Add a module here with one import and one entry. */
 export const appModules: readonly AppModule[] = [
   usersModule,
   platformModule,
+  assetsModule,
   pageVersioningModule,
 ];

@@ -1,0 +1,12 @@
+import type { AppModule } from '../module.js';
+import { assetProjections } from '../../projections/assets/index.js';
+import { assetLibraryRoutes } from '../../routes/assets/index.js';
+import { LocalFileStorage } from '../../infra/file-storage/local.js';
+import { filesDir } from '../runtime.js';
+
+/** The asset library: folders, uploaded assets, their files and usage records. */
+export const assetsModule: AppModule = {
+  name: 'assets',
+  projections: assetProjections,
+  routes: (app, runtime) => assetLibraryRoutes(new LocalFileStorage(filesDir(runtime.config), 'assets'))(app, runtime),
+};

@@ -1,0 +1,116 @@
+import { NotFoundError } from '../../infra/errors.js';
+import type { FileStorage, PendingFile } from '../../infra/file-storage/port.js';
+import { findAsset, findAssets } from '../../queries/assets/assets.js';
+import { folderExists } from '../../queries/assets/folders.js';
+import type { CommandContext } from '../command-context.js';
+import { handleCommand } from '../handle-command.js';
+import { nextId } from '../sequence.js';
+import { assetDecider } from './asset-decider.js';
+import { ASSET_SEQUENCE, ASSET_USAGE_SEQUENCE, assetStream, type AssetFile } from './events.js';
+import { invalid } from './rules.js';
+
+/** What the route learnt about an uploaded file besides what the storage measured. */
+export interface UploadedFileInfo {
+  filename: string;
+  extension: string;
+  mime_type: string;
+}
+
+function assetFile(pending: PendingFile, info: UploadedFileInfo): AssetFile {
+  return { stored_name: pending.storedName, size: pending.size, sha256: pending.sha256, ...info };
+}
+
+async function requireFolder(ctx: CommandContext, folderId: number | null, field = 'folder_id'): Promise<void> {
+  if (folderId !== null && !(await folderExists(ctx.documents, folderId))) throw invalid(field, `Folder ${folderId} does not exist.`);
+}
+
+/**
+ * Moves the received file to its stored name, then records it. If the command is refused or
+ * fails, the stored file is removed again, so nothing is left half written.
+ */
+async function commitThen<T>(storage: FileStorage, pending: PendingFile, record: () => Promise<T>): Promise<T> {
+  await pending.commit();
+  try {
+    return await record();
+  } catch (error) {
+    await storage.remove(pending.storedName);
+    throw error;
+  }
+}
+
+export async function uploadAsset(
+  ctx: CommandContext,
+  storage: FileStorage,
+  pending: PendingFile,
+  input: UploadedFileInfo & { title: string; folder_id: number | null },
+): Promise<number> {
+  await requireFolder(ctx, input.folder_id);
+  const { title, folder_id, ...info } = input;
+  return commitThen(storage, pending, async () => {
+    const id = await nextId(ctx, ASSET_SEQUENCE);
+    await handleCommand(ctx, assetStream(id), assetDecider, {
+      type: 'UploadAsset',
+      data: { id, file: assetFile(pending, info), title, folder_id },
+    });
+    return id;
+  });
+}
+
+/** Replaces the asset's file (same extension); the previous file is removed once the change is recorded. */
+export async function replaceAssetFile(ctx: CommandContext, storage: FileStorage, id: number, pending: PendingFile, info: UploadedFileInfo): Promise<void> {
+  const result = await commitThen(storage, pending, () =>
+    handleCommand(ctx, assetStream(id), assetDecider, { type: 'ReplaceAssetFile', data: { file: assetFile(pending, info) } }),
+  );
+  for (const event of result.events) {
+    if (event.type === 'AssetFileReplaced') await storage.remove(event.data.previous_stored_name);
+  }
+}
+
+/** Removes folder assignments and usage records, then the asset, then its file. */
+export async function deleteAsset(ctx: CommandContext, storage: FileStorage, id: number): Promise<void> {
+  const result = await handleCommand(ctx, assetStream(id), assetDecider, { type: 'DeleteAsset', data: {} });
+  for (const event of result.events) {
+    if (event.type === 'AssetDeleted') await storage.remove(event.data.stored_name);
+  }
+}
+
+export async function recordAssetUsage(ctx: CommandContext, assetId: number, input: { context_type: string; context_id: number | null }): Promise<number> {
+  if (!(await findAsset(ctx.documents, assetId))) throw new NotFoundError('Asset not found.');
+  const usageId = await nextId(ctx, ASSET_USAGE_SEQUENCE);
+  await handleCommand(ctx, assetStream(assetId), assetDecider, { type: 'RecordAssetUsage', data: { usage_id: usageId, ...input } });
+  return usageId;
+}
+
+/** Every id must name an asset, or nothing is changed. */
+async function requireAssets(ctx: CommandContext, ids: number[]): Promise<void> {
+  const found = new Set((await findAssets(ctx.documents, ids)).map((asset) => asset.id));
+  const missing = ids.filter((id) => !found.has(id));
+  if (missing.length) throw new NotFoundError(`Assets not found: ${missing.join(', ')}.`);
+}
+
+export interface BulkChanges {
+  name?: string;
+  alt_text?: string;
+  /** null: out of every folder. */
+  folder_id?: number | null;
+}
+
+/** Applies only the keys present to every asset; all ids and the folder are checked first. */
+export async function bulkUpdateAssets(ctx: CommandContext, ids: number[], changes: BulkChanges): Promise<void> {
+  await requireAssets(ctx, ids);
+  if (changes.folder_id !== undefined) await requireFolder(ctx, changes.folder_id);
+  for (const id of ids) {
+    if (changes.name !== undefined || changes.alt_text !== undefined) {
+      await handleCommand(ctx, assetStream(id), assetDecider, { type: 'ChangeAssetDetails', data: { title: changes.name, alt: changes.alt_text } });
+    }
+    if (changes.folder_id !== undefined) {
+      await handleCommand(ctx, assetStream(id), assetDecider, { type: 'MoveAssetToFolder', data: { folder_id: changes.folder_id } });
+    }
+  }
+}
+
+export async function bulkDeleteAssets(ctx: CommandContext, storage: FileStorage, ids: number[]): Promise<number[]> {
+  await requireAssets(ctx, ids);
+  for (const id of ids) await deleteAsset(ctx, storage, id);
+  return ids;
+}

@@ -1,0 +1,52 @@
+import type { DomainEvent } from '../decider.js';
+
+/** A file as stored: what the read side and the file route need, so nothing reads the file to know it. */
+export interface AssetFile {
+  stored_name: string;
+  /** The uploaded file's sanitised name. */
+  filename: string;
+  /** Lower-case extension without the dot ('' when the name has none). */
+  extension: string;
+  mime_type: string;
+  size: number;
+  sha256: string;
+}
+
+export type AssetFolderCreated = DomainEvent<'AssetFolderCreated', { id: number; title: string; slug: string; parent_id: number | null }>;
+export type AssetFolderRenamed = DomainEvent<'AssetFolderRenamed', { id: number; title: string; slug: string }>;
+export type AssetFolderMoved = DomainEvent<'AssetFolderMoved', { id: number; parent_id: number | null; slug: string }>;
+export type AssetFolderDeleted = DomainEvent<'AssetFolderDeleted', { id: number }>;
+export type AssetFolderEvent = AssetFolderCreated | AssetFolderRenamed | AssetFolderMoved | AssetFolderDeleted;
+
+export type AssetUploaded = DomainEvent<
+  'AssetUploaded',
+  { id: number; file: AssetFile; title: string; alt: string; folder_ids: number[] }
+>;
+export type AssetFileReplaced = DomainEvent<'AssetFileReplaced', { id: number; file: AssetFile; previous_stored_name: string }>;
+/** Only the keys present changed. */
+export type AssetDetailsChanged = DomainEvent<'AssetDetailsChanged', { id: number; title?: string; alt?: string }>;
+/** The asset now sits in exactly this folder. */
+export type AssetMovedToFolder = DomainEvent<'AssetMovedToFolder', { id: number; folder_id: number }>;
+export type AssetRemovedFromFolders = DomainEvent<'AssetRemovedFromFolders', { id: number; folder_ids: number[] }>;
+export type AssetUsageRecorded = DomainEvent<
+  'AssetUsageRecorded',
+  { id: number; usage_id: number; context_type: string; context_id: number | null }
+>;
+export type AssetUsageCleared = DomainEvent<'AssetUsageCleared', { id: number }>;
+export type AssetDeleted = DomainEvent<'AssetDeleted', { id: number; stored_name: string }>;
+export type AssetEvent =
+  | AssetUploaded
+  | AssetFileReplaced
+  | AssetDetailsChanged
+  | AssetMovedToFolder
+  | AssetRemovedFromFolders
+  | AssetUsageRecorded
+  | AssetUsageCleared
+  | AssetDeleted;
+
+export const assetStream = (id: number) => `asset-${id}`;
+export const assetFolderStream = (id: number) => `asset_folder-${id}`;
+
+export const ASSET_SEQUENCE = 'asset';
+export const ASSET_FOLDER_SEQUENCE = 'asset_folder';
+export const ASSET_USAGE_SEQUENCE = 'asset_usage';

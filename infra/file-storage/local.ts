@@ -1,0 +1,99 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { STORED_NAME, type ByteRange, type FileStorage, type PendingFile, type StoredFileInfo } from './port.js';
+
+/** file-type needs at most this many leading bytes to recognise a format. */
+const HEAD_BYTES = 4100;
+
+function checkedName(storedName: string): string {
+  if (!STORED_NAME.test(storedName)) throw new Error('Invalid stored file name.');
+  return storedName;
+}
+
+/** Counts, hashes and keeps the head of the bytes passing through, so nothing reads the file twice. */
+class Measure extends Transform {
+  readonly hash = createHash('sha256');
+  size = 0;
+  private readonly headChunks: Buffer[] = [];
+  private headLength = 0;
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null, data?: Buffer) => void): void {
+    this.hash.update(chunk);
+    this.size += chunk.length;
+    if (this.headLength < HEAD_BYTES) {
+      const part = chunk.subarray(0, HEAD_BYTES - this.headLength);
+      this.headChunks.push(part);
+      this.headLength += part.length;
+    }
+    done(null, chunk);
+  }
+
+  head(): Buffer {
+    return Buffer.concat(this.headChunks);
+  }
+}
+
+/**
+ * Files on the local disk under `root` (DATA_DIR/files): temporary uploads in `tmp/`, stored
+ * files in `<area>/`. A file moves from one to the other by a rename, so a reader never sees
+ * half a file.
+ */
+export class LocalFileStorage implements FileStorage {
+  private readonly tmpDir: string;
+  private readonly storeDir: string;
+
+  constructor(root: string, area: string) {
+    this.tmpDir = join(root, 'tmp');
+    this.storeDir = join(root, area);
+  }
+
+  private pathOf(storedName: string): string {
+    return join(this.storeDir, checkedName(storedName));
+  }
+
+  async receive(source: Readable & { truncated?: boolean }, extension: string): Promise<PendingFile> {
+    const storedName = checkedName(extension ? `${randomUUID()}.${extension}` : randomUUID());
+    await mkdir(this.tmpDir, { recursive: true });
+    await mkdir(this.storeDir, { recursive: true });
+    const tempPath = join(this.tmpDir, `${randomUUID()}.part`);
+    const discard = () => rm(tempPath, { force: true });
+    const measure = new Measure();
+    try {
+      await pipeline(source, measure, createWriteStream(tempPath, { flags: 'wx' }));
+    } catch (error) {
+      await discard();
+      throw error;
+    }
+    const finalPath = this.pathOf(storedName);
+    return {
+      storedName,
+      size: measure.size,
+      sha256: measure.hash.digest('hex'),
+      head: measure.head(),
+      truncated: source.truncated === true,
+      commit: () => rename(tempPath, finalPath),
+      discard,
+    };
+  }
+
+  async stat(storedName: string): Promise<StoredFileInfo | null> {
+    try {
+      const info = await stat(this.pathOf(storedName));
+      return info.isFile() ? { size: info.size } : null;
+    } catch {
+      return null;
+    }
+  }
+
+  openRead(storedName: string, range?: ByteRange): Readable {
+    return createReadStream(this.pathOf(storedName), range ? { start: range.start, end: range.end } : {});
+  }
+
+  async remove(storedName: string): Promise<void> {
+    await rm(this.pathOf(storedName), { force: true });
+  }
+}

@@ -1,0 +1,49 @@
+import type { Readable } from 'node:stream';
+
+/** What the storage learnt while receiving a file: enough for the event that records it. */
+export interface ReceivedFile {
+  /** Generated name (uuid plus the lower-cased extension): never derived from what the client sent. */
+  storedName: string;
+  size: number;
+  sha256: string;
+  /** The first bytes, for content sniffing without reading the file again. */
+  head: Buffer;
+  /** True when the source stopped at the size limit: the file is incomplete and must be discarded. */
+  truncated: boolean;
+}
+
+/** A received file waiting in the temporary area until the command that records it is decided. */
+export interface PendingFile extends ReceivedFile {
+  /** Moves the file to its stored name, where openRead finds it. */
+  commit(): Promise<void>;
+  /** Deletes the temporary file (safe to call twice or after a failed receive). */
+  discard(): Promise<void>;
+}
+
+/** Inclusive byte offsets, as in an HTTP Range header. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+export interface StoredFileInfo {
+  size: number;
+}
+
+/**
+ * Where uploaded files live. Every file stays under one root (DATA_DIR/files in the embedded
+ * adapter) so backups archive them all; names are generated so no client input reaches a path.
+ */
+export interface FileStorage {
+  /** Streams the source to a temporary file (never buffered whole); a `truncated` flag on the source is read when it ends. */
+  receive(source: Readable & { truncated?: boolean }, extension: string): Promise<PendingFile>;
+  /** Size of a stored file, or null when it does not exist. */
+  stat(storedName: string): Promise<StoredFileInfo | null>;
+  /** Streams a stored file, or the inclusive byte range of it. */
+  openRead(storedName: string, range?: ByteRange): Readable;
+  /** Removes a stored file; a missing file is not an error. */
+  remove(storedName: string): Promise<void>;
+}
+
+/** Stored names are `<uuid>` or `<uuid>.<ext>`; anything else is refused before touching the disk. */
+export const STORED_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(\.[a-z0-9]{1,16})?$/;

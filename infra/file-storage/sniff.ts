@@ -1,0 +1,44 @@
+import { fileTypeFromBuffer } from 'file-type';
+
+const TEXT_TYPES_BY_EXTENSION: Record<string, string> = {
+  txt: 'text/plain',
+  csv: 'text/csv',
+  md: 'text/markdown',
+  json: 'application/json',
+  xml: 'application/xml',
+  html: 'text/html',
+  htm: 'text/html',
+  css: 'text/css',
+  js: 'text/javascript',
+};
+
+/** Text that may be cut in the middle of a multi-byte character at the end of the head. */
+function looksLikeText(head: Buffer): boolean {
+  if (head.includes(0)) return false;
+  for (let cut = 0; cut < 4 && cut < head.length; cut++) {
+    try {
+      new TextDecoder('utf-8', { fatal: true }).decode(head.subarray(0, head.length - cut));
+      return true;
+    } catch {
+      // try again without the last bytes
+    }
+  }
+  return head.length === 0;
+}
+
+function isSvg(head: Buffer): boolean {
+  return /<svg[\s>]/i.test(head.toString('utf8'));
+}
+
+/**
+ * The media type of a file from its leading bytes (file-type), never from what the client
+ * claimed. Text formats have no magic number: text is told apart by its extension, except SVG
+ * which is recognised by its content so a renamed SVG is still known to be one.
+ */
+export async function sniffMimeType(head: Buffer, extension: string): Promise<string> {
+  const detected = await fileTypeFromBuffer(head);
+  if (detected) return detected.mime === 'application/xml' && isSvg(head) ? 'image/svg+xml' : detected.mime;
+  if (!looksLikeText(head) || head.length === 0) return 'application/octet-stream';
+  if (isSvg(head)) return 'image/svg+xml';
+  return TEXT_TYPES_BY_EXTENSION[extension] ?? 'text/plain';
+}

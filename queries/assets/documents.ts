@@ -1,0 +1,52 @@
+import type { DocumentStore } from '../../infra/document-store/port.js';
+
+export interface AssetFolderDoc {
+  _id: number;
+  id: number;
+  title: string;
+  slug: string;
+  parent_id: number | null;
+  created_at: string;
+  updated_at: string;
+  [key: string]: unknown;
+}
+
+export interface AssetDoc {
+  _id: number;
+  id: number;
+  stored_name: string;
+  filename: string;
+  extension: string;
+  mime_type: string;
+  size: number;
+  sha256: string;
+  title: string;
+  /** Lower-cased title: what sort_by=name orders by, so case does not split the list. */
+  title_sort: string;
+  alt: string;
+  folders: number[];
+  created_at: string;
+  updated_at: string;
+  [key: string]: unknown;
+}
+
+export interface AssetUsageDoc {
+  _id: number;
+  id: number;
+  asset_id: number;
+  context_type: string;
+  context_id: number | null;
+  user_id: number | null;
+  created_at: string;
+  [key: string]: unknown;
+}
+
+export const ASSET_COLLECTIONS = {
+  folders: 'asset_folders',
+  assets: 'assets',
+  usage: 'asset_usage',
+} as const;
+
+export const assetFolders = (d: DocumentStore) => d.collection<AssetFolderDoc>(ASSET_COLLECTIONS.folders);
+export const assetDocs = (d: DocumentStore) => d.collection<AssetDoc>(ASSET_COLLECTIONS.assets);
+export const assetUsage = (d: DocumentStore) => d.collection<AssetUsageDoc>(ASSET_COLLECTIONS.usage);

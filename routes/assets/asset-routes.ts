@@ -1,0 +1,149 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Runtime } from '../../app/runtime.js';
+import { bulkDeleteAssets, bulkUpdateAssets, deleteAsset, type BulkChanges } from '../../commands/assets/asset-handlers.js';
+import { invalid } from '../../commands/assets/rules.js';
+import { NotFoundError } from '../../infra/errors.js';
+import type { FileStorage } from '../../infra/file-storage/port.js';
+import { findAsset, findAssets, listAssets } from '../../queries/assets/assets.js';
+import { readersOnly, requireAssetWriter, writersOnly } from './access.js';
+import { representAsset } from './representation.js';
+import {
+  AssetEnvelope,
+  AssetListQuery,
+  AssetPageEnvelope,
+  AssetsEnvelope,
+  BulkBody,
+  DeletedEnvelope,
+  errorResponses,
+  IdParams,
+  MessageEnvelope,
+  SESSION_SECURITY,
+  TAG,
+} from './schemas.js';
+
+const BASE = '/api/asset-picker/assets';
+const DEFAULT_PER_PAGE = 24;
+const MAX_PER_PAGE = 100;
+
+interface ListQuery {
+  page?: number;
+  per_page?: number;
+  sort_by?: 'id' | 'name';
+  sort_order?: 'asc' | 'desc';
+  folder_id?: string;
+  search?: string;
+}
+
+interface BulkRequest extends BulkChanges {
+  ids: number[];
+  action?: 'delete';
+}
+
+export async function assetRoutes(app: FastifyInstance, runtime: Runtime, storage: FileStorage): Promise<void> {
+  const baseUrl = runtime.config.baseUrl;
+
+  app.get(
+    BASE,
+    {
+      ...readersOnly,
+      schema: {
+        tags: [TAG],
+        security: SESSION_SECURITY,
+        summary: 'A page of assets',
+        description: 'Newest first by default. `sort_by=name` orders by `metadata.title` (case-insensitive); `search` matches it as a substring.',
+        querystring: AssetListQuery,
+        response: { 200: AssetPageEnvelope, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const query = request.query as ListQuery;
+      const page = query.page ?? 1;
+      const perPage = Math.min(query.per_page ?? DEFAULT_PER_PAGE, MAX_PER_PAGE);
+      const { assets, total } = await listAssets(runtime.documents, {
+        page,
+        perPage,
+        sortBy: query.sort_by ?? 'id',
+        sortOrder: query.sort_order ?? 'desc',
+        folderId: query.folder_id ? Number(query.folder_id) : undefined,
+        search: query.search,
+      });
+      return { status: 'success' as const, assets: assets.map((a) => representAsset(a, baseUrl)), total, page, per_page: perPage };
+    },
+  );
+
+  app.get(
+    `${BASE}/:id`,
+    {
+      ...readersOnly,
+      schema: {
+        tags: [TAG],
+        security: SESSION_SECURITY,
+        summary: 'One asset',
+        params: IdParams,
+        response: { 200: AssetEnvelope, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const asset = await findAsset(runtime.documents, (request.params as { id: number }).id);
+      if (!asset) throw new NotFoundError('Asset not found.');
+      return { status: 'success' as const, asset: representAsset(asset, baseUrl) };
+    },
+  );
+
+  app.delete(
+    `${BASE}/:id`,
+    {
+      ...writersOnly,
+      schema: {
+        tags: [TAG],
+        security: SESSION_SECURITY,
+        summary: 'Delete an asset',
+        description: 'Removes its folder assignments and usage records, then the asset and its file.',
+        params: IdParams,
+        response: { 200: MessageEnvelope, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const user = await requireAssetWriter(request);
+      await deleteAsset(runtime.commandContext(user.id, request.id), storage, (request.params as { id: number }).id);
+      return { status: 'success' as const, message: 'Asset deleted.' };
+    },
+  );
+
+  app.patch(
+    `${BASE}/bulk`,
+    {
+      ...writersOnly,
+      schema: {
+        tags: [TAG],
+        security: SESSION_SECURITY,
+        summary: 'Bulk update or bulk delete assets',
+        description:
+          'With any of `name`, `alt_text`, `folder_id`: only the keys present change; `folder_id` moves the assets into that one folder and `folder_id: null` takes them out of every folder; answers `{status, assets}`. ' +
+          'With `action: "delete"`: deletes them all and answers `{status, deleted: [ids]}`. Every id must exist (404 otherwise, and nothing changes).',
+        body: BulkBody,
+        response: { 200: Type.Union([AssetsEnvelope, DeletedEnvelope]), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const user = await requireAssetWriter(request);
+      const body = request.body as BulkRequest;
+      const ids = [...new Set(body.ids)];
+      const ctx = runtime.commandContext(user.id, request.id);
+      if (body.action === 'delete') {
+        return { status: 'success' as const, deleted: await bulkDeleteAssets(ctx, storage, ids) };
+      }
+      if (body.name === undefined && body.alt_text === undefined && body.folder_id === undefined) {
+        throw invalid('ids', 'Give at least one of name, alt_text, folder_id, or action: "delete".');
+      }
+      await bulkUpdateAssets(ctx, ids, { name: body.name, alt_text: body.alt_text, folder_id: body.folder_id });
+      const byId = new Map((await findAssets(runtime.documents, ids)).map((asset) => [asset.id, asset]));
+      const assets = ids.flatMap((id) => {
+        const asset = byId.get(id);
+        return asset ? [representAsset(asset, baseUrl)] : [];
+      });
+      return { status: 'success' as const, assets };
+    },
+  );
+}

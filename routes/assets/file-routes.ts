@@ -1,0 +1,57 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Runtime } from '../../app/runtime.js';
+import { NotFoundError } from '../../infra/errors.js';
+import type { FileStorage } from '../../infra/file-storage/port.js';
+import { findAsset } from '../../queries/assets/assets.js';
+import { requestedRange } from './byte-range.js';
+import { ASSET_FILE_CSP, contentDisposition, servingPolicy } from './file-policy.js';
+import { TAG } from './schemas.js';
+
+const FILE_NAME = /^([1-9][0-9]{0,15})(?:\.([a-z0-9]{1,16}))?$/;
+
+/** GET /asset-files/{id}.{ext}: the asset's current file, public (assets appear on public pages). */
+export async function fileRoutes(app: FastifyInstance, runtime: Runtime, storage: FileStorage): Promise<void> {
+  app.get(
+    '/asset-files/:file',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "An asset's file (its canonical_url)",
+        description:
+          'Public. Served with the sniffed media type when it is on the allow list (images, PDF, audio, video, plain text), otherwise as an application/octet-stream attachment; SVG is an attachment. ' +
+          "Always `X-Content-Type-Options: nosniff` and `Content-Security-Policy: sandbox; default-src 'none'`. " +
+          'Answers a single `Range: bytes=...` with 206 (416 outside the file) and revalidates by ETag (304).',
+        params: Type.Object({ file: Type.String({ maxLength: 40 }) }),
+      },
+    },
+    async (request, reply) => {
+      const match = FILE_NAME.exec((request.params as { file: string }).file);
+      const asset = match ? await findAsset(runtime.documents, Number(match[1])) : null;
+      if (!match || !asset || asset.extension !== (match[2] ?? '')) throw new NotFoundError('File not found.');
+      const info = await storage.stat(asset.stored_name);
+      if (!info) throw new NotFoundError('File not found.');
+      const policy = servingPolicy(asset.mime_type);
+      const etag = `"${asset.sha256}"`;
+      reply
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('Content-Security-Policy', ASSET_FILE_CSP)
+        .header('Content-Disposition', contentDisposition(policy.disposition, asset.filename))
+        .header('Cache-Control', 'no-cache')
+        .header('ETag', etag);
+      if (request.headers['if-none-match'] === etag) return reply.status(304).send();
+      reply.header('Accept-Ranges', 'bytes');
+      const range = requestedRange(request.headers.range, info.size);
+      if (range === 'unsatisfiable') return reply.status(416).header('Content-Range', `bytes */${info.size}`).send();
+      reply.header('Content-Type', policy.contentType);
+      if (range) {
+        return reply
+          .status(206)
+          .header('Content-Range', `bytes ${range.start}-${range.end}/${info.size}`)
+          .header('Content-Length', range.end - range.start + 1)
+          .send(storage.openRead(asset.stored_name, range));
+      }
+      return reply.header('Content-Length', info.size).send(storage.openRead(asset.stored_name));
+    },
+  );
+}

@@ -1,0 +1,121 @@
+import type { FastifyInstance } from 'fastify';
+import type { Runtime } from '../../app/runtime.js';
+import { createFolder, deleteFolder, updateFolder } from '../../commands/assets/folder-handlers.js';
+import { NotFoundError } from '../../infra/errors.js';
+import { folderTree, folderWithChildren, type FolderNode } from '../../queries/assets/folders.js';
+import { readersOnly, requireAssetWriter, writersOnly } from './access.js';
+import {
+  errorResponses,
+  FolderCreateBody,
+  FolderEnvelope,
+  FoldersEnvelope,
+  FolderUpdateBody,
+  IdParams,
+  MessageEnvelope,
+  SESSION_SECURITY,
+  TAG,
+} from './schemas.js';
+
+const BASE = '/api/asset-picker/folders';
+
+export async function folderRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
+  async function folderOrNotFound(id: number): Promise<FolderNode> {
+    const folder = await folderWithChildren(runtime.documents, id);
+    if (!folder) throw new NotFoundError('Folder not found.');
+    return folder;
+  }
+
+  app.get(
+    BASE,
+    {
+      ...readersOnly,
+      schema: {
+        tags: [TAG],
+        security: SESSION_SECURITY,
+        summary: 'The folder tree',
+        description: 'Top-level folders with their subfolders nested in `children`, each by title. Authors, reviewers and above.',
+        response: { 200: FoldersEnvelope, ...errorResponses },
+      },
+    },
+    async () => ({ status: 'success' as const, folders: await folderTree(runtime.documents) }),
+  );
+
+  app.post(
+    BASE,
+    {
+      ...writersOnly,
+      schema: {
+        tags: [TAG],
+        security: SESSION_SECURITY,
+        summary: 'Create a folder',
+        description: 'The slug is generated from the title and unique among the folder\'s siblings. Editors and above.',
+        body: FolderCreateBody,
+        response: { 201: FolderEnvelope, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const user = await requireAssetWriter(request);
+      const body = request.body as { title: string; parent_id?: number | null };
+      const id = await createFolder(runtime.commandContext(user.id, request.id), { title: body.title, parent_id: body.parent_id ?? null });
+      return reply.status(201).send({ status: 'success', folder: await folderOrNotFound(id) });
+    },
+  );
+
+  app.get(
+    `${BASE}/:id`,
+    {
+      ...readersOnly,
+      schema: {
+        tags: [TAG],
+        security: SESSION_SECURITY,
+        summary: 'One folder with its subfolders',
+        params: IdParams,
+        response: { 200: FolderEnvelope, ...errorResponses },
+      },
+    },
+    async (request) => ({ status: 'success' as const, folder: await folderOrNotFound((request.params as { id: number }).id) }),
+  );
+
+  app.put(
+    `${BASE}/:id`,
+    {
+      ...writersOnly,
+      schema: {
+        tags: [TAG],
+        security: SESSION_SECURITY,
+        summary: 'Rename or move a folder',
+        description:
+          'Only the keys present change; `parent_id: null` moves the folder to the top level. A folder cannot be moved under itself or one of its subfolders (400). A new title gives a new slug.',
+        params: IdParams,
+        body: FolderUpdateBody,
+        response: { 200: FolderEnvelope, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const user = await requireAssetWriter(request);
+      const id = (request.params as { id: number }).id;
+      await updateFolder(runtime.commandContext(user.id, request.id), id, request.body as { title?: string; parent_id?: number | null });
+      return { status: 'success' as const, folder: await folderOrNotFound(id) };
+    },
+  );
+
+  app.delete(
+    `${BASE}/:id`,
+    {
+      ...writersOnly,
+      schema: {
+        tags: [TAG],
+        security: SESSION_SECURITY,
+        summary: 'Delete a folder',
+        description: 'Deletes the folder and its subfolders. Their assets are kept; they are only taken out of the deleted folders.',
+        params: IdParams,
+        response: { 200: MessageEnvelope, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const user = await requireAssetWriter(request);
+      await deleteFolder(runtime.commandContext(user.id, request.id), (request.params as { id: number }).id);
+      return { status: 'success' as const, message: 'Folder deleted.' };
+    },
+  );
+}

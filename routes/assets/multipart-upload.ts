@@ -1,0 +1,80 @@
+import type { FastifyRequest } from 'fastify';
+import type { MultipartFile } from '@fastify/multipart';
+import { finished } from 'node:stream/promises';
+import { invalid } from '../../commands/assets/rules.js';
+import { AppError, BadRequestError, PayloadTooLargeError } from '../../infra/errors.js';
+import type { FileStorage, PendingFile } from '../../infra/file-storage/port.js';
+import { sniffMimeType } from '../../infra/file-storage/sniff.js';
+import { extensionOf, sanitiseFilename } from './filename.js';
+
+export interface ReceivedUpload {
+  pending: PendingFile;
+  filename: string;
+  extension: string;
+  mimeType: string;
+  /** The text fields of the form, by name. */
+  fields: Record<string, string>;
+}
+
+function tooLarge(maxBytes: number): PayloadTooLargeError {
+  return new PayloadTooLargeError(`The file is larger than the upload limit of ${maxBytes} bytes.`);
+}
+
+/** Multipart failures are the client's (413 for limits, 400 for a malformed body); disk errors stay 5xx. */
+function clientError(error: unknown, maxBytes: number): unknown {
+  if (error instanceof AppError) return error;
+  const { code, statusCode } = error as { code?: string; statusCode?: number };
+  if (code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge(maxBytes);
+  if (statusCode === 413) return new PayloadTooLargeError('The upload has too many parts, files or fields.');
+  if (statusCode !== undefined && statusCode >= 400 && statusCode < 500) return new BadRequestError('The multipart body could not be read.');
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return error;
+  return new BadRequestError('The multipart body could not be read.');
+}
+
+async function drain(part: MultipartFile): Promise<void> {
+  part.file.resume();
+  await finished(part.file);
+}
+
+/**
+ * Reads a multipart upload: the first file part whose field is one of `fileFields` is streamed
+ * to the storage's temporary area (never held in memory); text fields are collected. Any
+ * refusal discards the temporary file, so a failed upload leaves nothing behind.
+ */
+export async function receiveUpload(
+  request: FastifyRequest,
+  storage: FileStorage,
+  fileFields: readonly string[],
+  maxBytes: number,
+): Promise<ReceivedUpload> {
+  if (!request.isMultipart()) throw invalid(fileFields[0], 'Send the file as multipart/form-data.');
+  let received: Omit<ReceivedUpload, 'fields'> | null = null;
+  let extraFiles = 0;
+  const fields: Record<string, string> = {};
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'field') {
+        if (part.valueTruncated) throw invalid(part.fieldname, `${part.fieldname} is too long.`);
+        fields[part.fieldname] = String(part.value);
+        continue;
+      }
+      if (received || !fileFields.includes(part.fieldname)) {
+        extraFiles++;
+        await drain(part);
+        continue;
+      }
+      const filename = sanitiseFilename(part.filename);
+      const extension = extensionOf(filename);
+      const pending = await storage.receive(part.file, extension);
+      received = { pending, filename, extension, mimeType: await sniffMimeType(pending.head, extension) };
+      if (pending.truncated) throw tooLarge(maxBytes);
+    }
+    if (!received) throw invalid(fileFields[0], `A file is required in the "${fileFields[0]}" field.`);
+    if (extraFiles > 0) throw invalid(fileFields[0], 'Send exactly one file.');
+    if (received.pending.size === 0) throw invalid(fileFields[0], 'The file is empty.');
+    return { ...received, fields };
+  } catch (error) {
+    await received?.pending.discard();
+    throw clientError(error, maxBytes);
+  }
+}

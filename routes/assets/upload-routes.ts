@@ -1,0 +1,108 @@
+import type { FastifyInstance } from 'fastify';
+import type { Runtime } from '../../app/runtime.js';
+import { replaceAssetFile, uploadAsset } from '../../commands/assets/asset-handlers.js';
+import { invalid } from '../../commands/assets/rules.js';
+import { NotFoundError } from '../../infra/errors.js';
+import type { FileStorage } from '../../infra/file-storage/port.js';
+import { findAsset } from '../../queries/assets/assets.js';
+import { requireAssetWriter, writersOnly } from './access.js';
+import { receiveUpload, type ReceivedUpload } from './multipart-upload.js';
+import { representAsset } from './representation.js';
+import { AssetEnvelope, ErrorEnvelope, errorResponses, IdParams, multipartForm, SESSION_SECURITY, TAG } from './schemas.js';
+
+const BASE = '/api/asset-picker/assets';
+const UPLOAD_FILE_FIELDS = ['file[0]', 'file', 'file[]'];
+const REPLACE_FILE_FIELDS = ['file', 'file[0]'];
+
+function folderIdField(value: string | undefined): number | null {
+  if (value === undefined || value.trim() === '' || value.trim() === 'null') return null;
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw invalid('folder_id', 'folder_id must be a folder id.');
+  return Number(value);
+}
+
+function fileInfo(upload: ReceivedUpload) {
+  return { filename: upload.filename, extension: upload.extension, mime_type: upload.mimeType };
+}
+
+export async function uploadRoutes(app: FastifyInstance, runtime: Runtime, storage: FileStorage): Promise<void> {
+  const baseUrl = runtime.config.baseUrl;
+  const maxBytes = runtime.config.maxUploadBytes;
+  const uploadErrors = { ...errorResponses, 413: ErrorEnvelope };
+
+  async function assetResponse(id: number) {
+    const asset = await findAsset(runtime.documents, id);
+    if (!asset) throw new NotFoundError('Asset not found.');
+    return { status: 'success' as const, asset: representAsset(asset, baseUrl) };
+  }
+
+  app.post(
+    BASE,
+    {
+      ...writersOnly,
+      schema: {
+        tags: [TAG],
+        security: SESSION_SECURITY,
+        summary: 'Upload an asset',
+        description:
+          'multipart/form-data with the file in `file[0]`, optional `o:name` (the title; defaults to the file name) and optional `folder_id`. ' +
+          `Files larger than MAX_UPLOAD_BYTES (default ${50 * 1024 * 1024} bytes) get 413. The media type is sniffed from the content.`,
+        consumes: ['multipart/form-data'],
+        body: multipartForm(
+          {
+            'file[0]': { type: 'string', format: 'binary', description: 'The file.' },
+            'o:name': { type: 'string', description: 'The title (metadata.title); defaults to the file name.' },
+            folder_id: { type: 'string', description: 'Id of the folder to file the asset in.' },
+          },
+          ['file[0]'],
+        ),
+        response: { 201: AssetEnvelope, ...uploadErrors },
+      },
+    },
+    async (request, reply) => {
+      const user = await requireAssetWriter(request);
+      const upload = await receiveUpload(request, storage, UPLOAD_FILE_FIELDS, maxBytes);
+      try {
+        const name = upload.fields['o:name']?.trim();
+        const id = await uploadAsset(runtime.commandContext(user.id, request.id), storage, upload.pending, {
+          ...fileInfo(upload),
+          title: name || upload.filename,
+          folder_id: folderIdField(upload.fields.folder_id),
+        });
+        return reply.status(201).send(await assetResponse(id));
+      } finally {
+        await upload.pending.discard();
+      }
+    },
+  );
+
+  app.put(
+    `${BASE}/:id/replace`,
+    {
+      ...writersOnly,
+      schema: {
+        tags: [TAG],
+        security: SESSION_SECURITY,
+        summary: "Replace an asset's file",
+        description:
+          'multipart/form-data with one `file` field. The new file must keep the original extension (400 with the reason otherwise). ' +
+          'The asset keeps its id, title and folders, and its canonical_url serves the new content.',
+        consumes: ['multipart/form-data'],
+        body: multipartForm({ file: { type: 'string', format: 'binary', description: 'The new file, with the same extension.' } }, ['file']),
+        params: IdParams,
+        response: { 200: AssetEnvelope, ...uploadErrors },
+      },
+    },
+    async (request) => {
+      const user = await requireAssetWriter(request);
+      const id = (request.params as { id: number }).id;
+      if (!(await findAsset(runtime.documents, id))) throw new NotFoundError('Asset not found.');
+      const upload = await receiveUpload(request, storage, REPLACE_FILE_FIELDS, maxBytes);
+      try {
+        await replaceAssetFile(runtime.commandContext(user.id, request.id), storage, id, upload.pending, fileInfo(upload));
+      } finally {
+        await upload.pending.discard();
+      }
+      return assetResponse(id);
+    },
+  );
+}

@@ -1,0 +1,59 @@
+import type { FastifyInstance } from 'fastify';
+import type { Runtime } from '../../app/runtime.js';
+import { recordAssetUsage } from '../../commands/assets/asset-handlers.js';
+import { NotFoundError } from '../../infra/errors.js';
+import { findAsset, findUsage, recentUsage } from '../../queries/assets/assets.js';
+import { readersOnly, requireAssetWriter, writersOnly } from './access.js';
+import { representUsage } from './representation.js';
+import { errorResponses, IdParams, SESSION_SECURITY, TAG, UsageBody, UsageEnvelope, UsageListEnvelope } from './schemas.js';
+
+const PATH = '/api/asset-picker/assets/:id/usage';
+
+export async function usageRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
+  app.get(
+    PATH,
+    {
+      ...readersOnly,
+      schema: {
+        tags: [TAG],
+        security: SESSION_SECURITY,
+        summary: "An asset's usage records",
+        description: 'The most recent 100 records, newest first.',
+        params: IdParams,
+        response: { 200: UsageListEnvelope, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const id = (request.params as { id: number }).id;
+      if (!(await findAsset(runtime.documents, id))) throw new NotFoundError('Asset not found.');
+      return { status: 'success' as const, usage: (await recentUsage(runtime.documents, id)).map(representUsage) };
+    },
+  );
+
+  app.post(
+    PATH,
+    {
+      ...writersOnly,
+      schema: {
+        tags: [TAG],
+        security: SESSION_SECURITY,
+        summary: 'Record a usage of an asset',
+        description: 'The rich-text editor calls it on every insertion. `context_id` is an integer or null.',
+        params: IdParams,
+        body: UsageBody,
+        response: { 201: UsageEnvelope, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const user = await requireAssetWriter(request);
+      const body = request.body as { context_type: string; context_id?: number | null };
+      const usageId = await recordAssetUsage(runtime.commandContext(user.id, request.id), (request.params as { id: number }).id, {
+        context_type: body.context_type,
+        context_id: body.context_id ?? null,
+      });
+      const usage = await findUsage(runtime.documents, usageId);
+      if (!usage) throw new NotFoundError('Usage record not found.');
+      return reply.status(201).send({ status: 'success', usage: representUsage(usage) });
+    },
+  );
+}

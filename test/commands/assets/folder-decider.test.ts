@@ -1,0 +1,44 @@
+import t from 'tap';
+import { assetFolderDecider } from '../../../commands/assets/folder-decider.js';
+import type { AssetFolderEvent } from '../../../commands/assets/events.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../../infra/errors.js';
+import { deciderSpec } from '../../decider-spec.js';
+
+const folders = deciderSpec(assetFolderDecider);
+const created: AssetFolderEvent = { type: 'AssetFolderCreated', data: { id: 2, title: 'Maps', slug: 'maps', parent_id: 1 } };
+
+t.test('create records title, slug and parent; only once', async (t) => {
+  folders.given([]).when({ type: 'CreateAssetFolder', data: { id: 2, title: ' Maps ', slug: 'maps', parent_id: 1 } }).then(t, [created]);
+  folders.given([created]).when({ type: 'CreateAssetFolder', data: { id: 2, title: 'Maps', slug: 'maps', parent_id: 1 } }).thenThrows(t, ConflictError);
+  folders.given([]).when({ type: 'CreateAssetFolder', data: { id: 2, title: '  ', slug: 'x', parent_id: null } }).thenThrows(t, ValidationError);
+  folders.given([]).when({ type: 'CreateAssetFolder', data: { id: 2, title: 'x'.repeat(256), slug: 'x', parent_id: null } }).thenThrows(t, ValidationError);
+  folders.given([]).when({ type: 'CreateAssetFolder', data: { id: 2, title: 'Self', slug: 'self', parent_id: 2 } }).thenThrows(t, ValidationError);
+});
+
+t.test('update: a rename, a move, both, or nothing', async (t) => {
+  folders
+    .given([created])
+    .when({ type: 'UpdateAssetFolder', data: { title: 'Old maps', slug: 'old-maps', parent_id: 1 } })
+    .then(t, [{ type: 'AssetFolderRenamed', data: { id: 2, title: 'Old maps', slug: 'old-maps' } }]);
+  folders
+    .given([created])
+    .when({ type: 'UpdateAssetFolder', data: { title: 'Maps', slug: 'maps-2', parent_id: null } })
+    .then(t, [{ type: 'AssetFolderMoved', data: { id: 2, parent_id: null, slug: 'maps-2' } }]);
+  folders
+    .given([created])
+    .when({ type: 'UpdateAssetFolder', data: { title: 'Charts', slug: 'charts', parent_id: 5 } })
+    .then(t, [
+      { type: 'AssetFolderRenamed', data: { id: 2, title: 'Charts', slug: 'charts' } },
+      { type: 'AssetFolderMoved', data: { id: 2, parent_id: 5, slug: 'charts' } },
+    ]);
+  folders.given([created]).when({ type: 'UpdateAssetFolder', data: { title: 'Maps', slug: 'maps', parent_id: 1 } }).then(t, []);
+  folders.given([created]).when({ type: 'UpdateAssetFolder', data: { title: 'Maps', slug: 'maps', parent_id: 2 } }).thenThrows(t, ValidationError);
+  folders.given([]).when({ type: 'UpdateAssetFolder', data: { title: 'Maps', slug: 'maps', parent_id: null } }).thenThrows(t, NotFoundError);
+});
+
+t.test('delete once', async (t) => {
+  const deleted: AssetFolderEvent = { type: 'AssetFolderDeleted', data: { id: 2 } };
+  folders.given([created]).when({ type: 'DeleteAssetFolder', data: {} }).then(t, [deleted]);
+  folders.given([created, deleted]).when({ type: 'DeleteAssetFolder', data: {} }).thenThrows(t, NotFoundError);
+  folders.given([created, deleted]).when({ type: 'UpdateAssetFolder', data: { title: 'X', slug: 'x', parent_id: null } }).thenThrows(t, NotFoundError);
+});
