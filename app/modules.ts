@@ -2,6 +2,7 @@ import type { AppModule } from './module.js';
 import { usersModule } from './modules/core.js';
 import { platformModule } from './modules/platform.js';
 import { assetsModule } from './modules/assets.js';
+import { backupsModule } from './modules/backups.js';
 import { pageVersioningModule } from './modules/page-versioning.js';
 
 /** Every feature module, in start order. Add a module here with one import and one entry. */
@@ -9,5 +10,6 @@ export const appModules: readonly AppModule[] = [
   usersModule,
   platformModule,
   assetsModule,
+  backupsModule,
   pageVersioningModule,
 ];

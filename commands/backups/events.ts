@@ -1,0 +1,36 @@
+import type { DomainEvent } from '../decider.js';
+
+/** The archive parts a backup may hold; every flag defaults to true. */
+export interface BackupIncludes {
+  include_db: boolean;
+  include_files: boolean;
+  include_themes: boolean;
+  include_modules: boolean;
+  include_api: boolean;
+}
+
+export const INCLUDE_FLAGS = ['include_db', 'include_files', 'include_themes', 'include_modules', 'include_api'] as const;
+
+export type BackupRequested = DomainEvent<
+  'BackupRequested',
+  {
+    id: number;
+    filename: string;
+    path: string;
+    storage: 'local';
+    includes: BackupIncludes;
+    created_by: number | null;
+    /** ISO 8601, from the clock when the request arrived. */
+    created_at: string;
+    module_version: string;
+  }
+>;
+export type BackupCompleted = DomainEvent<'BackupCompleted', { id: number; size: number; checksum: string; event_count: number }>;
+export type BackupFailed = DomainEvent<'BackupFailed', { id: number; error: string }>;
+export type BackupDeleted = DomainEvent<'BackupDeleted', { id: number }>;
+
+export type BackupEvent = BackupRequested | BackupCompleted | BackupFailed | BackupDeleted;
+
+export const BACKUP_EVENT_TYPES: readonly BackupEvent['type'][] = ['BackupRequested', 'BackupCompleted', 'BackupFailed', 'BackupDeleted'];
+
+export const backupStream = (id: number) => `backup-${id}`;

@@ -1,0 +1,186 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { KEY_OR_SESSION, type Principal } from '../../app/auth.js';
+import { refuseOtherMethods } from '../../app/method-not-allowed.js';
+import type { Runtime } from '../../app/runtime.js';
+import { deleteBackup, failBackup, requestBackup } from '../../commands/backups/handlers.js';
+import { INCLUDE_FLAGS, type BackupIncludes } from '../../commands/backups/events.js';
+import { isAdmin } from '../../commands/users/roles.js';
+import { AppError, BadRequestError, ForbiddenError, NotFoundError } from '../../infra/errors.js';
+import { findBackup, listBackups } from '../../queries/backups/backups.js';
+import { registerApiSource } from '../../workers/backups/api-export.js';
+import { BACKUP_QUEUE, type BackupJobData, type BackupJobResult } from '../../workers/backups/backup-job.js';
+import { backupsDir } from '../../workers/backups/paths.js';
+import { removeArchive } from '../../workers/backups/remove-archive.js';
+import { applyRetention } from '../../workers/backups/retention.js';
+import { BackupRecord, representBackup } from './representation.js';
+
+/** Creation is synchronous; this bounds the wait for the worker, not the worker itself. */
+const BACKUP_TIMEOUT_MS = 2 * 60 * 60 * 1000;
+
+const TAG = 'backups';
+const SECURITY: { [scheme: string]: string[] }[] = [{ apiKeyIdentity: [], apiKeyCredential: [] }, { session: [] }];
+const PERMISSION = 'Only a Global Administrator or a Supervisor may manage backups.';
+
+const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const ErrorBody = Type.Object({ errors: Type.Record(Type.String(), Type.Unknown()) });
+const Status = Type.Union([Type.Literal('in_progress'), Type.Literal('complete'), Type.Literal('failed')]);
+const flag = (what: string) => Type.Optional(Type.Boolean({ default: true, description: `Include ${what} (default true).` }));
+const CreateBody = Type.Object(
+  {
+    include_db: flag('the complete event log, the source of truth the restore replays'),
+    include_files: flag('uploaded files'),
+    include_themes: flag('the themes folder'),
+    include_modules: flag('the modules folder'),
+    include_api: flag('JSON exports of every list the API serves'),
+  },
+  { additionalProperties: false },
+);
+
+function includesFrom(body: Partial<BackupIncludes> | undefined): BackupIncludes {
+  return Object.fromEntries(INCLUDE_FLAGS.map((f) => [f, body?.[f] ?? true])) as unknown as BackupIncludes;
+}
+
+/**
+ * Every flag defaults to true, so an empty body means "everything", also when a client labels it
+ * JSON (Fastify's own parser refuses an empty JSON body). Scoped to these routes.
+ */
+function acceptEmptyJson(scope: FastifyInstance): void {
+  scope.removeContentTypeParser('application/json');
+  scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, {});
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new BadRequestError('The request body is not valid JSON.'), undefined);
+    }
+  });
+}
+
+/** /api/backups: Global Administrators and Supervisors only, by API key or session (seed 002). */
+export async function backupRoutes(root: FastifyInstance, runtime: Runtime): Promise<void> {
+  registerApiSource(runtime, root);
+  await root.register(async (app) => {
+    acceptEmptyJson(app);
+    await backupResourceRoutes(app, runtime);
+  });
+}
+
+async function backupResourceRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
+  const baseUrl = runtime.config.baseUrl;
+  const callers = new WeakMap<FastifyRequest, Principal>();
+
+  /** Permission first, before the body or id is looked at: nobody else learns anything here. */
+  async function requireBackupAdmin(request: FastifyRequest): Promise<void> {
+    const user = await request.principal(KEY_OR_SESSION);
+    if (!user || !isAdmin(user.role)) throw new ForbiddenError(PERMISSION);
+    callers.set(request, user);
+    if (request.body === undefined || request.body === null) request.body = {};
+  }
+  const caller = (request: FastifyRequest) => callers.get(request) as Principal;
+  const errors = { 403: ErrorBody, 422: ErrorBody };
+
+  app.get(
+    '/api/backups',
+    {
+      preValidation: requireBackupAdmin,
+      schema: {
+        tags: [TAG],
+        summary: 'List backups',
+        description:
+          'Every backup record, newest first. `page` and `per_page` are ignored: the full list is always returned, and `Platform-Total-Results` equals its length.',
+        security: SECURITY,
+        querystring: Type.Object({ status: Type.Optional(Status) }),
+        response: { 200: Type.Array(BackupRecord), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { status } = request.query as { status?: 'in_progress' | 'complete' | 'failed' };
+      const records = await listBackups(runtime.documents, status);
+      reply.header('Platform-Total-Results', String(records.length));
+      return records.map((doc) => representBackup(doc, baseUrl));
+    },
+  );
+
+  app.get(
+    '/api/backups/:id',
+    {
+      preValidation: requireBackupAdmin,
+      schema: { tags: [TAG], summary: 'Read one backup', security: SECURITY, params: IdParams, response: { 200: BackupRecord, 404: ErrorBody, ...errors } },
+    },
+    async (request) => {
+      const record = await findBackup(runtime.documents, (request.params as { id: number }).id);
+      if (!record) throw new NotFoundError('Backup not found.');
+      return representBackup(record, baseUrl);
+    },
+  );
+
+  app.post(
+    '/api/backups',
+    {
+      preValidation: requireBackupAdmin,
+      schema: {
+        tags: [TAG],
+        summary: 'Create a backup',
+        description:
+          'Writes a zip archive into DATA_DIR/backups and answers when it is finished, with the complete record (201). If the archive cannot be written, the record is kept as `failed` and the answer is a 500 saying why. Retention cleanup then keeps the newest BACKUP_RETENTION complete backups.',
+        security: SECURITY,
+        body: CreateBody,
+        response: { 201: BackupRecord, 500: ErrorBody, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const user = caller(request);
+      const ctx = runtime.commandContext(user.id, request.id);
+      const upTo = await runtime.eventStore.lastPosition();
+      const id = await requestBackup(ctx, { includes: includesFrom(request.body as Partial<BackupIncludes>), backupsDir: backupsDir(runtime.config.dataDir) });
+      let outcome: BackupJobResult;
+      try {
+        outcome = await runtime.jobs.addAndWait<BackupJobData, BackupJobResult>(
+          BACKUP_QUEUE,
+          { backupId: id, upTo },
+          { jobId: `backup-${id}`, timeoutMs: BACKUP_TIMEOUT_MS },
+        );
+      } catch (error) {
+        request.log.error({ err: error, backupId: id }, 'backup job did not finish');
+        outcome = { status: 'failed', error: 'The backup job did not finish.' };
+        await failBackup(ctx, id, outcome.error as string).catch(() => undefined);
+      }
+      // The worker may run in another process: wait until this one's read models have its events.
+      await runtime.projections.catchUp();
+      const record = await findBackup(runtime.documents, id);
+      if (outcome.status !== 'complete' || !record || record.status !== 'complete') {
+        throw new AppError(`Backup failed: ${outcome.error ?? record?.error ?? 'unknown reason.'}`, 500);
+      }
+      await applyRetention(runtime, runtime.config.backupRetention, user.id);
+      return reply.status(201).send(representBackup(record, baseUrl));
+    },
+  );
+
+  app.delete(
+    '/api/backups/:id',
+    {
+      preValidation: requireBackupAdmin,
+      schema: {
+        tags: [TAG],
+        summary: 'Delete a backup',
+        description: 'Removes the archive from disk and the record; answers with the deleted record.',
+        security: SECURITY,
+        params: IdParams,
+        response: { 200: BackupRecord, 404: ErrorBody, ...errors },
+      },
+    },
+    async (request) => {
+      const id = (request.params as { id: number }).id;
+      const record = await findBackup(runtime.documents, id);
+      if (!record) throw new NotFoundError('Backup not found.');
+      await deleteBackup(runtime.commandContext(caller(request).id, request.id), id);
+      await removeArchive(runtime, record);
+      return representBackup(record, baseUrl);
+    },
+  );
+
+  refuseOtherMethods(app, '/api/backups', ['GET', 'POST']);
+  refuseOtherMethods(app, '/api/backups/:id', ['GET', 'DELETE']);
+}

@@ -1,0 +1,57 @@
+import { Type } from '@sinclair/typebox';
+import type { BackupDoc } from '../../queries/backups/backups.js';
+import { ldHeader, sqlTimestamp } from '../json-ld.js';
+
+/** The `o:Backup` record (seed 002): every field, JSON-LD. */
+export function representBackup(doc: BackupDoc, baseUrl: string): Record<string, unknown> {
+  return {
+    ...ldHeader(baseUrl, 'o:Backup', 'backups', doc.id),
+    'o:filename': doc.filename,
+    'o:path': doc.path,
+    'o:storage': doc.storage,
+    'o:size': doc.size,
+    'o:status': doc.status,
+    'o:checksum': doc.checksum,
+    'o:created_by': doc.created_by,
+    'o:created_at': sqlTimestamp(doc.created_at),
+    'o:metadata': {
+      backup_module_version: doc.module_version,
+      created_at: doc.created_at,
+      includes: { ...doc.includes },
+    },
+  };
+}
+
+const Includes = Type.Object({
+  include_db: Type.Boolean(),
+  include_files: Type.Boolean(),
+  include_themes: Type.Boolean(),
+  include_modules: Type.Boolean(),
+  include_api: Type.Boolean(),
+});
+
+/** Response schema: documents the record in the OpenAPI reference and serialises it. */
+export const BackupRecord = Type.Object(
+  {
+    '@context': Type.String(),
+    '@id': Type.String(),
+    '@type': Type.Literal('o:Backup'),
+    'o:id': Type.Integer(),
+    'o:filename': Type.String({ description: 'Archive file name.' }),
+    'o:path': Type.String({ description: 'Absolute path of the archive on the server.' }),
+    'o:storage': Type.String({ description: 'Storage kind: `local`.' }),
+    'o:size': Type.Integer({ description: 'Archive size in bytes (0 until complete).' }),
+    'o:status': Type.Union([Type.Literal('in_progress'), Type.Literal('complete'), Type.Literal('failed')]),
+    'o:checksum': Type.Union([Type.String({ description: '`sha256:<hex>` of the archive file.' }), Type.Null()], {
+      description: '`sha256:<hex>` of the archive file; null while no archive exists.',
+    }),
+    'o:created_by': Type.Union([Type.Integer(), Type.Null()], { description: 'User id; null for backups made from the command line.' }),
+    'o:created_at': Type.String({ description: '`YYYY-MM-DD HH:MM:SS` (UTC).' }),
+    'o:metadata': Type.Object({
+      backup_module_version: Type.String(),
+      created_at: Type.String({ description: 'ISO 8601 datetime.' }),
+      includes: Includes,
+    }),
+  },
+  { additionalProperties: true },
+);

@@ -1,0 +1,30 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { embeddedConfig } from '../../../app/config.js';
+import { createRuntime } from '../../../app/runtime.js';
+import { requestBackup } from '../../../commands/backups/handlers.js';
+import { findBackup } from '../../../queries/backups/backups.js';
+import { INTERRUPTED_MESSAGE } from '../../../workers/backups/interrupted.js';
+import { backupsDir } from '../../../workers/backups/paths.js';
+
+const ALL = { include_db: true, include_files: true, include_themes: true, include_modules: true, include_api: true };
+
+t.test('a backup left in progress by a stopped server is failed at the next start', async (t) => {
+  const config = embeddedConfig(t.testdir());
+  const before = await createRuntime(config, { startWorkers: false });
+  const id = await requestBackup(before.commandContext(1), { includes: ALL, backupsDir: backupsDir(config.dataDir) });
+  const record = await findBackup(before.documents, id);
+  t.equal(record?.status, 'in_progress');
+  await before.close();
+  mkdirSync(backupsDir(config.dataDir), { recursive: true });
+  const partial = join(backupsDir(config.dataDir), `${record!.filename}.partial`);
+  writeFileSync(partial, 'half an archive');
+
+  const after = await createRuntime(config);
+  t.teardown(() => after.close());
+  const now = await findBackup(after.documents, id);
+  t.equal(now?.status, 'failed');
+  t.equal(now?.error, INTERRUPTED_MESSAGE);
+  t.notOk(existsSync(partial), 'the partial archive is removed');
+});

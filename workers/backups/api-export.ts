@@ -1,0 +1,72 @@
+import type { FastifyInstance } from 'fastify';
+import type { Runtime } from '../../app/runtime.js';
+import { SESSION_COOKIE } from '../../app/sessions.js';
+
+/** The HTTP app serving a runtime, so the worker can export the API as it answers. */
+const apps = new WeakMap<Runtime, FastifyInstance>();
+
+export function registerApiSource(runtime: Runtime, app: FastifyInstance): void {
+  apps.set(runtime, app);
+  app.addHook('onClose', async () => {
+    if (apps.get(runtime) === app) apps.delete(runtime);
+  });
+}
+
+export function apiSourceFor(runtime: Runtime): FastifyInstance | null {
+  return apps.get(runtime) ?? null;
+}
+
+const MAX_PAGES = 10_000;
+
+/** GET paths of the OpenAPI document that need no path parameter, e.g. `/api/items`. */
+export async function listablePaths(app: FastifyInstance): Promise<string[]> {
+  await app.ready();
+  const document = app.swagger() as { paths?: Record<string, Record<string, unknown>> };
+  return Object.entries(document.paths ?? {})
+    .filter(([path, operations]) => operations.get !== undefined && !path.includes('{'))
+    .map(([path]) => path)
+    .sort();
+}
+
+/** `/api/items` is saved as `api/api/items.json`. */
+export function exportNameFor(path: string): string {
+  return `api${path}.json`;
+}
+
+function nextLink(header: unknown, baseUrl: string): string | null {
+  const match = /<([^>]+)>;\s*rel="next"/.exec(typeof header === 'string' ? header : '');
+  if (!match) return null;
+  return match[1].startsWith(baseUrl) ? match[1].slice(baseUrl.length) : null;
+}
+
+/**
+ * Every listable GET of the API, as the requesting administrator (or an anonymous visitor for
+ * a backup without a user) sees it, through the app itself; lists that page are followed to
+ * the end. Answers other than a JSON 200 (a surface needing a token, say) are left out.
+ */
+export async function* apiExports(app: FastifyInstance, baseUrl: string, userId: number | null): AsyncGenerator<{ name: string; body: string }> {
+  const token = userId === null ? null : app.sessions.create(userId);
+  const headers = token ? { cookie: `${SESSION_COOKIE}=${token}` } : {};
+  try {
+    for (const path of await listablePaths(app)) {
+      let url: string | null = `${path}?per_page=100`;
+      let response = await app.inject({ method: 'GET', url, headers });
+      if (response.statusCode !== 200) response = await app.inject({ method: 'GET', url: (url = path), headers });
+      if (response.statusCode !== 200 || !String(response.headers['content-type'] ?? '').includes('json')) continue;
+      let first: unknown = JSON.parse(response.body);
+      if (Array.isArray(first)) {
+        const all: unknown[] = [...first];
+        for (let page = 1; page < MAX_PAGES && (url = nextLink(response.headers.link, baseUrl)); page++) {
+          response = await app.inject({ method: 'GET', url, headers });
+          const body: unknown = response.statusCode === 200 ? JSON.parse(response.body) : null;
+          if (!Array.isArray(body)) break;
+          all.push(...body);
+        }
+        first = all;
+      }
+      yield { name: exportNameFor(path), body: JSON.stringify(first, null, 1) };
+    }
+  } finally {
+    if (token) app.sessions.destroy(token);
+  }
+}

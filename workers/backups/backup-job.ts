@@ -1,0 +1,67 @@
+import type { Runtime } from '../../app/runtime.js';
+import { completeBackup, failBackup } from '../../commands/backups/handlers.js';
+import { findBackup } from '../../queries/backups/backups.js';
+import { apiSourceFor } from './api-export.js';
+import { createArchive } from './create-archive.js';
+import { backupFailureMessage } from './failure-message.js';
+import { archiveFileFor } from './paths.js';
+import { removeArchive } from './remove-archive.js';
+
+export const BACKUP_QUEUE = 'backups';
+
+export interface BackupJobData {
+  backupId: number;
+  /** Log position when the backup was requested: the archive holds the log up to there. */
+  upTo: number;
+}
+
+export interface BackupJobResult {
+  status: 'complete' | 'failed';
+  error?: string;
+}
+
+/**
+ * Writes the archive of a requested backup and records the outcome as events. A failure is a
+ * result, not an exception: the record is kept as failed with a message people can act on.
+ */
+export async function runBackupJob(runtime: Runtime, data: BackupJobData): Promise<BackupJobResult> {
+  // A worker in another process may not have applied the request yet.
+  let record = await findBackup(runtime.documents, data.backupId);
+  if (!record) {
+    await runtime.projections.catchUp();
+    record = await findBackup(runtime.documents, data.backupId);
+  }
+  if (!record) return { status: 'failed', error: 'The backup record no longer exists.' };
+  if (record.status === 'complete') return { status: 'complete' };
+  if (record.status === 'failed') return { status: 'failed', error: record.error ?? undefined };
+  const ctx = runtime.commandContext(record.created_by);
+  const app = apiSourceFor(runtime);
+  if (record.includes.include_api && !app) runtime.logger.warn({ backupId: record.id }, 'no HTTP app in this process: the api part stays empty');
+  try {
+    const result = await createArchive({
+      file: archiveFileFor(runtime.config.dataDir, record.filename),
+      dataDir: runtime.config.dataDir,
+      includes: record.includes,
+      backupId: record.id,
+      createdAt: new Date(record.created_at),
+      eventStore: runtime.eventStore,
+      upTo: data.upTo,
+      api: app ? { app, baseUrl: runtime.config.baseUrl, userId: record.created_by } : null,
+    });
+    try {
+      await completeBackup(ctx, record.id, { size: result.size, checksum: result.checksum, event_count: result.eventCount });
+    } catch (error) {
+      // Deleted (or given up on) while the archive was being written: the archive has no record.
+      await removeArchive(runtime, record);
+      throw error;
+    }
+    return { status: 'complete' };
+  } catch (error) {
+    runtime.logger.error({ err: error, backupId: record.id }, 'backup failed');
+    const message = backupFailureMessage(error);
+    await failBackup(ctx, record.id, message).catch((failure: unknown) => {
+      runtime.logger.warn({ err: failure, backupId: record.id }, 'the failure could not be recorded');
+    });
+    return { status: 'failed', error: message };
+  }
+}

@@ -1,0 +1,132 @@
+import type { FastifyInstance } from 'fastify';
+import { mkdir, open, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { BackupIncludes } from '../../commands/backups/events.js';
+import { BACKUP_MODULE_VERSION } from '../../commands/backups/module-version.js';
+import type { EventStore } from '../../infra/event-store/port.js';
+import { apiExports } from './api-export.js';
+import { storeUncompressed } from './compression.js';
+import { eventLogStream } from './event-log.js';
+import { filesUnder } from './folder-files.js';
+import {
+  ARCHIVE_FORMAT,
+  ARCHIVE_FORMAT_VERSION,
+  EVENT_LOG_NAME,
+  MANIFEST_NAME,
+  PARTS,
+  type Manifest,
+  type ManifestEntry,
+  type PartName,
+  type PartSummary,
+} from './manifest.js';
+import { checksumFileFor } from './paths.js';
+import { ZipWriter } from './zip-writer.js';
+
+export interface ArchiveRequest {
+  /** The archive's final path; it appears there only once complete. */
+  file: string;
+  dataDir: string;
+  includes: BackupIncludes;
+  backupId: number | null;
+  createdAt: Date;
+  eventStore: EventStore;
+  /** The log position the archive's event log ends at (a consistent prefix). */
+  upTo: number;
+  /** The app to export the API from, as this user sees it; null leaves the api part empty. */
+  api: { app: FastifyInstance; baseUrl: string; userId: number | null } | null;
+}
+
+export interface ArchiveResult {
+  size: number;
+  /** `sha256:<hex>` of the archive file. */
+  checksum: string;
+  eventCount: number;
+  manifest: Manifest;
+}
+
+/** Folders of DATA_DIR copied as they are: uploaded files, themes, modules. */
+const FOLDER_PARTS: readonly { part: PartName; flag: keyof BackupIncludes; folder: string }[] = [
+  { part: 'files', flag: 'include_files', folder: 'files' },
+  { part: 'themes', flag: 'include_themes', folder: 'themes' },
+  { part: 'modules', flag: 'include_modules', folder: 'modules' },
+];
+
+async function openIfExists(path: string): Promise<FileHandle | null> {
+  try {
+    return await open(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+/**
+ * Streams the parts the include flags ask for into a zip, then manifest.json with every
+ * entry's size and SHA-256, and writes `ARCHIVE.zip.sha256` beside it. The zip is written
+ * under a temporary name and renamed when complete, so a failure leaves no archive behind.
+ */
+export async function createArchive(request: ArchiveRequest): Promise<ArchiveResult> {
+  const partial = `${request.file}.partial`;
+  await mkdir(dirname(request.file), { recursive: true });
+  await rm(partial, { force: true });
+  const zip = new ZipWriter(partial, request.createdAt);
+  const entries: ManifestEntry[] = [];
+  const counter = { events: 0 };
+  try {
+    if (request.includes.include_db) {
+      const written = await zip.add(EVENT_LOG_NAME, eventLogStream(request.eventStore, request.upTo, counter));
+      entries.push({ ...written, part: 'db' });
+    }
+    for (const { part, flag, folder } of FOLDER_PARTS) {
+      if (!request.includes[flag]) continue;
+      for await (const file of filesUnder(join(request.dataDir, folder))) {
+        // Opened before it is added: a file deleted meanwhile is skipped, and once open it
+        // stays readable to the end even if it is deleted.
+        const handle = await openIfExists(file.absolute);
+        if (!handle) continue;
+        const name = `${folder}/${file.relative}`;
+        const written = await zip.add(name, handle.createReadStream({ highWaterMark: 1024 * 1024 }), { store: storeUncompressed(name) });
+        entries.push({ ...written, part });
+      }
+    }
+    if (request.includes.include_api && request.api) {
+      for await (const exported of apiExports(request.api.app, request.api.baseUrl, request.api.userId)) {
+        entries.push({ ...(await zip.add(exported.name, exported.body)), part: 'api' });
+      }
+    }
+    const manifest = buildManifest(request, entries, counter.events);
+    await zip.add(MANIFEST_NAME, JSON.stringify(manifest, null, 2));
+    const { size, sha256 } = await zip.finish();
+    await rename(partial, request.file);
+    await writeFile(checksumFileFor(request.file), `${sha256}  ${basename(request.file)}\n`);
+    return { size, checksum: `sha256:${sha256}`, eventCount: counter.events, manifest };
+  } catch (error) {
+    await zip.abort();
+    await rm(partial, { force: true });
+    await rm(request.file, { force: true });
+    await rm(checksumFileFor(request.file), { force: true });
+    throw error;
+  }
+}
+
+function buildManifest(request: ArchiveRequest, entries: ManifestEntry[], eventCount: number): Manifest {
+  const parts = Object.fromEntries(
+    PARTS.map(({ name, flag }) => {
+      const mine = entries.filter((e) => e.part === name);
+      const summary: PartSummary = { included: request.includes[flag], entries: mine.length, bytes: mine.reduce((n, e) => n + e.size, 0) };
+      return [name, summary];
+    }),
+  ) as Record<PartName, PartSummary>;
+  return {
+    format: ARCHIVE_FORMAT,
+    format_version: ARCHIVE_FORMAT_VERSION,
+    backup_module_version: BACKUP_MODULE_VERSION,
+    backup_id: request.backupId,
+    created_at: request.createdAt.toISOString(),
+    includes: request.includes,
+    parts,
+    event_count: request.includes.include_db ? eventCount : 0,
+    last_position: request.includes.include_db ? request.upTo : 0,
+    entries,
+  };
+}

@@ -1,0 +1,23 @@
+import type { Dirent } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/**
+ * Regular files under a folder, depth first in name order, as paths relative to it (with `/`).
+ * A missing folder has no files; symbolic links are skipped so nothing outside is archived.
+ */
+export async function* filesUnder(root: string, relative = ''): AsyncGenerator<{ absolute: string; relative: string }> {
+  let entries: Dirent[];
+  try {
+    entries = await readdir(join(root, relative), { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && relative === '') return;
+    throw error;
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    const rel = relative ? `${relative}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) yield* filesUnder(root, rel);
+    else if (entry.isFile()) yield { absolute: join(root, rel), relative: rel };
+  }
+}

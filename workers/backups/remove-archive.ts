@@ -1,0 +1,20 @@
+import { rm } from 'node:fs/promises';
+import type { Runtime } from '../../app/runtime.js';
+import type { BackupDoc } from '../../queries/backups/backups.js';
+import { archiveFileFor, checksumFileFor } from './paths.js';
+
+/**
+ * Removes a record's archive and its checksum file from this installation's backups folder.
+ * Called after the record's deletion is recorded: a file left behind by a failure here is
+ * logged, while a record pointing at a missing archive would mislead.
+ */
+export async function removeArchive(runtime: Runtime, record: BackupDoc): Promise<void> {
+  const file = archiveFileFor(runtime.config.dataDir, record.filename);
+  for (const path of [file, checksumFileFor(file), `${file}.partial`]) {
+    try {
+      await rm(path, { force: true });
+    } catch (error) {
+      runtime.logger.error({ err: error, backupId: record.id }, 'could not remove a backup file');
+    }
+  }
+}

@@ -1,0 +1,160 @@
+import { createWriteStream, existsSync } from 'node:fs';
+import { mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { pipeline } from 'node:stream/promises';
+import type { Logger } from 'pino';
+import type { AppConfig } from '../../app/config.js';
+import { VersionConflictError } from '../../infra/errors.js';
+import type { EventStore, NewEvent } from '../../infra/event-store/port.js';
+import { createInfrastructure } from '../../infra/select.js';
+import type { EventLine } from './event-log.js';
+import { EVENT_LOG_NAME, type Manifest } from './manifest.js';
+import { checkChecksumFile, RestoreRefusedError, verifyArchive } from './verify-archive.js';
+import type { ZipArchive } from './zip-reader.js';
+
+export { RestoreRefusedError } from './verify-archive.js';
+
+export interface RestoreProgress {
+  /** Called once per phase with its total, then tick per unit done. */
+  start(phase: 'verify' | 'restore', total: number): { tick(amount?: number): void; stop(): void };
+}
+
+export interface RestoreResult {
+  events: number;
+  files: number;
+  checkedChecksumFile: boolean;
+  manifest: Manifest;
+}
+
+const APPEND_BATCH = 500;
+const RESTORED_FOLDERS = ['files/', 'themes/', 'modules/'];
+const silentProgress: RestoreProgress = { start: () => ({ tick() {}, stop() {} }) };
+
+async function assertEmptyTarget(dir: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return;
+    if (code === 'ENOTDIR') throw new RestoreRefusedError(`The target DATA_DIR ${dir} is not a directory.`);
+    throw error;
+  }
+  if (names.length > 0) throw new RestoreRefusedError(`The target DATA_DIR ${dir} is not empty; restore only into an empty or new directory.`);
+}
+
+/**
+ * Appends the log stream by stream in its original order, each run of one stream's events in
+ * one append with the version the stream had, so ids, versions and order come back as they were.
+ */
+async function replayEvents(zip: ZipArchive, store: EventStore, manifest: Manifest, tick: (n: number) => void): Promise<number> {
+  const lines = createInterface({ input: await zip.open(EVENT_LOG_NAME), crlfDelay: Infinity });
+  let run: EventLine[] = [];
+  let count = 0;
+  let runStartLine = 0;
+  let lastPosition = 0;
+  const flush = async () => {
+    if (run.length === 0) return;
+    const events: NewEvent[] = run.map((e) => ({ type: e.type, data: e.data, metadata: e.metadata }));
+    try {
+      await store.append(run[0].streamId, events, run[0].streamVersion - 1);
+    } catch (error) {
+      if (!(error instanceof VersionConflictError)) throw error;
+      throw new RestoreRefusedError(
+        `events.ndjson line ${runStartLine}: stream ${run[0].streamId} skips from version ${error.actual} to ${run[0].streamVersion} (the log is inconsistent).`,
+      );
+    }
+    tick(run.length);
+    run = [];
+  };
+  for await (const text of lines) {
+    if (text === '') continue;
+    const line = JSON.parse(text) as EventLine;
+    count += 1;
+    if (typeof line.streamId !== 'string' || !Number.isInteger(line.streamVersion) || typeof line.type !== 'string' || !(line.position > lastPosition)) {
+      throw new RestoreRefusedError(`events.ndjson line ${count} is not a valid event in log order.`);
+    }
+    lastPosition = line.position;
+    const previous = run[run.length - 1];
+    if (previous && (previous.streamId !== line.streamId || run.length >= APPEND_BATCH)) await flush();
+    const head = run[run.length - 1];
+    if (head && head.streamVersion + 1 !== line.streamVersion) {
+      throw new RestoreRefusedError(`events.ndjson line ${count}: stream ${line.streamId} skips from version ${head.streamVersion} to ${line.streamVersion}.`);
+    }
+    if (run.length === 0) runStartLine = count;
+    run.push(line);
+  }
+  await flush();
+  if (count !== manifest.event_count) {
+    throw new RestoreRefusedError(`events.ndjson holds ${count} events but the manifest says ${manifest.event_count}.`);
+  }
+  return count;
+}
+
+async function extractFolders(zip: ZipArchive, manifest: Manifest, target: string, tick: () => void): Promise<number> {
+  let files = 0;
+  for (const entry of manifest.entries) {
+    if (!RESTORED_FOLDERS.some((prefix) => entry.path.startsWith(prefix))) continue;
+    const destination = join(target, ...entry.path.split('/'));
+    await mkdir(dirname(destination), { recursive: true });
+    await pipeline(await zip.open(entry.path), createWriteStream(destination, { flags: 'wx' }));
+    files += 1;
+    tick();
+  }
+  return files;
+}
+
+/**
+ * Restores an archive into an empty DATA_DIR: checks the checksum file and every entry against
+ * the manifest first, then builds the new DATA_DIR in a hidden folder inside the target and moves
+ * it into place, so a failure leaves the target as it was. The read models rebuild from the log at start.
+ */
+export async function restoreArchive(options: {
+  archive: string;
+  config: AppConfig;
+  logger: Logger;
+  progress?: RestoreProgress;
+}): Promise<RestoreResult> {
+  const { archive, config, logger } = options;
+  const progress = options.progress ?? silentProgress;
+  const target = config.dataDir;
+  await assertEmptyTarget(target);
+  const checkedChecksumFile = await checkChecksumFile(archive);
+  const zip = await (async () => {
+    let bar: ReturnType<RestoreProgress['start']> | null = null;
+    try {
+      return await verifyArchive(archive, { start: (total) => (bar = progress.start('verify', total)), tick: () => bar?.tick() });
+    } finally {
+      (bar as ReturnType<RestoreProgress['start']> | null)?.stop();
+    }
+  })();
+  const { manifest } = zip;
+  const targetExisted = existsSync(target);
+  // Built inside the target, so moving it into place never crosses file systems (DATA_DIR may be a mount).
+  const staging = join(target, `.restoring-${process.pid}`);
+  await mkdir(staging, { recursive: true });
+  const bar = progress.start('restore', manifest.event_count + manifest.entries.filter((e) => RESTORED_FOLDERS.some((p) => e.path.startsWith(p))).length);
+  try {
+    const infra = await createInfrastructure({ ...config, dataDir: staging }, logger);
+    let events = 0;
+    let files = 0;
+    try {
+      if ((await infra.eventStore.lastPosition()) > 0) throw new RestoreRefusedError('The target event store is not empty.');
+      if (manifest.includes.include_db) events = await replayEvents(zip.zip, infra.eventStore, manifest, (n) => bar.tick(n));
+      files = await extractFolders(zip.zip, manifest, staging, () => bar.tick());
+    } finally {
+      await infra.close();
+    }
+    for (const name of await readdir(staging)) await rename(join(staging, name), join(target, name));
+    await rmdir(staging);
+    return { events, files, checkedChecksumFile, manifest };
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    if (!targetExisted) await rmdir(target).catch(() => undefined);
+    throw error;
+  } finally {
+    bar.stop();
+    zip.zip.close();
+  }
+}
