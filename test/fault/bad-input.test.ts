@@ -118,7 +118,7 @@ t.test('hostile input sweep over every documented route', async (t) => {
       await send(`id=${id}`, op.method, fillPath(op.path, encodeURIComponent(id)), hasBody ? '{}' : undefined);
     }
     for (const param of op.parameters.filter((p) => p.in === 'query')) {
-      for (const value of [...BAD_IDS, ...HOSTILE_STRINGS.slice(0, 5)]) {
+      for (const value of [...BAD_IDS, ...HOSTILE_STRINGS]) {
         await send(`query ${param.name}`, op.method, `${basePath}?${param.name}=${encodeURIComponent(value)}`, hasBody ? '{}' : undefined);
       }
     }
