@@ -4,6 +4,7 @@ import { platformModule } from './modules/platform.js';
 import { assetsModule } from './modules/assets.js';
 import { backupsModule } from './modules/backups.js';
 import { pageVersioningModule } from './modules/page-versioning.js';
+import { directoryModule } from './modules/directory.js';
 
 /** Every feature module, in start order. Add a module here with one import and one entry. */
 export const appModules: readonly AppModule[] = [
@@ -12,4 +13,5 @@ export const appModules: readonly AppModule[] = [
   assetsModule,
   backupsModule,
   pageVersioningModule,
+  directoryModule,
 ];

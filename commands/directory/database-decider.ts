@@ -1,0 +1,80 @@
+import { ConflictError, NotFoundError, ValidationError } from '../../infra/errors.js';
+import type { Decider, DomainCommand } from '../decider.js';
+import type { DatabaseAdded, DatabaseFields, DatabaseUpdated } from './events.js';
+import { isAccess, isHandle, isHttpUrl, requireHandle, requireText } from './values.js';
+
+export interface DatabaseState {
+  handle: string;
+  fields: DatabaseFields | null;
+}
+
+export type AddDatabase = DomainCommand<'AddDatabase', { handle: string; fields: DatabaseFields }>;
+/** Only the keys present change. */
+export type UpdateDatabase = DomainCommand<'UpdateDatabase', { patch: Partial<DatabaseFields> }>;
+export type DatabaseCommand = AddDatabase | UpdateDatabase;
+export type DatabaseEvent = DatabaseAdded | DatabaseUpdated;
+
+function requireHandles(values: string[], field: string): void {
+  if (values.some((v) => !isHandle(v))) throw ValidationError.field(field, 'Every entry must be a handle.');
+}
+
+/** A database's own rules; that its subjects and types exist is checked by the handler against read models. */
+export function checkDatabase(fields: DatabaseFields): void {
+  requireText(fields.name, 'name', 300);
+  if (fields.description.length > 20_000) throw ValidationError.field('description', 'Must be at most 20000 characters.');
+  if (!isHttpUrl(fields.url)) throw ValidationError.field('url', 'Must be an http(s) URL.');
+  if (!isAccess(fields.access)) throw ValidationError.field('access', 'Must be one of open, subscription, trial, restricted.');
+  requireHandles(fields.subjects, 'subjects');
+  requireHandles(fields.types, 'types');
+  if (fields.audience.some((a) => typeof a !== 'string' || !a.trim() || a.length > 100)) {
+    throw ValidationError.field('audience', 'Every entry must be a non-empty text of at most 100 characters.');
+  }
+}
+
+const unique = (values: string[]) => [...new Set(values)];
+
+function normalized(fields: DatabaseFields): DatabaseFields {
+  return { ...fields, subjects: unique(fields.subjects), types: unique(fields.types), audience: unique(fields.audience) };
+}
+
+export const databaseDecider: Decider<DatabaseState, DatabaseCommand, DatabaseEvent> = {
+  initialState: () => ({ handle: '', fields: null }),
+  evolve(state, event) {
+    switch (event.type) {
+      case 'DatabaseAdded':
+      case 'DatabaseUpdated':
+        return { handle: event.data.handle, fields: event.data.fields };
+      default: {
+        const _exhaustive: never = event;
+        return state;
+      }
+    }
+  },
+  decide(command, state) {
+    switch (command.type) {
+      case 'AddDatabase': {
+        if (state.fields) throw new ConflictError(`Database "${command.data.handle}" already exists.`);
+        requireHandle(command.data.handle, 'handle');
+        const fields = normalized(command.data.fields);
+        checkDatabase(fields);
+        return [{ type: 'DatabaseAdded', data: { handle: command.data.handle, fields } }];
+      }
+      case 'UpdateDatabase': {
+        if (!state.fields) throw new NotFoundError('Database not found.');
+        const patch = Object.fromEntries(Object.entries(command.data.patch).filter(([, v]) => v !== undefined));
+        const fields = normalized({ ...state.fields, ...patch });
+        checkDatabase(fields);
+        const before = state.fields as unknown as Record<string, unknown>;
+        const changed = Object.keys(fields).filter(
+          (key) => JSON.stringify(before[key]) !== JSON.stringify((fields as unknown as Record<string, unknown>)[key]),
+        );
+        if (changed.length === 0) return [];
+        return [{ type: 'DatabaseUpdated', data: { handle: state.handle, fields, changed } }];
+      }
+      default: {
+        const _exhaustive: never = command;
+        return [];
+      }
+    }
+  },
+};

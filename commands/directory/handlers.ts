@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import { sha256 } from '../../infra/crypto/secret-hash.js';
+import { ConflictError, ValidationError } from '../../infra/errors.js';
+import type { Collection } from '../../infra/document-store/port.js';
+import { databaseDocs, subjectDocs, tokenDocs, typeDocs, type DatabaseDoc, type TermDoc } from '../../queries/directory/documents.js';
+import { metadataFor, type CommandContext } from '../command-context.js';
+import { handleCommand } from '../handle-command.js';
+import { idFor } from '../sequence.js';
+import { decideClick } from './click-decider.js';
+import { databaseDecider } from './database-decider.js';
+import {
+  clickStream,
+  databaseStream,
+  libraryStream,
+  listStream,
+  subjectStream,
+  TOKEN_SEQUENCE,
+  tokenStream,
+  typeStream,
+  type DatabaseFields,
+  type LibrarySettings,
+} from './events.js';
+import { libraryDecider } from './library-decider.js';
+import { listDecider } from './list-decider.js';
+import { databaseTypeDecider, subjectDecider } from './term-decider.js';
+import { tokenDecider } from './token-decider.js';
+
+export async function configureLibrary(ctx: CommandContext, settings: Partial<LibrarySettings>): Promise<LibrarySettings> {
+  const result = await handleCommand(ctx, libraryStream(), libraryDecider, { type: 'ConfigureLibrary', data: settings });
+  return result.state.settings as LibrarySettings;
+}
+
+/** A new token is 32 random bytes: long enough that a fast hash (SHA-256) is a safe way to store it. */
+export function generateToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+export async function issueToken(
+  ctx: CommandContext,
+  input: { token: string; allowed_origins: string[]; label?: string; id?: number },
+): Promise<number> {
+  const token_hash = sha256(input.token);
+  if (await tokenDocs(ctx.documents).findOne({ token_hash })) throw new ConflictError('This token is already in use.');
+  if (input.id !== undefined && (await ctx.eventStore.readLastEvent(tokenStream(input.id)))) {
+    throw new ConflictError(`Token ${input.id} already exists.`);
+  }
+  const id = await idFor(ctx, TOKEN_SEQUENCE, input.id);
+  await handleCommand(ctx, tokenStream(id), tokenDecider, {
+    type: 'IssueToken',
+    data: { id, token_hash, allowed_origins: input.allowed_origins, label: input.label ?? '' },
+  });
+  return id;
+}
+
+export async function revokeToken(ctx: CommandContext, id: number): Promise<void> {
+  await handleCommand(ctx, tokenStream(id), tokenDecider, { type: 'RevokeToken', data: {} });
+}
+
+export async function defineSubject(ctx: CommandContext, handle: string, name: string): Promise<void> {
+  await handleCommand(ctx, subjectStream(handle), subjectDecider, { type: 'DefineTerm', data: { handle, name } });
+}
+
+export async function defineDatabaseType(ctx: CommandContext, handle: string, name: string): Promise<void> {
+  await handleCommand(ctx, typeStream(handle), databaseTypeDecider, { type: 'DefineTerm', data: { handle, name } });
+}
+
+async function requireExisting<T extends TermDoc | DatabaseDoc>(
+  collection: Collection<T>,
+  handles: string[] | undefined,
+  field: string,
+  label: string,
+): Promise<void> {
+  for (const handle of new Set(handles ?? [])) {
+    if (!(await collection.findOne({ _id: handle }))) throw ValidationError.field(field, `Unknown ${label} "${handle}".`);
+  }
+}
+
+async function checkTerms(ctx: CommandContext, fields: Partial<DatabaseFields>): Promise<void> {
+  await requireExisting(subjectDocs(ctx.documents), fields.subjects, 'subjects', 'subject');
+  await requireExisting(typeDocs(ctx.documents), fields.types, 'types', 'type');
+}
+
+export async function addDatabase(ctx: CommandContext, handle: string, fields: DatabaseFields): Promise<void> {
+  await checkTerms(ctx, fields);
+  await handleCommand(ctx, databaseStream(handle), databaseDecider, { type: 'AddDatabase', data: { handle, fields } });
+}
+
+export async function updateDatabase(ctx: CommandContext, handle: string, patch: Partial<DatabaseFields>): Promise<void> {
+  await checkTerms(ctx, patch);
+  await handleCommand(ctx, databaseStream(handle), databaseDecider, { type: 'UpdateDatabase', data: { patch } });
+}
+
+export async function defineList(ctx: CommandContext, handle: string, name: string, databases: string[]): Promise<void> {
+  await requireExisting(databaseDocs(ctx.documents), databases, 'databases', 'database');
+  await handleCommand(ctx, listStream(handle), listDecider, { type: 'DefineList', data: { handle, name, databases } });
+}
+
+/**
+ * Appends a click without reading the stream (no rule depends on earlier clicks), then waits for
+ * the read models so an admin reading the counts right after sees it.
+ */
+export async function recordClick(ctx: CommandContext, handle: string): Promise<void> {
+  const events = decideClick({ type: 'RecordClick', data: { handle, at: ctx.clock.now() } });
+  const metadata = metadataFor(ctx);
+  const result = await ctx.eventStore.append(
+    clickStream(handle),
+    events.map((e) => ({ type: e.type, data: e.data, metadata })),
+    'any',
+  );
+  await ctx.waitForProjections(result.position);
+}

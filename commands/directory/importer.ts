@@ -1,0 +1,206 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { schemaProblems, type Fixture, type FixtureImporter, type FixtureProblem } from '../../app/fixture.js';
+import type { Runtime } from '../../app/runtime.js';
+import { sha256 } from '../../infra/crypto/secret-hash.js';
+import { tokenDocs } from '../../queries/directory/documents.js';
+import { databaseStream, listStream, subjectStream, typeStream } from './events.js';
+import { addDatabase, configureLibrary, defineDatabaseType, defineList, defineSubject, issueToken } from './handlers.js';
+import { ACCESS_VALUES, BRAND_COLOR_PATTERN, HANDLE_PATTERN, isHttpUrl, normalizeOrigin, PLANS } from './values.js';
+
+const Handle = Type.String({ pattern: HANDLE_PATTERN });
+const Name = Type.String({ minLength: 1, maxLength: 300 });
+const Term = Type.Object({ handle: Handle, name: Name });
+
+const DirectorySchema = Type.Object(
+  {
+    library: Type.Optional(
+      Type.Object({
+        name: Name,
+        plan: Type.Union(PLANS.map((p) => Type.Literal(p))),
+        brand_color: Type.Optional(Type.String({ pattern: BRAND_COLOR_PATTERN })),
+        proxy_prefix: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+      }),
+    ),
+    tokens: Type.Optional(
+      Type.Array(
+        Type.Object({
+          token: Type.String({ minLength: 1, maxLength: 500 }),
+          allowed_origins: Type.Optional(Type.Array(Type.String())),
+          label: Type.Optional(Type.String({ maxLength: 200 })),
+        }),
+      ),
+    ),
+    subjects: Type.Optional(Type.Array(Term)),
+    types: Type.Optional(Type.Array(Term)),
+    databases: Type.Optional(
+      Type.Array(
+        Type.Object({
+          handle: Handle,
+          name: Name,
+          description: Type.Optional(Type.String({ maxLength: 20_000 })),
+          url: Type.String({ minLength: 1 }),
+          subjects: Type.Optional(Type.Array(Handle)),
+          types: Type.Optional(Type.Array(Handle)),
+          access: Type.Union(ACCESS_VALUES.map((a) => Type.Literal(a))),
+          audience: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }))),
+          featured: Type.Optional(Type.Boolean()),
+          hidden: Type.Optional(Type.Boolean()),
+          proxied: Type.Optional(Type.Boolean()),
+        }),
+      ),
+    ),
+    lists: Type.Optional(Type.Array(Type.Object({ handle: Handle, name: Name, databases: Type.Array(Handle) }))),
+  },
+  { additionalProperties: false },
+);
+type DirectoryInput = Static<typeof DirectorySchema>;
+
+const ROOT = '$.directory';
+
+function directoryOf(fixture: Fixture): DirectoryInput {
+  return (fixture.directory ?? {}) as DirectoryInput;
+}
+
+/** Handles of one section: duplicates in the fixture and handles already in the store are problems. */
+async function handleProblems(
+  runtime: Runtime,
+  entries: { handle: string }[] | undefined,
+  section: string,
+  label: string,
+  stream: (handle: string) => string,
+): Promise<FixtureProblem[]> {
+  const problems: FixtureProblem[] = [];
+  const seen = new Set<string>();
+  for (const [i, entry] of (entries ?? []).entries()) {
+    const path = `${ROOT}.${section}[${i}].handle`;
+    if (seen.has(entry.handle)) problems.push({ path, message: `Duplicate ${label} handle "${entry.handle}" in the fixture.` });
+    else if (await runtime.eventStore.readLastEvent(stream(entry.handle))) {
+      problems.push({ path, message: `${label} "${entry.handle}" already exists.` });
+    }
+    seen.add(entry.handle);
+  }
+  return problems;
+}
+
+/** Each referenced handle must be defined in the fixture or already in the store. */
+async function referenceProblems(
+  runtime: Runtime,
+  refs: { path: string; handle: string }[],
+  inFixture: Set<string>,
+  label: string,
+  stream: (handle: string) => string,
+): Promise<FixtureProblem[]> {
+  const problems: FixtureProblem[] = [];
+  for (const ref of refs) {
+    if (inFixture.has(ref.handle) || (await runtime.eventStore.readLastEvent(stream(ref.handle)))) continue;
+    problems.push({ path: ref.path, message: `Unknown ${label} "${ref.handle}".` });
+  }
+  return problems;
+}
+
+async function tokenProblems(runtime: Runtime, tokens: DirectoryInput['tokens']): Promise<FixtureProblem[]> {
+  const problems: FixtureProblem[] = [];
+  const seen = new Set<string>();
+  for (const [i, token] of (tokens ?? []).entries()) {
+    const path = `${ROOT}.tokens[${i}]`;
+    if (seen.has(token.token)) problems.push({ path: `${path}.token`, message: 'Duplicate token in the fixture.' });
+    else if (await tokenDocs(runtime.documents).findOne({ token_hash: sha256(token.token) })) {
+      problems.push({ path: `${path}.token`, message: 'This token is already in use.' });
+    }
+    seen.add(token.token);
+    (token.allowed_origins ?? []).forEach((origin, j) => {
+      if (!normalizeOrigin(origin)) {
+        problems.push({ path: `${path}.allowed_origins[${j}]`, message: 'Must be an origin such as https://library.example.edu.' });
+      }
+    });
+  }
+  return problems;
+}
+
+function refsOf(entries: { [key: string]: unknown }[] | undefined, section: string, key: string): { path: string; handle: string }[] {
+  return (entries ?? []).flatMap((entry, i) =>
+    ((entry[key] as string[] | undefined) ?? []).map((handle, j) => ({ path: `${ROOT}.${section}[${i}].${key}[${j}]`, handle })),
+  );
+}
+
+/** The directory part of the fixture (CONTRACT.md section 4): library, tokens, subjects, types, databases, lists. */
+export const directoryImporter: FixtureImporter = {
+  order: 80,
+  async validate(fixture, runtime) {
+    if (fixture.directory === undefined) return [];
+    const schema = schemaProblems(DirectorySchema, fixture.directory, ROOT);
+    if (schema.length) return schema;
+    const dir = directoryOf(fixture);
+    const problems: FixtureProblem[] = [];
+    const prefix = dir.library?.proxy_prefix;
+    if (prefix && !isHttpUrl(prefix)) problems.push({ path: `${ROOT}.library.proxy_prefix`, message: 'Must be an http(s) URL prefix.' });
+    problems.push(...(await tokenProblems(runtime, dir.tokens)));
+    problems.push(...(await handleProblems(runtime, dir.subjects, 'subjects', 'Subject', subjectStream)));
+    problems.push(...(await handleProblems(runtime, dir.types, 'types', 'Type', typeStream)));
+    problems.push(...(await handleProblems(runtime, dir.databases, 'databases', 'Database', databaseStream)));
+    problems.push(...(await handleProblems(runtime, dir.lists, 'lists', 'List', listStream)));
+    (dir.databases ?? []).forEach((db, i) => {
+      if (!isHttpUrl(db.url)) problems.push({ path: `${ROOT}.databases[${i}].url`, message: 'Must be an http(s) URL.' });
+    });
+    const handles = (entries: { handle: string }[] | undefined) => new Set((entries ?? []).map((e) => e.handle));
+    problems.push(...(await referenceProblems(runtime, refsOf(dir.databases, 'databases', 'subjects'), handles(dir.subjects), 'subject', subjectStream)));
+    problems.push(...(await referenceProblems(runtime, refsOf(dir.databases, 'databases', 'types'), handles(dir.types), 'type', typeStream)));
+    problems.push(...(await referenceProblems(runtime, refsOf(dir.lists, 'lists', 'databases'), handles(dir.databases), 'database', databaseStream)));
+    (dir.lists ?? []).forEach((list, i) => {
+      const seen = new Set<string>();
+      list.databases.forEach((handle, j) => {
+        if (seen.has(handle)) problems.push({ path: `${ROOT}.lists[${i}].databases[${j}]`, message: `Database "${handle}" appears twice in the list.` });
+        seen.add(handle);
+      });
+    });
+    return problems;
+  },
+  count(fixture) {
+    const dir = directoryOf(fixture);
+    return (
+      (dir.library ? 1 : 0) +
+      [dir.tokens, dir.subjects, dir.types, dir.databases, dir.lists].reduce((n, list) => n + (list?.length ?? 0), 0)
+    );
+  },
+  async import(fixture, runtime, progress) {
+    if (fixture.directory === undefined) return;
+    const dir = directoryOf(fixture);
+    const ctx = runtime.commandContext(null);
+    if (dir.library) {
+      const { name, plan, brand_color, proxy_prefix } = dir.library;
+      await configureLibrary(ctx, { name, plan, brand_color, proxy_prefix: proxy_prefix ?? '' });
+      progress.tick();
+    }
+    for (const subject of dir.subjects ?? []) {
+      await defineSubject(ctx, subject.handle, subject.name);
+      progress.tick();
+    }
+    for (const type of dir.types ?? []) {
+      await defineDatabaseType(ctx, type.handle, type.name);
+      progress.tick();
+    }
+    for (const db of dir.databases ?? []) {
+      await addDatabase(ctx, db.handle, {
+        name: db.name,
+        description: db.description ?? '',
+        url: db.url,
+        subjects: db.subjects ?? [],
+        types: db.types ?? [],
+        access: db.access,
+        audience: db.audience ?? [],
+        featured: db.featured ?? false,
+        hidden: db.hidden ?? false,
+        proxied: db.proxied ?? false,
+      });
+      progress.tick();
+    }
+    for (const list of dir.lists ?? []) {
+      await defineList(ctx, list.handle, list.name, list.databases);
+      progress.tick();
+    }
+    for (const token of dir.tokens ?? []) {
+      await issueToken(ctx, { token: token.token, allowed_origins: token.allowed_origins ?? [], label: token.label });
+      progress.tick();
+    }
+  },
+};

@@ -1,0 +1,52 @@
+import { ValidationError } from '../../infra/errors.js';
+import type { Decider, DomainCommand } from '../decider.js';
+import type { LibraryConfigured, LibrarySettings } from './events.js';
+import { isBrandColor, isHttpUrl, isPlan, requireText } from './values.js';
+
+export interface LibraryState {
+  settings: LibrarySettings | null;
+}
+
+/** Sets the library's name, plan, brand color and proxy prefix; keys absent keep their value. */
+export type ConfigureLibrary = DomainCommand<'ConfigureLibrary', Partial<LibrarySettings>>;
+export type LibraryCommand = ConfigureLibrary;
+
+const DEFAULTS: LibrarySettings = { name: '', plan: 'basic', brand_color: '#0b5394', proxy_prefix: '' };
+
+function check(settings: LibrarySettings): void {
+  requireText(settings.name, 'name', 200);
+  if (!isPlan(settings.plan)) throw ValidationError.field('plan', 'Must be one of basic, plus, trial.');
+  if (!isBrandColor(settings.brand_color)) throw ValidationError.field('brand_color', 'Must be a hex color such as #0b5394.');
+  if (settings.proxy_prefix !== '' && !isHttpUrl(settings.proxy_prefix)) {
+    throw ValidationError.field('proxy_prefix', 'Must be an http(s) URL prefix, or empty for no proxy.');
+  }
+}
+
+/** The library is one configuration stream: the directory serves a single library. */
+export const libraryDecider: Decider<LibraryState, LibraryCommand, LibraryConfigured> = {
+  initialState: () => ({ settings: null }),
+  evolve(state, event) {
+    switch (event.type) {
+      case 'LibraryConfigured':
+        return { settings: event.data };
+      default: {
+        const _exhaustive: never = event.type;
+        return state;
+      }
+    }
+  },
+  decide(command, state) {
+    switch (command.type) {
+      case 'ConfigureLibrary': {
+        const given = Object.fromEntries(Object.entries(command.data).filter(([, v]) => v !== undefined));
+        const settings = { ...DEFAULTS, ...state.settings, ...given } as LibrarySettings;
+        check(settings);
+        return [{ type: 'LibraryConfigured', data: settings }];
+      }
+      default: {
+        const _exhaustive: never = command.type;
+        return [];
+      }
+    }
+  },
+};

@@ -1,0 +1,42 @@
+import { ConflictError, ValidationError } from '../../infra/errors.js';
+import type { Decider, DomainCommand } from '../decider.js';
+import type { LibraryListDefined } from './events.js';
+import { isHandle, requireHandle, requireText } from './values.js';
+
+export interface ListState {
+  defined: boolean;
+}
+
+/** A curated list: its databases in the order given. */
+export type DefineList = DomainCommand<'DefineList', { handle: string; name: string; databases: string[] }>;
+
+export const listDecider: Decider<ListState, DefineList, LibraryListDefined> = {
+  initialState: () => ({ defined: false }),
+  evolve(state, event) {
+    switch (event.type) {
+      case 'LibraryListDefined':
+        return { defined: true };
+      default: {
+        const _exhaustive: never = event.type;
+        return state;
+      }
+    }
+  },
+  decide(command, state) {
+    switch (command.type) {
+      case 'DefineList': {
+        if (state.defined) throw new ConflictError(`List "${command.data.handle}" already exists.`);
+        requireHandle(command.data.handle, 'handle');
+        requireText(command.data.name, 'name', 200);
+        const { databases } = command.data;
+        if (databases.some((d) => !isHandle(d))) throw ValidationError.field('databases', 'Every entry must be a database handle.');
+        if (new Set(databases).size !== databases.length) throw ValidationError.field('databases', 'A database appears twice.');
+        return [{ type: 'LibraryListDefined', data: { ...command.data } }];
+      }
+      default: {
+        const _exhaustive: never = command.type;
+        return [];
+      }
+    }
+  },
+};

@@ -1,0 +1,51 @@
+import { ConflictError, NotFoundError, ValidationError } from '../../infra/errors.js';
+import type { Decider, DomainCommand } from '../decider.js';
+import type { DirectoryTokenIssued, DirectoryTokenRevoked } from './events.js';
+import { normalizeOrigins } from './values.js';
+
+export interface TokenState {
+  status: 'new' | 'active' | 'revoked';
+  id: number;
+}
+
+export type IssueToken = DomainCommand<'IssueToken', { id: number; token_hash: string; allowed_origins: string[]; label: string }>;
+export type RevokeToken = DomainCommand<'RevokeToken', Record<string, never>>;
+export type TokenCommand = IssueToken | RevokeToken;
+export type TokenEvent = DirectoryTokenIssued | DirectoryTokenRevoked;
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/** A directory API token: issued once with its allowed origins, revoked for good. Only its hash is kept. */
+export const tokenDecider: Decider<TokenState, TokenCommand, TokenEvent> = {
+  initialState: () => ({ status: 'new', id: 0 }),
+  evolve(state, event) {
+    switch (event.type) {
+      case 'DirectoryTokenIssued':
+        return { status: 'active', id: event.data.id };
+      case 'DirectoryTokenRevoked':
+        return { ...state, status: 'revoked' };
+      default: {
+        const _exhaustive: never = event;
+        return state;
+      }
+    }
+  },
+  decide(command, state) {
+    switch (command.type) {
+      case 'IssueToken': {
+        if (state.status !== 'new') throw new ConflictError(`Token ${command.data.id} already exists.`);
+        if (!SHA256_HEX.test(command.data.token_hash)) throw ValidationError.field('token', 'The token hash is malformed.');
+        if (command.data.label.length > 200) throw ValidationError.field('label', 'Must be at most 200 characters.');
+        const allowed_origins = normalizeOrigins(command.data.allowed_origins, 'allowed_origins');
+        return [{ type: 'DirectoryTokenIssued', data: { ...command.data, allowed_origins } }];
+      }
+      case 'RevokeToken':
+        if (state.status !== 'active') throw new NotFoundError('Token not found.');
+        return [{ type: 'DirectoryTokenRevoked', data: { id: state.id } }];
+      default: {
+        const _exhaustive: never = command;
+        return [];
+      }
+    }
+  },
+};

@@ -1,0 +1,231 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { KEY_OR_SESSION, type Principal } from '../../app/auth.js';
+import type { Runtime } from '../../app/runtime.js';
+import { configureLibrary, generateToken, issueToken, revokeToken, updateDatabase } from '../../commands/directory/handlers.js';
+import type { DatabaseFields } from '../../commands/directory/events.js';
+import { ACCESS_VALUES, BRAND_COLOR_PATTERN, PLANS } from '../../commands/directory/values.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../infra/errors.js';
+import { clickCounts } from '../../queries/directory/clicks.js';
+import { databaseDocs } from '../../queries/directory/documents.js';
+import { findLibrary } from '../../queries/directory/library.js';
+import { findToken, listTokens, summarizeToken } from '../../queries/directory/tokens.js';
+
+const tags = ['directory-admin'];
+const security: Record<string, string[]>[] = [{ apiKeyIdentity: [], apiKeyCredential: [] }, { session: [] }];
+const NativeError = Type.Object({ errors: Type.Record(Type.String(), Type.Unknown()) });
+const adminErrors = { 403: { ...NativeError, description: 'Not a Global Administrator (or a wrong API key).' } };
+const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'A UTC day, YYYY-MM-DD.' });
+
+const TokenSummary = Type.Object({
+  id: Type.Integer(),
+  label: Type.String(),
+  allowed_origins: Type.Array(Type.String()),
+  created_at: Type.String(),
+  revoked_at: Type.Union([Type.String(), Type.Null()]),
+});
+const IssuedToken = Type.Object({
+  ...TokenSummary.properties,
+  token: Type.String({ description: 'The token itself. Shown once: only its hash is stored.' }),
+});
+const LibrarySettings = Type.Object({
+  name: Type.String(),
+  plan: Type.String(),
+  brand_color: Type.String(),
+  proxy_prefix: Type.String(),
+});
+const DatabasePatch = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
+    description: Type.Optional(Type.String({ maxLength: 20_000 })),
+    url: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+    subjects: Type.Optional(Type.Array(Type.String())),
+    types: Type.Optional(Type.Array(Type.String())),
+    access: Type.Optional(Type.Union(ACCESS_VALUES.map((a) => Type.Literal(a)))),
+    audience: Type.Optional(Type.Array(Type.String())),
+    featured: Type.Optional(Type.Boolean()),
+    hidden: Type.Optional(Type.Boolean()),
+    proxied: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+const DatabaseAdminRecord = Type.Object({ handle: Type.String(), ...DatabasePatch.properties });
+
+/**
+ * The directory's admin area ("API & widget"): tokens, click counts, library settings and
+ * database changes. Global Administrators only, by API key or session; native error bodies.
+ */
+export async function directoryAdminRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
+  const { documents } = runtime;
+
+  async function requireGlobalAdmin(request: FastifyRequest): Promise<Principal> {
+    const user = await request.principal(KEY_OR_SESSION);
+    if (user?.role !== 'global_admin') throw new ForbiddenError('A Global Administrator is required.');
+    return user;
+  }
+
+  app.post(
+    '/api/directory/tokens',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Create a directory API token',
+        description:
+          'Returns the token once (store it: only its SHA-256 hash is kept). `allowed_origins` (e.g. `https://library.example.edu`) restricts the API and widget to those sites; empty means any site.',
+        body: Type.Object(
+          {
+            allowed_origins: Type.Optional(Type.Array(Type.String({ maxLength: 300 }), { maxItems: 100 })),
+            label: Type.Optional(Type.String({ maxLength: 200 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: IssuedToken, 422: NativeError, ...adminErrors },
+      },
+      // A POST with no body at all asks for the defaults (any origin, no label).
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
+    async (request, reply) => {
+      const user = await requireGlobalAdmin(request);
+      const body = (request.body ?? {}) as { allowed_origins?: string[]; label?: string };
+      const token = generateToken();
+      const id = await issueToken(runtime.commandContext(user.id, request.id), {
+        token,
+        allowed_origins: body.allowed_origins ?? [],
+        label: body.label,
+      });
+      const doc = await findToken(documents, id);
+      return reply.status(201).send({ ...summarizeToken(doc!), token });
+    },
+  );
+
+  app.get(
+    '/api/directory/tokens',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'List directory API tokens',
+        description: 'Active tokens (with `include_revoked=1`, revoked ones too). Never the tokens themselves.',
+        querystring: Type.Object({ include_revoked: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal('0'), Type.Literal('true'), Type.Literal('false')])) }),
+        response: { 200: Type.Array(TokenSummary), ...adminErrors },
+      },
+    },
+    async (request) => {
+      await requireGlobalAdmin(request);
+      const flag = (request.query as { include_revoked?: string }).include_revoked;
+      return listTokens(documents, flag === '1' || flag === 'true');
+    },
+  );
+
+  app.delete(
+    '/api/directory/tokens/:id',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Revoke a directory API token',
+        description: 'The token stops working at once (401). Revoking an unknown or already revoked token is 404.',
+        params: Type.Object({ id: Type.Integer({ minimum: 1 }) }),
+        response: { 200: TokenSummary, 404: NativeError, ...adminErrors },
+      },
+    },
+    async (request) => {
+      const user = await requireGlobalAdmin(request);
+      const { id } = request.params as { id: number };
+      if (!(await findToken(documents, id))) throw new NotFoundError('Token not found.');
+      await revokeToken(runtime.commandContext(user.id, request.id), id);
+      return summarizeToken((await findToken(documents, id))!);
+    },
+  );
+
+  app.get(
+    '/api/directory/clicks',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Click counts per database and day',
+        description: 'Counts of tracked-link clicks (API links.open and widget cards) per database per UTC day, oldest first; `from` and `to` are inclusive days.',
+        querystring: Type.Object({ from: Type.Optional(Day), to: Type.Optional(Day), handle: Type.Optional(Type.String({ maxLength: 200 })) }),
+        response: {
+          200: Type.Array(Type.Object({ handle: Type.String(), date: Type.String(), count: Type.Integer() })),
+          422: NativeError,
+          ...adminErrors,
+        },
+      },
+    },
+    async (request) => {
+      await requireGlobalAdmin(request);
+      const query = request.query as { from?: string; to?: string; handle?: string };
+      if (query.from && query.to && query.from > query.to) throw ValidationError.field('from', 'Must not be after to.');
+      return clickCounts(documents, query);
+    },
+  );
+
+  app.get(
+    '/api/directory/library',
+    {
+      schema: { tags, security, summary: "The library's directory settings", response: { 200: LibrarySettings, 404: NativeError, ...adminErrors } },
+    },
+    async (request) => {
+      await requireGlobalAdmin(request);
+      const library = await findLibrary(documents);
+      if (!library) throw new NotFoundError('The library is not configured.');
+      const { name, plan, brand_color, proxy_prefix } = library;
+      return { name, plan, brand_color, proxy_prefix };
+    },
+  );
+
+  app.patch(
+    '/api/directory/library',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Change the library's directory settings",
+        description: 'Only the keys present change. `plan` plus or trial gives access to the API and widget; basic does not.',
+        body: Type.Object(
+          {
+            name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+            plan: Type.Optional(Type.Union(PLANS.map((p) => Type.Literal(p)))),
+            brand_color: Type.Optional(Type.String({ pattern: BRAND_COLOR_PATTERN })),
+            proxy_prefix: Type.Optional(Type.String({ maxLength: 2000 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: LibrarySettings, 422: NativeError, ...adminErrors },
+      },
+    },
+    async (request) => {
+      const user = await requireGlobalAdmin(request);
+      return configureLibrary(runtime.commandContext(user.id, request.id), request.body as Record<string, string>);
+    },
+  );
+
+  app.patch(
+    '/api/directory/databases/:handle',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Change a database',
+        description: 'Only the keys present change (e.g. `{"hidden": true}` takes it out of the directory at once).',
+        params: Type.Object({ handle: Type.String({ minLength: 1, maxLength: 200 }) }),
+        body: DatabasePatch,
+        response: { 200: DatabaseAdminRecord, 404: NativeError, 422: NativeError, ...adminErrors },
+      },
+    },
+    async (request) => {
+      const user = await requireGlobalAdmin(request);
+      const { handle } = request.params as { handle: string };
+      if (!(await databaseDocs(documents).findOne({ _id: handle }))) throw new NotFoundError('Database not found.');
+      await updateDatabase(runtime.commandContext(user.id, request.id), handle, request.body as Partial<DatabaseFields>);
+      const doc = (await databaseDocs(documents).findOne({ _id: handle }))!;
+      const { name, description, url, subjects, types, access, audience, featured, hidden, proxied } = doc;
+      return { handle, name, description, url, subjects, types, access, audience, featured, hidden, proxied };
+    },
+  );
+}

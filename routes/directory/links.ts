@@ -1,0 +1,82 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Runtime } from '../../app/runtime.js';
+import { recordClick } from '../../commands/directory/handlers.js';
+import { NotFoundError } from '../../infra/errors.js';
+import { findVisibleDatabase, findVisibleDatabaseDoc } from '../../queries/directory/databases.js';
+import type { DatabaseDoc } from '../../queries/directory/documents.js';
+import { findLibrary } from '../../queries/directory/library.js';
+import { renderDetailsPage, renderNotFoundPage } from './details-page.js';
+import { ErrorBody } from './schemas.js';
+import { openUrl } from './urls.js';
+
+const HandleParams = Type.Object({ handle: Type.String({ minLength: 1, maxLength: 200 }) });
+const tags = ['directory'];
+
+/** Where a click goes: behind the proxy prefix, appended as it is, when the database is proxied. */
+export function destinationOf(db: Pick<DatabaseDoc, 'url' | 'proxied'>, proxyPrefix: string | undefined): string {
+  return db.proxied && proxyPrefix ? `${proxyPrefix}${db.url}` : db.url;
+}
+
+function wantsHtml(request: FastifyRequest): boolean {
+  return /text\/html/i.test(request.headers.accept ?? '');
+}
+
+async function notFound(request: FastifyRequest, reply: FastifyReply, runtime: Runtime): Promise<FastifyReply> {
+  if (!wantsHtml(request)) throw new NotFoundError('Database not found.');
+  const library = await findLibrary(runtime.documents);
+  return reply.status(404).type('text/html; charset=utf-8').send(renderNotFoundPage(library?.brand_color ?? '#0b5394'));
+}
+
+/**
+ * The patron-facing links of every database record: the tracked redirect (no token: patrons
+ * follow it from anywhere) and the HTML details page. Hidden and unknown databases are 404.
+ */
+export async function directoryLinkRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
+  app.get(
+    '/directory/go/:handle',
+    {
+      schema: {
+        tags,
+        summary: 'Open a database (tracked redirect)',
+        description:
+          "302 to the database's URL, behind the library's proxy prefix when the database is proxied; each request is counted as a click (DatabaseLinkClicked). No token needed.",
+        params: HandleParams,
+        response: { 302: Type.Null({ description: 'Location is the database address.' }), 404: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const { handle } = request.params as { handle: string };
+      const db = await findVisibleDatabaseDoc(runtime.documents, handle);
+      if (!db) return notFound(request, reply, runtime);
+      const library = await findLibrary(runtime.documents);
+      // HEAD is what link checkers and prefetchers send; only a followed link is a click.
+      if (request.method !== 'HEAD') await recordClick(runtime.commandContext(null, request.id), db.handle);
+      reply.header('Cache-Control', 'no-store');
+      reply.header('Referrer-Policy', 'no-referrer-when-downgrade');
+      return reply.redirect(destinationOf(db, library?.proxy_prefix), 302);
+    },
+  );
+
+  app.get(
+    '/directory/databases/:handle',
+    {
+      schema: {
+        tags,
+        summary: "A database's details page (HTML)",
+        description: 'Name, description, subjects, types, access and an open link through the tracked redirect. No token needed.',
+        params: HandleParams,
+        produces: ['text/html'],
+        response: { 200: Type.String({ description: 'HTML page.' }), 404: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const { handle } = request.params as { handle: string };
+      const db = await findVisibleDatabase(runtime.documents, handle);
+      if (!db) return notFound(request, reply, runtime);
+      const library = await findLibrary(runtime.documents);
+      const html = renderDetailsPage(db, { name: library?.name ?? '', brand_color: library?.brand_color ?? '#0b5394' }, openUrl(runtime.config.baseUrl, db.handle));
+      return reply.type('text/html; charset=utf-8').send(html);
+    },
+  );
+}
