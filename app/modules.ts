@@ -1,17 +1,21 @@
 import type { AppModule } from './module.js';
 import { usersModule } from './modules/core.js';
 import { platformModule } from './modules/platform.js';
+import { blogModule } from './modules/blog.js';
 import { assetsModule } from './modules/assets.js';
 import { backupsModule } from './modules/backups.js';
 import { pageVersioningModule } from './modules/page-versioning.js';
+import { chatbotModule } from './modules/chatbot.js';
 import { directoryModule } from './modules/directory.js';
 
 /** Every feature module, in start order. Add a module here with one import and one entry. */
 export const appModules: readonly AppModule[] = [
   usersModule,
   platformModule,
+  blogModule,
   assetsModule,
   backupsModule,
   pageVersioningModule,
+  chatbotModule,
   directoryModule,
 ];

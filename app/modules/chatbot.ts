@@ -1,0 +1,56 @@
+import type { AppModule } from '../module.js';
+import type { Runtime } from '../runtime.js';
+import { createAnswerer } from '../../infra/answerer/select.js';
+import { createEmbedder } from '../../infra/embedder/select.js';
+import { createVectorIndex } from '../../infra/vector-index/select.js';
+import { chatbotBlogPostsProjection } from '../../projections/chatbot/blog-posts.js';
+import { refsToReindex } from '../../projections/chatbot/index-jobs.js';
+import { chatbotServices, registerChatbotServices, type RateLimiter } from '../../queries/chatbot/services.js';
+import { chatbotRoutes } from '../../routes/chatbot/index.js';
+import { MemoryRateLimiter } from '../../routes/chatbot/rate-limit.js';
+import { RedisRateLimiter } from '../../routes/chatbot/redis-rate-limiter.js';
+import { IndexScheduler } from '../../workers/chatbot/index-queue.js';
+import { startChatbotWorker, stopChatbotWorker } from '../../workers/chatbot/worker.js';
+
+function createRateLimiter(runtime: Runtime): RateLimiter {
+  const { redisUrl, chatbotRateLimit, chatbotRateWindowSeconds } = runtime.config;
+  return redisUrl
+    ? new RedisRateLimiter(redisUrl, chatbotRateLimit, chatbotRateWindowSeconds)
+    : new MemoryRateLimiter(chatbotRateLimit, chatbotRateWindowSeconds, runtime.clock);
+}
+
+/**
+ * The collection chatbot: indexes what the public site shows (items, media, blog posts, site
+ * pages) into the vector index, and answers POST /chatbot/api/chat and /chatbot/api/search.
+ */
+export const chatbotModule: AppModule = {
+  name: 'chatbot',
+  projections: [chatbotBlogPostsProjection],
+  routes: chatbotRoutes,
+  async init(runtime) {
+    registerChatbotServices(runtime, {
+      embedder: createEmbedder(runtime.config),
+      vectorIndex: createVectorIndex(runtime.config),
+      answerer: createAnswerer(runtime.config),
+      rateLimiter: createRateLimiter(runtime),
+      indexing: new IndexScheduler(runtime.jobs),
+    });
+    // After each batch the read models hold the new state: the index jobs then read it.
+    runtime.projections.onBatch(async (batch) => {
+      const { indexing } = chatbotServices(runtime);
+      for (const event of batch) {
+        for (const ref of await refsToReindex(event, runtime.documents)) await indexing.enqueue(ref);
+      }
+    });
+  },
+  async startWorkers(runtime) {
+    await startChatbotWorker(runtime);
+  },
+  async stop(runtime) {
+    stopChatbotWorker(runtime);
+    const services = chatbotServices(runtime);
+    await services.rateLimiter.close();
+    await services.vectorIndex.close();
+    await services.embedder.close();
+  },
+};

@@ -1,0 +1,92 @@
+import type { DomainEvent } from '../decider.js';
+
+/**
+ * The blog's events. Other modules rely on the post events (the chatbot indexes posts from
+ * them): Created and Updated each carry the whole post, so one event tells what the post is.
+ */
+export type BlogPostStatus = 'draft' | 'pending' | 'published';
+export const POST_STATUSES: readonly BlogPostStatus[] = ['draft', 'pending', 'published'];
+
+export type BlogCommentStatus = 'pending' | 'approved' | 'spam';
+export const COMMENT_STATUSES: readonly BlogCommentStatus[] = ['pending', 'approved', 'spam'];
+
+export interface BlogPostFields {
+  title: string;
+  slug: string;
+  excerpt: string;
+  content: string;
+  status: BlogPostStatus;
+  author_id: number | null;
+  category_id: number | null;
+  featured_image_asset_id: number | null;
+  featured_image_url: string | null;
+  /** 'YYYY-MM-DD HH:MM:SS' in UTC. */
+  published_at: string | null;
+  /** Tag names. */
+  tags: string[];
+  site_ids: number[];
+}
+
+export interface BlogCategoryFields {
+  name: string;
+  slug: string;
+  description: string;
+}
+
+export interface BlogCommentFields {
+  post_id: number;
+  author_name: string;
+  author_email: string;
+  /** Stored as given; routes never hand it out as active HTML. */
+  body: string;
+  status: BlogCommentStatus;
+}
+
+export const BLOG_EVENTS = {
+  postCreated: 'BlogPostCreated',
+  postUpdated: 'BlogPostUpdated',
+  postPublished: 'BlogPostPublished',
+  postDeleted: 'BlogPostDeleted',
+  categoryCreated: 'BlogCategoryCreated',
+  categoryUpdated: 'BlogCategoryUpdated',
+  categoryDeleted: 'BlogCategoryDeleted',
+  tagCreated: 'BlogTagCreated',
+  commentPosted: 'BlogCommentPosted',
+  commentModerated: 'BlogCommentModerated',
+  commentDeleted: 'BlogCommentDeleted',
+  settingsChanged: 'BlogSettingsChanged',
+} as const;
+
+export type BlogPostCreated = DomainEvent<'BlogPostCreated', { id: number; fields: BlogPostFields }>;
+export type BlogPostUpdated = DomainEvent<'BlogPostUpdated', { id: number; fields: BlogPostFields }>;
+/** An additional fact next to Created/Updated when a post becomes published. */
+export type BlogPostPublished = DomainEvent<'BlogPostPublished', { id: number; published_at: string }>;
+export type BlogPostDeleted = DomainEvent<'BlogPostDeleted', { id: number }>;
+export type BlogPostEvent = BlogPostCreated | BlogPostUpdated | BlogPostPublished | BlogPostDeleted;
+
+export type BlogCategoryCreated = DomainEvent<'BlogCategoryCreated', { id: number; fields: BlogCategoryFields }>;
+export type BlogCategoryUpdated = DomainEvent<'BlogCategoryUpdated', { id: number; fields: BlogCategoryFields }>;
+export type BlogCategoryDeleted = DomainEvent<'BlogCategoryDeleted', { id: number }>;
+export type BlogCategoryEvent = BlogCategoryCreated | BlogCategoryUpdated | BlogCategoryDeleted;
+
+export type BlogTagCreated = DomainEvent<'BlogTagCreated', { id: number; name: string; slug: string }>;
+export type BlogTagEvent = BlogTagCreated;
+
+export type BlogCommentPosted = DomainEvent<'BlogCommentPosted', { id: number; fields: BlogCommentFields }>;
+export type BlogCommentModerated = DomainEvent<'BlogCommentModerated', { id: number; status: 'approved' | 'spam' }>;
+export type BlogCommentDeleted = DomainEvent<'BlogCommentDeleted', { id: number; post_id: number }>;
+export type BlogCommentEvent = BlogCommentPosted | BlogCommentModerated | BlogCommentDeleted;
+
+export interface BlogSettings {
+  comments_enabled: boolean;
+}
+export type BlogSettingsChanged = DomainEvent<'BlogSettingsChanged', BlogSettings>;
+
+export const blogPostStream = (id: number) => `blog_post-${id}`;
+export const blogCategoryStream = (id: number) => `blog_category-${id}`;
+export const blogTagStream = (id: number) => `blog_tag-${id}`;
+export const blogCommentStream = (id: number) => `blog_comment-${id}`;
+export const BLOG_SETTINGS_STREAM = 'blog_settings';
+
+/** Sequences of the integer ids (commands/sequence.ts). */
+export const BLOG_SEQUENCES = { post: 'blog_post', category: 'blog_category', tag: 'blog_tag', comment: 'blog_comment' } as const;

@@ -1,0 +1,207 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { duplicateIdProblems, fixtureList, schemaProblems, type Fixture, type FixtureImporter, type FixtureProblem } from '../../app/fixture.js';
+import type { Runtime } from '../../app/runtime.js';
+import { ValidationError } from '../../infra/errors.js';
+import { slugify } from '../../infra/text/slug.js';
+import { findCategoryBySlug } from '../../queries/blog/taxonomy.js';
+import { postIdBySlug } from '../../queries/blog/posts.js';
+import { userStream } from '../users/events.js';
+import { siteStream } from '../platform/kinds.js';
+import { createCategory } from './category-handlers.js';
+import { importComment } from './comment-handlers.js';
+import { blogCategoryStream, blogCommentStream, blogPostStream, type BlogPostFields } from './events.js';
+import { createPost } from './post-handlers.js';
+import { checkCategoryFields, checkCommentFields, checkPostFields } from './rules.js';
+import { changeBlogSettings } from './settings-handlers.js';
+import { normaliseTimestamp } from './time.js';
+
+const Id = Type.Integer({ minimum: 1 });
+const NullableId = Type.Union([Id, Type.Null()]);
+const CategorySchema = Type.Object({
+  id: Type.Optional(Id),
+  name: Type.String({ minLength: 1 }),
+  slug: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+});
+const PostSchema = Type.Object({
+  id: Type.Optional(Id),
+  title: Type.String({ minLength: 1 }),
+  slug: Type.Optional(Type.String()),
+  excerpt: Type.Optional(Type.String()),
+  content: Type.Optional(Type.String()),
+  status: Type.Optional(Type.Union([Type.Literal('draft'), Type.Literal('pending'), Type.Literal('published')])),
+  author_id: Type.Optional(NullableId),
+  category_id: Type.Optional(NullableId),
+  featured_image_asset_id: Type.Optional(NullableId),
+  featured_image_url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  tags: Type.Optional(Type.Array(Type.String())),
+  site_ids: Type.Optional(Type.Array(Id)),
+  published_at: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
+const CommentSchema = Type.Object({
+  id: Type.Optional(Id),
+  post_id: Id,
+  author_name: Type.String({ minLength: 1 }),
+  author_email: Type.String({ minLength: 1 }),
+  body: Type.String({ minLength: 1 }),
+  status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('spam')])),
+});
+const BlogSchema = Type.Object({
+  settings: Type.Optional(Type.Object({ comments_enabled: Type.Boolean() })),
+  categories: Type.Optional(Type.Array(CategorySchema)),
+  posts: Type.Optional(Type.Array(PostSchema)),
+  comments: Type.Optional(Type.Array(CommentSchema)),
+});
+
+type BlogInput = Static<typeof BlogSchema>;
+type PostInputRow = Static<typeof PostSchema>;
+
+function blogOf(fixture: Fixture): BlogInput {
+  return (fixture.blog ?? {}) as BlogInput;
+}
+
+/** Runs a rule check and reports its refusal at `path.<field>`. */
+function ruleProblem(path: string, check: () => void): FixtureProblem[] {
+  try {
+    check();
+    return [];
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    const field = Object.keys(error.fields ?? {})[0];
+    return [{ path: field ? `${path}.${field}` : path, message: error.message }];
+  }
+}
+
+function postDraft(post: PostInputRow): BlogPostFields {
+  return {
+    title: post.title,
+    slug: post.slug?.trim() || slugify(post.title),
+    excerpt: post.excerpt ?? '',
+    content: post.content ?? '',
+    status: post.status ?? 'draft',
+    author_id: post.author_id ?? null,
+    category_id: post.category_id ?? null,
+    featured_image_asset_id: post.featured_image_asset_id ?? null,
+    featured_image_url: post.featured_image_url ?? null,
+    published_at: post.published_at ? (normaliseTimestamp(post.published_at) ?? post.published_at) : null,
+    tags: post.tags ?? [],
+    site_ids: post.site_ids ?? [],
+  };
+}
+
+async function exists(runtime: Runtime, stream: string): Promise<boolean> {
+  return (await runtime.eventStore.readLastEvent(stream)) !== null;
+}
+
+function idSet(list: { id?: number }[]): Set<number> {
+  return new Set(list.map((e) => e.id).filter((id): id is number => id !== undefined));
+}
+
+async function validateBlog(fixture: Fixture, runtime: Runtime): Promise<FixtureProblem[]> {
+  const blog = blogOf(fixture);
+  const categories = blog.categories ?? [];
+  const posts = blog.posts ?? [];
+  const comments = blog.comments ?? [];
+  const problems: FixtureProblem[] = [
+    ...duplicateIdProblems(categories, '$.blog.categories'),
+    ...duplicateIdProblems(posts, '$.blog.posts'),
+    ...duplicateIdProblems(comments, '$.blog.comments'),
+  ];
+  const userIds = idSet(fixtureList<{ id?: number }>(fixture, 'users'));
+  const siteIds = idSet(fixtureList<{ id?: number }>(fixture, 'sites'));
+  const categoryIds = idSet(categories);
+  const postIds = idSet(posts);
+
+  const categorySlugs = new Set<string>();
+  for (const [i, category] of categories.entries()) {
+    const path = `$.blog.categories[${i}]`;
+    const slug = category.slug?.trim();
+    problems.push(...ruleProblem(path, () => checkCategoryFields({ name: category.name, slug: slug || slugify(category.name), description: category.description ?? '' })));
+    if (category.id !== undefined && (await exists(runtime, blogCategoryStream(category.id)))) {
+      problems.push({ path: `${path}.id`, message: `Blog category ${category.id} already exists.` });
+    }
+    if (slug) {
+      if (categorySlugs.has(slug) || (await findCategoryBySlug(runtime.documents, slug))) problems.push({ path: `${path}.slug`, message: 'Duplicate category slug.' });
+      categorySlugs.add(slug);
+    }
+  }
+
+  const postSlugs = new Set<string>();
+  for (const [i, post] of posts.entries()) {
+    const path = `$.blog.posts[${i}]`;
+    if (post.published_at && normaliseTimestamp(post.published_at) === null) {
+      problems.push({ path: `${path}.published_at`, message: 'Must be a date and time as YYYY-MM-DD HH:MM:SS.' });
+      continue;
+    }
+    problems.push(...ruleProblem(path, () => checkPostFields(postDraft(post))));
+    if (post.id !== undefined && (await exists(runtime, blogPostStream(post.id)))) {
+      problems.push({ path: `${path}.id`, message: `Blog post ${post.id} already exists.` });
+    }
+    if (post.author_id != null && !userIds.has(post.author_id) && !(await exists(runtime, userStream(post.author_id)))) {
+      problems.push({ path: `${path}.author_id`, message: `User ${post.author_id} does not exist.` });
+    }
+    if (post.category_id != null && !categoryIds.has(post.category_id) && !(await exists(runtime, blogCategoryStream(post.category_id)))) {
+      problems.push({ path: `${path}.category_id`, message: `Blog category ${post.category_id} does not exist.` });
+    }
+    for (const [j, siteId] of (post.site_ids ?? []).entries()) {
+      if (!siteIds.has(siteId) && !(await exists(runtime, siteStream(siteId)))) {
+        problems.push({ path: `${path}.site_ids[${j}]`, message: `Site ${siteId} does not exist.` });
+      }
+    }
+    const slug = post.slug?.trim();
+    if (slug) {
+      if (postSlugs.has(slug) || (await postIdBySlug(runtime.documents, slug)) !== null) problems.push({ path: `${path}.slug`, message: 'Duplicate post slug.' });
+      postSlugs.add(slug);
+    }
+  }
+
+  for (const [i, comment] of comments.entries()) {
+    const path = `$.blog.comments[${i}]`;
+    problems.push(...ruleProblem(path, () => checkCommentFields({ ...comment, status: comment.status ?? 'pending' })));
+    if (comment.id !== undefined && (await exists(runtime, blogCommentStream(comment.id)))) {
+      problems.push({ path: `${path}.id`, message: `Blog comment ${comment.id} already exists.` });
+    }
+    if (!postIds.has(comment.post_id) && !(await exists(runtime, blogPostStream(comment.post_id)))) {
+      problems.push({ path: `${path}.post_id`, message: `Blog post ${comment.post_id} does not exist.` });
+    }
+  }
+  return problems;
+}
+
+/** The blog part of the fixture (CONTRACT.md section 4): settings, categories, posts, comments. */
+export const blogImporter: FixtureImporter = {
+  order: 70,
+  async validate(fixture, runtime) {
+    if (fixture.blog === undefined) return [];
+    const problems = schemaProblems(BlogSchema, fixture.blog, '$.blog');
+    if (problems.length) return problems;
+    return validateBlog(fixture, runtime);
+  },
+  count(fixture) {
+    const blog = blogOf(fixture);
+    return (blog.settings ? 1 : 0) + (blog.categories?.length ?? 0) + (blog.posts?.length ?? 0) + (blog.comments?.length ?? 0);
+  },
+  async import(fixture, runtime, progress) {
+    if (fixture.blog === undefined) return;
+    const blog = blogOf(fixture);
+    const ctx = runtime.commandContext(null);
+    if (blog.settings) {
+      await changeBlogSettings(ctx, { comments_enabled: blog.settings.comments_enabled });
+      progress.tick();
+    }
+    for (const category of blog.categories ?? []) {
+      await createCategory(ctx, category, category.id);
+      progress.tick();
+    }
+    for (const post of blog.posts ?? []) {
+      const { id, author_id, ...input } = post;
+      await createPost(ctx, author_id ?? null, input, id);
+      progress.tick();
+    }
+    for (const comment of blog.comments ?? []) {
+      const { id, status, ...fields } = comment;
+      await importComment(ctx, { ...fields, status: status ?? 'pending' }, id);
+      progress.tick();
+    }
+  },
+};

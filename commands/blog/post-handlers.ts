@@ -1,0 +1,147 @@
+import { NotFoundError, ValidationError } from '../../infra/errors.js';
+import { slugify, uniqueSlug } from '../../infra/text/slug.js';
+import { commentsOfPost } from '../../queries/blog/comments.js';
+import { findPost, postIdBySlug } from '../../queries/blog/posts.js';
+import { findCategory } from '../../queries/blog/taxonomy.js';
+import { sites } from '../../queries/platform/documents.js';
+import type { CommandContext } from '../command-context.js';
+import { handleCommand } from '../handle-command.js';
+import { idFor } from '../sequence.js';
+import { deleteComment } from './comment-handlers.js';
+import { BLOG_SEQUENCES, blogPostStream, type BlogPostFields, type BlogPostStatus } from './events.js';
+import { blogPostDecider } from './post-decider.js';
+import { checkPostFields, LIMITS } from './rules.js';
+import { normaliseTagNames, resolveTags } from './tag-handlers.js';
+import { normaliseTimestamp, utcTimestamp } from './time.js';
+
+/** A post as a client writes it; absent keys take the defaults (create) or stay as they are (update). */
+export interface PostInput {
+  title?: string;
+  slug?: string;
+  excerpt?: string;
+  content?: string;
+  /** Checked by the rules, so an unknown status is a validation error, not a type error. */
+  status?: string;
+  category_id?: number | null;
+  featured_image_asset_id?: number | null;
+  featured_image_url?: string | null;
+  published_at?: string | null;
+  tags?: string[];
+  site_ids?: number[];
+}
+
+function publishedAtOf(value: string | null | undefined): string | null | undefined {
+  if (value === undefined || value === null) return value;
+  if (value.trim() === '') return null;
+  const normalised = normaliseTimestamp(value);
+  if (normalised === null) throw ValidationError.field('published_at', 'Must be a date and time as YYYY-MM-DD HH:MM:SS.');
+  return normalised;
+}
+
+/** The input as fields: only the keys present, with tags and timestamps in their stored form. */
+function patchOf(input: PostInput): Partial<BlogPostFields> {
+  const patch: Partial<BlogPostFields> = {
+    title: input.title,
+    slug: input.slug?.trim(),
+    excerpt: input.excerpt,
+    content: input.content,
+    status: input.status as BlogPostStatus | undefined,
+    category_id: input.category_id,
+    featured_image_asset_id: input.featured_image_asset_id,
+    featured_image_url: input.featured_image_url,
+    published_at: publishedAtOf(input.published_at),
+    tags: input.tags === undefined ? undefined : normaliseTagNames(input.tags),
+    site_ids: input.site_ids === undefined ? undefined : [...new Set(input.site_ids)],
+  };
+  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<BlogPostFields>;
+}
+
+async function checkReferences(ctx: CommandContext, patch: Partial<BlogPostFields>): Promise<void> {
+  if (patch.category_id !== undefined && patch.category_id !== null && !(await findCategory(ctx.documents, patch.category_id))) {
+    throw ValidationError.field('category_id', `Blog category ${patch.category_id} does not exist.`);
+  }
+  if (patch.site_ids && patch.site_ids.length > 0) {
+    const found = await sites(ctx.documents).count({ _id: { $in: patch.site_ids } });
+    if (found !== patch.site_ids.length) throw ValidationError.field('site_ids', 'Every site must exist.');
+  }
+}
+
+async function slugTaken(ctx: CommandContext, slug: string, exceptId: number | null): Promise<boolean> {
+  const owner = await postIdBySlug(ctx.documents, slug);
+  return owner !== null && owner !== exceptId;
+}
+
+/** A given slug must be free; an omitted (or emptied) one is made from the title and kept unique. */
+async function slugFor(ctx: CommandContext, given: string | undefined, title: string, exceptId: number | null): Promise<string> {
+  if (given) {
+    if (await slugTaken(ctx, given, exceptId)) throw ValidationError.field('slug', 'Another blog post has this slug.');
+    return given;
+  }
+  return uniqueSlug(slugify(title, LIMITS.slug - 8), (slug) => slugTaken(ctx, slug, exceptId));
+}
+
+/** Creates a post written by `authorId`; `givenId` is the fixture's id. Returns the new id. */
+export async function createPost(ctx: CommandContext, authorId: number | null, input: PostInput, givenId?: number): Promise<number> {
+  if (input.title === undefined) throw ValidationError.field('title', 'This field is required.');
+  const patch = patchOf(input);
+  const draft: BlogPostFields = {
+    title: input.title,
+    excerpt: '',
+    content: '',
+    status: 'draft',
+    author_id: authorId,
+    category_id: null,
+    featured_image_asset_id: null,
+    featured_image_url: null,
+    published_at: null,
+    site_ids: [],
+    ...patch,
+    slug: patch.slug || slugify(input.title),
+    tags: patch.tags ?? [],
+  };
+  checkPostFields(draft);
+  await checkReferences(ctx, patch);
+  if (givenId !== undefined && (await ctx.eventStore.readLastEvent(blogPostStream(givenId)))) {
+    throw ValidationError.field('id', `Blog post ${givenId} already exists.`);
+  }
+  const slug = await slugFor(ctx, patch.slug, draft.title, null);
+  const tags = await resolveTags(ctx, draft.tags);
+  const id = await idFor(ctx, BLOG_SEQUENCES.post, givenId);
+  await handleCommand(ctx, blogPostStream(id), blogPostDecider, {
+    type: 'CreateBlogPost',
+    data: { id, fields: { ...draft, slug, tags }, now: utcTimestamp(ctx.clock.now()) },
+  });
+  return id;
+}
+
+/** Changes only the keys present; tags and site_ids replace the whole list. */
+export async function updatePost(ctx: CommandContext, id: number, input: PostInput): Promise<void> {
+  const current = await findPost(ctx.documents, id);
+  if (!current) throw new NotFoundError('Blog post not found.');
+  const patch = patchOf(input);
+  const title = patch.title ?? current.title;
+  checkPostFields({ ...current, ...patch, slug: patch.slug || slugify(title), tags: patch.tags ?? current.tags });
+  await checkReferences(ctx, patch);
+  if (patch.slug !== undefined) patch.slug = await slugFor(ctx, patch.slug, title, id);
+  if (patch.tags !== undefined) patch.tags = await resolveTags(ctx, patch.tags);
+  await handleCommand(ctx, blogPostStream(id), blogPostDecider, {
+    type: 'UpdateBlogPost',
+    data: { patch, now: utcTimestamp(ctx.clock.now()) },
+  });
+}
+
+/**
+ * Deletes the post, then its comments, each with its own event. The comments are listed first:
+ * the comments read model drops them as soon as it sees the post deleted.
+ */
+export async function deletePost(ctx: CommandContext, id: number): Promise<void> {
+  const comments = await commentsOfPost(ctx.documents, id);
+  await handleCommand(ctx, blogPostStream(id), blogPostDecider, { type: 'DeleteBlogPost', data: {} });
+  for (const comment of comments) {
+    try {
+      await deleteComment(ctx, comment.id);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+    }
+  }
+}

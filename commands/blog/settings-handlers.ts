@@ -1,0 +1,8 @@
+import type { CommandContext } from '../command-context.js';
+import { handleCommand } from '../handle-command.js';
+import { BLOG_SETTINGS_STREAM, type BlogSettings } from './events.js';
+import { blogSettingsDecider } from './settings-decider.js';
+
+export async function changeBlogSettings(ctx: CommandContext, settings: BlogSettings): Promise<void> {
+  await handleCommand(ctx, BLOG_SETTINGS_STREAM, blogSettingsDecider, { type: 'ChangeBlogSettings', data: settings });
+}

@@ -1,0 +1,53 @@
+import { CohereClient } from 'cohere-ai';
+import { providerError } from '../embedder/cohere.js';
+import { DEFAULT_SYSTEM_PROMPT, type Answerer, type AnswerRequest } from './port.js';
+
+interface Citation {
+  end: number;
+  documentIds: string[];
+}
+
+/**
+ * Puts [N] markers after each cited span, from Cohere's citations (document ids are the
+ * evidence numbers), unless the text already carries markers of its own.
+ */
+export function withMarkers(text: string, citations: Citation[]): string {
+  if (/\[\d+\]/.test(text) || citations.length === 0) return text;
+  const byEnd = [...citations].sort((a, b) => b.end - a.end);
+  let out = text;
+  for (const citation of byEnd) {
+    const numbers = [...new Set(citation.documentIds.map((id) => id.replace(/^doc_?/, '')).filter((id) => /^\d+$/.test(id)))];
+    if (numbers.length === 0) continue;
+    const end = Math.min(Math.max(citation.end, 0), out.length);
+    out = `${out.slice(0, end)}${numbers.map((n) => `[${n}]`).join('')}${out.slice(end)}`;
+  }
+  return out;
+}
+
+/** Cohere chat with the evidence as documents; system_prompt replaces the default preamble. */
+export class CohereAnswerer implements Answerer {
+  private readonly client: CohereClient;
+
+  constructor(
+    apiKey: string,
+    private readonly model = 'command-r-plus',
+    client?: CohereClient,
+  ) {
+    this.client = client ?? new CohereClient({ token: apiKey });
+  }
+
+  async answer({ question, evidence, systemPrompt }: AnswerRequest): Promise<string> {
+    try {
+      const response = await this.client.chat({
+        model: this.model,
+        message: question,
+        preamble: systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
+        documents: evidence.map((e) => ({ id: String(e.number), title: e.title, snippet: e.text })),
+        temperature: 0.2,
+      });
+      return withMarkers(response.text, response.citations ?? []);
+    } catch (error) {
+      throw providerError('answering', error);
+    }
+  }
+}

@@ -1,0 +1,76 @@
+import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Embedder, EmbedPurpose } from './port.js';
+
+/**
+ * Wraps an embedder with a cache keyed by the hash of model, purpose and text, kept in a
+ * SQLite file in DATA_DIR: replays and restarts find their vectors there instead of paying
+ * the provider again.
+ */
+export class CachedEmbedder implements Embedder {
+  private readonly db: Database.Database;
+  private readonly select: Database.Statement<[string], { vector: Buffer }>;
+  private readonly insert: Database.Statement<[string, Buffer]>;
+  private closed = false;
+
+  constructor(
+    private readonly inner: Embedder,
+    file: string,
+  ) {
+    mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec('CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY, vector BLOB NOT NULL)');
+    this.select = this.db.prepare('SELECT vector FROM embeddings WHERE key = ?');
+    this.insert = this.db.prepare('INSERT OR REPLACE INTO embeddings (key, vector) VALUES (?, ?)');
+  }
+
+  get model(): string {
+    return this.inner.model;
+  }
+
+  get dimension(): number {
+    return this.inner.dimension;
+  }
+
+  private key(text: string, purpose: EmbedPurpose): string {
+    return createHash('sha256').update(`${this.inner.model}\u0000${purpose}\u0000${text}`).digest('hex');
+  }
+
+  async embed(texts: string[], purpose: EmbedPurpose): Promise<Float32Array[]> {
+    // A job may still be running while the runtime shuts down: it then goes without the cache.
+    if (this.closed) return this.inner.embed(texts, purpose);
+    const keys = texts.map((text) => this.key(text, purpose));
+    const vectors: (Float32Array | null)[] = keys.map((key) => {
+      const row = this.select.get(key);
+      return row ? new Float32Array(row.vector.buffer.slice(row.vector.byteOffset, row.vector.byteOffset + row.vector.byteLength)) : null;
+    });
+    const missing = vectors.flatMap((v, i) => (v === null ? [i] : []));
+    if (missing.length > 0) {
+      const fresh = await this.inner.embed(missing.map((i) => texts[i]), purpose);
+      const store = this.closed
+        ? () => {}
+        : this.db.transaction(() => {
+            missing.forEach((index, n) => this.insert.run(keys[index], Buffer.from(fresh[n].buffer, fresh[n].byteOffset, fresh[n].byteLength)));
+          });
+      store();
+      missing.forEach((index, n) => (vectors[index] = fresh[n]));
+    }
+    return vectors as Float32Array[];
+  }
+
+  /** Number of cached vectors (tests check that a restart re-embeds nothing). */
+  size(): number {
+    return (this.db.prepare('SELECT COUNT(*) AS n FROM embeddings').get() as { n: number }).n;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+    await this.inner.close();
+  }
+}

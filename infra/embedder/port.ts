@@ -1,0 +1,14 @@
+/** What a text is embedded for: Cohere embeds stored chunks and search queries differently. */
+export type EmbedPurpose = 'document' | 'query';
+
+/**
+ * Turns texts into vectors for the vector index. Every vector of one embedder has the same
+ * dimension; callers compare them by cosine.
+ */
+export interface Embedder {
+  /** Names the model; part of the cache key, so switching models never serves stale vectors. */
+  readonly model: string;
+  readonly dimension: number;
+  embed(texts: string[], purpose: EmbedPurpose): Promise<Float32Array[]>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,188 @@
+import { Client, errors } from '@elastic/elasticsearch';
+import { DependencyUnavailableError } from '../errors.js';
+import { resourceKey, type ChunkInput, type IndexedResource, type ResourceType, type SearchFilter, type VectorHit, type VectorIndex } from './port.js';
+
+interface ChunkSource {
+  resource_key: string;
+  resource_type: ResourceType;
+  resource_id: number;
+  title: string;
+  path: string;
+  text: string;
+  chunk_index: number;
+  site_ids: number[];
+  item_set_ids: number[];
+  vector: number[];
+}
+
+function unavailable(error: unknown): DependencyUnavailableError {
+  const status = error instanceof errors.ResponseError ? ` (HTTP ${error.statusCode ?? 'error'})` : '';
+  return new DependencyUnavailableError('vector index', `The vector index is unavailable${status}.`);
+}
+
+function isIndexMissing(error: unknown): boolean {
+  return error instanceof errors.ResponseError && error.statusCode === 404;
+}
+
+/** The filter of a search as an Elasticsearch bool query; the same rule as passesFilter. */
+export function filterQuery(filter: SearchFilter): Record<string, unknown>[] {
+  const clauses: Record<string, unknown>[] = [];
+  if (filter.siteId !== undefined) clauses.push({ term: { site_ids: filter.siteId } });
+  if (filter.itemSetIds && filter.itemSetIds.length > 0) {
+    clauses.push({ terms: { resource_type: ['item', 'media'] } });
+    clauses.push({ terms: { item_set_ids: filter.itemSetIds } });
+  }
+  return clauses;
+}
+
+/**
+ * Elasticsearch: one document per chunk with a `dense_vector` (cosine) field, kNN search with
+ * the filter applied inside the kNN so k counts only allowed chunks. The index is created on
+ * first write, when the embedder's dimension is known.
+ */
+export class ElasticsearchVectorIndex implements VectorIndex {
+  readonly persistent = true;
+  private readonly client: Client;
+  private ready: Promise<void> | null = null;
+
+  constructor(
+    url: string,
+    private readonly index = 'chatbot-chunks',
+    client?: Client,
+  ) {
+    this.client = client ?? new Client({ node: url, requestTimeout: 10_000, maxRetries: 1 });
+  }
+
+  private ensureIndex(dimension: number): Promise<void> {
+    this.ready ??= (async () => {
+      const exists = await this.client.indices.exists({ index: this.index });
+      if (exists) return;
+      await this.client.indices.create({
+        index: this.index,
+        mappings: {
+          properties: {
+            resource_key: { type: 'keyword' },
+            resource_type: { type: 'keyword' },
+            resource_id: { type: 'integer' },
+            title: { type: 'text' },
+            path: { type: 'keyword', index: false },
+            text: { type: 'text' },
+            chunk_index: { type: 'integer' },
+            site_ids: { type: 'integer' },
+            item_set_ids: { type: 'integer' },
+            vector: { type: 'dense_vector', dims: dimension, index: true, similarity: 'cosine' },
+          },
+        },
+      });
+    })().catch((error: unknown) => {
+      this.ready = null;
+      throw error;
+    });
+    return this.ready;
+  }
+
+  async replace(resource: IndexedResource, chunks: ChunkInput[]): Promise<void> {
+    try {
+      if (chunks.length === 0) return await this.remove(resource.resourceType, resource.resourceId);
+      await this.ensureIndex(chunks[0].vector.length);
+      const key = resourceKey(resource.resourceType, resource.resourceId);
+      await this.client.deleteByQuery({ index: this.index, query: { term: { resource_key: key } }, refresh: true, conflicts: 'proceed' });
+      const operations = chunks.flatMap((chunk, index) => {
+        const source: ChunkSource = {
+          resource_key: key,
+          resource_type: resource.resourceType,
+          resource_id: resource.resourceId,
+          title: resource.title,
+          path: resource.path,
+          text: chunk.text,
+          chunk_index: index,
+          site_ids: resource.siteIds,
+          item_set_ids: resource.itemSetIds,
+          vector: Array.from(chunk.vector),
+        };
+        return [{ index: { _index: this.index, _id: `${key}-${index}` } }, source];
+      });
+      const result = await this.client.bulk({ operations, refresh: true });
+      if (result.errors) throw new DependencyUnavailableError('vector index', 'The vector index refused some chunks.');
+    } catch (error) {
+      if (error instanceof DependencyUnavailableError) throw error;
+      throw unavailable(error);
+    }
+  }
+
+  async remove(resourceType: ResourceType, resourceId: number): Promise<void> {
+    try {
+      await this.client.deleteByQuery({
+        index: this.index,
+        query: { term: { resource_key: resourceKey(resourceType, resourceId) } },
+        refresh: true,
+        conflicts: 'proceed',
+      });
+    } catch (error) {
+      if (isIndexMissing(error)) return;
+      throw unavailable(error);
+    }
+  }
+
+  async search(vector: Float32Array, k: number, filter: SearchFilter = {}): Promise<VectorHit[]> {
+    if (k <= 0) return [];
+    try {
+      const clauses = filterQuery(filter);
+      const response = await this.client.search<ChunkSource>({
+        index: this.index,
+        size: k,
+        knn: {
+          field: 'vector',
+          query_vector: Array.from(vector),
+          k,
+          num_candidates: Math.min(10_000, Math.max(k * 4, 100)),
+          ...(clauses.length > 0 ? { filter: clauses } : {}),
+        },
+        _source: { excludes: ['vector'] },
+      });
+      return response.hits.hits.flatMap((hit) => {
+        const source = hit._source;
+        if (!source) return [];
+        // Elasticsearch scores cosine as (1 + cos) / 2.
+        const cosine = 2 * (hit._score ?? 0) - 1;
+        return [
+          {
+            resourceType: source.resource_type,
+            resourceId: source.resource_id,
+            title: source.title,
+            path: source.path,
+            text: source.text,
+            chunkIndex: source.chunk_index,
+            distance: Math.min(2, Math.max(0, 1 - cosine)),
+          },
+        ];
+      });
+    } catch (error) {
+      if (isIndexMissing(error)) return [];
+      throw unavailable(error);
+    }
+  }
+
+  async size(): Promise<number> {
+    try {
+      await this.client.indices.refresh({ index: this.index });
+      return (await this.client.count({ index: this.index })).count;
+    } catch (error) {
+      if (isIndexMissing(error)) return 0;
+      throw unavailable(error);
+    }
+  }
+
+  async clear(): Promise<void> {
+    try {
+      await this.client.indices.delete({ index: this.index, ignore_unavailable: true });
+      this.ready = null;
+    } catch (error) {
+      throw unavailable(error);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}

@@ -1,0 +1,67 @@
+export type ResourceType = 'item' | 'media' | 'blog_post' | 'site_page';
+
+/** The resource a set of chunks belongs to, with what search filters and results need. */
+export interface IndexedResource {
+  resourceType: ResourceType;
+  resourceId: number;
+  title: string;
+  /** Path on the public site without a site prefix, e.g. `/item/12` or `/blog/my-post`. */
+  path: string;
+  siteIds: number[];
+  /** Item sets of an item (a media's are its item's); empty for posts and pages. */
+  itemSetIds: number[];
+}
+
+export interface ChunkInput {
+  text: string;
+  vector: Float32Array;
+}
+
+export interface SearchFilter {
+  /** Only resources that belong to this site. */
+  siteId?: number;
+  /** When non-empty: only items in at least one of these sets and their media. */
+  itemSetIds?: number[];
+}
+
+export interface VectorHit {
+  resourceType: ResourceType;
+  resourceId: number;
+  title: string;
+  path: string;
+  text: string;
+  chunkIndex: number;
+  /** Cosine distance, 0 for identical directions. */
+  distance: number;
+}
+
+/**
+ * Chunks of public resources with their vectors. A resource's chunks are replaced as a whole;
+ * search is k nearest by cosine among the chunks the filter allows, nearest first.
+ */
+export interface VectorIndex {
+  /** True when the index outlives the process (Elasticsearch); the embedded one is rebuilt at start. */
+  readonly persistent: boolean;
+  /** Replaces every chunk of the resource; no chunks removes it. */
+  replace(resource: IndexedResource, chunks: ChunkInput[]): Promise<void>;
+  remove(resourceType: ResourceType, resourceId: number): Promise<void>;
+  search(vector: Float32Array, k: number, filter?: SearchFilter): Promise<VectorHit[]>;
+  /** Number of chunks held. */
+  size(): Promise<number>;
+  clear(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function resourceKey(resourceType: ResourceType, resourceId: number): string {
+  return `${resourceType}-${resourceId}`;
+}
+
+/** Whether a resource passes a search filter; both adapters apply the same rule. */
+export function passesFilter(resource: Pick<IndexedResource, 'resourceType' | 'siteIds' | 'itemSetIds'>, filter: SearchFilter): boolean {
+  if (filter.siteId !== undefined && !resource.siteIds.includes(filter.siteId)) return false;
+  if (filter.itemSetIds && filter.itemSetIds.length > 0) {
+    if (resource.resourceType !== 'item' && resource.resourceType !== 'media') return false;
+    if (!resource.itemSetIds.some((id) => filter.itemSetIds?.includes(id))) return false;
+  }
+  return true;
+}

@@ -1,0 +1,34 @@
+import type { BlogCategoryEvent, BlogTagCreated } from '../../commands/blog/events.js';
+import { blogCategories, blogTagSlugs, blogTags } from '../../queries/blog/documents.js';
+import { defineProjection } from '../projection.js';
+
+export const blogCategoriesProjection = defineProjection({
+  name: 'blog-categories',
+  handles: ['BlogCategoryCreated', 'BlogCategoryUpdated', 'BlogCategoryDeleted'],
+  async apply(stored, documents) {
+    const event = { type: stored.type, data: stored.data } as BlogCategoryEvent;
+    if (event.type === 'BlogCategoryDeleted') {
+      await blogCategories(documents).deleteOne({ _id: event.data.id });
+      return;
+    }
+    const previous = await blogCategories(documents).findOne({ _id: event.data.id });
+    await blogCategories(documents).put({
+      ...event.data.fields,
+      _id: event.data.id,
+      id: event.data.id,
+      name_sort: event.data.fields.name.toLowerCase(),
+      created_at: previous?.created_at ?? stored.metadata.at,
+      updated_at: stored.metadata.at,
+    });
+  },
+});
+
+export const blogTagsProjection = defineProjection({
+  name: 'blog-tags',
+  handles: ['BlogTagCreated'],
+  async apply(stored, documents) {
+    const { id, name, slug } = (stored.data as BlogTagCreated['data']);
+    await blogTags(documents).put({ _id: id, id, name, slug, name_sort: name.toLowerCase() });
+    await blogTagSlugs(documents).put({ _id: slug, id });
+  },
+});

@@ -1,0 +1,56 @@
+import type { DocumentStore } from '../../infra/document-store/port.js';
+import { defineProjection } from '../projection.js';
+
+/**
+ * What the chatbot needs of a blog post, folded from the blog's events by name: the blog module
+ * owns its own read model, and indexing must not depend on its shape.
+ */
+export interface ChatbotBlogPostDoc {
+  _id: number;
+  id: number;
+  title: string;
+  slug: string;
+  excerpt: string;
+  content: string;
+  status: string;
+  /** `YYYY-MM-DD HH:MM:SS` UTC, or null when never published. */
+  published_at: string | null;
+  tags: string[];
+  site_ids: number[];
+  [key: string]: unknown;
+}
+
+export const CHATBOT_BLOG_POSTS = 'chatbot_blog_posts';
+
+export const chatbotBlogPosts = (d: DocumentStore) => d.collection<ChatbotBlogPostDoc>(CHATBOT_BLOG_POSTS);
+
+export const BLOG_POST_EVENTS = ['BlogPostCreated', 'BlogPostUpdated', 'BlogPostDeleted'] as const;
+
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+const ids = (value: unknown): number[] => (Array.isArray(value) ? value.filter((v): v is number => Number.isInteger(v)) : []);
+
+export const chatbotBlogPostsProjection = defineProjection({
+  name: 'chatbot-blog-posts',
+  handles: BLOG_POST_EVENTS,
+  async apply(event, documents) {
+    const data = event.data as { id?: unknown; fields?: Record<string, unknown> };
+    if (typeof data?.id !== 'number') return;
+    if (event.type === 'BlogPostDeleted') {
+      await chatbotBlogPosts(documents).deleteOne({ _id: data.id });
+      return;
+    }
+    const f = data.fields ?? {};
+    await chatbotBlogPosts(documents).put({
+      _id: data.id,
+      id: data.id,
+      title: text(f.title),
+      slug: text(f.slug),
+      excerpt: text(f.excerpt),
+      content: text(f.content),
+      status: text(f.status),
+      published_at: typeof f.published_at === 'string' ? f.published_at : null,
+      tags: Array.isArray(f.tags) ? f.tags.filter((t): t is string => typeof t === 'string') : [],
+      site_ids: ids(f.site_ids),
+    });
+  },
+});

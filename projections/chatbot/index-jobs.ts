@@ -1,0 +1,39 @@
+import type { DocumentStore } from '../../infra/document-store/port.js';
+import type { StoredEvent } from '../../infra/event-store/port.js';
+import type { ResourceType } from '../../infra/vector-index/port.js';
+import { items } from '../../queries/platform/documents.js';
+import { BLOG_POST_EVENTS } from './blog-posts.js';
+
+export interface ResourceRef {
+  type: ResourceType;
+  id: number;
+}
+
+const lifeCycle = (kind: string) => [`${kind}Created`, `${kind}Updated`, `${kind}Deleted`];
+
+/** Event types that change what the index should hold for a resource. */
+export const INDEXED_EVENT_TYPES = new Map<string, ResourceType>([
+  ...lifeCycle('Item').map((type) => [type, 'item'] as const),
+  ...lifeCycle('Media').map((type) => [type, 'media'] as const),
+  ...[...lifeCycle('SitePage'), 'SitePageReverted'].map((type) => [type, 'site_page'] as const),
+  ...BLOG_POST_EVENTS.map((type) => [type, 'blog_post'] as const),
+]);
+
+/**
+ * The resources whose index entry an event may change. An item's change reaches its media
+ * too (they inherit its sets, sites and visibility). The index job reads the state when it
+ * runs, so a ref says only "look again", never what changed.
+ */
+export async function refsToReindex(event: StoredEvent, documents: DocumentStore): Promise<ResourceRef[]> {
+  const type = INDEXED_EVENT_TYPES.get(event.type);
+  if (!type) return [];
+  const id = (event.data as { id?: unknown } | null)?.id;
+  if (typeof id !== 'number' || !Number.isInteger(id)) return [];
+  const refs: ResourceRef[] = [{ type, id }];
+  if (type === 'item') {
+    // A deleted item's media are deleted by their own events, so its media_ids are enough.
+    const item = await items(documents).findOne({ _id: id });
+    for (const mediaId of item?.media_ids ?? []) refs.push({ type: 'media', id: mediaId });
+  }
+  return refs;
+}

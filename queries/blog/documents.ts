@@ -1,0 +1,89 @@
+import type { DocumentStore } from '../../infra/document-store/port.js';
+import type { BlogCategoryFields, BlogCommentFields, BlogPostFields, BlogSettings } from '../../commands/blog/events.js';
+
+export interface TagRef {
+  id: number;
+  name: string;
+  slug: string;
+}
+
+/** A post as the read model keeps it; timestamps are ISO strings from event metadata. */
+export interface BlogPostDoc extends BlogPostFields {
+  _id: number;
+  id: number;
+  created_at: string;
+  updated_at: string;
+  /** Newest-first order key: published_at (or created_at when never published), then the id. */
+  sort_key: string;
+  tag_refs: TagRef[];
+  tag_slugs: string[];
+  [key: string]: unknown;
+}
+
+export interface BlogCategoryDoc extends BlogCategoryFields {
+  _id: number;
+  id: number;
+  name_sort: string;
+  created_at: string;
+  updated_at: string;
+  [key: string]: unknown;
+}
+
+export interface BlogTagDoc {
+  _id: number;
+  id: number;
+  name: string;
+  slug: string;
+  name_sort: string;
+  [key: string]: unknown;
+}
+
+export interface BlogCommentDoc extends BlogCommentFields {
+  _id: number;
+  id: number;
+  posted_at: string;
+  updated_at: string;
+  [key: string]: unknown;
+}
+
+export interface BlogSettingsDoc extends BlogSettings {
+  _id: string;
+  [key: string]: unknown;
+}
+
+/** Slug to id, so slug lookups are a key read rather than a scan (posts and tags). */
+export interface SlugDoc {
+  _id: string;
+  id: number;
+  [key: string]: unknown;
+}
+
+/** Bumped by the posts projection on every post change, so queries can cache their sorted index. */
+export interface BlogPostsVersionDoc {
+  _id: string;
+  version: number;
+  [key: string]: unknown;
+}
+
+export const BLOG_COLLECTIONS = {
+  posts: 'blog_posts',
+  categories: 'blog_categories',
+  tags: 'blog_tags',
+  comments: 'blog_comments',
+  settings: 'blog_settings',
+  meta: 'blog_meta',
+  postSlugs: 'blog_post_slugs',
+  tagSlugs: 'blog_tag_slugs',
+} as const;
+
+export const SETTINGS_ID = 'settings';
+export const POSTS_VERSION_ID = 'posts';
+
+export const blogPosts = (d: DocumentStore) => d.collection<BlogPostDoc>(BLOG_COLLECTIONS.posts);
+export const blogCategories = (d: DocumentStore) => d.collection<BlogCategoryDoc>(BLOG_COLLECTIONS.categories);
+export const blogTags = (d: DocumentStore) => d.collection<BlogTagDoc>(BLOG_COLLECTIONS.tags);
+export const blogComments = (d: DocumentStore) => d.collection<BlogCommentDoc>(BLOG_COLLECTIONS.comments);
+export const blogSettings = (d: DocumentStore) => d.collection<BlogSettingsDoc>(BLOG_COLLECTIONS.settings);
+export const blogPostSlugs = (d: DocumentStore) => d.collection<SlugDoc>(BLOG_COLLECTIONS.postSlugs);
+export const blogTagSlugs = (d: DocumentStore) => d.collection<SlugDoc>(BLOG_COLLECTIONS.tagSlugs);
+export const blogMeta = (d: DocumentStore) => d.collection<BlogPostsVersionDoc>(BLOG_COLLECTIONS.meta);

@@ -1,0 +1,57 @@
+import type { Evidence } from '../../infra/answerer/port.js';
+import { renderAnswer } from './answer-html.js';
+import { retrieve, snippet, type RetrievedResource } from './retrieve.js';
+import type { ChatbotServices } from './services.js';
+
+export interface ChatParams {
+  question: string;
+  siteId?: number;
+  siteSlug?: string;
+  systemPrompt?: string;
+  itemSetIds: number[];
+}
+
+export interface ChatSource {
+  citation_num: number;
+  title: string;
+  url: string;
+  resource_type: string;
+  resource_id: number;
+  snippet: string;
+}
+
+export interface ChatResponse {
+  answer_html: string;
+  sources: ChatSource[];
+}
+
+/** Resources given to the answerer, nearest first; each is one piece of numbered evidence. */
+export const EVIDENCE_COUNT = 5;
+export const SOURCE_SNIPPET_LENGTH = 200;
+
+/**
+ * Retrieves evidence with the request's filters, numbers it, asks the answerer, and returns the
+ * rendered answer with the evidence it cited, in citation order.
+ */
+export async function answerQuestion(services: ChatbotServices, params: ChatParams): Promise<ChatResponse> {
+  const retrieved: RetrievedResource[] = (
+    await retrieve(services, params.question, { siteId: params.siteId, itemSetIds: params.itemSetIds }, params.siteSlug)
+  ).slice(0, EVIDENCE_COUNT);
+  const evidence: Evidence[] = retrieved.map((r, index) => ({ number: index + 1, title: r.best.title, text: r.best.text }));
+  const answer = await services.answerer.answer({ question: params.question, evidence, systemPrompt: params.systemPrompt });
+  const { html, cited } = renderAnswer(answer, evidence.length);
+  return {
+    answer_html: html,
+    sources: cited.map((n) => {
+      const { best, url } = retrieved[n - 1];
+      return {
+        citation_num: n,
+        title: best.title,
+        url,
+        resource_type: best.resourceType,
+        resource_id: best.resourceId,
+        snippet: snippet(best.text, SOURCE_SNIPPET_LENGTH),
+      };
+    }),
+  };
+}

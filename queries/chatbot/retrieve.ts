@@ -1,0 +1,43 @@
+import type { Embedder } from '../../infra/embedder/port.js';
+import type { SearchFilter, VectorHit, VectorIndex } from '../../infra/vector-index/port.js';
+
+/** Chunks fetched per search: the seed's 100, or 150 when a site filter narrows them. */
+export function fetchLimit(filter: SearchFilter): number {
+  return filter.siteId !== undefined ? 150 : 100;
+}
+
+/** The public path of a resource, under `/s/{site_slug}` when one is given. */
+export function publicUrl(path: string, siteSlug?: string): string {
+  return siteSlug ? `/s/${encodeURIComponent(siteSlug)}${path}` : path;
+}
+
+/** The first `length` characters (not UTF-16 units, so no emoji is cut in half). */
+export function snippet(text: string, length: number): string {
+  const chars = [...text];
+  return chars.length <= length ? text : chars.slice(0, length).join('');
+}
+
+export interface RetrievedResource {
+  best: VectorHit;
+  url: string;
+}
+
+/**
+ * Embeds the text as a query, fetches the nearest chunks the filter allows, and keeps one entry
+ * per resource URL with its best (nearest) chunk, nearest first.
+ */
+export async function retrieve(
+  deps: { embedder: Embedder; vectorIndex: VectorIndex },
+  text: string,
+  filter: SearchFilter,
+  siteSlug?: string,
+): Promise<RetrievedResource[]> {
+  const [vector] = await deps.embedder.embed([text], 'query');
+  const hits = await deps.vectorIndex.search(vector, fetchLimit(filter), filter);
+  const byUrl = new Map<string, RetrievedResource>();
+  for (const hit of [...hits].sort((a, b) => a.distance - b.distance)) {
+    const url = publicUrl(hit.path, siteSlug);
+    if (!byUrl.has(url)) byUrl.set(url, { best: hit, url });
+  }
+  return [...byUrl.values()];
+}

@@ -1,0 +1,183 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { SESSION_ONLY, type Principal } from '../../app/auth.js';
+import { refuseOtherMethods } from '../../app/method-not-allowed.js';
+import type { Runtime } from '../../app/runtime.js';
+import { postComment } from '../../commands/blog/comment-handlers.js';
+import { createPost, type PostInput } from '../../commands/blog/post-handlers.js';
+import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../../infra/errors.js';
+import { findPost, listPosts } from '../../queries/blog/posts.js';
+import { readBlogSettings } from '../../queries/blog/settings.js';
+import { pageWindow } from '../json-ld.js';
+import { LegacyListSchema, LegacyPostSchema, representLegacyPost } from './representations.js';
+import { nonEmpty, SESSION_SECURITY } from './viewer.js';
+
+const TAG = 'blog-legacy';
+const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const Nullable = <T extends ReturnType<typeof Type.Integer> | ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+
+const ListQuery = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, description: 'default 10, maximum 100 (larger values are treated as 100)' })),
+  tag_slug: Type.Optional(Type.String()),
+  category_slug: Type.Optional(Type.String()),
+  author_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  search: Type.Optional(Type.String({ description: 'Case-insensitive substring of title, excerpt or content' })),
+});
+
+const CreateBody = Type.Object({
+  title: Type.String(),
+  content: Type.String({ description: 'HTML' }),
+  slug: Type.Optional(Type.String({ maxLength: 190 })),
+  excerpt: Type.Optional(Type.String()),
+  status: Type.Optional(Type.String({ description: 'draft (default), pending or published' })),
+  category_id: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+  published_at: Type.Optional(Nullable(Type.String({ description: 'YYYY-MM-DD HH:MM:SS (UTC)' }))),
+  featured_image_asset_id: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+  featured_image_url: Type.Optional(Nullable(Type.String({ maxLength: 2048 }))),
+  // String first: with the app's array coercion an array branch would swallow a plain string.
+  tags: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description: 'An array of names or one comma-separated string' })),
+});
+
+/** Types only: which fields are missing is answered after the comments-enabled check. */
+const CommentBody = Type.Object({
+  author_name: Type.Optional(Type.String()),
+  author_email: Type.Optional(Type.String()),
+  body: Type.Optional(Type.String({ description: 'Stored as written; never answered as active HTML' })),
+});
+const CommentCreated = Type.Object({ id: Type.Integer(), status: Type.Literal('pending') });
+
+type CreateBodyValues = Omit<PostInput, 'tags' | 'site_ids'> & { title: string; content: string; tags?: string[] | string };
+
+function tagList(tags: string[] | string | undefined): string[] | undefined {
+  if (tags === undefined) return undefined;
+  const names = Array.isArray(tags) ? tags : tags.split(',');
+  return names.map((name) => name.trim()).filter((name) => name !== '');
+}
+
+/** Legacy /api/blog/: plain JSON, published posts only, browser sessions only (API keys are not read). */
+export async function legacyBlogRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
+  const { documents } = runtime;
+
+  async function sessionUser(request: FastifyRequest): Promise<Principal> {
+    const user = await request.principal(SESSION_ONLY);
+    if (!user) throw new UnauthorizedError('Log in to create posts.');
+    return user;
+  }
+
+  app.get(
+    '/api/blog/posts',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Published posts, newest first (legacy)',
+        description: 'Always public. Scheduled (future-dated) published posts are included; there is no site filter.',
+        querystring: ListQuery,
+        response: { 200: LegacyListSchema },
+      },
+    },
+    async (request) => {
+      const q = request.query as { page?: number; per_page?: number; tag_slug?: string; category_slug?: string; author_id?: number; search?: string };
+      const window = pageWindow(q, 10, 100);
+      const { total, posts } = await listPosts(
+        documents,
+        { status: 'published', tagSlug: nonEmpty(q.tag_slug), categorySlug: nonEmpty(q.category_slug), authorId: q.author_id, search: nonEmpty(q.search) },
+        window.skip,
+        window.perPage,
+      );
+      return { data: posts.map(representLegacyPost), total, page: window.page, per_page: window.perPage, total_pages: Math.ceil(total / window.perPage) };
+    },
+  );
+
+  app.get(
+    '/api/blog/posts/:id',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'One published post (legacy)',
+        description: 'A published post, scheduled ones included; 404 for any other.',
+        params: IdParams,
+        response: { 200: LegacyPostSchema },
+      },
+    },
+    async (request) => {
+      const post = await findPost(documents, (request.params as { id: number }).id);
+      if (!post || post.status !== 'published') throw new NotFoundError('Post not found.');
+      return representLegacyPost(post);
+    },
+  );
+
+  app.post(
+    '/api/blog/posts',
+    {
+      preValidation: async (request) => void (await sessionUser(request)),
+      schema: {
+        tags: [TAG],
+        summary: 'Create a post as the logged-in user (legacy; any role)',
+        description: 'Session only: anonymous requests (and API keys) get 401. status defaults to draft; site assignments cannot be set. Answers 201 with the post.',
+        security: SESSION_SECURITY,
+        body: CreateBody,
+        response: { 201: LegacyPostSchema },
+      },
+    },
+    async (request, reply) => {
+      const user = await sessionUser(request);
+      const { tags, ...rest } = request.body as CreateBodyValues;
+      const input: PostInput = {
+        title: rest.title,
+        content: rest.content,
+        slug: rest.slug,
+        excerpt: rest.excerpt,
+        status: rest.status,
+        category_id: rest.category_id,
+        published_at: rest.published_at,
+        featured_image_asset_id: rest.featured_image_asset_id,
+        featured_image_url: rest.featured_image_url,
+        tags: tagList(tags),
+      };
+      const id = await createPost(runtime.commandContext(user.id, request.id), user.id, input);
+      const post = await findPost(documents, id);
+      if (!post) throw new NotFoundError('Post not found.');
+      return reply.status(201).send(representLegacyPost(post));
+    },
+  );
+
+  app.post(
+    '/api/blog/posts/:id/comments',
+    {
+      preValidation: async () => {
+        if (!(await readBlogSettings(documents)).comments_enabled) throw new ForbiddenError('Comments are disabled.');
+      },
+      schema: {
+        tags: [TAG],
+        summary: 'Comment on a published post (legacy; no login needed)',
+        description:
+          'Body author_name, author_email, body (all required). 201 {id, status: "pending"}; 403 when comments are disabled; 404 for an unknown post; 422 for a missing field or a post that is not published; 405 for other methods.',
+        params: IdParams,
+        body: CommentBody,
+        response: { 201: CommentCreated },
+      },
+    },
+    async (request, reply) => {
+      const postId = (request.params as { id: number }).id;
+      const body = (request.body ?? {}) as { author_name?: string; author_email?: string; body?: string };
+      const missing = (['author_name', 'author_email', 'body'] as const).filter((field) => !body[field]?.trim());
+      if (missing.length > 0) {
+        throw new ValidationError(`${missing[0]}: This field is required.`, Object.fromEntries(missing.map((f) => [f, ['This field is required.']])));
+      }
+      if (!(await findPost(documents, postId))) throw new NotFoundError('Post not found.');
+      const user = await request.principal(SESSION_ONLY);
+      const id = await postComment(runtime.commandContext(user?.id ?? null, request.id), {
+        post_id: postId,
+        author_name: body.author_name as string,
+        author_email: body.author_email as string,
+        body: body.body as string,
+      });
+      return reply.status(201).send({ id, status: 'pending' as const });
+    },
+  );
+
+  refuseOtherMethods(app, '/api/blog/posts', ['GET', 'POST']);
+  refuseOtherMethods(app, '/api/blog/posts/:id', ['GET']);
+  refuseOtherMethods(app, '/api/blog/posts/:id/comments', ['POST']);
+}

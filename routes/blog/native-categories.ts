@@ -1,0 +1,123 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Runtime } from '../../app/runtime.js';
+import { createCategory, deleteCategory, updateCategory, type CategoryInput } from '../../commands/blog/category-handlers.js';
+import { NotFoundError } from '../../infra/errors.js';
+import { findCategory, listCategories } from '../../queries/blog/taxonomy.js';
+import { PageQuery, pageWindow, setPaginationHeaders } from '../json-ld.js';
+import { BlogCategorySchema, representCategory } from './representations.js';
+import { NATIVE_SECURITY, requireEditor } from './viewer.js';
+
+const TAG = 'blog';
+const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const bodyProperties = {
+  slug: Type.Optional(Type.String({ maxLength: 190, description: 'Generated from the name when omitted (kept unique); a given slug must be free' })),
+  description: Type.Optional(Type.String()),
+};
+const CreateBody = Type.Object({ name: Type.String({ description: 'Required' }), ...bodyProperties });
+const UpdateBody = Type.Object({ name: Type.Optional(Type.String()), ...bodyProperties });
+
+/** Native /api/blog_categories: everyone reads, Editor and above write. */
+export async function nativeCategoryRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
+  const { documents } = runtime;
+  const baseUrl = runtime.config.baseUrl;
+  const editorsOnly = { preValidation: async (request: FastifyRequest) => void (await requireEditor(request)) };
+
+  async function existing(id: number) {
+    const category = await findCategory(documents, id);
+    if (!category) throw new NotFoundError('Blog category not found.');
+    return category;
+  }
+
+  app.get(
+    '/api/blog_categories',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'List blog categories by name',
+        description: 'Every category, ordered by name (case-insensitive); no filters. Without per_page all are returned; with it, pages of at most 100. Total in Platform-Total-Results.',
+        security: NATIVE_SECURITY,
+        querystring: Type.Object(PageQuery),
+        response: { 200: Type.Array(BlogCategorySchema) },
+      },
+    },
+    async (request, reply) => {
+      const q = request.query as { page?: number; per_page?: number };
+      const all = await listCategories(documents);
+      const window = pageWindow(q, Math.max(all.length, 1), q.per_page === undefined ? Number.MAX_SAFE_INTEGER : 100);
+      setPaginationHeaders(request, reply, baseUrl, all.length, window);
+      return all.slice(window.skip, window.skip + window.perPage).map((c) => representCategory(baseUrl, c));
+    },
+  );
+
+  app.get(
+    '/api/blog_categories/:id',
+    { schema: { tags: [TAG], summary: 'Read one blog category', security: NATIVE_SECURITY, params: IdParams, response: { 200: BlogCategorySchema } } },
+    async (request) => representCategory(baseUrl, await existing((request.params as { id: number }).id)),
+  );
+
+  app.post(
+    '/api/blog_categories',
+    {
+      ...editorsOnly,
+      schema: {
+        tags: [TAG],
+        summary: 'Create a blog category (Editor and above)',
+        description: 'Answers 201 with the category.',
+        security: NATIVE_SECURITY,
+        body: CreateBody,
+        response: { 201: BlogCategorySchema },
+      },
+    },
+    async (request, reply) => {
+      const user = await requireEditor(request);
+      const id = await createCategory(runtime.commandContext(user.id, request.id), request.body as CategoryInput);
+      return reply.status(201).send(representCategory(baseUrl, await existing(id)));
+    },
+  );
+
+  for (const method of ['PUT', 'PATCH'] as const) {
+    app.route({
+      method,
+      url: '/api/blog_categories/:id',
+      ...editorsOnly,
+      schema: {
+        tags: [TAG],
+        summary: 'Update a blog category (Editor and above); only the fields present change',
+        description: 'Answers 200 with the category.',
+        security: NATIVE_SECURITY,
+        params: IdParams,
+        body: UpdateBody,
+        response: { 200: BlogCategorySchema },
+      },
+      handler: async (request) => {
+        const user = await requireEditor(request);
+        const id = (request.params as { id: number }).id;
+        await updateCategory(runtime.commandContext(user.id, request.id), id, request.body as CategoryInput);
+        return representCategory(baseUrl, await existing(id));
+      },
+    });
+  }
+
+  app.delete(
+    '/api/blog_categories/:id',
+    {
+      ...editorsOnly,
+      schema: {
+        tags: [TAG],
+        summary: 'Delete a blog category (Editor and above); its posts become uncategorised',
+        description: 'Answers 200 with the category as it was before deletion.',
+        security: NATIVE_SECURITY,
+        params: IdParams,
+        response: { 200: BlogCategorySchema },
+      },
+    },
+    async (request) => {
+      const user = await requireEditor(request);
+      const id = (request.params as { id: number }).id;
+      const representation = representCategory(baseUrl, await existing(id));
+      await deleteCategory(runtime.commandContext(user.id, request.id), id);
+      return representation;
+    },
+  );
+}

@@ -1,0 +1,196 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Runtime } from '../../app/runtime.js';
+import { POST_STATUSES } from '../../commands/blog/events.js';
+import { createPost, deletePost, updatePost, type PostInput } from '../../commands/blog/post-handlers.js';
+import { utcTimestamp } from '../../commands/blog/time.js';
+import { NotFoundError } from '../../infra/errors.js';
+import { findPost, listPosts, type PostFilters } from '../../queries/blog/posts.js';
+import { PageQuery, pageWindow, setPaginationHeaders } from '../json-ld.js';
+import { BlogPostSchema, representPost, representPosts } from './representations.js';
+import { isPublic, NATIVE_SECURITY, nativeViewer, nonEmpty, oneOf, parseFlag, requireEditor } from './viewer.js';
+
+const TAG = 'blog';
+const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const Nullable = <T extends ReturnType<typeof Type.Integer> | ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+
+const ListQuery = Type.Object({
+  status: Type.Optional(Type.String({ description: 'draft, pending or published; honoured for Editor and above only, others always get published (other values ignored for them)' })),
+  exclude_future: Type.Optional(Type.String({ description: '1/true or 0/false: omit posts whose published_at is in the future; always on below Editor' })),
+  site_id: Type.Optional(Type.Integer({ minimum: 1, description: 'Only posts assigned to this site' })),
+  category_id: Type.Optional(Type.Integer({ minimum: 1, description: 'Category filter' })),
+  category_slug: Type.Optional(Type.String({ description: 'Category slug filter; takes precedence over category_id' })),
+  tag_slug: Type.Optional(Type.String({ description: 'Tag slug filter' })),
+  author_id: Type.Optional(Type.Integer({ minimum: 1, description: 'Author user id filter' })),
+  search: Type.Optional(Type.String({ description: 'Case-insensitive substring of title, excerpt or content' })),
+  ...PageQuery,
+});
+
+type ListQueryValues = {
+  status?: string;
+  exclude_future?: string;
+  site_id?: number;
+  category_id?: number;
+  category_slug?: string;
+  tag_slug?: string;
+  author_id?: number;
+  search?: string;
+  page?: number;
+  per_page?: number;
+};
+
+const postBodyProperties = {
+  slug: Type.Optional(Type.String({ maxLength: 190, description: 'Generated from the title when omitted (kept unique); a given slug must be free' })),
+  excerpt: Type.Optional(Type.String({ description: 'HTML' })),
+  content: Type.Optional(Type.String({ description: 'HTML' })),
+  status: Type.Optional(Type.String({ description: 'draft (default), pending or published' })),
+  category_id: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+  featured_image_asset_id: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+  featured_image_url: Type.Optional(Nullable(Type.String({ maxLength: 2048, description: 'Not derived from the asset id' }))),
+  published_at: Type.Optional(
+    Nullable(Type.String({ description: 'YYYY-MM-DD HH:MM:SS (UTC; ISO 8601 accepted); with status published and no value, now' })),
+  ),
+  tags: Type.Optional(Type.Array(Type.String(), { description: 'Tag names; missing tags are created; on update replaces the whole list' })),
+  site_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { description: 'Sites the post is visible on; on update replaces the assignments' })),
+};
+
+const CreateBody = Type.Object({ title: Type.String({ description: 'Required' }), ...postBodyProperties });
+const UpdateBody = Type.Object({ title: Type.Optional(Type.String()), ...postBodyProperties });
+
+/** Native /api/blog_posts: JSON-LD, role-aware visibility, create/update/delete for Editor and above. */
+export async function nativePostRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
+  const { documents } = runtime;
+  const baseUrl = runtime.config.baseUrl;
+  const now = () => utcTimestamp(runtime.clock.now());
+  const editorsOnly = { preValidation: async (request: Parameters<typeof requireEditor>[0]) => void (await requireEditor(request)) };
+
+  app.get(
+    '/api/blog_posts',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'List blog posts, newest first',
+        description:
+          'Newest first: published_at descending (created_at for a post never published), then id. Callers below Editor get published posts whose published_at has passed; their status and exclude_future are ignored. Total in Platform-Total-Results; per_page default 10, above 100 treated as 100.',
+        security: NATIVE_SECURITY,
+        querystring: ListQuery,
+        response: { 200: Type.Array(BlogPostSchema) },
+      },
+    },
+    async (request, reply) => {
+      const q = request.query as ListQueryValues;
+      const viewer = await nativeViewer(request);
+      const filters: PostFilters = {
+        siteId: q.site_id,
+        categoryId: q.category_id,
+        categorySlug: nonEmpty(q.category_slug),
+        tagSlug: nonEmpty(q.tag_slug),
+        authorId: q.author_id,
+        search: nonEmpty(q.search),
+      };
+      if (viewer.seesEverything) {
+        filters.status = oneOf(q.status, POST_STATUSES, 'status');
+        if (parseFlag(q.exclude_future, 'exclude_future')) filters.notPublishedAfter = now();
+      } else {
+        filters.status = 'published';
+        filters.notPublishedAfter = now();
+      }
+      const window = pageWindow(q, 10);
+      const { total, posts } = await listPosts(documents, filters, window.skip, window.perPage);
+      setPaginationHeaders(request, reply, baseUrl, total, window);
+      return representPosts(documents, baseUrl, posts);
+    },
+  );
+
+  app.get(
+    '/api/blog_posts/:id',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Read one blog post',
+        description: 'Draft, pending and scheduled posts are 404 for callers below Editor.',
+        security: NATIVE_SECURITY,
+        params: IdParams,
+        response: { 200: BlogPostSchema },
+      },
+    },
+    async (request) => {
+      const viewer = await nativeViewer(request);
+      const post = await findPost(documents, (request.params as { id: number }).id);
+      if (!post || (!viewer.seesEverything && !isPublic(post, now()))) throw new NotFoundError('Blog post not found.');
+      return representPost(documents, baseUrl, post);
+    },
+  );
+
+  app.post(
+    '/api/blog_posts',
+    {
+      ...editorsOnly,
+      schema: {
+        tags: [TAG],
+        summary: 'Create a blog post (Editor and above)',
+        description: 'The author is the caller; status defaults to draft; published without published_at is published now. Answers 201 with the post.',
+        security: NATIVE_SECURITY,
+        body: CreateBody,
+        response: { 201: BlogPostSchema },
+      },
+    },
+    async (request, reply) => {
+      const user = await requireEditor(request);
+      const id = await createPost(runtime.commandContext(user.id, request.id), user.id, request.body as PostInput);
+      const post = await findPost(documents, id);
+      if (!post) throw new NotFoundError('Blog post not found.');
+      return reply.status(201).send(await representPost(documents, baseUrl, post));
+    },
+  );
+
+  for (const method of ['PUT', 'PATCH'] as const) {
+    app.route({
+      method,
+      url: '/api/blog_posts/:id',
+      ...editorsOnly,
+      schema: {
+        tags: [TAG],
+        summary: 'Update a blog post (Editor and above); only the fields present change',
+        description:
+          'tags replaces the whole tag list (missing tags are created); site_ids replaces the site assignments; status published without published_at publishes now (a post already published keeps its time). Answers 200 with the post.',
+        security: NATIVE_SECURITY,
+        params: IdParams,
+        body: UpdateBody,
+        response: { 200: BlogPostSchema },
+      },
+      handler: async (request) => {
+        const user = await requireEditor(request);
+        const id = (request.params as { id: number }).id;
+        await updatePost(runtime.commandContext(user.id, request.id), id, request.body as PostInput);
+        const post = await findPost(documents, id);
+        if (!post) throw new NotFoundError('Blog post not found.');
+        return representPost(documents, baseUrl, post);
+      },
+    });
+  }
+
+  app.delete(
+    '/api/blog_posts/:id',
+    {
+      ...editorsOnly,
+      schema: {
+        tags: [TAG],
+        summary: 'Delete a blog post and its comments (Editor and above)',
+        description: 'Answers 200 with the post as it was before deletion.',
+        security: NATIVE_SECURITY,
+        params: IdParams,
+        response: { 200: BlogPostSchema },
+      },
+    },
+    async (request) => {
+      const user = await requireEditor(request);
+      const id = (request.params as { id: number }).id;
+      const post = await findPost(documents, id);
+      if (!post) throw new NotFoundError('Blog post not found.');
+      const representation = await representPost(documents, baseUrl, post);
+      await deletePost(runtime.commandContext(user.id, request.id), id);
+      return representation;
+    },
+  );
+}

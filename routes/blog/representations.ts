@@ -1,0 +1,192 @@
+import { Type } from '@sinclair/typebox';
+import type { DocumentStore } from '../../infra/document-store/port.js';
+import type { BlogCategoryDoc, BlogCommentDoc, BlogPostDoc, BlogTagDoc } from '../../queries/blog/documents.js';
+import { findCategory } from '../../queries/blog/taxonomy.js';
+import { userName } from '../../queries/users.js';
+import { ldHeader, sqlTimestamp } from '../json-ld.js';
+import { commentBodyAsText } from './comment-body.js';
+
+/**
+ * Nullable in the OpenAPI 3.0 way. fast-json-stringify serialises `nullable` directly, where an
+ * anyOf with null would be checked value by value on every response.
+ */
+const NullableInteger = (options: { description?: string } = {}) => Type.Unsafe<number | null>({ type: 'integer', nullable: true, ...options });
+const NullableString = (options: { description?: string } = {}) => Type.Unsafe<string | null>({ type: 'string', nullable: true, ...options });
+
+const LdHeader = {
+  '@context': Type.String(),
+  '@id': Type.String(),
+  '@type': Type.String(),
+  'o:id': Type.Integer(),
+};
+
+const TagRefSchema = Type.Object({ id: Type.Integer(), name: Type.String(), slug: Type.String() });
+
+export const BlogPostSchema = Type.Object(
+  {
+    ...LdHeader,
+    'o:title': Type.String(),
+    'o:slug': Type.String(),
+    'o:excerpt': Type.String({ description: 'HTML, as written' }),
+    'o:content': Type.String({ description: 'HTML, as written' }),
+    'o:status': Type.String({ enum: ['draft', 'pending', 'published'] }),
+    'o:author_id': NullableInteger(),
+    'o:author_name': Type.String(),
+    'o:category_id': NullableInteger(),
+    'o:category_name': NullableString(),
+    'o:category_slug': NullableString(),
+    'o:featured_image_asset_id': NullableInteger(),
+    'o:featured_image_url': NullableString(),
+    'o:published_at': NullableString({ description: 'YYYY-MM-DD HH:MM:SS (UTC); null for a post never published' }),
+    'o:created_at': Type.String({ description: 'YYYY-MM-DD HH:MM:SS (UTC)' }),
+    'o:updated_at': Type.String({ description: 'YYYY-MM-DD HH:MM:SS (UTC)' }),
+    'o:tags': Type.Array(TagRefSchema),
+    'o:site_ids': Type.Array(Type.Integer(), { description: 'Sites the post is assigned to' }),
+  },
+  { title: 'BlogPost', description: 'A blog post (o:BlogPost)' },
+);
+
+export const BlogCategorySchema = Type.Object(
+  {
+    ...LdHeader,
+    'o:name': Type.String(),
+    'o:slug': Type.String(),
+    'o:description': Type.String(),
+    'o:created_at': Type.String(),
+    'o:updated_at': Type.String(),
+  },
+  { title: 'BlogCategory', description: 'A blog category (o:BlogCategory)' },
+);
+
+export const BlogTagSchema = Type.Object(
+  { ...LdHeader, 'o:name': Type.String(), 'o:slug': Type.String() },
+  { title: 'BlogTag', description: 'A blog tag (o:BlogTag)' },
+);
+
+export const BlogCommentSchema = Type.Object(
+  {
+    ...LdHeader,
+    'o:post_id': Type.Integer(),
+    'o:author_name': Type.String(),
+    'o:author_email': Type.Optional(Type.String({ description: 'Only for Editor and above' })),
+    'o:body': Type.String({
+      description: 'The comment as text: stored as written, answered with &, < and > escaped, so it never reaches a page as active HTML.',
+    }),
+    'o:status': Type.String({ enum: ['pending', 'approved', 'spam'] }),
+    'o:posted_at': Type.String({ description: 'YYYY-MM-DD HH:MM:SS (UTC)' }),
+  },
+  { title: 'BlogComment', description: 'A blog comment (o:BlogComment)' },
+);
+
+export const LegacyPostSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    title: Type.String(),
+    slug: Type.String(),
+    excerpt: Type.String(),
+    content: Type.String(),
+    status: Type.String(),
+    author_id: NullableInteger(),
+    category_id: NullableInteger(),
+    tags: Type.Array(Type.String()),
+    published_at: NullableString(),
+    created_at: Type.String(),
+    updated_at: Type.String(),
+  },
+  { title: 'LegacyBlogPost', description: 'A blog post in the legacy plain JSON shape' },
+);
+
+export const LegacyListSchema = Type.Object({
+  data: Type.Array(LegacyPostSchema),
+  total: Type.Integer(),
+  page: Type.Integer(),
+  per_page: Type.Integer(),
+  total_pages: Type.Integer(),
+});
+
+/** Author names and categories of a page of posts, each looked up once. */
+async function lookups(documents: DocumentStore, posts: BlogPostDoc[]) {
+  const authors = new Map<number, string>();
+  const categories = new Map<number, BlogCategoryDoc | null>();
+  for (const post of posts) {
+    if (post.author_id !== null && !authors.has(post.author_id)) authors.set(post.author_id, await userName(documents, post.author_id));
+    if (post.category_id !== null && !categories.has(post.category_id)) categories.set(post.category_id, await findCategory(documents, post.category_id));
+  }
+  return { authors, categories };
+}
+
+export async function representPosts(documents: DocumentStore, baseUrl: string, posts: BlogPostDoc[]): Promise<Record<string, unknown>[]> {
+  const { authors, categories } = await lookups(documents, posts);
+  return posts.map((post) => {
+    const category = post.category_id === null ? null : (categories.get(post.category_id) ?? null);
+    return {
+      ...ldHeader(baseUrl, 'o:BlogPost', 'blog_posts', post.id),
+      'o:title': post.title,
+      'o:slug': post.slug,
+      'o:excerpt': post.excerpt,
+      'o:content': post.content,
+      'o:status': post.status,
+      'o:author_id': post.author_id,
+      'o:author_name': post.author_id === null ? '' : (authors.get(post.author_id) ?? ''),
+      'o:category_id': category ? post.category_id : null,
+      'o:category_name': category?.name ?? null,
+      'o:category_slug': category?.slug ?? null,
+      'o:featured_image_asset_id': post.featured_image_asset_id,
+      'o:featured_image_url': post.featured_image_url,
+      'o:published_at': post.published_at,
+      'o:created_at': sqlTimestamp(post.created_at),
+      'o:updated_at': sqlTimestamp(post.updated_at),
+      'o:tags': post.tag_refs,
+      'o:site_ids': post.site_ids,
+    };
+  });
+}
+
+export async function representPost(documents: DocumentStore, baseUrl: string, post: BlogPostDoc): Promise<Record<string, unknown>> {
+  return (await representPosts(documents, baseUrl, [post]))[0];
+}
+
+export function representCategory(baseUrl: string, category: BlogCategoryDoc): Record<string, unknown> {
+  return {
+    ...ldHeader(baseUrl, 'o:BlogCategory', 'blog_categories', category.id),
+    'o:name': category.name,
+    'o:slug': category.slug,
+    'o:description': category.description,
+    'o:created_at': sqlTimestamp(category.created_at),
+    'o:updated_at': sqlTimestamp(category.updated_at),
+  };
+}
+
+export function representTag(baseUrl: string, tag: BlogTagDoc): Record<string, unknown> {
+  return { ...ldHeader(baseUrl, 'o:BlogTag', 'blog_tags', tag.id), 'o:name': tag.name, 'o:slug': tag.slug };
+}
+
+/** `o:author_email` only for Editor and above. */
+export function representComment(baseUrl: string, comment: BlogCommentDoc, withEmail: boolean): Record<string, unknown> {
+  return {
+    ...ldHeader(baseUrl, 'o:BlogComment', 'blog_comments', comment.id),
+    'o:post_id': comment.post_id,
+    'o:author_name': comment.author_name,
+    ...(withEmail ? { 'o:author_email': comment.author_email } : {}),
+    'o:body': commentBodyAsText(comment.body),
+    'o:status': comment.status,
+    'o:posted_at': sqlTimestamp(comment.posted_at),
+  };
+}
+
+export function representLegacyPost(post: BlogPostDoc): Record<string, unknown> {
+  return {
+    id: post.id,
+    title: post.title,
+    slug: post.slug,
+    excerpt: post.excerpt,
+    content: post.content,
+    status: post.status,
+    author_id: post.author_id,
+    category_id: post.category_id,
+    tags: post.tags,
+    published_at: post.published_at,
+    created_at: sqlTimestamp(post.created_at),
+    updated_at: sqlTimestamp(post.updated_at),
+  };
+}

@@ -1,0 +1,69 @@
+import type { FastifyInstance } from 'fastify';
+import type { Runtime } from '../../app/runtime.js';
+import { refuseOtherMethods } from '../../app/method-not-allowed.js';
+import { answerQuestion } from '../../queries/chatbot/chat.js';
+import { searchCollection } from '../../queries/chatbot/search.js';
+import { chatbotServices } from '../../queries/chatbot/services.js';
+import { rateLimitHook } from './rate-limit.js';
+import { parseChatRequest, parseSearchRequest } from './request.js';
+import { ChatBody, ChatResponseSchema, errorResponses, SearchBody, SearchResponseSchema } from './schemas.js';
+
+const CHAT = '/chatbot/api/chat';
+const SEARCH = '/chatbot/api/search';
+const TAGS = ['Chatbot'];
+const CONSUMES = ['application/json', 'application/x-www-form-urlencoded'];
+
+/**
+ * The body schemas document the API; the bodies themselves are checked by parseChatRequest and
+ * parseSearchRequest, which give the seed's own messages and accept form values as strings.
+ */
+const documentOnly = () => () => true;
+
+/** POST /chatbot/api/chat and POST /chatbot/api/search: public, limited per client IP together. */
+export async function chatbotRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
+  const services = () => chatbotServices(runtime);
+  const onRequest = rateLimitHook(() => services().rateLimiter);
+
+  app.post(
+    CHAT,
+    {
+      onRequest,
+      validatorCompiler: documentOnly,
+      schema: {
+        tags: TAGS,
+        summary: 'Answer a question from the collection',
+        description:
+          'Retrieves the nearest public content (items, media, blog posts, site pages) with the given filters, numbers it ' +
+          'as evidence and answers citing it as [N]. JSON or form body. Shares a per-IP limit with search ' +
+          '(CHATBOT_RATE_LIMIT per CHATBOT_RATE_WINDOW_SECONDS, default 10 per 60); the IP is taken from ' +
+          'Edge-Connecting-IP, then the first X-Forwarded-For address, then the remote address.',
+        consumes: CONSUMES,
+        body: ChatBody,
+        response: { 200: ChatResponseSchema, ...errorResponses },
+      },
+    },
+    async (request) => answerQuestion(services(), parseChatRequest(request.body)),
+  );
+
+  app.post(
+    SEARCH,
+    {
+      onRequest,
+      validatorCompiler: documentOnly,
+      schema: {
+        tags: TAGS,
+        summary: 'Semantic search over the collection',
+        description:
+          'Fetches the nearest chunks (at most 100, or 150 with site_id) and returns one result per resource URL with its ' +
+          'best cosine distance, nearest first; total counts the distinct resources among the fetched chunks. JSON or form body.',
+        consumes: CONSUMES,
+        body: SearchBody,
+        response: { 200: SearchResponseSchema, ...errorResponses },
+      },
+    },
+    async (request) => searchCollection(services(), parseSearchRequest(request.body)),
+  );
+
+  refuseOtherMethods(app, CHAT, ['POST']);
+  refuseOtherMethods(app, SEARCH, ['POST']);
+}

@@ -1,0 +1,71 @@
+import { Type } from '@sinclair/typebox';
+import { PER_PAGE_DEFAULT, PER_PAGE_MAX, QUERY_MAX, QUESTION_MAX, SYSTEM_PROMPT_MAX } from './request.js';
+
+const ItemSetIds = Type.Array(Type.Integer(), {
+  description:
+    'Only items in at least one of these sets, and their media; blog posts and site pages are then excluded. ' +
+    'Non-positive and non-numeric entries are ignored; an empty array means no restriction. Form bodies may repeat ' +
+    '`item_set_ids[]` or send a comma-separated list.',
+});
+const SiteId = Type.Integer({ minimum: 1, description: 'Only resources that belong to this site; omitted means all sites.' });
+const SiteSlug = Type.String({ description: 'Rewrites result URLs to `/s/{site_slug}/...`.' });
+
+export const ChatBody = Type.Object({
+  question: Type.String({ minLength: 1, maxLength: QUESTION_MAX }),
+  site_id: Type.Optional(SiteId),
+  site_slug: Type.Optional(SiteSlug),
+  system_prompt: Type.Optional(Type.String({ maxLength: SYSTEM_PROMPT_MAX, description: 'Replaces the default system prompt for this request.' })),
+  item_set_ids: Type.Optional(ItemSetIds),
+});
+
+export const SearchBody = Type.Object({
+  query: Type.String({ minLength: 1, maxLength: QUERY_MAX }),
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, default: PER_PAGE_DEFAULT, description: `At most ${PER_PAGE_MAX}; larger values are treated as ${PER_PAGE_MAX}.` })),
+  site_id: Type.Optional(SiteId),
+  site_slug: Type.Optional(SiteSlug),
+  item_set_ids: Type.Optional(ItemSetIds),
+});
+
+const ResourceType = Type.Union([Type.Literal('item'), Type.Literal('media'), Type.Literal('blog_post'), Type.Literal('site_page')]);
+
+export const ChatResponseSchema = Type.Object({
+  answer_html: Type.String({ description: 'Escaped paragraph HTML; each [N] is a superscript link to #chatbot-source-N.' }),
+  sources: Type.Array(
+    Type.Object({
+      citation_num: Type.Integer(),
+      title: Type.String(),
+      url: Type.String(),
+      resource_type: ResourceType,
+      resource_id: Type.Integer(),
+      snippet: Type.String({ description: 'First 200 characters of the matching chunk.' }),
+    }),
+    { description: 'Only the cited evidence, in citation order.' },
+  ),
+});
+
+export const SearchResponseSchema = Type.Object({
+  results: Type.Array(
+    Type.Object({
+      resource_type: ResourceType,
+      resource_id: Type.Integer(),
+      title: Type.String(),
+      url: Type.String(),
+      distance: Type.Number({ description: 'Cosine distance; 0 means identical.' }),
+      snippet: Type.String({ description: 'Up to 300 characters of the matching chunk.' }),
+    }),
+  ),
+  total: Type.Integer({ description: 'Distinct resources among the fetched chunks (at most 100 chunks, 150 with site_id).' }),
+  page: Type.Integer(),
+  per_page: Type.Integer(),
+});
+
+export const ErrorBody = Type.Object({ error: Type.String() });
+
+export const errorResponses = {
+  400: { ...ErrorBody, description: 'Missing or over-length question or query, or a malformed field.' },
+  405: { ...ErrorBody, description: 'Not a POST.' },
+  429: { ...ErrorBody, description: 'The per-IP limit (shared by both endpoints) was hit; see Retry-After.' },
+  500: { ...ErrorBody, description: 'An unexpected error.' },
+  503: { ...ErrorBody, description: 'The vector index or the model provider failed.' },
+};

@@ -1,0 +1,61 @@
+import t from 'tap';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli, startServer } from '../process.js';
+import { chatbotFixture } from '../../routes/chatbot/support.js';
+
+interface SearchBody {
+  results: { url: string; resource_type: string; resource_id: number }[];
+  total: number;
+}
+
+t.test('the real server indexes an imported collection, answers both endpoints; npm run reindex rebuilds', async (t) => {
+  const dataDir = t.testdir();
+  const file = join(dataDir, 'fixture.json');
+  writeFileSync(file, JSON.stringify(chatbotFixture));
+  const env = { DATA_DIR: dataDir, CHATBOT_RATE_LIMIT: '50' };
+  const imported = await runCli('import.ts', [file], env);
+  t.equal(imported.code, 0, imported.stderr);
+
+  const server = await startServer(env);
+  t.teardown(() => server.stop());
+  const call = (path: string, init: RequestInit) => fetch(`${server.baseUrl}${path}`, init);
+  const search = async (query: string): Promise<SearchBody> => {
+    const res = await call('/chatbot/api/search', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    t.equal(res.status, 200);
+    return (await res.json()) as SearchBody;
+  };
+  // The index is rebuilt from the log at start; its jobs may finish after the server listens.
+  let body = await search('Stradivari violin');
+  for (let i = 0; i < 50 && body.total < 6; i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    body = await search('Stradivari violin');
+  }
+  t.equal(body.total, 6, 'every public resource is indexed, nothing private');
+  t.equal(body.results[0].url, '/item/101');
+
+  const chat = await call('/chatbot/api/chat', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '192.0.2.1' },
+    body: 'question=When+does+the+museum+open+on+Saturdays%3F&site_slug=main',
+  });
+  t.equal(chat.status, 200);
+  const answer = (await chat.json()) as { answer_html: string; sources: { url: string }[] };
+  t.match(answer.answer_html, /ten on Saturdays\. <sup><a href="#chatbot-source-1" class="chatbot-citation">1<\/a><\/sup>/);
+  t.equal(answer.sources[0].url, '/s/main/page/visit');
+
+  const get = await call('/chatbot/api/chat', { method: 'GET' });
+  t.equal(get.status, 405);
+  t.same(await get.json(), { error: 'Method not allowed.' });
+
+  const docs = (await (await call('/api/docs.json', { method: 'GET' })).json()) as { paths: Record<string, Record<string, { tags?: string[] }>> };
+  t.same(docs.paths['/chatbot/api/search']?.post?.tags, ['Chatbot'], 'both endpoints are in the OpenAPI document');
+  t.ok(docs.paths['/chatbot/api/chat']?.post);
+
+  // npm run reindex: rebuilds the index from the read models, with a progress bar.
+  await server.stop();
+  const reindex = await runCli('reindex.ts', [], env);
+  t.equal(reindex.code, 0, reindex.stderr);
+  t.match(reindex.stdout, /Reindexed 6 public resources of 10 \(\d+ chunks\)\./);
+  t.match(reindex.stderr, /reindex \[.*\] 100% \| 10\/10/);
+});

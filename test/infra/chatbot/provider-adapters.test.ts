@@ -1,0 +1,129 @@
+import t from 'tap';
+import type { Client } from '@elastic/elasticsearch';
+import { CohereClient, CohereError } from 'cohere-ai';
+import { CohereAnswerer } from '../../../infra/answerer/cohere.js';
+import { DEFAULT_SYSTEM_PROMPT } from '../../../infra/answerer/port.js';
+import { CohereEmbedder } from '../../../infra/embedder/cohere.js';
+import { DependencyUnavailableError } from '../../../infra/errors.js';
+import { ElasticsearchVectorIndex } from '../../../infra/vector-index/elasticsearch.js';
+
+// The providers' servers cannot run here: these stubs check what the adapters send and how they
+// translate answers and failures. The shared contract tests run against the real services when
+// ELASTICSEARCH_URL / COHERE_API_KEY are set.
+
+t.test('Cohere embedder: input types, float embeddings, batches of 96, failures as 503', async (t) => {
+  const calls: Record<string, unknown>[] = [];
+  const client = {
+    embed: async (request: Record<string, unknown>) => {
+      calls.push(request);
+      const texts = request.texts as string[];
+      return { responseType: 'embeddings_by_type', id: 'x', embeddings: { float: texts.map(() => [0.6, 0.8]) } };
+    },
+  } as unknown as CohereClient;
+  const embedder = new CohereEmbedder('key', 'embed-english-v3.0', 2, client);
+  const vectors = await embedder.embed(Array.from({ length: 100 }, (_, i) => `text ${i}`), 'document');
+  t.equal(vectors.length, 100);
+  t.same(Array.from(vectors[0]), [Math.fround(0.6), Math.fround(0.8)]);
+  t.same(calls.map((c) => (c.texts as string[]).length), [96, 4]);
+  t.match(calls[0], { model: 'embed-english-v3.0', inputType: 'search_document', embeddingTypes: ['float'] });
+  await embedder.embed(['question'], 'query');
+  t.equal(calls[2].inputType, 'search_query');
+
+  const failing = new CohereEmbedder('key', 'm', 2, {
+    embed: async () => {
+      throw new CohereError({ message: 'invalid api token: secret-details', statusCode: 401 });
+    },
+  } as unknown as CohereClient);
+  const error = await failing.embed(['x'], 'query').catch((e: unknown) => e);
+  t.ok(error instanceof DependencyUnavailableError);
+  t.equal((error as Error).message, 'The language model provider returned an error while embedding text (HTTP 401).');
+});
+
+t.test('Cohere answerer: evidence as documents, the system prompt as preamble, citations as [N]', async (t) => {
+  const calls: Record<string, unknown>[] = [];
+  const client = {
+    chat: async (request: Record<string, unknown>) => {
+      calls.push(request);
+      return { text: 'Stradivari made it.', citations: [{ start: 0, end: 19, text: 'Stradivari made it.', documentIds: ['2'] }] };
+    },
+  } as unknown as CohereClient;
+  const answerer = new CohereAnswerer('key', 'command-r-plus', client);
+  const evidence = [
+    { number: 1, title: 'Map', text: 'A map.' },
+    { number: 2, title: 'Violin', text: 'Made by Stradivari.' },
+  ];
+  t.equal(await answerer.answer({ question: 'Who made it?', evidence }), 'Stradivari made it.[2]');
+  t.match(calls[0], {
+    message: 'Who made it?',
+    preamble: DEFAULT_SYSTEM_PROMPT,
+    documents: [
+      { id: '1', title: 'Map', snippet: 'A map.' },
+      { id: '2', title: 'Violin', snippet: 'Made by Stradivari.' },
+    ],
+  });
+  await answerer.answer({ question: 'q', evidence, systemPrompt: 'Be brief.' });
+  t.equal(calls[1].preamble, 'Be brief.', 'system_prompt replaces the default');
+  const failing = new CohereAnswerer('key', 'm', {
+    chat: async () => {
+      throw new Error('socket hang up');
+    },
+  } as unknown as CohereClient);
+  const error = await failing.answer({ question: 'q', evidence }).catch((e: unknown) => e);
+  t.ok(error instanceof DependencyUnavailableError);
+  t.equal((error as Error).message, 'The language model provider returned an error while answering.');
+});
+
+t.test('Elasticsearch index: dense_vector cosine mapping, kNN with filters, scores to distances', async (t) => {
+  const calls: { api: string; request: Record<string, unknown> }[] = [];
+  const record = (api: string, answer: unknown = {}) => async (request: Record<string, unknown>) => {
+    calls.push({ api, request });
+    return answer;
+  };
+  const client = {
+    indices: { exists: record('exists', false), create: record('create'), refresh: record('refresh'), delete: record('delete') },
+    deleteByQuery: record('deleteByQuery'),
+    bulk: record('bulk', { errors: false }),
+    count: record('count', { count: 2 }),
+    search: record('search', {
+      hits: {
+        hits: [
+          { _score: 1, _source: { resource_type: 'item', resource_id: 1, title: 'T', path: '/item/1', text: 'a', chunk_index: 0 } },
+          { _score: 0.75, _source: { resource_type: 'media', resource_id: 2, title: 'M', path: '/media/2', text: 'b', chunk_index: 1 } },
+        ],
+      },
+    }),
+    close: async () => {},
+  } as unknown as Client;
+  const index = new ElasticsearchVectorIndex('http://es', 'chunks', client);
+  await index.replace(
+    { resourceType: 'item', resourceId: 1, title: 'T', path: '/item/1', siteIds: [1], itemSetIds: [10] },
+    [{ text: 'a', vector: Float32Array.from([1, 0, 0]) }, { text: 'b', vector: Float32Array.from([0, 1, 0]) }],
+  );
+  const create = calls.find((c) => c.api === 'create')?.request as { mappings: { properties: Record<string, unknown> } };
+  t.same(create.mappings.properties.vector, { type: 'dense_vector', dims: 3, index: true, similarity: 'cosine' });
+  t.match(calls.find((c) => c.api === 'deleteByQuery')?.request, { query: { term: { resource_key: 'item-1' } } }, 'old chunks go first');
+  const bulk = calls.find((c) => c.api === 'bulk')?.request as { operations: unknown[] };
+  t.equal(bulk.operations.length, 4);
+  t.match(bulk.operations[1], { resource_type: 'item', site_ids: [1], item_set_ids: [10], vector: [1, 0, 0] });
+
+  const hits = await index.search(Float32Array.from([1, 0, 0]), 5, { siteId: 1, itemSetIds: [10] });
+  t.same(hits.map((h) => [h.resourceType, h.distance]), [['item', 0], ['media', 0.5]], 'score (1 + cos) / 2 becomes 1 - cos');
+  const search = calls.find((c) => c.api === 'search')?.request as { knn: Record<string, unknown>; size: number };
+  t.equal(search.size, 5);
+  t.match(search.knn, {
+    field: 'vector',
+    k: 5,
+    filter: [{ term: { site_ids: 1 } }, { terms: { resource_type: ['item', 'media'] } }, { terms: { item_set_ids: [10] } }],
+  });
+  await index.search(Float32Array.from([1, 0, 0]), 5);
+  t.notOk('filter' in (calls.filter((c) => c.api === 'search')[1].request.knn as object), 'no filter when none is asked');
+
+  const down = new ElasticsearchVectorIndex('http://es', 'chunks', {
+    search: async () => {
+      throw new Error('connect ECONNREFUSED 10.0.0.1:9200');
+    },
+  } as unknown as Client);
+  const error = await down.search(Float32Array.from([1, 0, 0]), 5).catch((e: unknown) => e);
+  t.ok(error instanceof DependencyUnavailableError);
+  t.equal((error as Error).message, 'The vector index is unavailable.', 'no driver message leaks');
+});

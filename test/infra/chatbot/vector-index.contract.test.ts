@@ -1,0 +1,157 @@
+import t from 'tap';
+import { randomUUID } from 'node:crypto';
+import { ElasticsearchVectorIndex } from '../../../infra/vector-index/elasticsearch.js';
+import { MemoryVectorIndex } from '../../../infra/vector-index/memory.js';
+import type { IndexedResource, VectorIndex } from '../../../infra/vector-index/port.js';
+
+const DIM = 8;
+
+/** A unit vector along one axis, nudged towards another: distances are known in advance. */
+function vec(axis: number, nudgeAxis = axis, nudge = 0): Float32Array {
+  const v = new Float32Array(DIM);
+  v[axis] = 1;
+  v[nudgeAxis] += nudge;
+  return v;
+}
+
+const resource = (over: Partial<IndexedResource> & Pick<IndexedResource, 'resourceType' | 'resourceId'>): IndexedResource => ({
+  title: `${over.resourceType} ${over.resourceId}`,
+  path: `/${over.resourceType}/${over.resourceId}`,
+  siteIds: [1],
+  itemSetIds: [],
+  ...over,
+});
+
+const adapters: [string, () => VectorIndex][] = [['memory', () => new MemoryVectorIndex()]];
+if (process.env.ELASTICSEARCH_URL) {
+  adapters.push(['elasticsearch', () => new ElasticsearchVectorIndex(process.env.ELASTICSEARCH_URL as string, `chatbot-test-${randomUUID()}`)]);
+}
+
+for (const [name, create] of adapters) {
+  t.test(`${name} vector index contract`, async (t) => {
+    const make = async (t: { teardown(fn: () => unknown): void }) => {
+      const index = create();
+      t.teardown(async () => {
+        await index.clear();
+        await index.close();
+      });
+      return index;
+    };
+
+    t.test('search is exact cosine, nearest first, with distances', async (t) => {
+      const index = await make(t);
+      await index.replace(resource({ resourceType: 'item', resourceId: 1 }), [{ text: 'axis 0', vector: vec(0) }]);
+      await index.replace(resource({ resourceType: 'item', resourceId: 2 }), [{ text: 'axis 1', vector: vec(1) }]);
+      await index.replace(resource({ resourceType: 'item', resourceId: 3 }), [{ text: 'mostly axis 0', vector: vec(0, 1, 0.5) }]);
+      const hits = await index.search(vec(0), 3);
+      t.same(hits.map((h) => h.resourceId), [1, 3, 2]);
+      t.ok(Math.abs(hits[0].distance) < 1e-5, 'identical direction: distance 0');
+      t.ok(Math.abs(hits[1].distance - (1 - 1 / Math.sqrt(1.25))) < 1e-4, 'cosine distance of the nudged vector');
+      t.ok(Math.abs(hits[2].distance - 1) < 1e-5, 'orthogonal: distance 1');
+      t.equal(hits[0].text, 'axis 0');
+      t.equal(hits[0].title, 'item 1');
+      t.equal(hits[0].path, '/item/1');
+      t.equal(hits[0].resourceType, 'item');
+      t.same((await index.search(vec(0), 1)).map((h) => h.resourceId), [1], 'k limits the hits');
+      t.equal(await index.size(), 3);
+    });
+
+    t.test('vectors need not be normalised', async (t) => {
+      const index = await make(t);
+      await index.replace(resource({ resourceType: 'item', resourceId: 1 }), [{ text: 'long', vector: vec(0).map((x) => x * 7) }]);
+      const [hit] = await index.search(vec(0).map((x) => x * 0.1), 1);
+      t.ok(Math.abs(hit.distance) < 1e-5);
+    });
+
+    t.test('replace swaps a resource\'s chunks; no chunks or remove deletes them', async (t) => {
+      const index = await make(t);
+      const item = resource({ resourceType: 'item', resourceId: 1 });
+      await index.replace(item, [{ text: 'a', vector: vec(0) }, { text: 'b', vector: vec(1) }, { text: 'c', vector: vec(2) }]);
+      await index.replace(resource({ resourceType: 'media', resourceId: 1 }), [{ text: 'media', vector: vec(3) }]);
+      t.equal(await index.size(), 4);
+      await index.replace({ ...item, title: 'Renamed' }, [{ text: 'd', vector: vec(4) }]);
+      t.equal(await index.size(), 2);
+      const hits = await index.search(vec(4), 10);
+      t.same(hits.map((h) => [h.resourceType, h.text, h.title]), [['item', 'd', 'Renamed'], ['media', 'media', 'media 1']]);
+      t.same((await index.search(vec(0), 10)).filter((h) => h.distance < 0.5), [], 'old chunks are gone');
+      await index.replace(item, []);
+      t.equal(await index.size(), 1);
+      await index.remove('media', 1);
+      t.equal(await index.size(), 0);
+      t.same(await index.search(vec(0), 5), []);
+      await index.remove('media', 1);
+      t.pass('removing twice is fine');
+    });
+
+    t.test('same id, different types are different resources', async (t) => {
+      const index = await make(t);
+      await index.replace(resource({ resourceType: 'item', resourceId: 5 }), [{ text: 'item', vector: vec(0) }]);
+      await index.replace(resource({ resourceType: 'site_page', resourceId: 5 }), [{ text: 'page', vector: vec(0) }]);
+      await index.remove('item', 5);
+      t.same((await index.search(vec(0), 5)).map((h) => h.text), ['page']);
+    });
+
+    t.test('filters: site, item sets (which exclude posts and pages)', async (t) => {
+      const index = await make(t);
+      await index.replace(resource({ resourceType: 'item', resourceId: 1, siteIds: [1], itemSetIds: [10] }), [{ text: 'i1', vector: vec(0) }]);
+      await index.replace(resource({ resourceType: 'media', resourceId: 2, siteIds: [2], itemSetIds: [10, 20] }), [{ text: 'm2', vector: vec(0, 1, 0.1) }]);
+      await index.replace(resource({ resourceType: 'item', resourceId: 3, siteIds: [1, 2], itemSetIds: [30] }), [{ text: 'i3', vector: vec(0, 1, 0.2) }]);
+      await index.replace(resource({ resourceType: 'blog_post', resourceId: 4, siteIds: [1] }), [{ text: 'p4', vector: vec(0, 1, 0.3) }]);
+      await index.replace(resource({ resourceType: 'site_page', resourceId: 5, siteIds: [2] }), [{ text: 's5', vector: vec(0, 1, 0.4) }]);
+      const texts = async (filter: object) => (await index.search(vec(0), 10, filter)).map((h) => h.text);
+      t.same(await texts({}), ['i1', 'm2', 'i3', 'p4', 's5']);
+      t.same(await texts({ siteId: 1 }), ['i1', 'i3', 'p4']);
+      t.same(await texts({ siteId: 2 }), ['m2', 'i3', 's5']);
+      t.same(await texts({ siteId: 9 }), []);
+      t.same(await texts({ itemSetIds: [10] }), ['i1', 'm2']);
+      t.same(await texts({ itemSetIds: [20, 30] }), ['m2', 'i3']);
+      t.same(await texts({ itemSetIds: [] }), ['i1', 'm2', 'i3', 'p4', 's5'], 'an empty list is no restriction');
+      t.same(await texts({ itemSetIds: [10], siteId: 2 }), ['m2']);
+      t.same((await index.search(vec(0), 1, { siteId: 2 })).map((h) => h.text), ['m2'], 'k counts allowed chunks only');
+    });
+
+    t.test('random vectors of 384 dimensions: the same ranking as a brute-force scan', async (t) => {
+      const index = await make(t);
+      let seed = 7;
+      const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32) - 0.5;
+      const unit = (v: Float32Array) => {
+        const norm = Math.sqrt(v.reduce((sum, x) => sum + x * x, 0));
+        return v.map((x) => x / norm);
+      };
+      const stored: { id: number; vector: Float32Array }[] = [];
+      for (let id = 1; id <= 60; id++) {
+        const vectors = [0, 1, 2].map(() => unit(Float32Array.from({ length: 384 }, random)));
+        vectors.forEach((vector) => stored.push({ id, vector }));
+        await index.replace(resource({ resourceType: 'item', resourceId: id, siteIds: [id % 2] }), vectors.map((vector, i) => ({ text: `${id}-${i}`, vector })));
+      }
+      for (let q = 0; q < 5; q++) {
+        const query = unit(Float32Array.from({ length: 384 }, random));
+        const expected = stored
+          .filter((s) => q % 2 === 0 || s.id % 2 === 1)
+          .map((s) => ({ id: s.id, distance: 1 - s.vector.reduce((sum, x, i) => sum + x * query[i], 0) }))
+          .sort((a, b) => a.distance - b.distance)
+          .slice(0, 20);
+        const hits = await index.search(query, 20, q % 2 === 0 ? {} : { siteId: 1 });
+        t.same(hits.map((h) => h.resourceId), expected.map((e) => e.id), `query ${q}`);
+        hits.forEach((hit, i) => t.ok(Math.abs(hit.distance - expected[i].distance) < 1e-4));
+      }
+    });
+
+    t.test('many resources: removals keep the rest searchable', async (t) => {
+      const index = await make(t);
+      for (let id = 1; id <= 40; id++) {
+        await index.replace(resource({ resourceType: 'item', resourceId: id }), [
+          { text: `${id}a`, vector: vec(id % DIM, (id + 1) % DIM, id / 100) },
+          { text: `${id}b`, vector: vec((id + 3) % DIM) },
+        ]);
+      }
+      for (let id = 1; id <= 40; id += 3) await index.remove('item', id);
+      t.equal(await index.size(), 2 * (40 - 14));
+      const hits = await index.search(vec(2, 3, 0.02), 100);
+      t.equal(hits.length, 52);
+      t.notOk(hits.some((h) => h.resourceId % 3 === 1), 'removed resources never come back');
+      t.equal(hits[0].text, '2a', 'the exact match is first');
+      for (let i = 1; i < hits.length; i++) t.ok(hits[i - 1].distance <= hits[i].distance + 1e-9);
+    });
+  });
+}
