@@ -1,14 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
 import { ROLE_USERS } from '../helper.js';
+import { runCli, startServer } from './process.js';
 
 // Four child processes each compile the app with tsx: on a busy machine that is slow, never stuck.
 t.setTimeout(600_000);
 
-const ROOT = new URL('../..', import.meta.url).pathname;
 const BASE_URL = 'http://backup-e2e.test';
 const ADMIN_KEY = 'key_identity=global_admin-id&key_credential=global_admin-secret';
 
@@ -23,62 +21,17 @@ const fixture = {
   site_pages: [{ id: 5, site_id: 1, slug: 'about', title: 'About', blocks: [{ layout: 'html', data: { html: '<p>Hi</p>' } }] }],
 };
 
-/** Only what the child needs: no infrastructure URL of the parent may leak into it. */
-function childEnv(dataDir: string, port?: number): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, LOG_LEVEL: 'silent', BASE_URL, HOST: '127.0.0.1', ...(port ? { PORT: String(port) } : {}) };
-}
-
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
 interface Server {
   url: string;
   stop(): Promise<void>;
 }
 
-async function startServer(t: { teardown(fn: () => unknown): void }, dataDir: string): Promise<Server> {
-  const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bin/serve.ts'], { cwd: ROOT, env: childEnv(dataDir, port), stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await exited;
-  };
+/** The real server on a data directory; stopped at teardown at the latest. */
+async function serve(t: { teardown(fn: () => unknown): void }, dataDir: string): Promise<Server> {
+  const server = await startServer({ DATA_DIR: dataDir, BASE_URL }, 120_000);
+  const stop = () => server.stop();
   t.teardown(stop);
-  const url = `http://127.0.0.1:${port}`;
-  // Generous: on a loaded machine tsx compiling every module takes a while.
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(`${url}/api/sites`)).ok) return { url, stop };
-    } catch {
-      // not listening yet
-    }
-    if (child.exitCode !== null) throw new Error(`the server exited during start-up: ${stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`the server did not start: ${stderr}`);
+  return { url: server.baseUrl, stop };
 }
 
 async function login(url: string): Promise<string> {
@@ -125,10 +78,10 @@ t.test('import, write, back up, restore into a fresh DATA_DIR, read the same ans
   const fixtureFile = join(dir, 'fixture.json');
   writeFileSync(fixtureFile, JSON.stringify(fixture));
 
-  const imported = await run(['bin/import.ts', fixtureFile], childEnv(original));
+  const imported = await runCli('import.ts', [fixtureFile], { DATA_DIR: original, BASE_URL });
   t.equal(imported.code, 0, `import: ${imported.stderr}`);
 
-  const first = await startServer(t, original);
+  const first = await serve(t, original);
   t.equal((await api(first.url, 'POST', '/api/items', { 'o:title': 'Written through the API', 'o:site': [{ 'o:id': 1 }] })).status, 201);
   t.equal((await api(first.url, 'PATCH', '/api/items/100', { 'o:description': 'changed' })).status, 200);
   t.equal((await api(first.url, 'POST', '/api/media', { 'o:item': { 'o:id': 100 }, 'o:title': 'Second scan' })).status, 201);
@@ -147,13 +100,13 @@ t.test('import, write, back up, restore into a fresh DATA_DIR, read the same ans
   t.equal((await api(first.url, 'POST', '/api/sites', { 'o:slug': 'later', 'o:title': 'Later' })).status, 201);
   await first.stop();
 
-  const restore = await run(['bin/restore.ts', archive], childEnv(restored));
+  const restore = await runCli('restore.ts', [archive], { DATA_DIR: restored, BASE_URL });
   t.equal(restore.code, 0, `restore: ${restore.stderr}`);
   t.match(restore.stdout, /Restored \d+ events and 1 files/);
   t.match(restore.stderr, /restore \[/, 'a progress bar');
   t.equal(readFileSync(join(restored, 'files', 'originals', 'scan.txt'), 'utf8'), 'uploaded bytes');
 
-  const second = await startServer(t, restored);
+  const second = await serve(t, restored);
   const after = await snapshot(second.url);
   t.same(Object.keys(after), Object.keys(before), 'the same GETs');
   for (const path of Object.keys(before)) t.same(after[path], before[path], `GET ${path} answers the same`);
@@ -164,7 +117,7 @@ t.test('import, write, back up, restore into a fresh DATA_DIR, read the same ans
   t.equal(created.body['o:id'], 103, 'ids continue where the backup left off');
   await second.stop();
 
-  const again = await run(['bin/restore.ts', archive], childEnv(restored));
+  const again = await runCli('restore.ts', [archive], { DATA_DIR: restored, BASE_URL });
   t.equal(again.code, 1);
   t.match(again.stderr, /Restore refused, nothing was written: The target DATA_DIR .* is not empty/);
 
@@ -173,10 +126,10 @@ t.test('import, write, back up, restore into a fresh DATA_DIR, read the same ans
   bytes[Math.floor(bytes.length / 2)] ^= 0xff;
   writeFileSync(damaged, bytes);
   writeFileSync(`${damaged}.sha256`, readFileSync(`${archive}.sha256`));
-  const refused = await run(['bin/restore.ts', damaged], childEnv(join(dir, 'never')));
+  const refused = await runCli('restore.ts', [damaged], { DATA_DIR: join(dir, 'never'), BASE_URL });
   t.equal(refused.code, 1);
   t.match(refused.stderr, /Restore refused, nothing was written: The archive does not match its \.sha256 checksum file/);
   t.notOk(existsSync(join(dir, 'never')));
-  const usage = await run(['bin/restore.ts'], childEnv(join(dir, 'never')));
+  const usage = await runCli('restore.ts', [], { DATA_DIR: join(dir, 'never'), BASE_URL });
   t.equal(usage.code, 2);
 });
