@@ -11,7 +11,35 @@ interface IdAllocatedData {
   id: number;
 }
 
-async function allocate(ctx: CommandContext, resourceType: string, choose: (last: number) => number | null): Promise<number> {
+/**
+ * The tail of the allocations running per event store and sequence. Concurrent commands of
+ * one process take their turn instead of racing: racing, all but one lose the append with a
+ * version conflict and retry, which under ten concurrent creates cost most of their time.
+ * Other processes (the import CLI) can still race; the conflict retry below covers them.
+ */
+const queues = new WeakMap<object, Map<string, Promise<unknown>>>();
+
+function inTurn<T>(ctx: CommandContext, stream: string, work: () => Promise<T>): Promise<T> {
+  let perStore = queues.get(ctx.eventStore);
+  if (!perStore) {
+    perStore = new Map();
+    queues.set(ctx.eventStore, perStore);
+  }
+  const previous = perStore.get(stream) ?? Promise.resolve();
+  const result = previous.then(work, work);
+  const tail = result.catch(() => undefined);
+  perStore.set(stream, tail);
+  void tail.then(() => {
+    if (perStore.get(stream) === tail) perStore.delete(stream);
+  });
+  return result;
+}
+
+function allocate(ctx: CommandContext, resourceType: string, choose: (last: number) => number | null): Promise<number> {
+  return inTurn(ctx, streamFor(resourceType), () => allocateNow(ctx, resourceType, choose));
+}
+
+async function allocateNow(ctx: CommandContext, resourceType: string, choose: (last: number) => number | null): Promise<number> {
   for (let attempt = 0; attempt < 20; attempt++) {
     const last = await ctx.eventStore.readLastEvent(streamFor(resourceType));
     const lastId = last ? (last.data as IdAllocatedData).id : 0;

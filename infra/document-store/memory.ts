@@ -48,6 +48,51 @@ function cacheKey(filter: Filter, sort?: SortSpec): string {
 
 const RESULT_CACHE_LIMIT = 200;
 
+type Scalar = string | number | boolean | null;
+
+function isScalar(value: unknown): value is Scalar {
+  return value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+}
+
+/**
+ * The updates projections make most ($set, $inc, $addToSet and $pull of scalars on top-level
+ * fields) applied to a shallow copy: a replay makes one per media event, and a deep clone plus
+ * mingo's updater cost most of its time. Stored documents are never changed in place, so the
+ * copy may share their untouched parts. Anything else returns null and goes through mingo.
+ */
+function simpleUpdate<T extends Document>(doc: T, update: Update): T | null {
+  const copy: Record<string, unknown> = { ...doc };
+  for (const [operator, fields] of Object.entries(update)) {
+    if (fields === null || typeof fields !== 'object') return null;
+    for (const [key, value] of Object.entries(fields as Record<string, unknown>)) {
+      if (key.includes('.') || key.startsWith('$') || key === '_id' || !isScalar(value)) return null;
+      const current = copy[key];
+      switch (operator) {
+        case '$set':
+          copy[key] = value;
+          break;
+        case '$inc':
+          if (typeof value !== 'number' || (current !== undefined && typeof current !== 'number')) return null;
+          copy[key] = ((current as number | undefined) ?? 0) + value;
+          break;
+        case '$addToSet':
+          if (current === undefined) copy[key] = [value];
+          else if (!Array.isArray(current) || !current.every(isScalar)) return null;
+          else if (!current.includes(value)) copy[key] = [...current, value];
+          break;
+        case '$pull':
+          if (current === undefined) break;
+          if (!Array.isArray(current) || !current.every(isScalar)) return null;
+          if (current.includes(value)) copy[key] = current.filter((element) => element !== value);
+          break;
+        default:
+          return null;
+      }
+    }
+  }
+  return copy as T;
+}
+
 class MemoryCollection<T extends Document> implements Collection<T> {
   private readonly docs = new Map<string | number, T>();
   private readonly queries = new Map<string, Query>();
@@ -130,9 +175,12 @@ class MemoryCollection<T extends Document> implements Collection<T> {
 
   private updateDocs(targets: T[], update: Update): number {
     for (const target of targets) {
-      const copy = structuredClone(target);
-      for (const [operator, fields] of Object.entries(update)) {
-        applyUpdate(copy, { [operator]: fields } as unknown as UpdateExpression);
+      let copy = simpleUpdate(target, update);
+      if (!copy) {
+        copy = structuredClone(target);
+        for (const [operator, fields] of Object.entries(update)) {
+          applyUpdate(copy, { [operator]: fields } as unknown as UpdateExpression);
+        }
       }
       this.docs.set(copy._id, copy);
     }

@@ -22,6 +22,16 @@ interface EventRow {
   metadata: string;
 }
 
+interface PendingAppend {
+  streamId: string;
+  events: NewEvent[];
+  expected: ExpectedVersion;
+  resolve(result: AppendResult): void;
+  reject(error: unknown): void;
+  result?: AppendResult;
+  error?: unknown;
+}
+
 function toStored(row: EventRow): StoredEvent {
   return {
     position: row.position,
@@ -41,6 +51,11 @@ export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private readonly listeners = new Set<() => void>();
   private readonly statements;
+  /** Built once: better-sqlite3 builds a new wrapper on every transaction() call, which costs more than a small append. */
+  private readonly appendTransaction: (streamId: string, events: NewEvent[], expected: ExpectedVersion) => AppendResult;
+  private readonly groupTransaction: (appends: PendingAppend[]) => void;
+  /** Appends waiting for the next group commit (the end of the current microtask run). */
+  private pending: PendingAppend[] = [];
 
   constructor(file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -78,39 +93,75 @@ export class SqliteEventStore implements EventStore {
       lastPosition: this.db.prepare<[], { p: number | null }>('SELECT MAX(position) AS p FROM events'),
       count: this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM events'),
     };
+    this.appendTransaction = this.db.transaction((streamId: string, events: NewEvent[], expected: ExpectedVersion) =>
+      this.appendInOne(streamId, events, expected),
+    );
+    // Inside it each append is its own nested transaction (a savepoint): one that fails, e.g. on
+    // a version conflict, is undone alone and the others still commit together.
+    this.groupTransaction = this.db.transaction((appends: PendingAppend[]) => {
+      for (const append of appends) {
+        try {
+          append.result = this.appendTransaction(append.streamId, append.events, append.expected);
+        } catch (error) {
+          append.error = error;
+        }
+      }
+    });
   }
 
-  private readonly appendTransaction = (streamId: string, events: NewEvent[], expected: ExpectedVersion): AppendResult => {
-    return this.db.transaction((): AppendResult => {
-      const current = this.statements.streamVersion.get(streamId)?.v ?? 0;
-      if (expected !== 'any' && expected !== current) {
-        throw new VersionConflictError(streamId, expected, current);
-      }
-      let version = current;
-      let position = 0;
-      for (const event of events) {
-        version += 1;
-        const info = this.statements.insert.run(
-          streamId,
-          version,
-          event.type,
-          JSON.stringify(event.data),
-          JSON.stringify(event.metadata),
-        );
-        position = Number(info.lastInsertRowid);
-      }
-      return { streamVersion: version, position };
-    })();
-  };
+  /**
+   * Group commit: appends issued in the same microtask run share one transaction, so one
+   * commit (one WAL write) serves many. Each keeps its own expected-version check, made in
+   * order against the log as the earlier appends of the group left it.
+   */
+  private flushPending(): void {
+    const appends = this.pending;
+    this.pending = [];
+    try {
+      this.groupTransaction(appends);
+    } catch (error) {
+      // The commit itself failed: nothing of the group was written.
+      for (const append of appends) append.reject(error);
+      return;
+    }
+    for (const append of appends) {
+      if (append.result) append.resolve(append.result);
+      else append.reject(append.error);
+    }
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Checks the expected version and inserts, atomically; its result says where the events landed. */
+  private appendInOne(streamId: string, events: NewEvent[], expected: ExpectedVersion): AppendResult {
+    const current = this.statements.streamVersion.get(streamId)?.v ?? 0;
+    if (expected !== 'any' && expected !== current) {
+      throw new VersionConflictError(streamId, expected, current);
+    }
+    let version = current;
+    let position = 0;
+    for (const event of events) {
+      version += 1;
+      const info = this.statements.insert.run(
+        streamId,
+        version,
+        event.type,
+        JSON.stringify(event.data),
+        JSON.stringify(event.metadata),
+      );
+      position = Number(info.lastInsertRowid);
+    }
+    return { streamVersion: version, position };
+  }
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
     if (events.length === 0) {
       const current = this.statements.streamVersion.get(streamId)?.v ?? 0;
       return { streamVersion: current, position: await this.lastPosition() };
     }
-    const result = this.appendTransaction(streamId, events, expected);
-    for (const listener of this.listeners) listener();
-    return result;
+    return new Promise<AppendResult>((resolve, reject) => {
+      if (this.pending.length === 0) queueMicrotask(() => this.flushPending());
+      this.pending.push({ streamId, events, expected, resolve, reject });
+    });
   }
 
   async readStream(streamId: string): Promise<StoredEvent[]> {
@@ -147,6 +198,8 @@ export class SqliteEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
+    // Appends already issued are written (and answered) before the file closes.
+    if (this.pending.length > 0 && this.db.open) this.flushPending();
     this.listeners.clear();
     if (this.db.open) this.db.close();
   }

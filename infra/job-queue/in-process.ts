@@ -118,7 +118,10 @@ export class InProcessJobQueue implements JobQueue {
       }
     } finally {
       state.active -= 1;
-      this.pump(queue);
+      // The next job starts from the macrotask queue: jobs whose work never waits on I/O
+      // (local embedding of a large backlog) would otherwise chain through microtasks and
+      // starve HTTP, timers and the projections until the whole backlog was done.
+      setImmediate(() => this.pump(queue));
     }
   }
 

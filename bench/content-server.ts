@@ -1,0 +1,82 @@
+import Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { blogDataDir } from './datasets.js';
+import { startAppServer, sleep, type RunningProcess } from './processes.js';
+
+/** A rate limit no benchmark reaches: the chatbot's per-IP limit would otherwise refuse the load. */
+export const UNLIMITED_CHATBOT = { CHATBOT_RATE_LIMIT: '1000000000', CHATBOT_RATE_WINDOW_SECONDS: '1' };
+
+/** Cached embeddings so far, read from the embedder's cache file beside the log. */
+function cachedEmbeddings(dataDir: string): number {
+  try {
+    const db = new Database(join(dataDir, 'embeddings.sqlite'), { readonly: true, fileMustExist: true });
+    try {
+      return (db.prepare('SELECT COUNT(*) AS n FROM embeddings').get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Waits until the chatbot worker has embedded `expected` chunks (its embedder cache counts
+ * them) and the count has stopped growing. Returns the seconds waited. Without a cache file
+ * after a few seconds the chatbot is not running, and there is nothing to wait for.
+ */
+export async function waitForIndexing(dataDir: string, expected: number): Promise<number> {
+  const began = Date.now();
+  let last = -1;
+  let stableSince = Date.now();
+  for (;;) {
+    const count = cachedEmbeddings(dataDir);
+    if (count !== last) {
+      last = count;
+      stableSince = Date.now();
+    }
+    if (count >= expected && Date.now() - stableSince >= 2000) return (Date.now() - began - 2000) / 1000;
+    if (count === 0 && Date.now() - began > 5000 && !existsSync(join(dataDir, 'embeddings.sqlite'))) return 0;
+    if (Date.now() - stableSince > 120_000) throw new Error(`indexing stalled at ${count} of ${expected} chunks`);
+    await sleep(250);
+  }
+}
+
+export interface ContentServer {
+  server: RunningProcess;
+  dataDir: string;
+  posts: number;
+  /** Seconds from the server answering until every post was embedded and indexed. */
+  indexSeconds: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * The real server holding `posts` published posts of one chatbot chunk each (under 120 words),
+ * so the vector index holds as many chunks as there are posts. Waits until the chatbot worker
+ * has embedded them all: the embedder's cache counts them, and stops growing once done.
+ */
+export async function startContentServer(posts: number): Promise<ContentServer> {
+  const data = await blogDataDir('content', posts, { contentWords: 80 });
+  let server: RunningProcess | null = null;
+  try {
+    server = await startAppServer(data.dir, UNLIMITED_CHATBOT);
+    const indexSeconds = await waitForIndexing(data.dir, posts);
+    const running = server;
+    return {
+      server: running,
+      dataDir: data.dir,
+      posts,
+      indexSeconds,
+      async stop() {
+        await running.stop();
+        data.cleanup();
+      },
+    };
+  } catch (error) {
+    await server?.stop();
+    data.cleanup();
+    throw error;
+  }
+}

@@ -1,0 +1,42 @@
+import { runScript } from './processes.js';
+
+export interface LoadOptions {
+  url: string;
+  connections: number;
+  durationSeconds: number;
+  method?: 'GET' | 'POST';
+  /** `[<id>]` in the body is replaced with a fresh id per request. */
+  body?: string;
+  headers?: Record<string, string>;
+}
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  latencyP50: number;
+  latencyP99: number;
+  latencyMean: number;
+  total: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+
+/**
+ * Generates the load from a second process (autocannon over loopback), so the client's work
+ * never shares an event loop with the server under test.
+ */
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const out = await runScript('bench/load-child.ts', [
+    JSON.stringify({ method: 'GET', headers: {}, ...options }),
+  ]);
+  return JSON.parse(out) as LoadResult;
+}
+
+/** A load round that answered errors measures nothing: refuse it loudly. */
+export function requireClean(result: LoadResult, what: string): LoadResult {
+  if (result.total === 0) throw new Error(`${what}: no request completed`);
+  if (result.non2xx > 0 || result.errors > 0) {
+    throw new Error(`${what}: ${result.non2xx} non-2xx answers and ${result.errors} errors out of ${result.total}`);
+  }
+  return result;
+}

@@ -1,0 +1,121 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Resident and peak resident memory of a process in bytes, from /proc (Linux). */
+export function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024;
+  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+}
+
+/** Runs a TypeScript script with node + tsx and collects its stdout; rejects on a non-zero exit. */
+export function runScript(script: string, args: string[], env: NodeJS.ProcessEnv = {}, profile = false): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...(profile ? cpuProfileArgs() : []), '--import', 'tsx', script, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      if (code === 0) resolve(out);
+      else reject(new Error(`${script} exited with ${code}: ${(err || out).trim().slice(-2000)}`));
+    });
+  });
+}
+
+/** BENCH_CPU_PROF=DIR profiles the processes under test (node --cpu-prof), to find a miss's cause. */
+function cpuProfileArgs(): string[] {
+  return process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+}
+
+export interface RunningProcess {
+  pid: number;
+  url: string;
+  stop(): Promise<void>;
+}
+
+async function waitUntilAnswering(url: string, child: ChildProcess, timeoutMs: number, output: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${output().slice(-2000)}`);
+    try {
+      const response = await fetch(url);
+      await response.arrayBuffer();
+      return;
+    } catch {
+      await sleep(100);
+    }
+  }
+  throw new Error(`server did not answer ${url} within ${timeoutMs} ms`);
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Starts a script as a long-running server on a free port and waits until `probePath` answers. */
+export async function startProcess(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  probePath: string,
+  timeoutMs = 600_000,
+): Promise<RunningProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...cpuProfileArgs(), '--import', 'tsx', script, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntilAnswering(`${url}${probePath}`, child, timeoutMs, () => output);
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+  if (child.pid === undefined) throw new Error(`${script} has no pid`);
+  return { pid: child.pid, url, stop: () => stopChild(child) };
+}
+
+/** The application server (bin/serve.ts) on embedded defaults over `dataDir`. */
+export function startAppServer(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<RunningProcess> {
+  return startProcess('bin/serve.ts', [], { DATA_DIR: dataDir, ...env }, '/api/sites');
+}

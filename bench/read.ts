@@ -1,0 +1,63 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { waitForIndexing } from './content-server.js';
+import { blogDataDir } from './datasets.js';
+import { requireClean, runLoad, type LoadResult } from './load.js';
+import type { BenchOptions } from './options.js';
+import { scaled } from './options.js';
+import { startAppServer, startProcess } from './processes.js';
+import { figure, type BenchResult } from './report.js';
+import { alternateRounds, median, round } from './stats.js';
+
+const PATH = '/api/blog_posts?per_page=10';
+/** Headers worth copying to the baseline: those that shape the bytes on the wire. */
+const COPIED_HEADERS = ['content-type', 'link', 'platform-total-results'];
+
+/** 1. GET /api/blog_posts?per_page=10 over 10,000 posts, against a bare route with the same bytes. */
+export async function readBenchmark(options: BenchOptions): Promise<BenchResult> {
+  const posts = scaled(options, 10_000, 20);
+  const data = await blogDataDir('read', posts, { contentWords: 80 });
+  const app = await startAppServer(data.dir);
+  // Published posts are indexed by the chatbot in the background at start: measure after that.
+  await waitForIndexing(data.dir, posts);
+  let bare: Awaited<ReturnType<typeof startProcess>> | null = null;
+  try {
+    const response = await fetch(`${app.url}${PATH}`);
+    const body = Buffer.from(await response.arrayBuffer());
+    const listed = JSON.parse(body.toString()) as unknown[];
+    if (response.status !== 200 || listed.length !== 10) throw new Error(`${PATH} answered ${response.status} with ${listed.length} posts`);
+    const headers = Object.fromEntries(COPIED_HEADERS.flatMap((h) => (response.headers.get(h) ? [[h, response.headers.get(h) as string]] : [])));
+    writeFileSync(join(data.dir, 'bare-body'), body);
+    writeFileSync(join(data.dir, 'bare-headers.json'), JSON.stringify(headers));
+    bare = await startProcess('bench/bare-server.ts', [join(data.dir, 'bare-body'), join(data.dir, 'bare-headers.json')], {}, PATH);
+
+    const load = (url: string, what: string) => async (): Promise<LoadResult> =>
+      requireClean(await runLoad({ url: `${url}${PATH}`, connections: options.connections, durationSeconds: options.duration }), what);
+    const rounds = await alternateRounds(options.rounds, load(app.url, 'read'), load(bare.url, 'bare route'));
+    const appRate = median(rounds.subject.map((r) => r.requestsPerSecond));
+    const bareRate = median(rounds.baseline.map((r) => r.requestsPerSecond));
+    return {
+      name: 'read',
+      title: `GET ${PATH} over ${posts} posts`,
+      status: 'ran',
+      setup: { posts, connections: options.connections, duration_s: options.duration, rounds: options.rounds, body_bytes: body.length },
+      figures: [
+        figure('req/s ratio', round(appRate / bareRate, 3), 'x', {
+          baseline: { value: round(bareRate), unit: 'req/s', label: 'bare fastify, same bytes' },
+          target: { op: '>=', value: 0.5 },
+        }),
+        figure('req/s', round(appRate), 'req/s', { rounds: rounds.subject.map((r) => round(r.requestsPerSecond)) }),
+        figure('latency p50', median(rounds.subject.map((r) => r.latencyP50)), 'ms', {
+          baseline: { value: median(rounds.baseline.map((r) => r.latencyP50)), unit: 'ms', label: 'bare p50' },
+        }),
+        figure('latency p99', median(rounds.subject.map((r) => r.latencyP99)), 'ms', {
+          baseline: { value: median(rounds.baseline.map((r) => r.latencyP99)), unit: 'ms', label: 'bare p99' },
+        }),
+      ],
+    };
+  } finally {
+    await bare?.stop();
+    await app.stop();
+    data.cleanup();
+  }
+}

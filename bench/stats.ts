@@ -1,0 +1,45 @@
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** Nearest-rank percentile (p in 0..100) of the samples. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank];
+}
+
+export function round(value: number, digits = 2): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+/**
+ * Runs `measure` once as a warm-up, then `rounds` times, alternating with its baseline when
+ * one is given so both see the same machine load; returns every measured round.
+ */
+export async function alternateRounds<T, B>(
+  rounds: number,
+  measure: () => Promise<T>,
+  baseline: () => Promise<B>,
+): Promise<{ subject: T[]; baseline: B[] }> {
+  await measure();
+  await baseline();
+  const subject: T[] = [];
+  const base: B[] = [];
+  for (let i = 0; i < rounds; i++) {
+    // Swap the order every round so neither side always runs on a cooler (or hotter) machine.
+    if (i % 2 === 0) {
+      subject.push(await measure());
+      base.push(await baseline());
+    } else {
+      base.push(await baseline());
+      subject.push(await measure());
+    }
+  }
+  return { subject, baseline: base };
+}

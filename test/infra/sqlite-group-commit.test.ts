@@ -1,0 +1,75 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import t from 'tap';
+import { VersionConflictError } from '../../infra/errors.js';
+import type { NewEvent } from '../../infra/event-store/port.js';
+import { SqliteEventStore } from '../../infra/event-store/sqlite.js';
+
+const meta = { userId: 1, at: '2026-01-02T03:04:05.000Z' };
+const event = (type: string): NewEvent => ({ type, data: {}, metadata: meta });
+
+function open(t: { testdir(): string; teardown(fn: () => unknown): void }) {
+  const file = join(t.testdir(), 'events.sqlite');
+  const store = new SqliteEventStore(file);
+  t.teardown(() => store.close());
+  return { store, file };
+}
+
+t.test('appends of one tick share a commit yet keep their own version checks, in order', async (t) => {
+  const { store } = open(t);
+  const results = await Promise.allSettled([
+    store.append('a-1', [event('A1'), event('A2')], 0),
+    store.append('b-1', [event('B1')], 0),
+    // The second append to a-1 in the same tick expects the stream empty: the first filled it.
+    store.append('a-1', [event('A3')], 0),
+    store.append('a-1', [event('A3')], 2),
+  ]);
+  t.same(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+  t.ok((results[2] as PromiseRejectedResult).reason instanceof VersionConflictError, 'the stale one is a version conflict');
+  t.same((results[0] as PromiseFulfilledResult<{ position: number }>).value, { streamVersion: 2, position: 2 });
+  t.same((results[3] as PromiseFulfilledResult<{ position: number }>).value, { streamVersion: 3, position: 4 });
+  t.same((await store.readStream('a-1')).map((e) => [e.type, e.streamVersion]), [['A1', 1], ['A2', 2], ['A3', 3]]);
+  t.equal(await store.countEvents(), 4, 'the refused append left nothing behind');
+});
+
+t.test('an append that fails inside the group is undone alone', async (t) => {
+  const { store } = open(t);
+  // data that JSON cannot hold makes the insert throw halfway through this append's events.
+  const cyclic: Record<string, unknown> = {};
+  cyclic.self = cyclic;
+  const results = await Promise.allSettled([
+    store.append('ok-1', [event('Kept')], 0),
+    store.append('bad-1', [event('First'), { type: 'Broken', data: cyclic, metadata: meta }], 0),
+    store.append('ok-2', [event('AlsoKept')], 0),
+  ]);
+  t.same(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+  t.same(await store.readStream('bad-1'), [], 'no half of the failed append');
+  t.same((await store.readAll(0, 10)).map((e) => e.type), ['Kept', 'AlsoKept']);
+});
+
+t.test('an acknowledged append is on disk, and close writes appends still waiting', async (t) => {
+  const { store, file } = open(t);
+  await store.append('s-1', [event('Acked')], 0);
+  const reader = new Database(file, { readonly: true });
+  t.equal((reader.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n, 1, 'visible to another connection');
+  reader.close();
+  const late = store.append('s-1', [event('Late')], 1);
+  await store.close();
+  t.same(await late, { streamVersion: 2, position: 2 });
+  const again = new SqliteEventStore(file);
+  t.teardown(() => again.close());
+  t.same((await again.readStream('s-1')).map((e) => e.type), ['Acked', 'Late']);
+});
+
+t.test('subscribers are woken once the group is committed', async (t) => {
+  const { store } = open(t);
+  const seen: string[] = [];
+  const subscription = store.subscribeToAll(0, async (batch) => {
+    seen.push(...batch.map((e) => e.type));
+  });
+  t.teardown(() => subscription.stop());
+  await Promise.all([store.append('x-1', [event('X')], 0), store.append('y-1', [event('Y')], 0)]);
+  const deadline = Date.now() + 5000;
+  while (seen.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  t.same(seen, ['X', 'Y']);
+});
