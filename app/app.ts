@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomUUID } from 'node:crypto';
 import { authPlugin } from './auth.js';
 import { installErrorHandler } from './error-handler.js';
+import { installPermissionGate } from './permission-gate.js';
 import type { Runtime } from './runtime.js';
 import { authRoutes } from '../routes/auth.js';
 
@@ -27,6 +28,8 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installErrorHandler(app);
+  // Before any route: every route must have an entry in app/permissions.ts.
+  installPermissionGate(app);
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: JSON_BODY_LIMIT });
   await app.register(swagger, {

@@ -83,15 +83,27 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { runtime: Runti
     return user ? { id: user.id, name: user.name, email: user.email, role: user.role } : null;
   }
 
-  app.decorateRequest('principal', async function principal(this: FastifyRequest, mode: AuthMode) {
+  /** The permission gate and the route both ask who is calling: resolve once per request and mode. */
+  const resolved = new WeakMap<FastifyRequest, Map<string, Promise<Principal | null>>>();
+
+  app.decorateRequest('principal', function principal(this: FastifyRequest, mode: AuthMode): Promise<Principal | null> {
+    const modeKey = `${mode.apiKey ? 'key' : ''}+${mode.session ? 'session' : ''}`;
+    let byMode = resolved.get(this);
+    if (!byMode) resolved.set(this, (byMode = new Map()));
+    let found = byMode.get(modeKey);
+    if (!found) byMode.set(modeKey, (found = resolvePrincipal(this, mode)));
+    return found;
+  });
+
+  async function resolvePrincipal(request: FastifyRequest, mode: AuthMode): Promise<Principal | null> {
     if (mode.apiKey) {
-      const identity = queryParam(this, 'key_identity');
-      const credential = queryParam(this, 'key_credential');
+      const identity = queryParam(request, 'key_identity');
+      const credential = queryParam(request, 'key_credential');
       if (identity !== undefined || credential !== undefined) {
         if (!identity || !credential) throw new ForbiddenError('Invalid API key.');
         return userFromKey(identity, credential);
       }
     }
-    return mode.session ? userFromSession(this) : null;
-  });
+    return mode.session ? userFromSession(request) : null;
+  }
 });

@@ -6,7 +6,7 @@ import { invalid } from '../../commands/assets/rules.js';
 import { NotFoundError } from '../../infra/errors.js';
 import type { FileStorage } from '../../infra/file-storage/port.js';
 import { findAsset, findAssets, listAssets } from '../../queries/assets/assets.js';
-import { readersOnly, requireAssetWriter, writersOnly } from './access.js';
+import { requireAssetWriter } from './access.js';
 import { representAsset } from './representation.js';
 import {
   AssetEnvelope,
@@ -46,7 +46,6 @@ export async function assetRoutes(app: FastifyInstance, runtime: Runtime, storag
   app.get(
     BASE,
     {
-      ...readersOnly,
       schema: {
         tags: [TAG],
         security: SESSION_SECURITY,
@@ -75,7 +74,6 @@ export async function assetRoutes(app: FastifyInstance, runtime: Runtime, storag
   app.get(
     `${BASE}/:id`,
     {
-      ...readersOnly,
       schema: {
         tags: [TAG],
         security: SESSION_SECURITY,
@@ -94,7 +92,6 @@ export async function assetRoutes(app: FastifyInstance, runtime: Runtime, storag
   app.delete(
     `${BASE}/:id`,
     {
-      ...writersOnly,
       schema: {
         tags: [TAG],
         security: SESSION_SECURITY,
@@ -114,7 +111,6 @@ export async function assetRoutes(app: FastifyInstance, runtime: Runtime, storag
   app.patch(
     `${BASE}/bulk`,
     {
-      ...writersOnly,
       schema: {
         tags: [TAG],
         security: SESSION_SECURITY,

@@ -3,7 +3,7 @@ import type { Runtime } from '../../app/runtime.js';
 import { createFolder, deleteFolder, updateFolder } from '../../commands/assets/folder-handlers.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { folderTree, folderWithChildren, type FolderNode } from '../../queries/assets/folders.js';
-import { readersOnly, requireAssetWriter, writersOnly } from './access.js';
+import { requireAssetWriter } from './access.js';
 import {
   errorResponses,
   FolderCreateBody,
@@ -28,7 +28,6 @@ export async function folderRoutes(app: FastifyInstance, runtime: Runtime): Prom
   app.get(
     BASE,
     {
-      ...readersOnly,
       schema: {
         tags: [TAG],
         security: SESSION_SECURITY,
@@ -43,7 +42,6 @@ export async function folderRoutes(app: FastifyInstance, runtime: Runtime): Prom
   app.post(
     BASE,
     {
-      ...writersOnly,
       schema: {
         tags: [TAG],
         security: SESSION_SECURITY,
@@ -64,7 +62,6 @@ export async function folderRoutes(app: FastifyInstance, runtime: Runtime): Prom
   app.get(
     `${BASE}/:id`,
     {
-      ...readersOnly,
       schema: {
         tags: [TAG],
         security: SESSION_SECURITY,
@@ -79,7 +76,6 @@ export async function folderRoutes(app: FastifyInstance, runtime: Runtime): Prom
   app.put(
     `${BASE}/:id`,
     {
-      ...writersOnly,
       schema: {
         tags: [TAG],
         security: SESSION_SECURITY,
@@ -102,7 +98,6 @@ export async function folderRoutes(app: FastifyInstance, runtime: Runtime): Prom
   app.delete(
     `${BASE}/:id`,
     {
-      ...writersOnly,
       schema: {
         tags: [TAG],
         security: SESSION_SECURITY,

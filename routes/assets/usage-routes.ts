@@ -3,7 +3,7 @@ import type { Runtime } from '../../app/runtime.js';
 import { recordAssetUsage } from '../../commands/assets/asset-handlers.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { findAsset, findUsage, recentUsage } from '../../queries/assets/assets.js';
-import { readersOnly, requireAssetWriter, writersOnly } from './access.js';
+import { requireAssetWriter } from './access.js';
 import { representUsage } from './representation.js';
 import { errorResponses, IdParams, SESSION_SECURITY, TAG, UsageBody, UsageEnvelope, UsageListEnvelope } from './schemas.js';
 
@@ -13,7 +13,6 @@ export async function usageRoutes(app: FastifyInstance, runtime: Runtime): Promi
   app.get(
     PATH,
     {
-      ...readersOnly,
       schema: {
         tags: [TAG],
         security: SESSION_SECURITY,
@@ -33,7 +32,6 @@ export async function usageRoutes(app: FastifyInstance, runtime: Runtime): Promi
   app.post(
     PATH,
     {
-      ...writersOnly,
       schema: {
         tags: [TAG],
         security: SESSION_SECURITY,

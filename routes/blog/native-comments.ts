@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Runtime } from '../../app/runtime.js';
 import { deleteComment, moderateComment, postComment, type CommentInput } from '../../commands/blog/comment-handlers.js';
 import { COMMENT_STATUSES } from '../../commands/blog/events.js';
@@ -31,7 +31,6 @@ const ModerateBody = Type.Object(
 export async function nativeCommentRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
   const { documents } = runtime;
   const baseUrl = runtime.config.baseUrl;
-  const editorsOnly = { preValidation: async (request: FastifyRequest) => void (await requireEditor(request)) };
 
   app.get(
     '/api/blog_comments',
@@ -102,7 +101,6 @@ export async function nativeCommentRoutes(app: FastifyInstance, runtime: Runtime
     app.route({
       method,
       url: '/api/blog_comments/:id',
-      ...editorsOnly,
       schema: {
         tags: [TAG],
         summary: 'Moderate a comment (Editor and above): status approved or spam',
@@ -127,7 +125,6 @@ export async function nativeCommentRoutes(app: FastifyInstance, runtime: Runtime
   app.delete(
     '/api/blog_comments/:id',
     {
-      ...editorsOnly,
       schema: {
         tags: [TAG],
         summary: 'Delete a comment (Editor and above)',
