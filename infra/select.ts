@@ -5,6 +5,7 @@ import type { DocumentStore } from './document-store/port.js';
 import { MemoryDocumentStore } from './document-store/memory.js';
 import type { EventBus } from './event-bus/port.js';
 import { EmbeddedEventBus } from './event-bus/embedded.js';
+import { DependencyUnavailableError } from './errors.js';
 import type { EventStore } from './event-store/port.js';
 import { SqliteEventStore } from './event-store/sqlite.js';
 import type { JobQueue } from './job-queue/port.js';
@@ -50,13 +51,33 @@ async function createEventBus(config: AppConfig, eventStore: EventStore, logger:
 async function createJobQueue(config: AppConfig, logger: Logger): Promise<JobQueue> {
   if (config.redisUrl) {
     const { BullMqJobQueue, queuePrefixFor } = await import('./job-queue/bullmq.js');
-    return BullMqJobQueue.connect({
+    // Never fails the start: with Redis away, requests that need it answer 503 until it is back.
+    const queue = await BullMqJobQueue.connect({
       url: config.redisUrl,
       prefix: queuePrefixFor(config.dataDir),
-      onError: (err: Error) => logger.error({ err }, 'job queue connection error'),
+      onError: (err: Error) => logger.error({ err }, 'job queue (Redis) connection error; retrying'),
+      onRecovered: () => logger.info('job queue (Redis) is reachable again'),
     });
+    if (!queue.available) logger.warn('Redis is unreachable: the job queue waits for it, jobs are refused until then');
+    return queue;
   }
   return new InProcessJobQueue();
+}
+
+/** The variable that points at each production dependency, to name it when it cannot be reached. */
+const VARIABLE_OF: Record<string, string> = {
+  EventStoreDB: 'EVENTSTORE_URL',
+  MongoDB: 'MONGO_URL',
+  Kafka: 'KAFKA_BROKERS',
+  Redis: 'REDIS_URL',
+};
+
+/** One line an operator can act on (the URL itself is not repeated: it may hold credentials). */
+function startupError(error: unknown): unknown {
+  if (!(error instanceof DependencyUnavailableError)) return error;
+  const variable = VARIABLE_OF[error.dependency];
+  const hint = variable ? ` Check ${variable} or unset it to use the embedded default.` : '';
+  return new DependencyUnavailableError(error.dependency, `Cannot start: ${error.dependency} is unavailable.${hint}`);
 }
 
 /** Picks each port's adapter from the environment: the embedded default unless its URL is set. */
@@ -76,7 +97,7 @@ export async function createInfrastructure(config: AppConfig, logger: Logger): P
   } catch (error) {
     // One dependency is down: release the ones already connected so the process can exit.
     for (const adapter of opened.reverse()) await adapter.close().catch(() => undefined);
-    throw error;
+    throw startupError(error);
   }
   return {
     eventStore,

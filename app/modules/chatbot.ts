@@ -15,7 +15,7 @@ import { startChatbotWorker, stopChatbotWorker } from '../../workers/chatbot/wor
 function createRateLimiter(runtime: Runtime): RateLimiter {
   const { redisUrl, chatbotRateLimit, chatbotRateWindowSeconds } = runtime.config;
   return redisUrl
-    ? new RedisRateLimiter(redisUrl, chatbotRateLimit, chatbotRateWindowSeconds)
+    ? new RedisRateLimiter(redisUrl, chatbotRateLimit, chatbotRateWindowSeconds, undefined, undefined, runtime.logger)
     : new MemoryRateLimiter(chatbotRateLimit, chatbotRateWindowSeconds, runtime.clock);
 }
 
@@ -33,7 +33,7 @@ export const chatbotModule: AppModule = {
       vectorIndex: createVectorIndex(runtime.config),
       answerer: createAnswerer(runtime.config),
       rateLimiter: createRateLimiter(runtime),
-      indexing: new IndexScheduler(runtime.jobs),
+      indexing: new IndexScheduler(runtime.jobs, runtime.logger),
     });
     // After each batch the read models hold the new state: the index jobs then read it.
     runtime.projections.onBatch(async (batch) => {
@@ -49,6 +49,7 @@ export const chatbotModule: AppModule = {
   async stop(runtime) {
     stopChatbotWorker(runtime);
     const services = chatbotServices(runtime);
+    services.indexing.stop();
     await services.rateLimiter.close();
     await services.vectorIndex.close();
     await services.embedder.close();

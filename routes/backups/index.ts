@@ -6,7 +6,7 @@ import type { Runtime } from '../../app/runtime.js';
 import { deleteBackup, failBackup, requestBackup } from '../../commands/backups/handlers.js';
 import { INCLUDE_FLAGS, type BackupIncludes } from '../../commands/backups/events.js';
 import { isAdmin } from '../../commands/users/roles.js';
-import { AppError, BadRequestError, ForbiddenError, NotFoundError } from '../../infra/errors.js';
+import { AppError, BadRequestError, DependencyUnavailableError, ForbiddenError, NotFoundError } from '../../infra/errors.js';
 import { findBackup, listBackups } from '../../queries/backups/backups.js';
 import { registerApiSource } from '../../workers/backups/api-export.js';
 import { BACKUP_QUEUE, type BackupJobData, type BackupJobResult } from '../../workers/backups/backup-job.js';
@@ -124,10 +124,10 @@ async function backupResourceRoutes(app: FastifyInstance, runtime: Runtime): Pro
         tags: [TAG],
         summary: 'Create a backup',
         description:
-          'Writes a zip archive into DATA_DIR/backups and answers when it is finished, with the complete record (201). If the archive cannot be written, the record is kept as `failed` and the answer is a 500 saying why. Retention cleanup then keeps the newest BACKUP_RETENTION complete backups.',
+          'Writes a zip archive into DATA_DIR/backups and answers when it is finished, with the complete record (201). If the archive cannot be written, the record is kept as `failed` and the answer is a 500 saying why. If the job queue (Redis, when REDIS_URL is set) is unavailable, the answer is a 503 within seconds and the record is kept as `failed`; try again later. Retention cleanup then keeps the newest BACKUP_RETENTION complete backups.',
         security: SECURITY,
         body: CreateBody,
-        response: { 201: BackupRecord, 500: ErrorBody, ...errors },
+        response: { 201: BackupRecord, 500: ErrorBody, 503: ErrorBody, ...errors },
       },
     },
     async (request, reply) => {
@@ -144,6 +144,11 @@ async function backupResourceRoutes(app: FastifyInstance, runtime: Runtime): Pro
         );
       } catch (error) {
         request.log.error({ err: error, backupId: id }, 'backup job did not finish');
+        if (error instanceof DependencyUnavailableError) {
+          // The job queue is away: the record says why, and the caller gets a 503 to try again later.
+          await failBackup(ctx, id, `The job queue (${error.dependency}) is unavailable.`).catch(() => undefined);
+          throw error;
+        }
         outcome = { status: 'failed', error: 'The backup job did not finish.' };
         await failBackup(ctx, id, outcome.error as string).catch(() => undefined);
       }

@@ -67,5 +67,5 @@ export const errorResponses = {
   405: { ...ErrorBody, description: 'Not a POST.' },
   429: { ...ErrorBody, description: 'The per-IP limit (shared by both endpoints) was hit; see Retry-After.' },
   500: { ...ErrorBody, description: 'An unexpected error.' },
-  503: { ...ErrorBody, description: 'The vector index or the model provider failed.' },
+  503: { ...ErrorBody, description: 'The vector index, the model provider or the rate limit store (Redis, with REDIS_URL) is unavailable.' },
 };

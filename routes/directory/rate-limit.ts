@@ -32,7 +32,16 @@ export async function registerTokenRateLimit(scope: FastifyInstance, runtime: Ru
     ? new Redis(runtime.config.redisUrl, { connectTimeout: 1000, maxRetriesPerRequest: 1, enableOfflineQueue: false })
     : undefined;
   if (redis) {
-    redis.on('error', (err: Error) => runtime.logger.warn({ err }, 'directory rate-limit redis error'));
+    // Every reconnect attempt repeats the error while Redis is away: it is logged once per outage.
+    let down = false;
+    redis.on('error', (err: Error) => {
+      if (!down) runtime.logger.warn({ err }, 'directory rate-limit redis error; requests are let through until it is back');
+      down = true;
+    });
+    redis.on('ready', () => {
+      if (down) runtime.logger.info('directory rate-limit redis is reachable again');
+      down = false;
+    });
     scope.addHook('onClose', async () => {
       // quit() waits for a connection that may never come back; only a live client says goodbye.
       if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());

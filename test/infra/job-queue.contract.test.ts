@@ -147,6 +147,18 @@ function jobQueueContract(name: string, factory: Factory | null, skip?: string):
       t.same(runs, [{ v: 1 }, { v: 3 }], 'a finished id can be enqueued again');
     });
 
+    t.test('any string is a job id: colons and integer-looking ids are kept as given', async (t) => {
+      const queue = await make(t);
+      const seen: string[] = [];
+      await queue.process<null, void>('ids', async (_data, job) => void seen.push(job.id));
+      const ids = ['item-7:3f2a', 'a:b:c:d', '42', '%3A:%25', '%N1'];
+      const added = [];
+      for (const id of ids) added.push(await queue.add('ids', null, { jobId: id }));
+      await within(queue.drain('ids'), 10_000, 'drain');
+      t.same(added, ids, 'add answers the id it was given');
+      t.same([...seen].sort(), [...ids].sort(), 'the handler sees the same ids');
+    });
+
     t.test('queues are independent', async (t) => {
       const queue = await make(t);
       const seen: string[] = [];
@@ -181,15 +193,26 @@ const bullMqFactory: Factory = async (t) => {
 
 jobQueueContract('BullMQ job queue', REDIS_URL ? bullMqFactory : null, REDIS_URL ? undefined : 'REDIS_URL unset');
 
-t.test('BullMQ: an unreachable Redis fails fast with DependencyUnavailableError', async (t) => {
+t.test('BullMQ: an unreachable Redis does not fail the start; jobs are refused fast with DependencyUnavailableError', async (t) => {
   const started = Date.now();
-  const error = await BullMqJobQueue.connect({ url: 'redis://127.0.0.1:1', connectTimeoutMs: 1000 }).then(
-    (queue) => queue.close().then(() => null),
-    (e: unknown) => e,
-  );
-  t.ok(error instanceof DependencyUnavailableError, 'DependencyUnavailableError');
-  t.equal((error as DependencyUnavailableError).dependency, 'Redis');
-  t.ok(Date.now() - started < 5_000, 'within seconds');
+  const queue = await BullMqJobQueue.connect({ url: 'redis://127.0.0.1:1', connectTimeoutMs: 1000 });
+  t.teardown(() => queue.close());
+  t.ok(Date.now() - started < 3_000, 'connect gives up waiting within seconds');
+  t.equal(queue.available, false, 'it knows Redis is away');
+  await within(queue.process('down', async () => undefined), 3_000, 'a worker starts without Redis');
+  for (const attempt of [() => queue.add('down', {}), () => queue.addAndWait('down', {})]) {
+    const before = Date.now();
+    const error = await attempt().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    t.ok(error instanceof DependencyUnavailableError, 'DependencyUnavailableError');
+    t.equal((error as DependencyUnavailableError).dependency, 'Redis');
+    t.ok(Date.now() - before < 3_000, 'within seconds');
+  }
+  const closing = Date.now();
+  await queue.close();
+  t.ok(Date.now() - closing < 5_000, 'closes without waiting for Redis');
 });
 
 t.test('BullMQ: keys are namespaced per data directory; URLs become connection options', async (t) => {
