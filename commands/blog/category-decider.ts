@@ -2,6 +2,7 @@ import { ConflictError, NotFoundError } from '../../infra/errors.js';
 import type { Decider, DomainCommand } from '../decider.js';
 import type { BlogCategoryEvent, BlogCategoryFields } from './events.js';
 import { checkCategoryFields } from './rules.js';
+import { definedKeys } from '../defined-keys.js';
 
 export interface BlogCategoryState {
   status: 'new' | 'live' | 'deleted';
@@ -39,7 +40,7 @@ export const blogCategoryDecider: Decider<BlogCategoryState, BlogCategoryCommand
         return [{ type: 'BlogCategoryCreated', data: command.data }];
       case 'UpdateBlogCategory': {
         if (state.status !== 'live' || !state.fields) throw new NotFoundError('Blog category not found.');
-        const patch = Object.fromEntries(Object.entries(command.data.patch).filter(([, v]) => v !== undefined));
+        const patch = definedKeys(command.data.patch);
         const fields = { ...state.fields, ...patch };
         checkCategoryFields(fields);
         return [{ type: 'BlogCategoryUpdated', data: { id: state.id, fields } }];

@@ -2,6 +2,7 @@ import { ConflictError, NotFoundError } from '../../infra/errors.js';
 import type { Decider, DomainCommand } from '../decider.js';
 import type { BlogPostEvent, BlogPostFields } from './events.js';
 import { checkPostFields } from './rules.js';
+import { definedKeys } from '../defined-keys.js';
 
 export interface BlogPostState {
   status: 'new' | 'live' | 'deleted';
@@ -15,10 +16,6 @@ export type CreateBlogPost = DomainCommand<'CreateBlogPost', { id: number; field
 export type UpdateBlogPost = DomainCommand<'UpdateBlogPost', { patch: Partial<BlogPostFields>; now: string }>;
 export type DeleteBlogPost = DomainCommand<'DeleteBlogPost', Record<string, never>>;
 export type BlogPostCommand = CreateBlogPost | UpdateBlogPost | DeleteBlogPost;
-
-function definedKeys<T extends object>(patch: T): Partial<T> {
-  return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as Partial<T>;
-}
 
 /** A published post without a publish time is published now. */
 function withPublishTime(fields: BlogPostFields, now: string): BlogPostFields {

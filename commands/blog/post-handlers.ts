@@ -13,6 +13,7 @@ import { blogPostDecider } from './post-decider.js';
 import { checkPostFields, LIMITS } from './rules.js';
 import { normaliseTagNames, resolveTags } from './tag-handlers.js';
 import { normaliseTimestamp, utcTimestamp } from './time.js';
+import { definedKeys } from '../defined-keys.js';
 
 /** A post as a client writes it; absent keys take the defaults (create) or stay as they are (update). */
 export interface PostInput {
@@ -53,7 +54,7 @@ function patchOf(input: PostInput): Partial<BlogPostFields> {
     tags: input.tags === undefined ? undefined : normaliseTagNames(input.tags),
     site_ids: input.site_ids === undefined ? undefined : [...new Set(input.site_ids)],
   };
-  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<BlogPostFields>;
+  return definedKeys(patch);
 }
 
 async function checkReferences(ctx: CommandContext, patch: Partial<BlogPostFields>): Promise<void> {

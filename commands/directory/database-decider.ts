@@ -2,6 +2,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../infra/error
 import type { Decider, DomainCommand } from '../decider.js';
 import type { DatabaseAdded, DatabaseFields, DatabaseUpdated } from './events.js';
 import { isAccess, isHandle, isHttpUrl, requireHandle, requireText } from './values.js';
+import { definedKeys } from '../defined-keys.js';
 
 export interface DatabaseState {
   handle: string;
@@ -61,7 +62,7 @@ export const databaseDecider: Decider<DatabaseState, DatabaseCommand, DatabaseEv
       }
       case 'UpdateDatabase': {
         if (!state.fields) throw new NotFoundError('Database not found.');
-        const patch = Object.fromEntries(Object.entries(command.data.patch).filter(([, v]) => v !== undefined));
+        const patch = definedKeys(command.data.patch);
         const fields = normalized({ ...state.fields, ...patch });
         checkDatabase(fields);
         const before = state.fields as unknown as Record<string, unknown>;

@@ -2,6 +2,7 @@ import { ValidationError } from '../../infra/errors.js';
 import type { Decider, DomainCommand } from '../decider.js';
 import type { LibraryConfigured, LibrarySettings } from './events.js';
 import { isBrandColor, isHttpUrl, isPlan, requireText } from './values.js';
+import { definedKeys } from '../defined-keys.js';
 
 export interface LibraryState {
   settings: LibrarySettings | null;
@@ -38,7 +39,7 @@ export const libraryDecider: Decider<LibraryState, LibraryCommand, LibraryConfig
   decide(command, state) {
     switch (command.type) {
       case 'ConfigureLibrary': {
-        const given = Object.fromEntries(Object.entries(command.data).filter(([, v]) => v !== undefined));
+        const given = definedKeys(command.data);
         const settings = { ...DEFAULTS, ...state.settings, ...given } as LibrarySettings;
         check(settings);
         return [{ type: 'LibraryConfigured', data: settings }];

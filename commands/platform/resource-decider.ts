@@ -1,5 +1,6 @@
 import { ConflictError, NotFoundError } from '../../infra/errors.js';
 import type { Decider, DomainCommand, DomainEvent } from '../decider.js';
+import { definedKeys } from '../defined-keys.js';
 
 /**
  * Host platform resources (sites, item sets, items, media, site pages) share one life cycle:
@@ -31,10 +32,6 @@ export interface ResourceEventNames {
 
 export function resourceEventNames(kind: string): ResourceEventNames {
   return { created: `${kind}Created`, updated: `${kind}Updated`, deleted: `${kind}Deleted` };
-}
-
-function definedKeys<T extends object>(patch: T): T {
-  return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as T;
 }
 
 function changedKeys<Fields extends object>(before: Fields, after: Fields): string[] {

@@ -4,6 +4,7 @@ import type { ItemFields, ItemSetFields, MediaFields, PageBlock, SiteFields, Sit
 import type { ItemDoc, ItemSetDoc, MediaDoc, SiteDoc, SitePageDoc } from '../../queries/platform/documents.js';
 import { ldHeader, reference, sqlTimestamp } from '../json-ld.js';
 import type { ResourceRoutes } from './resource-routes.js';
+import { definedKeys } from '../../commands/defined-keys.js';
 
 const Ref = Type.Object({ 'o:id': Type.Integer({ minimum: 1 }) }, { additionalProperties: true });
 const Title = Type.String({ maxLength: 1000 });
@@ -14,11 +15,6 @@ function refIds(value: unknown): number[] | undefined {
 
 function refId(value: unknown): number | undefined {
   return value && typeof value === 'object' ? (value as { 'o:id': number })['o:id'] : undefined;
-}
-
-/** Drops keys whose value is undefined, so absent body keys do not overwrite fields. */
-function present<T extends object>(fields: T): Partial<T> {
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 function stamps(doc: { created_at: string; updated_at: string; owner_id: number | null }, baseUrl: string) {
@@ -37,7 +33,7 @@ export const siteRoutes: ResourceRoutes<SiteFields, SiteDoc> = {
   body: Type.Object({ 'o:slug': Type.Optional(Type.String({ maxLength: 190 })), 'o:title': Type.Optional(Title) }),
   requiredOnCreate: ['o:slug', 'o:title'],
   defaults: () => ({ slug: '', title: '' }),
-  fromBody: (b) => present({ slug: b['o:slug'] as string | undefined, title: b['o:title'] as string | undefined }),
+  fromBody: (b) => definedKeys({ slug: b['o:slug'] as string | undefined, title: b['o:title'] as string | undefined }),
   represent: (doc, baseUrl) => ({
     ...ldHeader(baseUrl, 'o:Site', 'sites', doc.id),
     'o:slug': doc.slug,
@@ -60,7 +56,7 @@ export const itemSetRoutes: ResourceRoutes<ItemSetFields, ItemSetDoc> = {
   requiredOnCreate: ['o:title'],
   defaults: () => ({ title: '', is_public: true, site_ids: [] }),
   fromBody: (b) =>
-    present({ title: b['o:title'] as string | undefined, is_public: b['o:is_public'] as boolean | undefined, site_ids: refIds(b['o:site']) }),
+    definedKeys({ title: b['o:title'] as string | undefined, is_public: b['o:is_public'] as boolean | undefined, site_ids: refIds(b['o:site']) }),
   represent: (doc, baseUrl) => ({
     ...ldHeader(baseUrl, 'o:ItemSet', 'item_sets', doc.id),
     'o:title': doc.title,
@@ -86,7 +82,7 @@ export const itemRoutes: ResourceRoutes<ItemFields, ItemDoc> = {
   requiredOnCreate: ['o:title'],
   defaults: () => ({ title: '', description: '', is_public: true, item_set_ids: [], site_ids: [] }),
   fromBody: (b) =>
-    present({
+    definedKeys({
       title: b['o:title'] as string | undefined,
       description: b['o:description'] as string | undefined,
       is_public: b['o:is_public'] as boolean | undefined,
@@ -128,7 +124,7 @@ export const mediaRoutes: ResourceRoutes<MediaFields, MediaDoc> = {
   requiredOnCreate: ['o:item', 'o:title'],
   defaults: () => ({ item_id: 0, title: '', text: '', is_public: true }),
   fromBody: (b) =>
-    present({
+    definedKeys({
       item_id: refId(b['o:item']),
       title: b['o:title'] as string | undefined,
       text: b['o:text'] as string | undefined,
@@ -169,7 +165,7 @@ export const sitePageRoutes: ResourceRoutes<SitePageFields, SitePageDoc> = {
   requiredOnCreate: ['o:site', 'o:slug', 'o:title'],
   defaults: () => ({ site_id: 0, slug: '', title: '', is_public: true, layout: null, layout_data: {}, blocks: [] }),
   fromBody: (b) =>
-    present({
+    definedKeys({
       site_id: refId(b['o:site']),
       slug: b['o:slug'] as string | undefined,
       title: b['o:title'] as string | undefined,
