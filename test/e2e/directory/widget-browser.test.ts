@@ -1,27 +1,17 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { clickCounts } from '../../../queries/directory/clicks.js';
 import { buildTestApp } from '../../helper.js';
 import { directoryFixture, PROXY_PREFIX } from '../../routes/directory/fixture.js';
+import { freePort } from '../process.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const HOST_TOKEN = 'host-page-token-0123456789abcdefghij';
 const ELSEWHERE_TOKEN = 'elsewhere-token-0123456789abcdefghij';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** The host site: a page on another origin that embeds several widgets and has hostile CSS. */
 function hostPage(apiBase: string): string {
@@ -58,8 +48,7 @@ t.setTimeout(240_000);
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install the Debian chromium package (.ci/run does) to run the browser test`;
 
 t.test('the widget embedded on another origin, in Chromium', { skip }, async (t) => {
-  const apiPort = await freePort();
-  const apiBase = `http://127.0.0.1:${apiPort}`;
+  let apiBase = '';
   const hostServer: Server = createServer((req, res) => {
     res.writeHead(req.url === '/' ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
     res.end(req.url === '/' ? hostPage(apiBase) : 'not found');
@@ -67,6 +56,9 @@ t.test('the widget embedded on another origin, in Chromium', { skip }, async (t)
   await new Promise<void>((resolve) => hostServer.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => hostServer.close(() => resolve())));
   const hostOrigin = `http://127.0.0.1:${(hostServer.address() as AddressInfo).port}`;
+  // Chosen once the host page listens, so the free port handed out cannot be the host's own.
+  const apiPort = await freePort();
+  apiBase = `http://127.0.0.1:${apiPort}`;
 
   const fixture = directoryFixture({
     tokens: [
