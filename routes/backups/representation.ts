@@ -1,11 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { BackupDoc } from '../../queries/backups/backups.js';
-import { ldHeader, sqlTimestamp } from '../json-ld.js';
+import { jsonLd, sqlTimestamp } from '../json-ld.js';
 
 /** The `o:Backup` record (seed 002): every field, JSON-LD. */
 export function representBackup(doc: BackupDoc, baseUrl: string): Record<string, unknown> {
-  return {
-    ...ldHeader(baseUrl, 'o:Backup', 'backups', doc.id),
+  return jsonLd(baseUrl, 'o:Backup', 'backups', doc.id, {
     'o:filename': doc.filename,
     'o:path': doc.path,
     'o:storage': doc.storage,
@@ -19,7 +18,7 @@ export function representBackup(doc: BackupDoc, baseUrl: string): Record<string,
       created_at: doc.created_at,
       includes: { ...doc.includes },
     },
-  };
+  });
 }
 
 const Includes = Type.Object({

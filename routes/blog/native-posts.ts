@@ -7,7 +7,8 @@ import { utcTimestamp } from '../../commands/blog/time.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { findPost, listPosts, type PostFilters } from '../../queries/blog/posts.js';
 import { PageQuery, pageWindow, setPaginationHeaders } from '../json-ld.js';
-import { BlogPostSchema, representPost, representPosts } from './representations.js';
+import { postListJson, type PostSerializer } from './post-json.js';
+import { BlogPostSchema, representPost } from './representations.js';
 import { isPublic, NATIVE_SECURITY, nativeViewer, nonEmpty, oneOf, parseFlag, requireEditor } from './viewer.js';
 
 const TAG = 'blog';
@@ -97,7 +98,9 @@ export async function nativePostRoutes(app: FastifyInstance, runtime: Runtime): 
       const window = pageWindow(q, 10);
       const { total, posts } = await listPosts(documents, filters, window.skip, window.perPage);
       setPaginationHeaders(request, reply, baseUrl, total, window);
-      return representPosts(documents, baseUrl, posts);
+      const serialize = reply.compileSerializationSchema(BlogPostSchema) as PostSerializer;
+      // A string with a JSON content type is sent as it is: each post went through BlogPostSchema.
+      return reply.type('application/json; charset=utf-8').send(await postListJson(documents, baseUrl, posts, serialize));
     },
   );
 

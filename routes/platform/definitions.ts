@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { ITEM, ITEM_SET, MEDIA, SITE, SITE_PAGE } from '../../commands/platform/handlers.js';
 import type { ItemFields, ItemSetFields, MediaFields, PageBlock, SiteFields, SitePageFields } from '../../commands/platform/fields.js';
 import type { ItemDoc, ItemSetDoc, MediaDoc, SiteDoc, SitePageDoc } from '../../queries/platform/documents.js';
-import { ldHeader, reference, sqlTimestamp } from '../json-ld.js';
+import { jsonLd, reference, sqlTimestamp } from '../json-ld.js';
 import type { ResourceRoutes } from './resource-routes.js';
 import { definedKeys } from '../../commands/defined-keys.js';
 
@@ -34,8 +34,7 @@ export const siteRoutes: ResourceRoutes<SiteFields, SiteDoc> = {
   requiredOnCreate: ['o:slug', 'o:title'],
   defaults: () => ({ slug: '', title: '' }),
   fromBody: (b) => definedKeys({ slug: b['o:slug'] as string | undefined, title: b['o:title'] as string | undefined }),
-  represent: (doc, baseUrl) => ({
-    ...ldHeader(baseUrl, 'o:Site', 'sites', doc.id),
+  represent: (doc, baseUrl) => jsonLd(baseUrl, 'o:Site', 'sites', doc.id, {
     'o:slug': doc.slug,
     'o:title': doc.title,
     ...stamps(doc, baseUrl),
@@ -57,8 +56,7 @@ export const itemSetRoutes: ResourceRoutes<ItemSetFields, ItemSetDoc> = {
   defaults: () => ({ title: '', is_public: true, site_ids: [] }),
   fromBody: (b) =>
     definedKeys({ title: b['o:title'] as string | undefined, is_public: b['o:is_public'] as boolean | undefined, site_ids: refIds(b['o:site']) }),
-  represent: (doc, baseUrl) => ({
-    ...ldHeader(baseUrl, 'o:ItemSet', 'item_sets', doc.id),
+  represent: (doc, baseUrl) => jsonLd(baseUrl, 'o:ItemSet', 'item_sets', doc.id, {
     'o:title': doc.title,
     'o:is_public': doc.is_public,
     'o:site': doc.site_ids.map((id) => reference(baseUrl, 'sites', id)),
@@ -89,8 +87,7 @@ export const itemRoutes: ResourceRoutes<ItemFields, ItemDoc> = {
       item_set_ids: refIds(b['o:item_set']),
       site_ids: refIds(b['o:site']),
     }),
-  represent: (doc, baseUrl) => ({
-    ...ldHeader(baseUrl, 'o:Item', 'items', doc.id),
+  represent: (doc, baseUrl) => jsonLd(baseUrl, 'o:Item', 'items', doc.id, {
     'o:title': doc.title,
     'o:description': doc.description,
     'o:is_public': doc.is_public,
@@ -130,8 +127,7 @@ export const mediaRoutes: ResourceRoutes<MediaFields, MediaDoc> = {
       text: b['o:text'] as string | undefined,
       is_public: b['o:is_public'] as boolean | undefined,
     }),
-  represent: (doc, baseUrl) => ({
-    ...ldHeader(baseUrl, 'o:Media', 'media', doc.id),
+  represent: (doc, baseUrl) => jsonLd(baseUrl, 'o:Media', 'media', doc.id, {
     'o:item': reference(baseUrl, 'items', doc.item_id),
     'o:title': doc.title,
     'o:text': doc.text,
@@ -178,8 +174,7 @@ export const sitePageRoutes: ResourceRoutes<SitePageFields, SitePageDoc> = {
           )
         : undefined,
     }),
-  represent: (doc, baseUrl) => ({
-    ...ldHeader(baseUrl, 'o:SitePage', 'site_pages', doc.id),
+  represent: (doc, baseUrl) => jsonLd(baseUrl, 'o:SitePage', 'site_pages', doc.id, {
     'o:site': reference(baseUrl, 'sites', doc.site_id),
     'o:slug': doc.slug,
     'o:title': doc.title,

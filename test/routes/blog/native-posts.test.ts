@@ -252,3 +252,20 @@ t.test('writing posts', async (t) => {
     t.equal((await send('DELETE', '/api/blog_posts/5', 'editor')).statusCode, 404, 'twice: 404');
   });
 });
+
+t.test('the list serves each post as its own GET does, and follows changes to the post, its category and its tags', async (t) => {
+  const { app } = await buildBlogApp(t);
+  const editor = auth('editor', '&');
+  const listed = async (id: number) => json<Post[]>(await app.inject({ url: `/api/blog_posts?per_page=100${editor}` })).find((p) => p['o:id'] === id);
+  const single = async (id: number) => json<Post>(await app.inject({ url: `/api/blog_posts/${id}${auth('editor')}` }));
+
+  t.same(await listed(1), await single(1), 'read twice: the second list comes from the cache and still matches');
+  t.same(await listed(1), await single(1));
+  const renamed = await app.inject({ method: 'PATCH', url: `/api/blog_categories/1${auth('editor')}`, payload: { name: 'Updates', slug: 'updates' } });
+  t.equal(renamed.statusCode, 200);
+  t.match(await listed(1), { 'o:category_name': 'Updates', 'o:category_slug': 'updates' }, 'a renamed category shows in the list');
+  const edited = await app.inject({ method: 'PATCH', url: `/api/blog_posts/1${auth('editor')}`, payload: { title: 'Hello again', tags: ['boats'] } });
+  t.equal(edited.statusCode, 200);
+  t.match(await listed(1), { 'o:title': 'Hello again', 'o:tags': [{ name: 'boats', slug: 'boats' }] }, 'an edited post shows in the list');
+  t.same(await listed(1), await single(1));
+});

@@ -1,0 +1,52 @@
+import type { DocumentStore } from '../../infra/document-store/port.js';
+import type { BlogPostDoc } from '../../queries/blog/documents.js';
+import { postContexts, representPostIn, type PostContext } from './representations.js';
+
+/** The route's compiled serializer for one BlogPostSchema object (fast-json-stringify). */
+export type PostSerializer = (post: Record<string, unknown>) => string;
+
+interface CachedJson {
+  baseUrl: string;
+  authorName: string;
+  categoryName: string | null;
+  categorySlug: string | null;
+  json: string;
+}
+
+/**
+ * Serialised posts by read-model document. The embedded store replaces a post's document on
+ * every change and never edits one in place, so a document seen again is the same post; the
+ * author's name and the category can change without the post, so they are compared each time.
+ * Adapters that hand out new documents per read (MongoDB) simply miss the cache.
+ */
+const cache = new WeakMap<BlogPostDoc, CachedJson>();
+
+function fresh(entry: CachedJson | undefined, baseUrl: string, context: PostContext): entry is CachedJson {
+  return (
+    entry !== undefined &&
+    entry.baseUrl === baseUrl &&
+    entry.authorName === context.authorName &&
+    entry.categoryName === (context.category?.name ?? null) &&
+    entry.categorySlug === (context.category?.slug ?? null)
+  );
+}
+
+function postJson(baseUrl: string, post: BlogPostDoc, context: PostContext, serialize: PostSerializer): string {
+  const entry = cache.get(post);
+  if (fresh(entry, baseUrl, context)) return entry.json;
+  const json = serialize(representPostIn(baseUrl, post, context));
+  cache.set(post, { baseUrl, authorName: context.authorName, categoryName: context.category?.name ?? null, categorySlug: context.category?.slug ?? null, json });
+  return json;
+}
+
+/**
+ * A page of posts as the JSON array the list route answers, each post serialised through its
+ * schema once per version of the post: a public list is read far more often than written, and
+ * building and serialising the representations was most of a list request's cost.
+ */
+export async function postListJson(documents: DocumentStore, baseUrl: string, posts: readonly BlogPostDoc[], serialize: PostSerializer): Promise<string> {
+  const contexts = await postContexts(documents, posts);
+  let body = '[';
+  for (let n = 0; n < posts.length; n++) body += (n === 0 ? '' : ',') + postJson(baseUrl, posts[n], contexts[n], serialize);
+  return body + ']';
+}
