@@ -32,6 +32,14 @@ interface PendingAppend {
   error?: unknown;
 }
 
+/** A row of `SELECT ${COLUMNS}` read with `.raw()`: arrays skip building a row object per event. */
+type RawEventRow = [number, string, number, string, string, string];
+const COLUMNS = 'position, stream_id, stream_version, type, data, metadata';
+
+function rawToStored(row: RawEventRow): StoredEvent {
+  return { position: row[0], streamId: row[1], streamVersion: row[2], type: row[3], data: JSON.parse(row[4]), metadata: JSON.parse(row[5]) };
+}
+
 function toStored(row: EventRow): StoredEvent {
   return {
     position: row.position,
@@ -87,9 +95,7 @@ export class SqliteEventStore implements EventStore {
       readLast: this.db.prepare<[string], EventRow>(
         'SELECT * FROM events WHERE stream_id = ? ORDER BY stream_version DESC LIMIT 1',
       ),
-      readAll: this.db.prepare<[number, number], EventRow>(
-        'SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?',
-      ),
+      readAll: this.db.prepare<[number, number], RawEventRow>(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`).raw(),
       lastPosition: this.db.prepare<[], { p: number | null }>('SELECT MAX(position) AS p FROM events'),
       count: this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM events'),
     };
@@ -174,7 +180,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readAll(after: number, limit: number): Promise<StoredEvent[]> {
-    return this.statements.readAll.all(after, limit).map(toStored);
+    return this.statements.readAll.all(after, limit).map(rawToStored);
   }
 
   async lastPosition(): Promise<number> {

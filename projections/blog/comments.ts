@@ -1,5 +1,5 @@
 import type { BlogCommentEvent, BlogPostDeleted } from '../../commands/blog/events.js';
-import { blogComments } from '../../queries/blog/documents.js';
+import { blogComments, type BlogCommentDoc } from '../../queries/blog/documents.js';
 import { defineProjection } from '../projection.js';
 
 /**
@@ -14,13 +14,9 @@ export const blogCommentsProjection = defineProjection({
     const comments = blogComments(documents);
     switch (event.type) {
       case 'BlogCommentPosted':
-        await comments.put({
-          ...event.data.fields,
-          _id: event.data.id,
-          id: event.data.id,
-          posted_at: stored.metadata.at,
-          updated_at: stored.metadata.at,
-        });
+        await comments.put(
+          Object.assign({} as BlogCommentDoc, event.data.fields, { _id: event.data.id, id: event.data.id, posted_at: stored.metadata.at, updated_at: stored.metadata.at }),
+        );
         return;
       case 'BlogCommentModerated':
         await comments.updateOne({ _id: event.data.id }, { $set: { status: event.data.status, updated_at: stored.metadata.at } });

@@ -1,5 +1,5 @@
 import type { BlogCategoryEvent, BlogTagCreated } from '../../commands/blog/events.js';
-import { blogCategories, blogTagSlugs, blogTags } from '../../queries/blog/documents.js';
+import { blogCategories, blogTagSlugs, blogTags, type BlogCategoryDoc } from '../../queries/blog/documents.js';
 import { defineProjection } from '../projection.js';
 
 export const blogCategoriesProjection = defineProjection({
@@ -12,14 +12,15 @@ export const blogCategoriesProjection = defineProjection({
       return;
     }
     const previous = await blogCategories(documents).findOne({ _id: event.data.id });
-    await blogCategories(documents).put({
-      ...event.data.fields,
-      _id: event.data.id,
-      id: event.data.id,
-      name_sort: event.data.fields.name.toLowerCase(),
-      created_at: previous?.created_at ?? stored.metadata.at,
-      updated_at: stored.metadata.at,
-    });
+    await blogCategories(documents).put(
+      Object.assign({} as BlogCategoryDoc, event.data.fields, {
+        _id: event.data.id,
+        id: event.data.id,
+        name_sort: event.data.fields.name.toLowerCase(),
+        created_at: previous?.created_at ?? stored.metadata.at,
+        updated_at: stored.metadata.at,
+      }),
+    );
   },
 });
 

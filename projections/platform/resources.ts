@@ -41,16 +41,16 @@ function resourceProjection(
       if (event.type === events.deleted) {
         await docs.deleteOne({ _id: data.id });
       } else {
-        const preserved = Object.fromEntries(Object.entries(keep).map(([key, fallback]) => [key, previous?.[key] ?? fallback]));
-        await docs.put({
-          ...preserved,
-          ...data.fields,
+        const doc: TrackedDoc = Object.assign({}, data.fields, {
           _id: data.id,
           id: data.id,
           created_at: (previous?.created_at as string | undefined) ?? event.metadata.at,
           updated_at: event.metadata.at,
           owner_id: (previous?.owner_id as number | null | undefined) ?? event.metadata.userId,
         });
+        // Kept from the previous document where the event's fields do not set them.
+        for (const key in keep) if (!(key in doc)) doc[key] = previous?.[key] ?? keep[key];
+        await docs.put(doc);
       }
       await after?.(event, documents, previous);
     },
