@@ -45,7 +45,8 @@ export function pollingSubscription(
         if (batch.length > 0) {
           await handler(batch);
           position = batch[batch.length - 1].position;
-          continue;
+          // A short batch held everything appended before the read; later appends set pending.
+          if (batch.length === BATCH_SIZE || pending) continue;
         }
       } catch {
         if (stopped) break;
