@@ -95,7 +95,9 @@ export async function startProcess(
   timeoutMs = 600_000,
 ): Promise<RunningProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...cpuProfileArgs(), '--import', 'tsx', script, ...args], {
+  // Compiled JavaScript (dist/) runs as it is; TypeScript goes through tsx.
+  const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...cpuProfileArgs(), ...loader, script, ...args], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -115,7 +117,7 @@ export async function startProcess(
   return { pid: child.pid, url, stop: () => stopChild(child) };
 }
 
-/** The application server (bin/serve.ts) on embedded defaults over `dataDir`. */
+/** The application server as `npm start` runs it (compiled, dist/bin/serve.js) on embedded defaults over `dataDir`. */
 export function startAppServer(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<RunningProcess> {
-  return startProcess('bin/serve.ts', [], { DATA_DIR: dataDir, ...env }, '/api/sites');
+  return startProcess('dist/bin/serve.js', [], { DATA_DIR: dataDir, ...env }, '/api/sites');
 }

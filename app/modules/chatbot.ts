@@ -8,14 +8,14 @@ import { refsToReindex } from '../../projections/chatbot/index-jobs.js';
 import { chatbotServices, registerChatbotServices, type RateLimiter } from '../../queries/chatbot/services.js';
 import { chatbotRoutes } from '../../routes/chatbot/index.js';
 import { MemoryRateLimiter } from '../../routes/chatbot/rate-limit.js';
-import { RedisRateLimiter } from '../../routes/chatbot/redis-rate-limiter.js';
 import { IndexScheduler } from '../../workers/chatbot/index-queue.js';
 import { startChatbotWorker, stopChatbotWorker } from '../../workers/chatbot/worker.js';
 
-function createRateLimiter(runtime: Runtime): RateLimiter {
+/** The Redis client is imported only when REDIS_URL is set. */
+async function createRateLimiter(runtime: Runtime): Promise<RateLimiter> {
   const { redisUrl, chatbotRateLimit, chatbotRateWindowSeconds } = runtime.config;
   return redisUrl
-    ? new RedisRateLimiter(redisUrl, chatbotRateLimit, chatbotRateWindowSeconds, undefined, undefined, runtime.logger)
+    ? new (await import('../../routes/chatbot/redis-rate-limiter.js')).RedisRateLimiter(redisUrl, chatbotRateLimit, chatbotRateWindowSeconds, undefined, undefined, runtime.logger)
     : new MemoryRateLimiter(chatbotRateLimit, chatbotRateWindowSeconds, runtime.clock);
 }
 
@@ -29,10 +29,10 @@ export const chatbotModule: AppModule = {
   routes: chatbotRoutes,
   async init(runtime) {
     registerChatbotServices(runtime, {
-      embedder: createEmbedder(runtime.config),
+      embedder: await createEmbedder(runtime.config),
       vectorIndex: createVectorIndex(runtime.config),
-      answerer: createAnswerer(runtime.config),
-      rateLimiter: createRateLimiter(runtime),
+      answerer: await createAnswerer(runtime.config),
+      rateLimiter: await createRateLimiter(runtime),
       indexing: new IndexScheduler(runtime.jobs, runtime.logger),
     });
     // After each batch the read models hold the new state: the index jobs then read it.

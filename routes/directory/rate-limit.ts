@@ -1,6 +1,6 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Runtime } from '../../app/runtime.js';
 import { RateLimitedError } from '../../infra/errors.js';
 import { accessOf } from './access.js';
@@ -28,8 +28,9 @@ export const DIRECTORY_RATE_LIMIT = { max: 120, timeWindowMs: 60_000 } as const;
  * rather than refused (no offline queue: a request never waits for Redis to come back).
  */
 export async function registerTokenRateLimit(scope: FastifyInstance, runtime: Runtime): Promise<void> {
+  // Imported only when REDIS_URL is set: the client is not needed, nor its memory, otherwise.
   const redis = runtime.config.redisUrl
-    ? new Redis(runtime.config.redisUrl, { connectTimeout: 1000, maxRetriesPerRequest: 1, enableOfflineQueue: false })
+    ? new (await import('ioredis')).Redis(runtime.config.redisUrl, { connectTimeout: 1000, maxRetriesPerRequest: 1, enableOfflineQueue: false })
     : undefined;
   if (redis) {
     // Every reconnect attempt repeats the error while Redis is away: it is logged once per outage.

@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { projectFile } from '../../infra/project-root.js';
 
-const WIDGET_FILE = new URL('../../widget/widget.js', import.meta.url);
+const WIDGET_FILE = projectFile('widget/widget.js');
 
 /** GET /widget.js: the embeddable directory widget, a static script any site may load. */
 export async function widgetRoutes(app: FastifyInstance): Promise<void> {

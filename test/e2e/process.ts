@@ -58,7 +58,7 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts `bin/serve.ts` (what `npm start` runs) and waits until it answers HTTP. */
+/** Starts `bin/serve.ts` under tsx (`npm start` runs the same file compiled to dist/) and waits until it answers HTTP. */
 export async function startServer(env: Record<string, string>, timeoutMs = 60_000): Promise<ServerProcess> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
