@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { freePort } from '../../infra/net/free-port.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-const INFRASTRUCTURE_URLS = ['EVENTSTORE_URL', 'KAFKA_BROKERS', 'MONGO_URL', 'REDIS_URL', 'ELASTICSEARCH_URL', 'COHERE_API_KEY'];
+// BASE_URL too: a spawned server describes itself by the HOST and PORT it was given.
+const INFRASTRUCTURE_URLS = ['EVENTSTORE_URL', 'KAFKA_BROKERS', 'MONGO_URL', 'REDIS_URL', 'ELASTICSEARCH_URL', 'COHERE_API_KEY', 'BASE_URL'];
 
 /**
  * The environment of a spawned CLI or server: embedded defaults unless the test names an
@@ -17,17 +18,7 @@ export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...base, LOG_LEVEL: 'silent', ...env };
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export interface RunResult {
   code: number | null;

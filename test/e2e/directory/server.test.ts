@@ -1,24 +1,9 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { directoryFixture, PROXY_PREFIX } from '../../routes/directory/fixture.js';
-import { freePort } from '../process.js';
-
-async function waitUntilUp(url: string, child: ChildProcess, timeoutMs = 150_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error('server did not start in time');
-}
+import { runCli, startServer } from '../process.js';
 
 // Child processes (or a browser) start slowly on a busy 2-core machine: allow more than the default.
 t.setTimeout(240_000);
@@ -26,24 +11,15 @@ t.setTimeout(240_000);
 t.test('directory through the real server process and the import CLI', async (t) => {
   // Fixture validation (JSON paths, nothing written) is tested in-process in test/commands/directory/importer.test.ts.
   const dataDir = t.testdir();
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' };
-  delete env.BASE_URL;
-  // A fresh token per run: with REDIS_URL the rate-limit count is shared beyond this process.
   const token = `e2e-${randomUUID()}`;
-  const runImport = (file: string) => spawnSync(process.execPath, ['--import', 'tsx', 'bin/import.ts', file], { env, encoding: 'utf8', timeout: 150_000 });
-
   const goodFile = join(dataDir, 'good.json');
   writeFileSync(goodFile, JSON.stringify({ directory: directoryFixture({ tokens: [{ token, allowed_origins: [] }] }) }));
-  const imported = runImport(goodFile);
-  t.equal(imported.status, 0, `import succeeds: ${imported.stderr}`);
+  const imported = await runCli('import.ts', [goodFile], { DATA_DIR: dataDir });
+  t.equal(imported.code, 0, `import succeeds: ${imported.stderr}`);
 
-  const server = spawn(process.execPath, ['--import', 'tsx', 'bin/serve.ts'], { env, stdio: 'ignore' });
-  t.teardown(() => {
-    if (server.exitCode === null) server.kill('SIGKILL');
-  });
-  await waitUntilUp(`${base}/widget.js`, server);
+  const server = await startServer({ DATA_DIR: dataDir }, 150_000);
+  t.teardown(() => server.stop('SIGKILL'));
+  const base = server.baseUrl;
 
   const list = await fetch(`${base}/api/v1/databases?per_page=2`, { headers: { authorization: `Bearer ${token}` } });
   t.equal(list.status, 200);
