@@ -116,12 +116,16 @@ export class SqliteEventStore implements EventStore {
   }
 
   /**
-   * Group commit: appends issued in the same microtask run share one transaction, so one
-   * commit (one WAL write) serves many. Each keeps its own expected-version check, made in
-   * order against the log as the earlier appends of the group left it.
+   * Group commit: appends issued in the same turn of the event loop share one transaction, so
+   * one commit (one WAL write) serves many. The flush waits for setImmediate rather than a
+   * microtask: HTTP requests that arrive together are handled in separate I/O callbacks of one
+   * turn, and only a flush after all of them lets their appends share a commit. Each append
+   * keeps its own expected-version check, made in order against the log as the earlier appends
+   * of the group left it.
    */
   private flushPending(): void {
     const appends = this.pending;
+    if (appends.length === 0) return;
     this.pending = [];
     try {
       this.groupTransaction(appends);
@@ -165,7 +169,7 @@ export class SqliteEventStore implements EventStore {
       return { streamVersion: current, position: await this.lastPosition() };
     }
     return new Promise<AppendResult>((resolve, reject) => {
-      if (this.pending.length === 0) queueMicrotask(() => this.flushPending());
+      if (this.pending.length === 0) setImmediate(() => this.flushPending());
       this.pending.push({ streamId, events, expected, resolve, reject });
     });
   }

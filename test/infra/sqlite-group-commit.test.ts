@@ -73,3 +73,19 @@ t.test('subscribers are woken once the group is committed', async (t) => {
   while (seen.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
   t.same(seen, ['X', 'Y']);
 });
+
+t.test('appends from separate callbacks of one event-loop turn (requests arriving together) share one commit', async (t) => {
+  const { store } = open(t);
+  const batches: string[][] = [];
+  const subscription = store.subscribeToAll(0, async (batch) => {
+    batches.push(batch.map((e) => e.type));
+  });
+  t.teardown(() => subscription.stop());
+  const appended = await Promise.all(
+    ['P', 'Q', 'R'].map((type) => new Promise((resolve, reject) => setImmediate(() => store.append(`${type.toLowerCase()}-1`, [event(type)], 0).then(resolve, reject)))),
+  );
+  t.equal(appended.length, 3);
+  const deadline = Date.now() + 5000;
+  while (batches.flat().length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  t.same(batches, [['P', 'Q', 'R']], 'one commit, so subscribers see the three together');
+});
