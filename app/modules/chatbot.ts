@@ -30,7 +30,7 @@ export const chatbotModule: AppModule = {
   async init(runtime) {
     registerChatbotServices(runtime, {
       embedder: await createEmbedder(runtime.config),
-      vectorIndex: createVectorIndex(runtime.config),
+      vectorIndex: await createVectorIndex(runtime.config),
       answerer: await createAnswerer(runtime.config),
       rateLimiter: await createRateLimiter(runtime),
       indexing: new IndexScheduler(runtime.jobs, runtime.logger),

@@ -1,4 +1,5 @@
-import { simdDots, type DotsKernel } from './simd-dot.js';
+import { FloatVectorFile } from './float-file.js';
+import { simdInt8Dots, type Int8DotsKernel } from './simd-int8-dot.js';
 import { passesFilter, resourceKey, type ChunkInput, type IndexedResource, type ResourceType, type SearchFilter, type VectorHit, type VectorIndex } from './port.js';
 
 interface ResourceEntry {
@@ -7,22 +8,60 @@ interface ResourceEntry {
   slots: number[];
 }
 
+export interface MemoryVectorIndexOptions {
+  /** Where the file of full-precision vectors goes; a fresh temporary directory when absent. */
+  directory?: string;
+  /** False scans in JavaScript even where WebAssembly SIMD exists, so tests can compare the two. */
+  simd?: boolean;
+}
+
 const PAGE = 65536;
+const CODE_MAX = 127;
+/** The kernel reads codes 16 at a time; a dimension that is not a multiple is padded with zero codes, which add nothing. */
+const CODE_ALIGN = 16;
+/** Dot products of codes of at most 127 in magnitude stay exact in int32 up to this many dimensions. */
+const MAX_DIMENSION = Math.floor((2 ** 31 - 1) / (CODE_MAX * CODE_MAX));
+/** What the error bound needs per slot, in `slotErrors` (see `errorBound`). */
+const ERROR_TERMS = 4;
+const RESIDUAL_MAX = 0;
+const RESIDUAL_NORM = 1;
+const DEQUANTISED_L1 = 2;
+const DEQUANTISED_NORM = 3;
+/**
+ * Slack on the error bound, far above every rounding it has to cover: float32 storage of the
+ * per-slot terms (relative 2^-24); float64 evaluation of the terms, the approximate score and the
+ * bound (relative about dim * 2^-53); and float64 evaluation of the exact scores the candidates
+ * are ranked by (absolute about dim * 2^-53). It adds no measurable number of candidates.
+ */
+const BOUND_RELATIVE_SLACK = 1 + 2 ** -20;
+const BOUND_ABSOLUTE_SLACK = 2 ** -30;
+/** Candidates at most this many slots apart are read in one call: a few unneeded vectors cost less than a system call. */
+const READ_GAP = 8;
+const READ_MAX_SLOTS = 256;
 
 /**
- * The embedded vector index: every vector in one flat float32 array, scanned exactly. Filters
- * are resolved per resource before the scan, so the hot loop touches typed arrays only.
- * Vectors are stored normalised, which makes the dot product the cosine. The array lives in a
- * WebAssembly memory so a SIMD kernel can scan it; without SIMD a JavaScript loop does.
+ * The embedded vector index, exact. Vectors are stored normalised, which makes the dot product
+ * the cosine. Memory holds each vector as int8 codes with a scale (a quarter of float32), in a
+ * WebAssembly memory that a SIMD kernel scans; without SIMD a JavaScript loop does. The codes
+ * give every slot an approximate score and a rigorous error bound; only the slots whose upper
+ * bound reaches the k-th best lower bound can be in the top k, and those few are re-ranked with
+ * their full-precision vectors, read from a file (the page cache holds them, not the process).
+ * Filters are resolved per resource before the scan, so the hot loops touch typed arrays only.
  */
 export class MemoryVectorIndex implements VectorIndex {
   readonly persistent = false;
   private dimension = 0;
+  /** Bytes of codes per slot: the dimension rounded up to a multiple of 16. */
+  private stride = 0;
   private count = 0;
   private capacity = 0;
   private readonly memory = new WebAssembly.Memory({ initial: 1 });
-  private readonly kernel: DotsKernel | null = simdDots(this.memory);
-  private view = new Float32Array(this.memory.buffer);
+  private readonly kernel: Int8DotsKernel | null;
+  private codeView = new Int8Array(this.memory.buffer);
+  /** Per slot: the scale its codes are multiplied by. */
+  private slotScale = new Float32Array(0);
+  /** Per slot, ERROR_TERMS numbers: what quantising its vector left (see `quantise`). */
+  private slotErrors = new Float32Array(0);
   /** For each slot, the number of its resource in `entries`. */
   private slotEntry = new Int32Array(0);
   private slotText: string[] = [];
@@ -30,24 +69,41 @@ export class MemoryVectorIndex implements VectorIndex {
   private entries: (ResourceEntry | null)[] = [];
   private readonly entryByKey = new Map<string, number>();
   private readonly freeEntries: number[] = [];
+  private readonly floats: FloatVectorFile;
+  /** The largest of each error term over every slot stored since the last clear (removals leave it as is: still a bound). */
+  private largestErrors = new Float32Array(ERROR_TERMS);
+  /** Scratch kept between searches to spare the allocation. */
+  private floatBuffer = new Float32Array(0);
+
+  constructor(options: MemoryVectorIndexOptions = {}) {
+    this.kernel = options.simd === false ? null : simdInt8Dots(this.memory);
+    this.floats = options.directory === undefined ? FloatVectorFile.createTemporary() : FloatVectorFile.createIn(options.directory);
+  }
+
+  /** Whether searches scan with the WebAssembly SIMD kernel (else with JavaScript). */
+  get usesSimd(): boolean {
+    return this.kernel !== null;
+  }
 
   async replace(resource: IndexedResource, chunks: ChunkInput[]): Promise<void> {
     for (const chunk of chunks) this.checkDimension(chunk.vector);
     this.removeSync(resource.resourceType, resource.resourceId);
     if (chunks.length === 0) return;
+    const dim = this.dimension;
+    const vectors = new Float32Array(chunks.length * dim);
+    chunks.forEach((chunk, index) => normaliseInto(chunk.vector, vectors.subarray(index * dim, (index + 1) * dim)));
+    this.ensureCapacity(this.count + chunks.length);
+    // The file first: should the write fail, memory still describes the file.
+    this.floats.write(this.count, dim, vectors);
+
     const entryNo = this.freeEntries.pop() ?? this.entries.length;
     const entry: ResourceEntry = { resource: { ...resource, siteIds: [...resource.siteIds], itemSetIds: [...resource.itemSetIds] }, slots: [] };
     this.entries[entryNo] = entry;
     this.entryByKey.set(resourceKey(resource.resourceType, resource.resourceId), entryNo);
-    this.ensureCapacity(this.count + chunks.length);
+    const codes = new Int16Array(this.stride);
     chunks.forEach((chunk, index) => {
       const slot = this.count++;
-      const offset = slot * this.dimension;
-      let sum = 0;
-      for (let i = 0; i < this.dimension; i++) sum += chunk.vector[i] * chunk.vector[i];
-      const inverse = sum > 0 ? 1 / Math.sqrt(sum) : 0;
-      const vectors = this.floats();
-      for (let i = 0; i < this.dimension; i++) vectors[offset + i] = chunk.vector[i] * inverse;
+      this.storeCodes(slot, vectors.subarray(index * dim, (index + 1) * dim), codes);
       this.slotEntry[slot] = entryNo;
       this.slotChunk[slot] = index;
       this.slotText[slot] = chunk.text;
@@ -62,53 +118,23 @@ export class MemoryVectorIndex implements VectorIndex {
   async search(vector: Float32Array, k: number, filter: SearchFilter = {}): Promise<VectorHit[]> {
     if (this.count === 0 || k <= 0) return [];
     this.checkDimension(vector);
+    const allowed = this.allowedEntries(filter);
+    if (!allowed) return [];
     const query = normalised(vector);
-    const allowed = new Uint8Array(this.entries.length);
-    let anyAllowed = false;
-    this.entries.forEach((entry, n) => {
-      if (entry && passesFilter(entry.resource, filter)) {
-        allowed[n] = 1;
-        anyAllowed = true;
-      }
-    });
-    if (!anyAllowed) return [];
-
-    const scores = this.scores(query);
-    // The best k so far, kept sorted by similarity descending (k is small: at most a few hundred).
-    const topScore = new Float64Array(k);
-    const topSlot = new Int32Array(k);
-    let held = 0;
-    const slotEntry = this.slotEntry;
-    const count = this.count;
-    for (let slot = 0; slot < count; slot++) {
-      if (allowed[slotEntry[slot]] === 0) continue;
-      const score = scores[slot];
-      if (held === k && score <= topScore[k - 1]) continue;
-      let at = held < k ? held++ : k - 1;
-      while (at > 0 && topScore[at - 1] < score) {
-        topScore[at] = topScore[at - 1];
-        topSlot[at] = topSlot[at - 1];
-        at--;
-      }
-      topScore[at] = score;
-      topSlot[at] = slot;
-    }
-
-    const hits: VectorHit[] = [];
-    for (let n = 0; n < held; n++) {
-      const slot = topSlot[n];
-      const resource = (this.entries[slotEntry[slot]] as ResourceEntry).resource;
-      hits.push({
+    const candidates = this.candidates(query, allowed, k);
+    const best = this.exactBest(query, candidates, k);
+    return best.map(({ slot, score }) => {
+      const resource = (this.entries[this.slotEntry[slot]] as ResourceEntry).resource;
+      return {
         resourceType: resource.resourceType,
         resourceId: resource.resourceId,
         title: resource.title,
         path: resource.path,
         text: this.slotText[slot],
         chunkIndex: this.slotChunk[slot],
-        distance: Math.min(2, Math.max(0, 1 - topScore[n])),
-      });
-    }
-    return hits;
+        distance: Math.min(2, Math.max(0, 1 - score)),
+      };
+    });
   }
 
   async size(): Promise<number> {
@@ -116,25 +142,153 @@ export class MemoryVectorIndex implements VectorIndex {
   }
 
   async clear(): Promise<void> {
+    this.floats.truncate(0, 0);
     this.count = 0;
     this.capacity = 0;
     this.dimension = 0;
+    this.stride = 0;
+    this.slotScale = new Float32Array(0);
+    this.slotErrors = new Float32Array(0);
     this.slotEntry = new Int32Array(0);
     this.slotChunk = new Int32Array(0);
     this.slotText = [];
     this.entries = [];
     this.entryByKey.clear();
     this.freeEntries.length = 0;
+    this.largestErrors = new Float32Array(ERROR_TERMS);
+    this.floatBuffer = new Float32Array(0);
   }
 
   async close(): Promise<void> {
     await this.clear();
+    this.floats.close();
   }
 
-  /** The stored floats; a fresh view whenever the memory has grown (growing detaches the old one). */
-  private floats(): Float32Array {
-    if (this.view.buffer !== this.memory.buffer) this.view = new Float32Array(this.memory.buffer);
-    return this.view;
+  /** Which resources (by number in `entries`) the filter lets through, or null when none does. */
+  private allowedEntries(filter: SearchFilter): Uint8Array | null {
+    const { entries } = this;
+    const allowed = new Uint8Array(entries.length);
+    let anyAllowed = false;
+    for (let n = 0; n < entries.length; n++) {
+      const entry = entries[n];
+      if (entry && passesFilter(entry.resource, filter)) {
+        allowed[n] = 1;
+        anyAllowed = true;
+      }
+    }
+    return anyAllowed ? allowed : null;
+  }
+
+  /**
+   * The allowed slots that can be among the k most similar, in slot order. Each slot's true score
+   * lies within its approximate score plus or minus its error bound. Let L be the k-th largest lower
+   * bound: k slots score at least L, so a slot whose upper bound is below L cannot make the top k.
+   * One pass: the k-th largest lower bound so far only rises towards L, so a slot whose upper bound
+   * is below it can be dropped on the spot, and the few kept are checked against L at the end.
+   */
+  private candidates(query: Float32Array, allowed: Uint8Array, k: number): Int32Array {
+    // Zero beyond the dimension: the padding adds nothing to the dot products.
+    const queryCodes = new Int16Array(this.stride);
+    const quantisedQuery = quantise(query, queryCodes);
+    const bound = errorBound(quantisedQuery);
+    // No slot's error exceeds this, so a slot whose approximate score plus it falls short is
+    // dropped without reading its own error terms.
+    const anyError = bound(this.largestErrors, 0);
+    const dots = this.dots(queryCodes);
+    const queryScale = quantisedQuery.scale;
+    const { count, slotEntry, slotScale, slotErrors } = this;
+    const lowerBounds = new KthLargest(Math.min(k, count));
+    const keptSlots: number[] = [];
+    const keptUpper: number[] = [];
+    let threshold = -Infinity;
+    for (let slot = 0; slot < count; slot++) {
+      if (allowed[slotEntry[slot]] === 0) continue;
+      const approximate = queryScale * slotScale[slot] * dots[slot];
+      if (approximate + anyError < threshold) continue;
+      const error = bound(slotErrors, slot * ERROR_TERMS);
+      if (approximate + error < threshold) continue;
+      keptSlots.push(slot);
+      keptUpper.push(approximate + error);
+      threshold = lowerBounds.offer(approximate - error);
+    }
+    return Int32Array.from(keptSlots.filter((_, n) => keptUpper[n] >= threshold));
+  }
+
+  /** The k best candidates by exact score, best first; equal scores keep slot order, as a full scan would. */
+  private exactBest(query: Float32Array, candidates: Int32Array, k: number): { slot: number; score: number }[] {
+    const scores = this.exactScores(query, candidates);
+    const best: { slot: number; score: number }[] = [];
+    candidates.forEach((slot, n) => {
+      const score = scores[n];
+      if (best.length === k && score <= best[k - 1].score) return;
+      let at = best.length < k ? best.length : k - 1;
+      best[at] = { slot, score };
+      while (at > 0 && best[at - 1].score < score) {
+        [best[at - 1], best[at]] = [best[at], best[at - 1]];
+        at--;
+      }
+    });
+    return best;
+  }
+
+  /** The candidates' dot products with the query, from their full-precision vectors in the file. */
+  private exactScores(query: Float32Array, candidates: Int32Array): Float64Array {
+    const dim = this.dimension;
+    const scores = new Float64Array(candidates.length);
+    let start = 0;
+    while (start < candidates.length) {
+      const first = candidates[start];
+      let end = start + 1;
+      while (end < candidates.length && candidates[end] - candidates[end - 1] <= READ_GAP && candidates[end] - first < READ_MAX_SLOTS) end++;
+      const run = this.floatScratch((candidates[end - 1] - first + 1) * dim);
+      this.floats.read(first, dim, run);
+      for (let n = start; n < end; n++) scores[n] = floatDot(query, run, (candidates[n] - first) * dim);
+      start = end;
+    }
+    return scores;
+  }
+
+  /** The int32 dot product of the query codes with every slot's codes, by slot. */
+  private dots(queryCodes: Int16Array): Int32Array {
+    const { count, stride } = this;
+    if (!this.kernel) return scalarDots(this.codes(), queryCodes, count, this.dimension, stride);
+    // Scratch space right after the stored codes: the query, then one result per slot.
+    const queryAt = count * stride;
+    const outAt = queryAt + 2 * stride;
+    this.ensureBytes(outAt + count * 4);
+    new Int16Array(this.memory.buffer, queryAt, stride).set(queryCodes);
+    this.kernel(queryAt, 0, count, stride, outAt);
+    return new Int32Array(this.memory.buffer, outAt, count);
+  }
+
+  /**
+   * Quantises the slot's vector through `codes`, zero beyond the dimension: the slot's bytes may
+   * hold an old search's scratch, and the padding must add nothing to the dot products.
+   */
+  private storeCodes(slot: number, vector: Float32Array, codes: Int16Array): void {
+    const quantised = quantise(vector, codes);
+    this.codes().set(codes, slot * this.stride);
+    this.slotScale[slot] = quantised.scale;
+    const terms = slot * ERROR_TERMS;
+    this.slotErrors[terms + RESIDUAL_MAX] = quantised.residualMax;
+    this.slotErrors[terms + RESIDUAL_NORM] = quantised.residualNorm;
+    this.slotErrors[terms + DEQUANTISED_L1] = quantised.dequantisedL1;
+    this.slotErrors[terms + DEQUANTISED_NORM] = quantised.dequantisedNorm;
+    for (let term = 0; term < ERROR_TERMS; term++) {
+      this.largestErrors[term] = Math.max(this.largestErrors[term], this.slotErrors[terms + term]);
+    }
+  }
+
+  /** The stored codes; a fresh view whenever the memory has grown (growing detaches the old one). */
+  private codes(): Int8Array {
+    if (this.codeView.buffer !== this.memory.buffer) this.codeView = new Int8Array(this.memory.buffer);
+    return this.codeView;
+  }
+
+  /** A reusable buffer of at least `length` floats. */
+  private floatScratch(length: number): Float32Array {
+    if (this.floatBuffer.length < length) this.floatBuffer = new Float32Array(Math.max(length, this.dimension * 16));
+    return this.floatBuffer.subarray(0, length);
   }
 
   private ensureBytes(bytes: number): void {
@@ -142,62 +296,31 @@ export class MemoryVectorIndex implements VectorIndex {
     if (missing > 0) this.memory.grow(Math.ceil(missing / PAGE));
   }
 
-  /** The similarity of every stored vector to the query, by slot. */
-  private scores(query: Float32Array): Float32Array {
-    const dim = this.dimension;
-    const count = this.count;
-    if (this.kernel && dim % 16 === 0) {
-      // Scratch space right after the stored vectors: the query, then one score per slot.
-      const queryAt = count * dim * 4;
-      const outAt = queryAt + dim * 4;
-      this.ensureBytes(outAt + count * 4);
-      this.floats().set(query, queryAt / 4);
-      this.kernel(queryAt, 0, count, dim, outAt);
-      return new Float32Array(this.memory.buffer, outAt, count);
-    }
-    const vectors = this.floats();
-    const scores = new Float32Array(count);
-    for (let slot = 0; slot < count; slot++) {
-      const offset = slot * dim;
-      let dot0 = 0;
-      let dot1 = 0;
-      let dot2 = 0;
-      let dot3 = 0;
-      let i = 0;
-      for (; i + 3 < dim; i += 4) {
-        dot0 += vectors[offset + i] * query[i];
-        dot1 += vectors[offset + i + 1] * query[i + 1];
-        dot2 += vectors[offset + i + 2] * query[i + 2];
-        dot3 += vectors[offset + i + 3] * query[i + 3];
-      }
-      for (; i < dim; i++) dot0 += vectors[offset + i] * query[i];
-      scores[slot] = dot0 + dot1 + dot2 + dot3;
-    }
-    return scores;
-  }
-
   private checkDimension(vector: Float32Array): void {
-    if (this.dimension === 0) this.dimension = vector.length;
+    if (this.dimension === 0) {
+      if (vector.length > MAX_DIMENSION) throw new Error(`Vectors of more than ${MAX_DIMENSION} dimensions are not supported.`);
+      this.dimension = vector.length;
+      this.stride = Math.ceil(vector.length / CODE_ALIGN) * CODE_ALIGN;
+    }
     if (vector.length !== this.dimension) {
       throw new Error(`Vector of dimension ${vector.length} given to an index of dimension ${this.dimension}.`);
     }
   }
 
   private ensureCapacity(slots: number): void {
+    // Codes start at byte 0, so growing the memory keeps them where they are. The memory never
+    // shrinks, so it grows to what the slots need, not ahead of them.
+    this.ensureBytes(slots * this.stride);
     if (slots <= this.capacity) return;
     const next = Math.max(slots, this.capacity * 2, 64);
-    // Vectors start at byte 0, so growing the memory keeps them where they are.
-    this.ensureBytes(next * this.dimension * 4);
-    const slotEntry = new Int32Array(next);
-    slotEntry.set(this.slotEntry.subarray(0, this.count));
-    this.slotEntry = slotEntry;
-    const slotChunk = new Int32Array(next);
-    slotChunk.set(this.slotChunk.subarray(0, this.count));
-    this.slotChunk = slotChunk;
+    this.slotEntry = grown(this.slotEntry, next, this.count);
+    this.slotChunk = grown(this.slotChunk, next, this.count);
+    this.slotScale = grown(this.slotScale, next, this.count);
+    this.slotErrors = grown(this.slotErrors, next * ERROR_TERMS, this.count * ERROR_TERMS);
     this.capacity = next;
   }
 
-  /** Frees the resource's slots by moving the last slots into them, so the arrays stay dense. */
+  /** Frees the resource's slots by moving the last slots into them, so the arrays and the file stay dense. */
   private removeSync(resourceType: ResourceType, resourceId: number): void {
     const key = resourceKey(resourceType, resourceId);
     const entryNo = this.entryByKey.get(key);
@@ -210,14 +333,18 @@ export class MemoryVectorIndex implements VectorIndex {
       this.slotText.length = last;
       this.count = last;
     }
+    this.floats.truncate(this.count, this.dimension);
     this.entries[entryNo] = null;
     this.entryByKey.delete(key);
     this.freeEntries.push(entryNo);
   }
 
   private moveSlot(from: number, to: number): void {
-    const dim = this.dimension;
-    this.floats().copyWithin(to * dim, from * dim, from * dim + dim);
+    const { dimension, stride } = this;
+    this.floats.move(from, to, dimension, this.floatScratch(dimension));
+    this.codes().copyWithin(to * stride, from * stride, from * stride + stride);
+    this.slotScale[to] = this.slotScale[from];
+    this.slotErrors.copyWithin(to * ERROR_TERMS, from * ERROR_TERMS, (from + 1) * ERROR_TERMS);
     const entryNo = this.slotEntry[from];
     this.slotEntry[to] = entryNo;
     this.slotChunk[to] = this.slotChunk[from];
@@ -227,12 +354,171 @@ export class MemoryVectorIndex implements VectorIndex {
   }
 }
 
-function normalised(vector: Float32Array): Float32Array {
+/** What quantising a vector left: with the scale, enough to bound the error of a dot product with it. */
+interface Quantised {
+  scale: number;
+  l1: number;
+  norm: number;
+  /** max |v_i - scale * code_i| and the Euclidean norm of those residuals. */
+  residualMax: number;
+  residualNorm: number;
+  /** ||scale * codes||_1 and ||scale * codes||_2. */
+  dequantisedL1: number;
+  dequantisedNorm: number;
+}
+
+/**
+ * Writes the int8 codes round(v_i / scale) to codes[i], with scale = max|v_i| / 127 taken as a
+ * float32 so that the stored scale is exactly the one used, and measures the residuals the
+ * rounding actually left rather than assuming half a step. (Codes go to an Int16Array whatever
+ * they are stored as: one array type keeps this loop monomorphic, and so fast.)
+ */
+function quantise(vector: Float32Array, codes: Int16Array): Quantised {
+  let max = 0;
+  for (let i = 0; i < vector.length; i++) max = Math.max(max, Math.abs(vector[i]));
+  const scale = Math.fround(max / CODE_MAX);
+  const inverse = scale === 0 ? 0 : 1 / scale;
+  let l1 = 0;
+  let squares = 0;
+  let residualMax = 0;
+  let residualSquares = 0;
+  let dequantisedL1 = 0;
+  let dequantisedSquares = 0;
+  for (let i = 0; i < vector.length; i++) {
+    const value = vector[i];
+    const code = Math.max(-CODE_MAX, Math.min(CODE_MAX, Math.round(value * inverse)));
+    codes[i] = code;
+    // Exact in float64: a float32 scale times a code of 8 bits has at most 32 significant bits.
+    const dequantised = scale * code;
+    const residual = Math.abs(value - dequantised);
+    l1 += Math.abs(value);
+    squares += value * value;
+    residualMax = Math.max(residualMax, residual);
+    residualSquares += residual * residual;
+    dequantisedL1 += Math.abs(dequantised);
+    dequantisedSquares += dequantised * dequantised;
+  }
+  return {
+    scale,
+    l1,
+    norm: Math.sqrt(squares),
+    residualMax,
+    residualNorm: Math.sqrt(residualSquares),
+    dequantisedL1,
+    dequantisedNorm: Math.sqrt(dequantisedSquares),
+  };
+}
+
+/**
+ * The bound on |q·v - s_q s_v (codes_q · codes_v)| for a slot, given the query's quantisation.
+ * With v = v̂ + δ (v̂ = s_v codes_v) and q = q̂ + ε:
+ *   q·v - q̂·v̂ = q·δ + ε·v̂,
+ * and by Hölder's and the Cauchy-Schwarz inequalities
+ *   |q·δ| <= min(||q||_1 max|δ_i|, ||q||_2 ||δ||_2),  |ε·v̂| <= min(max|ε_i| ||v̂||_1, ||ε||_2 ||v̂||_2).
+ * The smaller of each pair depends on how peaked the vectors are, so both are kept.
+ */
+function errorBound(query: Quantised): (slotErrors: Float32Array, at: number) => number {
+  const { l1, norm, residualMax, residualNorm } = query;
+  return (slotErrors, at) =>
+    (Math.min(l1 * slotErrors[at + RESIDUAL_MAX], norm * slotErrors[at + RESIDUAL_NORM]) +
+      Math.min(residualMax * slotErrors[at + DEQUANTISED_L1], residualNorm * slotErrors[at + DEQUANTISED_NORM])) *
+      BOUND_RELATIVE_SLACK +
+    BOUND_ABSOLUTE_SLACK;
+}
+
+/** The k-th largest of the numbers offered, with a min-heap of the k largest; -Infinity until k were offered. */
+class KthLargest {
+  private readonly heap: Float64Array;
+  private held = 0;
+
+  constructor(private readonly k: number) {
+    this.heap = new Float64Array(k);
+  }
+
+  /** Takes a number in; returns the k-th largest so far. */
+  offer(value: number): number {
+    const heap = this.heap;
+    if (this.held < this.k) {
+      let at = this.held++;
+      while (at > 0) {
+        const parent = (at - 1) >> 1;
+        if (heap[parent] <= value) break;
+        heap[at] = heap[parent];
+        at = parent;
+      }
+      heap[at] = value;
+      return this.kth();
+    }
+    if (value <= heap[0]) return heap[0];
+    let at = 0;
+    for (;;) {
+      const left = 2 * at + 1;
+      if (left >= this.k) break;
+      const child = left + 1 < this.k && heap[left + 1] < heap[left] ? left + 1 : left;
+      if (heap[child] >= value) break;
+      heap[at] = heap[child];
+      at = child;
+    }
+    heap[at] = value;
+    return heap[0];
+  }
+
+  kth(): number {
+    return this.held < this.k || this.k === 0 ? -Infinity : this.heap[0];
+  }
+}
+
+/** Dot products of the query codes with every slot's codes, in JavaScript: exact, integers stay below 2^53. */
+function scalarDots(codes: Int8Array, queryCodes: Int16Array, count: number, dim: number, stride: number): Int32Array {
+  const out = new Int32Array(count);
+  for (let slot = 0; slot < count; slot++) {
+    const offset = slot * stride;
+    let dot0 = 0;
+    let dot1 = 0;
+    let i = 0;
+    for (; i + 1 < dim; i += 2) {
+      dot0 += codes[offset + i] * queryCodes[i];
+      dot1 += codes[offset + i + 1] * queryCodes[i + 1];
+    }
+    if (i < dim) dot0 += codes[offset + i] * queryCodes[i];
+    out[slot] = dot0 + dot1;
+  }
+  return out;
+}
+
+/** The float64 dot product of the query with the vector at `offset` of `vectors`. */
+function floatDot(query: Float32Array, vectors: Float32Array, offset: number): number {
+  const dim = query.length;
+  let dot0 = 0;
+  let dot1 = 0;
+  let dot2 = 0;
+  let dot3 = 0;
+  let i = 0;
+  for (; i + 3 < dim; i += 4) {
+    dot0 += vectors[offset + i] * query[i];
+    dot1 += vectors[offset + i + 1] * query[i + 1];
+    dot2 += vectors[offset + i + 2] * query[i + 2];
+    dot3 += vectors[offset + i + 3] * query[i + 3];
+  }
+  for (; i < dim; i++) dot0 += vectors[offset + i] * query[i];
+  return dot0 + dot1 + dot2 + dot3;
+}
+
+function grown<T extends Int32Array | Float32Array>(array: T, length: number, keep: number): T {
+  const next = new (array.constructor as new (length: number) => T)(length);
+  next.set(array.subarray(0, keep));
+  return next;
+}
+
+function normaliseInto(vector: Float32Array, into: Float32Array): void {
   let sum = 0;
   for (let i = 0; i < vector.length; i++) sum += vector[i] * vector[i];
-  if (sum === 0) return vector;
-  const inverse = 1 / Math.sqrt(sum);
+  const inverse = sum > 0 ? 1 / Math.sqrt(sum) : 0;
+  for (let i = 0; i < vector.length; i++) into[i] = vector[i] * inverse;
+}
+
+function normalised(vector: Float32Array): Float32Array {
   const out = new Float32Array(vector.length);
-  for (let i = 0; i < vector.length; i++) out[i] = vector[i] * inverse;
+  normaliseInto(vector, out);
   return out;
 }
