@@ -1,4 +1,5 @@
 import { FloatVectorFile } from './float-file.js';
+import { ChunkTextFile } from './text-file.js';
 import { simdInt8Dots, type Int8DotsKernel } from './simd-int8-dot.js';
 import { passesFilter, resourceKey, type ChunkInput, type IndexedResource, type ResourceType, type SearchFilter, type VectorHit, type VectorIndex } from './port.js';
 
@@ -9,7 +10,7 @@ interface ResourceEntry {
 }
 
 export interface MemoryVectorIndexOptions {
-  /** Where the file of full-precision vectors goes; a fresh temporary directory when absent. */
+  /** Where the files of full-precision vectors and chunk texts go; a fresh temporary directory when absent. */
   directory?: string;
   /** False scans in JavaScript even where WebAssembly SIMD exists, so tests can compare the two. */
   simd?: boolean;
@@ -64,12 +65,15 @@ export class MemoryVectorIndex implements VectorIndex {
   private slotErrors = new Float32Array(0);
   /** For each slot, the number of its resource in `entries`. */
   private slotEntry = new Int32Array(0);
-  private slotText: string[] = [];
+  /** Where each slot's chunk text is in the text file: offset and length in bytes. */
+  private slotTextOffset = new Float64Array(0);
+  private slotTextLength = new Int32Array(0);
   private slotChunk = new Int32Array(0);
   private entries: (ResourceEntry | null)[] = [];
   private readonly entryByKey = new Map<string, number>();
   private readonly freeEntries: number[] = [];
   private readonly floats: FloatVectorFile;
+  private readonly texts: ChunkTextFile;
   /** The largest of each error term over every slot stored since the last clear (removals leave it as is: still a bound). */
   private largestErrors = new Float32Array(ERROR_TERMS);
   /** Scratch kept between searches to spare the allocation. */
@@ -77,7 +81,8 @@ export class MemoryVectorIndex implements VectorIndex {
 
   constructor(options: MemoryVectorIndexOptions = {}) {
     this.kernel = options.simd === false ? null : simdInt8Dots(this.memory);
-    this.floats = options.directory === undefined ? FloatVectorFile.createTemporary() : FloatVectorFile.createIn(options.directory);
+    this.floats = FloatVectorFile.create(options.directory);
+    this.texts = ChunkTextFile.create(options.directory);
   }
 
   /** Whether searches scan with the WebAssembly SIMD kernel (else with JavaScript). */
@@ -97,7 +102,16 @@ export class MemoryVectorIndex implements VectorIndex {
     this.floats.write(this.count, dim, vectors);
 
     const entryNo = this.freeEntries.pop() ?? this.entries.length;
-    const entry: ResourceEntry = { resource: { ...resource, siteIds: [...resource.siteIds], itemSetIds: [...resource.itemSetIds] }, slots: [] };
+    // Only the fields the index needs: callers may pass more (the extracted text of the whole resource).
+    const kept: IndexedResource = {
+      resourceType: resource.resourceType,
+      resourceId: resource.resourceId,
+      title: resource.title,
+      path: resource.path,
+      siteIds: [...resource.siteIds],
+      itemSetIds: [...resource.itemSetIds],
+    };
+    const entry: ResourceEntry = { resource: kept, slots: [] };
     this.entries[entryNo] = entry;
     this.entryByKey.set(resourceKey(resource.resourceType, resource.resourceId), entryNo);
     const codes = new Int16Array(this.stride);
@@ -106,7 +120,9 @@ export class MemoryVectorIndex implements VectorIndex {
       this.storeCodes(slot, vectors.subarray(index * dim, (index + 1) * dim), codes);
       this.slotEntry[slot] = entryNo;
       this.slotChunk[slot] = index;
-      this.slotText[slot] = chunk.text;
+      const { offset, length } = this.texts.append(chunk.text);
+      this.slotTextOffset[slot] = offset;
+      this.slotTextLength[slot] = length;
       entry.slots.push(slot);
     });
   }
@@ -130,7 +146,7 @@ export class MemoryVectorIndex implements VectorIndex {
         resourceId: resource.resourceId,
         title: resource.title,
         path: resource.path,
-        text: this.slotText[slot],
+        text: this.texts.read(this.slotTextOffset[slot], this.slotTextLength[slot]),
         chunkIndex: this.slotChunk[slot],
         distance: Math.min(2, Math.max(0, 1 - score)),
       };
@@ -143,6 +159,7 @@ export class MemoryVectorIndex implements VectorIndex {
 
   async clear(): Promise<void> {
     this.floats.truncate(0, 0);
+    this.texts.clear();
     this.count = 0;
     this.capacity = 0;
     this.dimension = 0;
@@ -151,7 +168,8 @@ export class MemoryVectorIndex implements VectorIndex {
     this.slotErrors = new Float32Array(0);
     this.slotEntry = new Int32Array(0);
     this.slotChunk = new Int32Array(0);
-    this.slotText = [];
+    this.slotTextOffset = new Float64Array(0);
+    this.slotTextLength = new Int32Array(0);
     this.entries = [];
     this.entryByKey.clear();
     this.freeEntries.length = 0;
@@ -162,6 +180,7 @@ export class MemoryVectorIndex implements VectorIndex {
   async close(): Promise<void> {
     await this.clear();
     this.floats.close();
+    this.texts.close();
   }
 
   /** Which resources (by number in `entries`) the filter lets through, or null when none does. */
@@ -315,6 +334,8 @@ export class MemoryVectorIndex implements VectorIndex {
     const next = Math.max(slots, this.capacity * 2, 64);
     this.slotEntry = grown(this.slotEntry, next, this.count);
     this.slotChunk = grown(this.slotChunk, next, this.count);
+    this.slotTextOffset = grown(this.slotTextOffset, next, this.count);
+    this.slotTextLength = grown(this.slotTextLength, next, this.count);
     this.slotScale = grown(this.slotScale, next, this.count);
     this.slotErrors = grown(this.slotErrors, next * ERROR_TERMS, this.count * ERROR_TERMS);
     this.capacity = next;
@@ -329,10 +350,11 @@ export class MemoryVectorIndex implements VectorIndex {
     const holes = [...entry.slots].sort((a, b) => b - a);
     for (const hole of holes) {
       const last = this.count - 1;
+      this.texts.release(this.slotTextLength[hole]);
       if (hole !== last) this.moveSlot(last, hole);
-      this.slotText.length = last;
       this.count = last;
     }
+    if (this.texts.needsCompaction) this.texts.compact(this.slotTextOffset, this.slotTextLength, this.count);
     this.floats.truncate(this.count, this.dimension);
     this.entries[entryNo] = null;
     this.entryByKey.delete(key);
@@ -348,7 +370,8 @@ export class MemoryVectorIndex implements VectorIndex {
     const entryNo = this.slotEntry[from];
     this.slotEntry[to] = entryNo;
     this.slotChunk[to] = this.slotChunk[from];
-    this.slotText[to] = this.slotText[from];
+    this.slotTextOffset[to] = this.slotTextOffset[from];
+    this.slotTextLength[to] = this.slotTextLength[from];
     const owner = this.entries[entryNo] as ResourceEntry;
     owner.slots[owner.slots.indexOf(from)] = to;
   }
@@ -504,7 +527,7 @@ function floatDot(query: Float32Array, vectors: Float32Array, offset: number): n
   return dot0 + dot1 + dot2 + dot3;
 }
 
-function grown<T extends Int32Array | Float32Array>(array: T, length: number, keep: number): T {
+function grown<T extends Int32Array | Float32Array | Float64Array>(array: T, length: number, keep: number): T {
   const next = new (array.constructor as new (length: number) => T)(length);
   next.set(array.subarray(0, keep));
   return next;

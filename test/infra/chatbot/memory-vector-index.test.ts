@@ -304,7 +304,9 @@ t.test('the full-precision vectors live in a file of the given directory, delete
   const index = new MemoryVectorIndex({ directory });
   const files = () => readdirSync(directory).filter((name) => name.startsWith(`vectors-${process.pid}-`));
   t.equal(files().length, 1, 'a new vector file');
-  const others = readdirSync(directory).filter((name) => !files().includes(name));
+  const texts = () => readdirSync(directory).filter((name) => name.startsWith(`texts-${process.pid}-`));
+  t.equal(texts().length, 1, 'a new chunk text file');
+  const others = readdirSync(directory).filter((name) => !files().includes(name) && !texts().includes(name));
   t.same(others.sort(), [liveProcess, 'unrelated.txt'].sort(), 'files of processes that are gone are deleted, others left alone');
   const [file] = files();
   const size = () => statSync(join(directory, file)).size;
@@ -328,6 +330,7 @@ t.test('the full-precision vectors live in a file of the given directory, delete
   t.equal(size(), 0, 'clear empties it');
   await index.close();
   t.same(files(), [], 'close deletes it');
+  t.same(texts(), [], 'and the text file');
   await index.close();
   t.pass('closing twice is fine');
 });
@@ -343,7 +346,7 @@ t.test('an index never closed leaves no file behind when the process exits', asy
     console.log(require('node:fs').readdirSync(${JSON.stringify(directory)}).length);
   `;
   const output = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=commonjs', '-e', `(async () => {${script}})()`], { encoding: 'utf8' });
-  t.equal(output.trim(), '1', 'the file existed while the process ran');
+  t.equal(output.trim(), '2', 'the vector and text files existed while the process ran');
   t.same(readdirSync(directory), [], 'and is gone after it exited');
 });
 
@@ -354,4 +357,28 @@ t.test('vectors of the wrong dimension are refused', async (t) => {
   await t.rejects(index.search(new Float32Array(8).fill(1), 1), /dimension 8/);
   await t.rejects(index.replace({ resourceType: 'item', resourceId: 2, title: 't', path: '/item/2', siteIds: [1], itemSetIds: [] }, [{ text: 'b', vector: new Float32Array(8) }]), /dimension 8/);
   t.equal(await index.size(), 1);
+});
+
+t.test('chunk texts live in a file: read back for hits, kept right across moves, compacted once mostly dead', async (t) => {
+  const directory = mkdtempSync(join(tmpdir(), 'vector-index-texts-'));
+  t.teardown(() => rmSync(directory, { recursive: true, force: true }));
+  const index = new MemoryVectorIndex({ directory });
+  t.teardown(() => index.close());
+  const textFile = () => join(directory, readdirSync(directory).find((name) => name.startsWith('texts-')) as string);
+  const vector = (axis: number) => Float32Array.from({ length: 32 }, (_, i) => (i === axis ? 2 : 0.05));
+  const item = (resourceId: number): IndexedResource => ({ resourceType: 'item', resourceId, title: `t${resourceId}`, path: `/item/${resourceId}`, siteIds: [1], itemSetIds: [] });
+  await index.replace(item(1), [{ text: 'première — ünïcode', vector: vector(0) }]);
+  await index.replace(item(2), [{ text: 'second', vector: vector(1) }, { text: 'third', vector: vector(2) }]);
+  const big = 'x'.repeat(1024 * 1024);
+  // Each replacement of item 3 leaves its previous megabyte dead; well past 32 MB the file is rewritten.
+  for (let round = 0; round < 40; round++) await index.replace(item(3), [{ text: `${round}:${big}`, vector: vector(3) }]);
+  // Compacted at 32 MB dead, then seven more dead megabytes and the live one: far below the 40 MB written.
+  t.ok(statSync(textFile()).size < 10 * 1024 * 1024, `compacted (${statSync(textFile()).size} bytes)`);
+  const textOf = async (axis: number) => (await index.search(vector(axis), 1))[0].text;
+  t.equal(await textOf(0), 'première — ünïcode', 'UTF-8 round trip');
+  t.equal(await textOf(1), 'second');
+  t.equal(await textOf(2), 'third');
+  t.equal(await textOf(3), `39:${big}`, 'the latest text');
+  await index.remove('item', 1);
+  t.equal(await textOf(2), 'third', 'a slot moved into the hole keeps its text');
 });
