@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Fifo } from './fifo.js';
 import { JobFailedError, PermanentJobError, type EnqueueOptions, type JobHandler, type JobQueue, type WorkerOptions } from './port.js';
 
 interface PendingJob {
@@ -11,7 +12,7 @@ interface PendingJob {
 }
 
 interface QueueState {
-  waiting: PendingJob[];
+  waiting: Fifo<PendingJob>;
   active: number;
   known: Map<string, PendingJob>;
   handler?: JobHandler<unknown, unknown>;
@@ -27,7 +28,7 @@ export class InProcessJobQueue implements JobQueue {
   private state(name: string): QueueState {
     let state = this.queues.get(name);
     if (!state) {
-      state = { waiting: [], active: 0, known: new Map(), concurrency: 1, idleWaiters: [] };
+      state = { waiting: new Fifo<PendingJob>(), active: 0, known: new Map(), concurrency: 1, idleWaiters: [] };
       this.queues.set(name, state);
     }
     return state;
@@ -87,7 +88,7 @@ export class InProcessJobQueue implements JobQueue {
     const state = this.state(queue);
     if (!state.handler || this.closed) return;
     while (state.active < state.concurrency && state.waiting.length > 0) {
-      const job = state.waiting.shift() as PendingJob;
+      const job = state.waiting.take() as PendingJob;
       state.active += 1;
       void this.run(queue, state, job);
     }
