@@ -183,9 +183,13 @@ export class MemoryVectorIndex implements VectorIndex {
     this.texts.close();
   }
 
-  /** Which resources (by number in `entries`) the filter lets through, or null when none does. */
-  private allowedEntries(filter: SearchFilter): Uint8Array | null {
+  /**
+   * Which resources (by number in `entries`) the filter lets through: 'all' for no filter (most
+   * searches, spared a pass over every resource), null when none passes.
+   */
+  private allowedEntries(filter: SearchFilter): Uint8Array | 'all' | null {
     const { entries } = this;
+    if (filter.siteId === undefined && !(filter.itemSetIds && filter.itemSetIds.length > 0)) return this.entryByKey.size > 0 ? 'all' : null;
     const allowed = new Uint8Array(entries.length);
     let anyAllowed = false;
     for (let n = 0; n < entries.length; n++) {
@@ -205,7 +209,8 @@ export class MemoryVectorIndex implements VectorIndex {
    * One pass: the k-th largest lower bound so far only rises towards L, so a slot whose upper bound
    * is below it can be dropped on the spot, and the few kept are checked against L at the end.
    */
-  private candidates(query: Float32Array, allowed: Uint8Array, k: number): Int32Array {
+  private candidates(query: Float32Array, allowed: Uint8Array | 'all', k: number): Int32Array {
+    const mask = allowed === 'all' ? null : allowed;
     // Zero beyond the dimension: the padding adds nothing to the dot products.
     const queryCodes = new Int16Array(this.stride);
     const quantisedQuery = quantise(query, queryCodes);
@@ -221,7 +226,7 @@ export class MemoryVectorIndex implements VectorIndex {
     const keptUpper: number[] = [];
     let threshold = -Infinity;
     for (let slot = 0; slot < count; slot++) {
-      if (allowed[slotEntry[slot]] === 0) continue;
+      if (mask !== null && mask[slotEntry[slot]] === 0) continue;
       const approximate = queryScale * slotScale[slot] * dots[slot];
       if (approximate + anyError < threshold) continue;
       const error = bound(slotErrors, slot * ERROR_TERMS);
