@@ -53,14 +53,13 @@ export function setPaginationHeaders(
   reply.header('Platform-Total-Results', String(total));
   const lastPage = Math.max(1, Math.ceil(total / window.perPage));
   const [path, search = ''] = request.url.split('?');
-  const linkTo = (page: number) => {
-    const params = new URLSearchParams(search);
-    params.delete('page');
-    params.delete('per_page');
-    params.append('page', String(page));
-    params.append('per_page', String(window.perPage));
-    return `<${baseUrl}${path}?${params.toString()}>`;
-  };
+  // The other parameters are parsed and written once; each link only appends its page.
+  const params = new URLSearchParams(search);
+  params.delete('page');
+  params.delete('per_page');
+  const others = params.toString();
+  const prefix = `<${baseUrl}${path}?${others === '' ? '' : `${others}&`}`;
+  const linkTo = (page: number) => `${prefix}page=${page}&per_page=${window.perPage}>`;
   const links = [`${linkTo(1)}; rel="first"`];
   if (window.page > 1) links.push(`${linkTo(Math.min(window.page - 1, lastPage))}; rel="prev"`);
   if (window.page < lastPage) links.push(`${linkTo(window.page + 1)}; rel="next"`);
