@@ -99,7 +99,7 @@ export async function nativePostRoutes(app: FastifyInstance, runtime: Runtime): 
       const { total, posts } = await listPosts(documents, filters, window.skip, window.perPage);
       setPaginationHeaders(request, reply, baseUrl, total, window);
       const serialize = reply.compileSerializationSchema(BlogPostSchema) as PostSerializer;
-      // A string with a JSON content type is sent as it is: each post went through BlogPostSchema.
+      // Bytes are sent as they are: each post in them went through BlogPostSchema.
       return reply.type('application/json; charset=utf-8').send(await postListJson(documents, baseUrl, posts, serialize));
     },
   );

@@ -39,14 +39,35 @@ function postJson(baseUrl: string, post: BlogPostDoc, context: PostContext, seri
   return json;
 }
 
+interface CachedPage {
+  parts: string[];
+  body: Buffer;
+}
+
+/** Recent pages by the ids they list; an entry is used only while every part is still current. */
+const pages = new Map<string, CachedPage>();
+const PAGE_CACHE_LIMIT = 256;
+
+function samePartsAs(page: CachedPage | undefined, parts: string[]): page is CachedPage {
+  if (!page || page.parts.length !== parts.length) return false;
+  for (let n = 0; n < parts.length; n++) if (page.parts[n] !== parts[n]) return false;
+  return true;
+}
+
 /**
  * A page of posts as the JSON array the list route answers, each post serialised through its
  * schema once per version of the post: a public list is read far more often than written, and
- * building and serialising the representations was most of a list request's cost.
+ * building and serialising the representations was most of a list request's cost. A page whose
+ * posts all serialise to the strings they did last time is answered with the same bytes.
  */
-export async function postListJson(documents: DocumentStore, baseUrl: string, posts: readonly BlogPostDoc[], serialize: PostSerializer): Promise<string> {
+export async function postListJson(documents: DocumentStore, baseUrl: string, posts: readonly BlogPostDoc[], serialize: PostSerializer): Promise<Buffer> {
   const contexts = await postContexts(documents, posts);
-  let body = '[';
-  for (let n = 0; n < posts.length; n++) body += (n === 0 ? '' : ',') + postJson(baseUrl, posts[n], contexts[n], serialize);
-  return body + ']';
+  const parts = posts.map((post, n) => postJson(baseUrl, post, contexts[n], serialize));
+  const key = posts.map((post) => post.id).join(',');
+  const cached = pages.get(key);
+  if (samePartsAs(cached, parts)) return cached.body;
+  const body = Buffer.from(`[${parts.join(',')}]`);
+  if (pages.size >= PAGE_CACHE_LIMIT) pages.clear();
+  pages.set(key, { parts, body });
+  return body;
 }
