@@ -24,7 +24,7 @@ function hash(text: string): number {
 export class LocalEmbedder implements Embedder {
   readonly model: string;
 
-  constructor(readonly dimension = 512) {
+  constructor(readonly dimension = 384) {
     this.model = `local-hashed-ngrams-v1-${dimension}`;
   }
 
