@@ -14,6 +14,18 @@ export function toDomainEvents<Event extends DomainEvent>(stored: StoredEvent[])
   return stored.map((e) => ({ type: e.type, data: e.data }) as Event);
 }
 
+export interface HandleOptions {
+  retries?: number;
+  /**
+   * The stream is new (its id was just taken from a sequence): decide on the initial state
+   * without reading it, and append expecting it empty. Should it exist after all, the conflict
+   * is retried the usual way, reading it, so the decider still refuses what it must.
+   */
+  newStream?: boolean;
+}
+
+const NO_EVENTS: StoredEvent[] = [];
+
 /**
  * Loads the stream, folds it, asks the decider, appends with the expected version, and waits
  * until the read models have the new events. A version conflict is retried with fresh state,
@@ -24,11 +36,11 @@ export async function handleCommand<State, Command extends DomainCommand, Event 
   streamId: string,
   decider: Decider<State, Command, Event>,
   command: Command,
-  options: { retries?: number } = {},
+  options: HandleOptions = {},
 ): Promise<CommandResult<State, Event>> {
   const retries = options.retries ?? 3;
   for (let attempt = 0; ; attempt++) {
-    const stored = await ctx.eventStore.readStream(streamId);
+    const stored = attempt === 0 && options.newStream ? NO_EVENTS : await ctx.eventStore.readStream(streamId);
     const state = foldEvents(decider, toDomainEvents<Event>(stored));
     const events = decider.decide(command, state);
     try {

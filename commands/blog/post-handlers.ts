@@ -72,19 +72,23 @@ async function slugTaken(ctx: CommandContext, slug: string, exceptId: number | n
   return owner !== null && owner !== exceptId;
 }
 
-/** A given slug must be free; an omitted (or emptied) one is made from the title and kept unique. */
-async function slugFor(ctx: CommandContext, given: string | undefined, title: string, exceptId: number | null): Promise<string> {
+/** The slug a title gives, short enough to take a `-N` suffix and stay within the limit. */
+const slugOfTitle = (title: string): string => slugify(title, LIMITS.slug - 8);
+
+/** A given slug must be free; an omitted (or emptied) one is `fromTitle` (see slugOfTitle), kept unique. */
+async function slugFor(ctx: CommandContext, given: string | undefined, fromTitle: string, exceptId: number | null): Promise<string> {
   if (given) {
     if (await slugTaken(ctx, given, exceptId)) throw ValidationError.field('slug', 'Another blog post has this slug.');
     return given;
   }
-  return uniqueSlug(slugify(title, LIMITS.slug - 8), (slug) => slugTaken(ctx, slug, exceptId));
+  return uniqueSlug(fromTitle, (slug) => slugTaken(ctx, slug, exceptId));
 }
 
 /** Creates a post written by `authorId`; `givenId` is the fixture's id. Returns the new id. */
 export async function createPost(ctx: CommandContext, authorId: number | null, input: PostInput, givenId?: number): Promise<number> {
   if (input.title === undefined) throw ValidationError.field('title', 'This field is required.');
   const patch = patchOf(input);
+  const fromTitle = patch.slug ? '' : slugOfTitle(input.title);
   const draft: BlogPostFields = {
     title: input.title,
     excerpt: '',
@@ -97,7 +101,7 @@ export async function createPost(ctx: CommandContext, authorId: number | null, i
     published_at: null,
     site_ids: [],
     ...patch,
-    slug: patch.slug || slugify(input.title),
+    slug: patch.slug || fromTitle,
     tags: patch.tags ?? [],
   };
   checkPostFields(draft);
@@ -105,13 +109,16 @@ export async function createPost(ctx: CommandContext, authorId: number | null, i
   if (givenId !== undefined && (await ctx.eventStore.readLastEvent(blogPostStream(givenId)))) {
     throw ValidationError.field('id', `Blog post ${givenId} already exists.`);
   }
-  const slug = await slugFor(ctx, patch.slug, draft.title, null);
+  const slug = await slugFor(ctx, patch.slug, fromTitle, null);
   const tags = await resolveTags(ctx, draft.tags);
   const id = await idFor(ctx, BLOG_SEQUENCES.post, givenId);
-  await handleCommand(ctx, blogPostStream(id), blogPostDecider, {
-    type: 'CreateBlogPost',
-    data: { id, fields: { ...draft, slug, tags }, now: utcTimestamp(ctx.clock.now()) },
-  });
+  await handleCommand(
+    ctx,
+    blogPostStream(id),
+    blogPostDecider,
+    { type: 'CreateBlogPost', data: { id, fields: { ...draft, slug, tags }, now: utcTimestamp(ctx.clock.now()) } },
+    { newStream: true },
+  );
   return id;
 }
 
@@ -121,9 +128,10 @@ export async function updatePost(ctx: CommandContext, id: number, input: PostInp
   if (!current) throw new NotFoundError('Blog post not found.');
   const patch = patchOf(input);
   const title = patch.title ?? current.title;
-  checkPostFields({ ...current, ...patch, slug: patch.slug || slugify(title), tags: patch.tags ?? current.tags });
+  const fromTitle = patch.slug ? '' : slugOfTitle(title);
+  checkPostFields({ ...current, ...patch, slug: patch.slug || fromTitle, tags: patch.tags ?? current.tags });
   await checkReferences(ctx, patch);
-  if (patch.slug !== undefined) patch.slug = await slugFor(ctx, patch.slug, title, id);
+  if (patch.slug !== undefined) patch.slug = await slugFor(ctx, patch.slug, fromTitle, id);
   if (patch.tags !== undefined) patch.tags = await resolveTags(ctx, patch.tags);
   await handleCommand(ctx, blogPostStream(id), blogPostDecider, {
     type: 'UpdateBlogPost',

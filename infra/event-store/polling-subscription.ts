@@ -1,28 +1,47 @@
-import type { AllEventsHandler, EventStore, Subscription } from './port.js';
+import type { AllEventsHandler, EventStore, StoredEvent, Subscription } from './port.js';
 
 const BATCH_SIZE = 1000;
 /** Other processes (the import CLI) may append too; a slow poll notices their events. */
 const IDLE_POLL_MS = 500;
+/** Committed events kept for a subscriber that is behind; past this it reads them from the log. */
+const MAX_HANDED = 10_000;
 
 /**
  * Reads the log from a position in batches, hands each batch to the handler, and sleeps until
  * woken by an append (or the idle poll). A failing handler is retried after a pause, from the
  * same position, so nothing is skipped.
+ *
+ * The store tells it of each commit of this process with the events written. When those
+ * continue the log exactly where the handler left it, they are the next batch as they are:
+ * reading back and decoding what was just written cost as much as writing it. Anything else
+ * (a gap left by another process's append, a handler retry, a subscriber far behind) is read
+ * from the log.
  */
 export function pollingSubscription(
   store: Pick<EventStore, 'readAll'>,
   after: number,
   handler: AllEventsHandler,
-  onAppend: (wake: () => void) => () => void,
+  onCommit: (committed: (events: StoredEvent[]) => void) => () => void,
 ): Subscription {
   let position = after;
   let stopped = false;
   let wakeUp: (() => void) | null = null;
   let pending = false;
-  const unlisten = onAppend(() => {
+  let handed: StoredEvent[] = [];
+  const unlisten = onCommit((events) => {
+    if (handed.length + events.length <= MAX_HANDED) for (const event of events) handed.push(event);
+    else handed = [];
     pending = true;
     wakeUp?.();
   });
+
+  /** The handed events, when they are exactly the log after `position`; otherwise null. */
+  const takeHanded = (): StoredEvent[] | null => {
+    const events = handed;
+    handed = [];
+    const contiguous = events.length > 0 && events.length <= BATCH_SIZE && events[0].position === position + 1 && events[events.length - 1].position === position + events.length;
+    return contiguous ? events : null;
+  };
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -41,7 +60,7 @@ export function pollingSubscription(
       pending = false;
       let batch;
       try {
-        batch = await store.readAll(position, BATCH_SIZE);
+        batch = takeHanded() ?? (await store.readAll(position, BATCH_SIZE));
         if (batch.length > 0) {
           await handler(batch);
           position = batch[batch.length - 1].position;

@@ -22,13 +22,22 @@ interface EventRow {
   metadata: string;
 }
 
+/** An event as it goes into its row: the JSON is made when the append is issued. */
+interface EncodedEvent {
+  type: string;
+  data: string;
+  metadata: string;
+}
+
 interface PendingAppend {
   streamId: string;
-  events: NewEvent[];
+  events: EncodedEvent[];
   expected: ExpectedVersion;
   resolve(result: AppendResult): void;
   reject(error: unknown): void;
   result?: AppendResult;
+  /** The events as a reader of the log will see them, once the append succeeded. */
+  stored?: StoredEvent[];
   error?: unknown;
 }
 
@@ -51,17 +60,23 @@ function toStored(row: EventRow): StoredEvent {
   };
 }
 
+function encode(value: unknown): string {
+  const json = JSON.stringify(value) as string | undefined;
+  if (json === undefined) throw new TypeError('An event needs data and metadata that JSON can hold.');
+  return json;
+}
+
 /**
  * The embedded event store: one SQLite file in WAL mode. Appends run in one transaction, so a
  * crash leaves either the whole append or none of it.
  */
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
-  private readonly listeners = new Set<() => void>();
+  /** In-process subscribers, told of every group commit with the events it wrote. */
+  private readonly listeners = new Set<(committed: StoredEvent[]) => void>();
   private readonly statements;
   /** Built once: better-sqlite3 builds a new wrapper on every transaction() call, which costs more than a small append. */
-  private readonly appendTransaction: (streamId: string, events: NewEvent[], expected: ExpectedVersion) => AppendResult;
-  private readonly groupTransaction: (appends: PendingAppend[]) => void;
+  private readonly groupTransaction: Database.Transaction<(appends: PendingAppend[]) => void>;
   /** Appends waiting for the next group commit (the end of the current microtask run). */
   private pending: PendingAppend[] = [];
 
@@ -99,20 +114,7 @@ export class SqliteEventStore implements EventStore {
       lastPosition: this.db.prepare<[], { p: number | null }>('SELECT MAX(position) AS p FROM events'),
       count: this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM events'),
     };
-    this.appendTransaction = this.db.transaction((streamId: string, events: NewEvent[], expected: ExpectedVersion) =>
-      this.appendInOne(streamId, events, expected),
-    );
-    // Inside it each append is its own nested transaction (a savepoint): one that fails, e.g. on
-    // a version conflict, is undone alone and the others still commit together.
-    this.groupTransaction = this.db.transaction((appends: PendingAppend[]) => {
-      for (const append of appends) {
-        try {
-          append.result = this.appendTransaction(append.streamId, append.events, append.expected);
-        } catch (error) {
-          append.error = error;
-        }
-      }
-    });
+    this.groupTransaction = this.db.transaction((appends: PendingAppend[]) => this.writeGroup(appends));
   }
 
   /**
@@ -128,39 +130,52 @@ export class SqliteEventStore implements EventStore {
     if (appends.length === 0) return;
     this.pending = [];
     try {
-      this.groupTransaction(appends);
+      // IMMEDIATE takes the write lock before the version checks read, so another process's
+      // commit cannot slip in between a check and its insert.
+      this.groupTransaction.immediate(appends);
     } catch (error) {
       // The commit itself failed: nothing of the group was written.
       for (const append of appends) append.reject(error);
       return;
     }
+    const committed: StoredEvent[] = [];
     for (const append of appends) {
-      if (append.result) append.resolve(append.result);
-      else append.reject(append.error);
+      if (append.result) {
+        if (append.stored) for (const event of append.stored) committed.push(event);
+        append.resolve(append.result);
+      } else append.reject(append.error);
     }
-    for (const listener of this.listeners) listener();
+    for (const listener of this.listeners) listener(committed);
   }
 
-  /** Checks the expected version and inserts, atomically; its result says where the events landed. */
-  private appendInOne(streamId: string, events: NewEvent[], expected: ExpectedVersion): AppendResult {
-    const current = this.statements.streamVersion.get(streamId)?.v ?? 0;
-    if (expected !== 'any' && expected !== current) {
-      throw new VersionConflictError(streamId, expected, current);
+  /**
+   * Writes a group inside its transaction. Each append checks its expected version against the
+   * log as the appends before it in the group left it (`versions`); one that fails its check is
+   * refused alone and writes nothing. Any other failure throws, and the whole group is undone.
+   * The stored events are decoded from the very JSON written, so subscribers handed them see
+   * exactly what a later read of the log returns.
+   */
+  private writeGroup(appends: PendingAppend[]): void {
+    const versions = new Map<string, number>();
+    for (const append of appends) {
+      const { streamId, expected } = append;
+      const current = versions.get(streamId) ?? this.statements.streamVersion.get(streamId)?.v ?? 0;
+      if (expected !== 'any' && expected !== current) {
+        append.error = new VersionConflictError(streamId, expected, current);
+        continue;
+      }
+      let version = current;
+      let position = 0;
+      const stored: StoredEvent[] = [];
+      for (const event of append.events) {
+        version += 1;
+        position = Number(this.statements.insert.run(streamId, version, event.type, event.data, event.metadata).lastInsertRowid);
+        stored.push(rawToStored([position, streamId, version, event.type, event.data, event.metadata]));
+      }
+      versions.set(streamId, version);
+      append.result = { streamVersion: version, position };
+      append.stored = stored;
     }
-    let version = current;
-    let position = 0;
-    for (const event of events) {
-      version += 1;
-      const info = this.statements.insert.run(
-        streamId,
-        version,
-        event.type,
-        JSON.stringify(event.data),
-        JSON.stringify(event.metadata),
-      );
-      position = Number(info.lastInsertRowid);
-    }
-    return { streamVersion: version, position };
   }
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
@@ -168,9 +183,11 @@ export class SqliteEventStore implements EventStore {
       const current = this.statements.streamVersion.get(streamId)?.v ?? 0;
       return { streamVersion: current, position: await this.lastPosition() };
     }
+    // Encoded now, so an event JSON cannot hold is refused alone, before the group is written.
+    const encoded = events.map((event) => ({ type: event.type, data: encode(event.data), metadata: encode(event.metadata) }));
     return new Promise<AppendResult>((resolve, reject) => {
       if (this.pending.length === 0) setImmediate(() => this.flushPending());
-      this.pending.push({ streamId, events, expected, resolve, reject });
+      this.pending.push({ streamId, events: encoded, expected, resolve, reject });
     });
   }
 
@@ -196,9 +213,9 @@ export class SqliteEventStore implements EventStore {
   }
 
   subscribeToAll(after: number, handler: AllEventsHandler): Subscription {
-    return pollingSubscription(this, after, handler, (wake) => {
-      this.listeners.add(wake);
-      return () => this.listeners.delete(wake);
+    return pollingSubscription(this, after, handler, (committed) => {
+      this.listeners.add(committed);
+      return () => this.listeners.delete(committed);
     });
   }
 

@@ -18,11 +18,43 @@ function context(t: { testdir(): string; teardown(fn: () => unknown): void }, fi
   };
 }
 
-t.test('concurrent allocations get distinct, gapless ids, one event each', async (t) => {
+/** The ids each IdAllocated event of the stream took, in log order (`from` to `id`). */
+async function takenIds(ctx: CommandContext, stream: string): Promise<number[][]> {
+  return (await ctx.eventStore.readStream(stream)).map((e) => {
+    const { id, from } = e.data as { id: number; from?: number };
+    return Array.from({ length: id - (from ?? id) + 1 }, (_, i) => (from ?? id) + i);
+  });
+}
+
+t.test('concurrent allocations get distinct, gapless ids in claim order, batched into few events', async (t) => {
   const ctx = context(t);
   const ids = await Promise.all(Array.from({ length: 50 }, () => nextId(ctx, 'thing')));
-  t.same([...ids].sort((a, b) => a - b), Array.from({ length: 50 }, (_, i) => i + 1));
-  t.equal((await ctx.eventStore.readStream('sequence-thing')).length, 50, 'no retries left extra events');
+  t.same(ids, Array.from({ length: 50 }, (_, i) => i + 1), 'in the order they were claimed');
+  const taken = await takenIds(ctx, 'sequence-thing');
+  t.same(taken.flat(), ids, 'every id taken by exactly one event, in order');
+  t.same(taken.map((range) => range.length), [1, 49], 'the first claim went alone; those made meanwhile shared one append');
+});
+
+t.test('an allocation that fails is not remembered: its claims are refused, the next batch reads the log again', async (t) => {
+  const ctx = context(t);
+  const store = ctx.eventStore as SqliteEventStore;
+  t.equal(await nextId(ctx, 'thing'), 1);
+  const append = store.append.bind(store);
+  let failNext = true;
+  store.append = async (...args: Parameters<SqliteEventStore['append']>) => {
+    if (failNext) {
+      failNext = false;
+      throw new Error('disk full');
+    }
+    return append(...args);
+  };
+  const failed = await Promise.allSettled([nextId(ctx, 'thing'), nextId(ctx, 'thing')]);
+  t.match(failed, [
+    { status: 'rejected', reason: { message: 'disk full' } },
+    { status: 'rejected', reason: { message: 'disk full' } },
+  ], 'every claim of the failed batch is refused');
+  t.equal(await nextId(ctx, 'thing'), 2, 'the next batch takes the ids the failed one did not');
+  t.same((await takenIds(ctx, 'sequence-thing')).flat(), [1, 2]);
 });
 
 t.test('sequences of different types do not wait for each other, and a reserve moves the next id on', async (t) => {
@@ -59,9 +91,5 @@ t.test('another process allocating from the same log: the conflict makes this on
   t.equal(await nextId(here, 'thing'), 3, 'this process knew 1, conflicted, read again');
   const both = await Promise.all([nextId(here, 'thing'), nextId(elsewhere, 'thing'), nextId(here, 'thing'), nextId(elsewhere, 'thing')]);
   t.same([...both].sort((a, b) => a - b), [4, 5, 6, 7]);
-  t.same(
-    (await here.eventStore.readStream('sequence-thing')).map((e) => (e.data as { id: number }).id),
-    [1, 2, 3, 4, 5, 6, 7],
-    'one event per id, in order',
-  );
+  t.same((await takenIds(here, 'sequence-thing')).flat(), [1, 2, 3, 4, 5, 6, 7], 'every id taken by exactly one event, in order');
 });
