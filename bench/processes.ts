@@ -18,10 +18,10 @@ export function memoryOf(pid: number): { rss: number; peak: number } {
   return { rss: kb('VmRSS'), peak: kb('VmHWM') };
 }
 
-/** Runs a TypeScript script with node + tsx and collects its stdout; rejects on a non-zero exit. */
-export function runScript(script: string, args: string[], env: NodeJS.ProcessEnv = {}, profile = false): Promise<string> {
+/** Runs a TypeScript script with node + tsx (and `nodeFlags`) and collects its stdout; rejects on a non-zero exit. */
+export function runScript(script: string, args: string[], env: NodeJS.ProcessEnv = {}, profile = false, nodeFlags: readonly string[] = []): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(profile ? cpuProfileArgs() : []), '--import', 'tsx', script, ...args], {
+    const child = spawn(process.execPath, [...nodeFlags, ...(profile ? cpuProfileArgs() : []), '--import', 'tsx', script, ...args], {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: 'silent', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,4 +1,5 @@
 import { BLOG_EVENTS, blogCommentStream, blogPostStream, type BlogCommentFields, type BlogPostFields } from '../commands/blog/events.js';
+import { REBUILD_NODE_FLAGS } from '../bin/rebuild-flags.js';
 import { itemStream, mediaStream } from '../commands/platform/kinds.js';
 import type { ItemFields, MediaFields } from '../commands/platform/fields.js';
 import { benchMetadata, importAdmin, tempDataDir } from './datasets.js';
@@ -75,7 +76,8 @@ export async function replayBenchmark(options: BenchOptions): Promise<BenchResul
     const log = new EventLogWriter(data.dir);
     writeMixedLog(log, units);
     log.close();
-    const output = JSON.parse(await runScript('bench/replay-child.ts', [String(options.rounds)], { DATA_DIR: data.dir }, true)) as ReplayOutput;
+    // Run as `npm run rebuild` runs: with its node flags.
+    const output = JSON.parse(await runScript('bench/replay-child.ts', [String(options.rounds)], { DATA_DIR: data.dir }, true, REBUILD_NODE_FLAGS)) as ReplayOutput;
     const rate = median(output.rebuild);
     const readRate = median(output.readOnly);
     return {
