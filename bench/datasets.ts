@@ -52,6 +52,24 @@ export function benchMetadata(at: Date): EventMetadata {
   return { userId: ADMIN_ID, at: at.toISOString() };
 }
 
+/** A published post of the admin on site 1, in the fields the blog module writes. */
+export function generatedPost(id: number, title: string, excerpt: string, contentText: string, publishedAt: string): BlogPostFields {
+  return {
+    title,
+    slug: `post-${id}`,
+    excerpt,
+    content: `<p>${contentText}</p>`,
+    status: 'published',
+    author_id: ADMIN_ID,
+    category_id: null,
+    featured_image_asset_id: null,
+    featured_image_url: null,
+    published_at: publishedAt,
+    tags: [],
+    site_ids: [1],
+  };
+}
+
 export interface PostShape {
   /** Words of body text; 120 or fewer make exactly one chatbot chunk per post. */
   contentWords: number;
@@ -68,20 +86,7 @@ export function writeBlogPosts(log: EventLogWriter, count: number, shape: PostSh
     const id = firstId + n;
     const at = new Date(start + n * 60_000);
     const published = blogTimestamp(at);
-    const fields: BlogPostFields = {
-      title: `Post ${id} ${text.sentence(3)}`,
-      slug: `post-${id}`,
-      excerpt: text.sentence(12),
-      content: `<p>${text.sentence(shape.contentWords)}</p>`,
-      status: 'published',
-      author_id: ADMIN_ID,
-      category_id: null,
-      featured_image_asset_id: null,
-      featured_image_url: null,
-      published_at: published,
-      tags: [],
-      site_ids: [1],
-    };
+    const fields = generatedPost(id, `Post ${id} ${text.sentence(3)}`, text.sentence(12), text.sentence(shape.contentWords), published);
     const metadata = benchMetadata(at);
     log.append(blogPostStream(id), BLOG_EVENTS.postCreated, { id, fields }, metadata);
     log.append(blogPostStream(id), BLOG_EVENTS.postPublished, { id, published_at: published }, metadata);

@@ -1,8 +1,8 @@
-import { BLOG_EVENTS, blogCommentStream, blogPostStream, type BlogCommentFields, type BlogPostFields } from '../commands/blog/events.js';
+import { BLOG_EVENTS, blogCommentStream, blogPostStream, type BlogCommentFields } from '../commands/blog/events.js';
 import { REBUILD_NODE_FLAGS } from '../bin/rebuild-flags.js';
 import { itemStream, mediaStream } from '../commands/platform/kinds.js';
 import type { ItemFields, MediaFields } from '../commands/platform/fields.js';
-import { benchMetadata, importAdmin, tempDataDir } from './datasets.js';
+import { benchMetadata, generatedPost, importAdmin, tempDataDir } from './datasets.js';
 import { EventLogWriter } from './event-log.js';
 import type { BenchOptions } from './options.js';
 import { scaled } from './options.js';
@@ -26,20 +26,7 @@ function writeMixedLog(log: EventLogWriter, units: number): void {
     const at = new Date(start + id * 1000);
     const metadata = benchMetadata(at);
     const published = blogTimestamp(at);
-    const post: BlogPostFields = {
-      title: `Post ${id}`,
-      slug: `post-${id}`,
-      excerpt: text.sentence(10),
-      content: `<p>${text.sentence(60)}</p>`,
-      status: 'published',
-      author_id: 1,
-      category_id: null,
-      featured_image_asset_id: null,
-      featured_image_url: null,
-      published_at: published,
-      tags: [],
-      site_ids: [1],
-    };
+    const post = generatedPost(id, `Post ${id}`, text.sentence(10), text.sentence(60), published);
     log.append(blogPostStream(id), BLOG_EVENTS.postCreated, { id, fields: post }, metadata);
     log.append(blogPostStream(id), BLOG_EVENTS.postPublished, { id, published_at: published }, metadata);
     log.append(blogPostStream(id), BLOG_EVENTS.postUpdated, { id, fields: { ...post, title: `Post ${id} (edited)` } }, metadata);

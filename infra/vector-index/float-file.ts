@@ -15,10 +15,6 @@ export class FloatVectorFile {
     return new FloatVectorFile(ScratchFile.create('vectors', directory));
   }
 
-  get path(): string {
-    return this.file.path;
-  }
-
   /** Writes consecutive vectors of `dim` floats, the first at `slot`. */
   write(slot: number, dim: number, vectors: Float32Array): void {
     this.file.writeAt(new Uint8Array(vectors.buffer, vectors.byteOffset, vectors.byteLength), slot * dim * FLOAT_BYTES);
