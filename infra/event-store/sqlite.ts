@@ -77,7 +77,7 @@ export class SqliteEventStore implements EventStore {
   private readonly statements;
   /** Built once: better-sqlite3 builds a new wrapper on every transaction() call, which costs more than a small append. */
   private readonly groupTransaction: Database.Transaction<(appends: PendingAppend[]) => void>;
-  /** Appends waiting for the next group commit (the end of the current microtask run). */
+  /** Appends waiting for the next group commit (the next setImmediate). */
   private pending: PendingAppend[] = [];
 
   constructor(file: string) {

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import t from 'tap';
 import { VersionConflictError } from '../../infra/errors.js';
-import type { NewEvent } from '../../infra/event-store/port.js';
+import type { NewEvent, StoredEvent } from '../../infra/event-store/port.js';
 import { SqliteEventStore } from '../../infra/event-store/sqlite.js';
 
 const meta = { userId: 1, at: '2026-01-02T03:04:05.000Z' };
@@ -88,4 +88,28 @@ t.test('appends from separate callbacks of one event-loop turn (requests arrivin
   const deadline = Date.now() + 5000;
   while (batches.flat().length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
   t.same(batches, [['P', 'Q', 'R']], 'one commit, so subscribers see the three together');
+});
+
+t.test('a subscriber handed this process\'s commits still gets another process\'s appends, each event once, in log order', async (t) => {
+  const { store, file } = open(t);
+  const other = new SqliteEventStore(file);
+  t.teardown(() => other.close());
+  const seen: StoredEvent[] = [];
+  const subscription = store.subscribeToAll(0, async (batch) => {
+    seen.push(...batch);
+  });
+  t.teardown(() => subscription.stop());
+  const waitFor = async (count: number) => {
+    const deadline = Date.now() + 5000;
+    while (seen.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  };
+  await store.append('a-1', [event('Here1')], 0);
+  await waitFor(1);
+  // The other process's event leaves a gap before this process's next commit.
+  await other.append('b-1', [event('There'), { type: 'WithUndefined', data: { kept: 1, dropped: undefined }, metadata: meta }], 0);
+  await store.append('a-1', [event('Here2')], 1);
+  await waitFor(4);
+  t.same(seen.map((e) => [e.position, e.type]), [[1, 'Here1'], [2, 'There'], [3, 'WithUndefined'], [4, 'Here2']]);
+  t.same(seen, await store.readAll(0, 10), 'handed events are exactly what a read of the log returns');
+  t.notOk('dropped' in (seen[2].data as object), 'data as JSON stored it');
 });
