@@ -1,10 +1,7 @@
-import { join } from 'node:path';
 import t from 'tap';
-import type { CommandContext } from '../../commands/command-context.js';
+import { sqliteCommandContext } from './sqlite-context.js';
 import type { Decider } from '../../commands/decider.js';
 import { handleCommand } from '../../commands/handle-command.js';
-import { FixedClock } from '../../infra/clock/port.js';
-import { MemoryDocumentStore } from '../../infra/document-store/memory.js';
 import { ConflictError } from '../../infra/errors.js';
 import { SqliteEventStore } from '../../infra/event-store/sqlite.js';
 
@@ -19,20 +16,8 @@ const thingDecider: Decider<{ exists: boolean }, Create, Created> = {
   },
 };
 
-function context(t: { testdir(): string; teardown(fn: () => unknown): void }): CommandContext {
-  const eventStore = new SqliteEventStore(join(t.testdir(), 'events.sqlite'));
-  t.teardown(() => eventStore.close());
-  return {
-    eventStore,
-    documents: new MemoryDocumentStore(),
-    clock: new FixedClock(new Date('2026-01-02T03:04:05Z')),
-    userId: 1,
-    waitForProjections: async () => {},
-  };
-}
-
 t.test('newStream: a create decides on the initial state without reading the stream', async (t) => {
-  const ctx = context(t);
+  const ctx = sqliteCommandContext(t);
   const store = ctx.eventStore as SqliteEventStore;
   let reads = 0;
   const readStream = store.readStream.bind(store);
@@ -47,7 +32,7 @@ t.test('newStream: a create decides on the initial state without reading the str
 });
 
 t.test('newStream on a stream that exists after all: the conflict is retried with a read, and the decider refuses', async (t) => {
-  const ctx = context(t);
+  const ctx = sqliteCommandContext(t);
   await handleCommand(ctx, 'thing-1', thingDecider, { type: 'CreateThing', data: { id: 1 } });
   await t.rejects(
     handleCommand(ctx, 'thing-1', thingDecider, { type: 'CreateThing', data: { id: 1 } }, { newStream: true }),

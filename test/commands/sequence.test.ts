@@ -1,22 +1,9 @@
 import { join } from 'node:path';
 import t from 'tap';
+import { sqliteCommandContext } from './sqlite-context.js';
 import type { CommandContext } from '../../commands/command-context.js';
 import { nextId, reserveId } from '../../commands/sequence.js';
-import { FixedClock } from '../../infra/clock/port.js';
-import { MemoryDocumentStore } from '../../infra/document-store/memory.js';
 import { SqliteEventStore } from '../../infra/event-store/sqlite.js';
-
-function context(t: { testdir(): string; teardown(fn: () => unknown): void }, file = join(t.testdir(), 'events.sqlite')): CommandContext {
-  const eventStore = new SqliteEventStore(file);
-  t.teardown(() => eventStore.close());
-  return {
-    eventStore,
-    documents: new MemoryDocumentStore(),
-    clock: new FixedClock(new Date('2026-01-02T03:04:05Z')),
-    userId: 1,
-    waitForProjections: async () => {},
-  };
-}
 
 /** The ids each IdAllocated event of the stream took, in log order (`from` to `id`). */
 async function takenIds(ctx: CommandContext, stream: string): Promise<number[][]> {
@@ -27,7 +14,7 @@ async function takenIds(ctx: CommandContext, stream: string): Promise<number[][]
 }
 
 t.test('concurrent allocations get distinct, gapless ids in claim order, batched into few events', async (t) => {
-  const ctx = context(t);
+  const ctx = sqliteCommandContext(t);
   const ids = await Promise.all(Array.from({ length: 50 }, () => nextId(ctx, 'thing')));
   t.same(ids, Array.from({ length: 50 }, (_, i) => i + 1), 'in the order they were claimed');
   const taken = await takenIds(ctx, 'sequence-thing');
@@ -36,7 +23,7 @@ t.test('concurrent allocations get distinct, gapless ids in claim order, batched
 });
 
 t.test('an allocation that fails is not remembered: its claims are refused, the next batch reads the log again', async (t) => {
-  const ctx = context(t);
+  const ctx = sqliteCommandContext(t);
   const store = ctx.eventStore as SqliteEventStore;
   t.equal(await nextId(ctx, 'thing'), 1);
   const append = store.append.bind(store);
@@ -58,7 +45,7 @@ t.test('an allocation that fails is not remembered: its claims are refused, the 
 });
 
 t.test('sequences of different types do not wait for each other, and a reserve moves the next id on', async (t) => {
-  const ctx = context(t);
+  const ctx = sqliteCommandContext(t);
   const [a, b] = await Promise.all([nextId(ctx, 'a'), nextId(ctx, 'b')]);
   t.same([a, b], [1, 1]);
   await reserveId(ctx, 'a', 10);
@@ -66,7 +53,7 @@ t.test('sequences of different types do not wait for each other, and a reserve m
 });
 
 t.test('a failed read of the sequence is not remembered: the next allocation reads again', async (t) => {
-  const ctx = context(t);
+  const ctx = sqliteCommandContext(t);
   const store = ctx.eventStore as SqliteEventStore;
   const readLastEvent = store.readLastEvent.bind(store);
   let failNext = true;
@@ -84,8 +71,8 @@ t.test('a failed read of the sequence is not remembered: the next allocation rea
 
 t.test('another process allocating from the same log: the conflict makes this one read again, ids stay distinct', async (t) => {
   const file = join(t.testdir(), 'events.sqlite');
-  const here = context(t, file);
-  const elsewhere = context(t, file);
+  const here = sqliteCommandContext(t, file);
+  const elsewhere = sqliteCommandContext(t, file);
   t.equal(await nextId(here, 'thing'), 1);
   t.equal(await nextId(elsewhere, 'thing'), 2, 'the other process reads the log');
   t.equal(await nextId(here, 'thing'), 3, 'this process knew 1, conflicted, read again');
