@@ -3,8 +3,6 @@ import type { AllEventsHandler, EventStore, StoredEvent, Subscription } from './
 const BATCH_SIZE = 1000;
 /** Other processes (the import CLI) may append too; a slow poll notices their events. */
 const IDLE_POLL_MS = 500;
-/** Committed events kept for a subscriber that is behind; past this it reads them from the log. */
-const MAX_HANDED = 10_000;
 
 /**
  * Reads the log from a position in batches, hands each batch to the handler, and sleeps until
@@ -29,7 +27,8 @@ export function pollingSubscription(
   let pending = false;
   let handed: StoredEvent[] = [];
   const unlisten = onCommit((events) => {
-    if (handed.length + events.length <= MAX_HANDED) for (const event of events) handed.push(event);
+    // More than a batch is never handed on as it is: the subscriber reads those from the log.
+    if (handed.length + events.length <= BATCH_SIZE) for (const event of events) handed.push(event);
     else handed = [];
     pending = true;
     wakeUp?.();
@@ -39,7 +38,7 @@ export function pollingSubscription(
   const takeHanded = (): StoredEvent[] | null => {
     const events = handed;
     handed = [];
-    const contiguous = events.length > 0 && events.length <= BATCH_SIZE && events[0].position === position + 1 && events[events.length - 1].position === position + events.length;
+    const contiguous = events.length > 0 && events[0].position === position + 1 && events[events.length - 1].position === position + events.length;
     return contiguous ? events : null;
   };
 
