@@ -1,3 +1,4 @@
+import { sharedList } from '../shared-lists.js';
 import { FloatVectorFile } from './float-file.js';
 import { ChunkTextFile } from './text-file.js';
 import { simdInt8Dots, type Int8DotsKernel } from './simd-int8-dot.js';
@@ -108,10 +109,11 @@ export class MemoryVectorIndex implements VectorIndex {
       resourceId: resource.resourceId,
       title: resource.title,
       path: resource.path,
-      siteIds: [...resource.siteIds],
-      itemSetIds: [...resource.itemSetIds],
+      siteIds: sharedList(resource.siteIds),
+      itemSetIds: sharedList(resource.itemSetIds),
     };
-    const entry: ResourceEntry = { resource: kept, slots: [] };
+    // Exactly as long as the chunks: an array grown by push keeps room for 17.
+    const entry: ResourceEntry = { resource: kept, slots: new Array<number>(chunks.length) };
     this.entries[entryNo] = entry;
     this.entryByKey.set(resourceKey(resource.resourceType, resource.resourceId), entryNo);
     const codes = new Int16Array(this.stride);
@@ -123,7 +125,7 @@ export class MemoryVectorIndex implements VectorIndex {
       const { offset, length } = this.texts.append(chunk.text);
       this.slotTextOffset[slot] = offset;
       this.slotTextLength[slot] = length;
-      entry.slots.push(slot);
+      entry.slots[index] = slot;
     });
   }
 

@@ -2,14 +2,18 @@ import type { BlogPostCreated, BlogPostDeleted, BlogPostFields, BlogPostUpdated 
 import { utcTimestamp } from '../../commands/blog/time.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import type { StoredEvent } from '../../infra/event-store/port.js';
+import { sharedList } from '../../infra/shared-lists.js';
 import { slugify } from '../../infra/text/slug.js';
 import { blogMeta, blogPostSlugs, blogPosts, POSTS_VERSION_ID, type BlogPostDoc, type TagRef } from '../../queries/blog/documents.js';
 import { findTagBySlug } from '../../queries/blog/taxonomy.js';
 import { defineProjection } from '../projection.js';
 
-export function postSortKey(id: number, publishedAt: string | null, createdAt: string): string {
-  return `${publishedAt ?? utcTimestamp(createdAt)}#${String(id).padStart(12, '0')}`;
+/** When a post sorts by: its publish time, else its creation time, in the same `YYYY-MM-DD HH:MM:SS` form. */
+export function postSortTime(publishedAt: string | null, createdAt: string): string {
+  return publishedAt ?? utcTimestamp(createdAt);
 }
+
+const NO_TAGS: TagRef[] = sharedList<never>([]);
 
 /** Tags never change once created, so a post keeps their id, name and slug with it. */
 async function tagRefs(documents: DocumentStore, names: string[]): Promise<TagRef[]> {
@@ -40,9 +44,11 @@ async function savePost(event: StoredEvent, documents: DocumentStore, id: number
     id,
     created_at: createdAt,
     updated_at: event.metadata.at,
-    sort_key: postSortKey(id, fields.published_at, createdAt),
-    tag_refs: refs,
-    tag_slugs: refs.map((t) => t.slug),
+    tags: sharedList(fields.tags),
+    site_ids: sharedList(fields.site_ids),
+    sort_time: postSortTime(fields.published_at, createdAt),
+    tag_refs: refs.length === 0 ? NO_TAGS : refs,
+    tag_slugs: sharedList(refs.map((t) => t.slug)),
   });
   await blogPosts(documents).put(doc);
 }

@@ -1,4 +1,5 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
+import { sharedList } from '../../infra/shared-lists.js';
 import { defineProjection } from '../projection.js';
 
 /**
@@ -27,7 +28,8 @@ export const chatbotBlogPosts = (d: DocumentStore) => d.collection<ChatbotBlogPo
 export const BLOG_POST_EVENTS = ['BlogPostCreated', 'BlogPostUpdated', 'BlogPostDeleted'] as const;
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
-const ids = (value: unknown): number[] => (Array.isArray(value) ? value.filter((v): v is number => Number.isInteger(v)) : []);
+const ids = (value: unknown): number[] => sharedList(Array.isArray(value) ? value.filter((v): v is number => Number.isInteger(v)) : []);
+const names = (value: unknown): string[] => sharedList(Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
 
 export const chatbotBlogPostsProjection = defineProjection({
   name: 'chatbot-blog-posts',
@@ -49,7 +51,7 @@ export const chatbotBlogPostsProjection = defineProjection({
       content: text(f.content),
       status: text(f.status),
       published_at: typeof f.published_at === 'string' ? f.published_at : null,
-      tags: Array.isArray(f.tags) ? f.tags.filter((t): t is string => typeof t === 'string') : [],
+      tags: names(f.tags),
       site_ids: ids(f.site_ids),
     });
   },

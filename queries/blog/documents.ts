@@ -13,8 +13,8 @@ export interface BlogPostDoc extends BlogPostFields {
   id: number;
   created_at: string;
   updated_at: string;
-  /** Newest-first order key: published_at (or created_at when never published), then the id. */
-  sort_key: string;
+  /** Newest-first order, then by id: published_at, or created_at (as `YYYY-MM-DD HH:MM:SS`) when never published. */
+  sort_time: string;
   tag_refs: TagRef[];
   tag_slugs: string[];
   [key: string]: unknown;

@@ -8,6 +8,11 @@ export interface PostIndex {
   published: readonly BlogPostDoc[];
 }
 
+function newestFirst(a: BlogPostDoc, b: BlogPostDoc): number {
+  if (a.sort_time !== b.sort_time) return a.sort_time < b.sort_time ? 1 : -1;
+  return b.id - a.id;
+}
+
 const indexes = new WeakMap<DocumentStore, PostIndex>();
 
 /**
@@ -21,7 +26,7 @@ export async function postIndex(documents: DocumentStore): Promise<PostIndex> {
   if (cached && cached.version === version) return cached;
   // Sorted here rather than by the store: a plain string compare, and no server-side sort
   // memory limit on a large blog (MongoDB refuses big in-memory sorts without an index).
-  const all = (await blogPosts(documents).find({})).sort((a, b) => (a.sort_key < b.sort_key ? 1 : a.sort_key > b.sort_key ? -1 : 0));
+  const all = (await blogPosts(documents).find({})).sort(newestFirst);
   const index: PostIndex = { version, all, published: all.filter((p) => p.status === 'published') };
   indexes.set(documents, index);
   return index;

@@ -9,7 +9,7 @@ function post(id: number, status: BlogPostDoc['status'], publishedAt: string | n
   return {
     _id: id, id, title: `Post ${id}`, slug: `post-${id}`, excerpt: '', content: '', status, author_id: 1, category_id: null,
     featured_image_asset_id: null, featured_image_url: null, published_at: publishedAt, tags: [], site_ids: [],
-    created_at: created, updated_at: created, sort_key: `${publishedAt ?? '2026-01-01 00:00:00'}#${String(id).padStart(12, '0')}`,
+    created_at: created, updated_at: created, sort_time: publishedAt ?? '2026-01-01 00:00:00',
     tag_refs: [], tag_slugs: [],
   };
 }
