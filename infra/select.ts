@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../app/config.js';
@@ -37,7 +38,9 @@ async function createDocumentStore(config: AppConfig): Promise<DocumentStore> {
     const { MongoDocumentStore } = await import('./document-store/mongo.js');
     return MongoDocumentStore.connect(config.mongoUrl);
   }
-  return new MemoryDocumentStore();
+  const directory = join(config.dataDir, 'read-models');
+  mkdirSync(directory, { recursive: true });
+  return new MemoryDocumentStore({ directory });
 }
 
 async function createEventBus(config: AppConfig, eventStore: EventStore, logger: Logger): Promise<EventBus> {

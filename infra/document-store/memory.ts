@@ -1,6 +1,7 @@
 import { Query } from 'mingo';
 import { update as applyUpdate, type UpdateExpression } from 'mingo/updater';
 import type { Collection, Document, DocumentStore, Filter, FindOptions, SortSpec, Update } from './port.js';
+import { SpilledStrings } from './spilled-strings.js';
 
 function compareValues(a: unknown, b: unknown): number {
   if (a === b) return 0;
@@ -93,8 +94,14 @@ function simpleUpdate<T extends Document>(doc: T, update: Update): T | null {
   return copy as T;
 }
 
+/** What a collection shares with its store: the file of long strings, and a call after documents leave. */
+interface CollectionHost {
+  readonly strings: SpilledStrings;
+  released(): void;
+}
+
 class MemoryCollection<T extends Document> implements Collection<T> {
-  private readonly docs = new Map<string | number, T>();
+  readonly docs = new Map<string | number, T>();
   private readonly queries = new Map<string, Query>();
   /**
    * Matching, sorted documents per (filter, sort), dropped on any write: repeated reads between
@@ -102,8 +109,23 @@ class MemoryCollection<T extends Document> implements Collection<T> {
    */
   private readonly results = new Map<string, T[]>();
 
+  constructor(private readonly host: CollectionHost) {}
+
   private changed(): void {
     if (this.results.size > 0) this.results.clear();
+  }
+
+  /** Stores the document (its long strings spilled), releasing the one it replaces. */
+  private store(doc: T): void {
+    const kept = this.host.strings.keep(doc);
+    const previous = this.docs.get(kept._id);
+    this.docs.set(kept._id, kept);
+    if (previous) this.host.strings.release(previous);
+  }
+
+  private remove(doc: T): void {
+    this.docs.delete(doc._id);
+    this.host.strings.release(doc);
   }
 
   private query(filter: Filter): Query {
@@ -164,13 +186,15 @@ class MemoryCollection<T extends Document> implements Collection<T> {
 
   /** The store takes the document as it is (no copy: replay speed); the caller must not change it after. */
   async put(doc: T): Promise<void> {
-    this.docs.set(doc._id, doc);
+    this.store(doc);
     this.changed();
+    this.host.released();
   }
 
   async putMany(docs: T[]): Promise<void> {
-    for (const doc of docs) this.docs.set(doc._id, doc);
+    for (const doc of docs) this.store(doc);
     this.changed();
+    this.host.released();
   }
 
   private updateDocs(targets: T[], update: Update): number {
@@ -182,9 +206,10 @@ class MemoryCollection<T extends Document> implements Collection<T> {
           applyUpdate(copy, { [operator]: fields } as unknown as UpdateExpression);
         }
       }
-      this.docs.set(copy._id, copy);
+      this.store(copy);
     }
     if (targets.length > 0) this.changed();
+    this.host.released();
     return targets.length;
   }
 
@@ -200,33 +225,56 @@ class MemoryCollection<T extends Document> implements Collection<T> {
   async deleteOne(filter: Filter): Promise<number> {
     const doc = await this.findOne(filter);
     if (!doc) return 0;
-    this.docs.delete(doc._id);
+    this.remove(doc);
     this.changed();
+    this.host.released();
     return 1;
   }
 
   async deleteMany(filter: Filter): Promise<number> {
     const docs = this.matching(filter);
-    for (const doc of docs) this.docs.delete(doc._id);
+    for (const doc of docs) this.remove(doc);
     if (docs.length > 0) this.changed();
+    this.host.released();
     return docs.length;
   }
 
   async drop(): Promise<void> {
+    for (const doc of this.docs.values()) this.host.strings.release(doc);
     this.docs.clear();
     this.changed();
+    this.host.released();
   }
 }
 
-/** The embedded read-model store: collections in memory, rebuilt from the log at start. */
+export interface MemoryDocumentStoreOptions {
+  /** Where the file of long strings goes (see SpilledStrings); a temporary directory of its own when absent. */
+  directory?: string;
+}
+
+/**
+ * The embedded read-model store: collections in memory, rebuilt from the log at start. Long
+ * strings wait in a scratch file until read (see SpilledStrings).
+ */
 export class MemoryDocumentStore implements DocumentStore {
   readonly persistent = false;
   private readonly collections = new Map<string, MemoryCollection<Document>>();
+  private readonly host: CollectionHost;
+
+  constructor(options: MemoryDocumentStoreOptions = {}) {
+    const strings = new SpilledStrings(options.directory);
+    this.host = {
+      strings,
+      released: () => {
+        if (strings.needsCompaction) strings.compact(this.storedDocuments());
+      },
+    };
+  }
 
   collection<T extends Document>(name: string): Collection<T> {
     let collection = this.collections.get(name);
     if (!collection) {
-      collection = new MemoryCollection<Document>();
+      collection = new MemoryCollection<Document>(this.host);
       this.collections.set(name, collection);
     }
     return collection as unknown as Collection<T>;
@@ -236,5 +284,11 @@ export class MemoryDocumentStore implements DocumentStore {
     for (const collection of this.collections.values()) await collection.drop();
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.host.strings.close();
+  }
+
+  private *storedDocuments(): Iterable<Document> {
+    for (const collection of this.collections.values()) yield* collection.docs.values();
+  }
 }

@@ -1,4 +1,4 @@
-import { ScratchFile } from './scratch-file.js';
+import { ScratchFile } from '../scratch-file.js';
 
 const FLOAT_BYTES = 4;
 

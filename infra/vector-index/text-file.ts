@@ -1,4 +1,4 @@
-import { ScratchFile } from './scratch-file.js';
+import { ScratchFile } from '../scratch-file.js';
 
 /** Compaction waits until the dead bytes are this many, and more than the live ones. */
 const COMPACT_AFTER_BYTES = 32 * 1024 * 1024;

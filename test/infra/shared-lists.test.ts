@@ -2,7 +2,7 @@ import t from 'tap';
 import { sharedList } from '../../infra/shared-lists.js';
 
 t.test('equal short lists are one frozen copy', async (t) => {
-  const first = sharedList([1, 2]);
+  const first = sharedList<number>([1, 2]);
   const second = sharedList([1, 2]);
   t.equal(first, second);
   t.same(first, [1, 2]);

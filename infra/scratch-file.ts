@@ -3,23 +3,23 @@ import { closeSync, ftruncateSync, mkdtempSync, openSync, readdirSync, readSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** The kinds of file the embedded index keeps, by name prefix and extension. */
-const KINDS = { vectors: 'f32', texts: 'txt' } as const;
+/** The kinds of file the embedded stores keep, by name prefix and extension. */
+const KINDS = { vectors: 'f32', texts: 'txt', strings: 'txt' } as const;
 export type ScratchKind = keyof typeof KINDS;
 
 /**
- * `vectors-<pid>-<uuid>.f32` and `texts-<pid>-<uuid>.txt`: the process id tells a crashed run's
- * leftover from a live process's file.
+ * `vectors-<pid>-<uuid>.f32`, `texts-<pid>-<uuid>.txt` and so on: the process id tells a crashed
+ * run's leftover from a live process's file.
  */
-const FILE_NAME = /^(?:vectors|texts)-(\d+)-[0-9a-f-]+\.(?:f32|txt)$/;
+const FILE_NAME = /^(?:vectors|texts|strings)-(\d+)-[0-9a-f-]+\.(?:f32|txt)$/;
 /** Files this process has open, by path. */
 const openFiles = new Map<string, ScratchFile>();
 let deletesAtExit = false;
 
 /**
- * A file the embedded vector index keeps beside its memory: written and read at positions, never
- * needed after the process (the index is rebuilt at start), so there is no fsync and it is
- * deleted on close. Its bytes live in the page cache, not in the process.
+ * A file an embedded store (the vector index, the read models) keeps beside its memory: written
+ * and read at positions, never needed after the process (both are rebuilt at start), so there is
+ * no fsync and it is deleted on close. Its bytes live in the page cache, not in the process.
  */
 export class ScratchFile {
   private fd: number | null;
@@ -36,13 +36,13 @@ export class ScratchFile {
 
   /**
    * A new, empty file in the directory (a fresh temporary directory when none is given). Each
-   * index gets its own files, so a command run next to the server (reindex, import) never
+   * store gets its own files, so a command run next to the server (reindex, import) never
    * overwrites the server's. Files left behind by processes that are gone are deleted first.
    */
   static create(kind: ScratchKind, directory?: string): ScratchFile {
     const name = `${kind}-${process.pid}-${randomUUID()}.${KINDS[kind]}`;
     if (directory === undefined) {
-      const own = mkdtempSync(join(tmpdir(), 'vector-index-'));
+      const own = mkdtempSync(join(tmpdir(), `${kind}-`));
       return new ScratchFile(join(own, name), own);
     }
     for (const existing of readdirSync(directory)) {
@@ -85,12 +85,12 @@ export class ScratchFile {
   }
 
   private openFd(): number {
-    if (this.fd === null) throw new Error('The vector index is closed.');
+    if (this.fd === null) throw new Error(`The file ${this.path} is closed.`);
     return this.fd;
   }
 }
 
-/** Files of indexes never closed (tests, one-off commands) are deleted when the process exits normally. */
+/** Files of stores never closed (tests, one-off commands) are deleted when the process exits normally. */
 function deleteOpenFilesAtExit(): void {
   if (deletesAtExit) return;
   deletesAtExit = true;

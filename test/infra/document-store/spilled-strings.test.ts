@@ -1,0 +1,127 @@
+import t, { type Test } from 'tap';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { MemoryDocumentStore } from '../../../infra/document-store/memory.js';
+import type { Document } from '../../../infra/document-store/port.js';
+import { SPILL_MIN_LENGTH } from '../../../infra/document-store/spilled-strings.js';
+
+interface PostDoc extends Document {
+  _id: number;
+  title: string;
+  content: string;
+  tags: string[];
+}
+
+function storeIn(t: Test): { store: MemoryDocumentStore; directory: string } {
+  const directory = mkdtempSync(join(tmpdir(), 'spilled-strings-test-'));
+  const store = new MemoryDocumentStore({ directory });
+  t.teardown(async () => {
+    await store.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+  return { store, directory };
+}
+
+const body = (seed: string, length = 2000): string => `${seed} café 日本 📚 `.repeat(Math.ceil(length / 20)).slice(0, length);
+
+t.test('a long string is kept in the file and reads back whole, in every way a caller reads a document', async (t) => {
+  const { store, directory } = storeIn(t);
+  const posts = store.collection<PostDoc>('posts');
+  const original: PostDoc = { _id: 1, title: 'First', content: body('alpha'), tags: ['maps'] };
+  await posts.put(original);
+  const stored = (await posts.findOne({ _id: 1 })) as PostDoc;
+  t.not(stored, original, 'the store keeps a copy with the string spilled');
+  t.equal(stored.content, original.content);
+  t.same(Object.keys(stored), ['_id', 'title', 'content', 'tags'], 'same keys in the same order, no location keys');
+  t.equal(JSON.stringify(stored), JSON.stringify(original));
+  t.same({ ...stored }, original);
+  t.same(structuredClone(stored), original);
+  t.ok(statSync(join(directory, readdirSync(directory)[0])).size >= 0, 'the file is in the directory given');
+});
+
+t.test('documents without a long string are stored as given', async (t) => {
+  const { store, directory } = storeIn(t);
+  const posts = store.collection<PostDoc>('posts');
+  const doc: PostDoc = { _id: 1, title: 'Short', content: 'x'.repeat(SPILL_MIN_LENGTH - 1), tags: [] };
+  await posts.put(doc);
+  t.equal(await posts.findOne({ _id: 1 }), doc);
+  t.same(readdirSync(directory), [], 'no file until a string needs one');
+});
+
+t.test('filters, updates, replacements and deletes see the spilled strings', async (t) => {
+  const { store } = storeIn(t);
+  const posts = store.collection<PostDoc>('posts');
+  await posts.putMany([
+    { _id: 1, title: 'One', content: body('needle'), tags: [] },
+    { _id: 2, title: 'Two', content: body('hay'), tags: [] },
+  ]);
+  t.same((await posts.find({ content: { $regex: 'needle' } })).map((p) => p._id), [1]);
+  await posts.updateOne({ _id: 2 }, { $set: { title: 'Two, renamed' } });
+  const two = (await posts.findOne({ _id: 2 })) as PostDoc;
+  t.equal(two.title, 'Two, renamed');
+  t.equal(two.content, body('hay'), 'an update keeps the spilled string');
+  await posts.updateOne({ _id: 2 }, { $push: { tags: 'maps' } });
+  t.equal(((await posts.findOne({ _id: 2 })) as PostDoc).content, body('hay'), 'so does an update through the general path');
+  await posts.put({ _id: 1, title: 'One', content: body('replaced'), tags: [] });
+  t.equal(((await posts.findOne({ _id: 1 })) as PostDoc).content, body('replaced'));
+  const held = (await posts.findOne({ _id: 1 })) as PostDoc;
+  await posts.deleteOne({ _id: 1 });
+  t.equal(held.content, body('replaced'), 'a document a caller still holds after its delete still reads');
+  t.equal(await posts.count(), 1);
+});
+
+t.test('a string larger than the write buffer round trips', async (t) => {
+  const { store } = storeIn(t);
+  const posts = store.collection<PostDoc>('posts');
+  const huge = body('huge', 600_000);
+  await posts.put({ _id: 1, title: 'Huge', content: huge, tags: [] });
+  await posts.put({ _id: 2, title: 'After', content: body('after'), tags: [] });
+  t.equal(((await posts.findOne({ _id: 1 })) as PostDoc).content, huge);
+  t.equal(((await posts.findOne({ _id: 2 })) as PostDoc).content, body('after'));
+});
+
+t.test('once dead bytes outweigh live ones the file is compacted, and documents held from before still read right', async (t) => {
+  const { store, directory } = storeIn(t);
+  const posts = store.collection<PostDoc>('posts');
+  const other = store.collection<PostDoc>('pages');
+  await other.put({ _id: 1, title: 'Kept', content: body('kept'), tags: [] });
+  await posts.put({ _id: 1, title: 'Version 0', content: body('version 0', 1_000_000), tags: [] });
+  const first = (await posts.findOne({ _id: 1 })) as PostDoc;
+  // Each replacement leaves about 1.5 MB dead; 40 of them pass the 32 MB threshold.
+  for (let version = 1; version <= 40; version++) {
+    await posts.put({ _id: 1, title: `Version ${version}`, content: body(`version ${version}`, 1_000_000), tags: [] });
+  }
+  t.equal(((await posts.findOne({ _id: 1 })) as PostDoc).content, body('version 40', 1_000_000));
+  t.equal(((await other.findOne({ _id: 1 })) as PostDoc).content, body('kept'), 'another collection is compacted too');
+  t.equal(first.content, body('version 0', 1_000_000), 'a document replaced before the compaction still reads its own string');
+  t.equal(readdirSync(directory).length, 2, 'a fresh file, and the old one kept open for the document still held');
+});
+
+t.test('dropping everything and closing the store leave no file behind', async (t) => {
+  const { store, directory } = storeIn(t);
+  const posts = store.collection<PostDoc>('posts');
+  await posts.put({ _id: 1, title: 'One', content: body('one'), tags: [] });
+  await store.dropAll();
+  t.equal(await posts.count(), 0);
+  await posts.put({ _id: 2, title: 'Two', content: body('two'), tags: [] });
+  t.equal(((await posts.findOne({ _id: 2 })) as PostDoc).content, body('two'));
+  await store.close();
+  t.same(readdirSync(directory), []);
+});
+
+t.test('a stored copy of a document with many keys stays a compact object, not a hash table', async (t) => {
+  // Natives syntax is read when a function is compiled, so the flag set here applies to the one below.
+  setFlagsFromString('--allow-natives-syntax');
+  const hasFastProperties = new Function('object', 'return %HasFastProperties(object)') as (object: object) => boolean;
+  const { store } = storeIn(t);
+  const wide = store.collection<Document>('wide');
+  const doc: Document = { _id: 1 };
+  for (let n = 0; n < 30; n++) doc[`field_${n}`] = n;
+  doc.content = body('wide');
+  await wide.put(doc);
+  const stored = (await wide.findOne({ _id: 1 })) as Document;
+  t.not(stored, doc, 'the string was spilled');
+  t.ok(hasFastProperties(stored));
+});
