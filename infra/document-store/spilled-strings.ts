@@ -5,6 +5,11 @@ import type { Document } from './port.js';
 export const SPILL_MIN_LENGTH = 256;
 /** Appends gather here and reach the file in one write: a rebuild spills a string per post. */
 const PENDING_BYTES = 1 << 20;
+/**
+ * Strings read lately, kept up to this many characters in all: a blog's front page is read over
+ * and over, and a read from the file costs a system call and a decode.
+ */
+const RECENT_CHARS = 1 << 20;
 /** Compaction waits until the dead bytes are this many, and more than the live ones. */
 const COMPACT_AFTER_BYTES = 32 * 1024 * 1024;
 
@@ -31,6 +36,8 @@ class Generation {
   /** Bytes in the file; pending bytes follow them. */
   private flushed = 0;
   private scratch = Buffer.allocUnsafe(4096);
+  private readonly recent = new Map<number, string>();
+  private recentChars = 0;
 
   constructor(readonly file: ScratchFile) {}
 
@@ -55,14 +62,35 @@ class Generation {
   }
 
   read(offset: number, length: number): string {
+    const recent = this.recent.get(offset);
+    if (recent !== undefined) return recent;
+    let text: string;
     if (offset >= this.flushed) {
       const start = offset - this.flushed;
-      return this.pending.toString('utf8', start, start + length);
+      text = this.pending.toString('utf8', start, start + length);
+    } else {
+      if (length > this.scratch.length) this.scratch = Buffer.allocUnsafe(Math.max(length, this.scratch.length * 2));
+      const into = this.scratch.subarray(0, length);
+      this.file.readAt(into, offset);
+      text = into.toString('utf8');
     }
-    if (length > this.scratch.length) this.scratch = Buffer.allocUnsafe(Math.max(length, this.scratch.length * 2));
-    const into = this.scratch.subarray(0, length);
-    this.file.readAt(into, offset);
-    return into.toString('utf8');
+    this.remember(offset, text);
+    return text;
+  }
+
+  /**
+   * Keeps the string for the next read, forgetting the oldest past the budget. Bytes at an
+   * offset never change (the file is only appended to), so a kept string is never stale.
+   */
+  private remember(offset: number, text: string): void {
+    if (text.length > RECENT_CHARS / 16) return;
+    this.recent.set(offset, text);
+    this.recentChars += text.length;
+    for (const [oldest, kept] of this.recent) {
+      if (this.recentChars <= RECENT_CHARS) break;
+      this.recent.delete(oldest);
+      this.recentChars -= kept.length;
+    }
   }
 
   private flush(): void {

@@ -125,3 +125,19 @@ t.test('a stored copy of a document with many keys stays a compact object, not a
   t.not(stored, doc, 'the string was spilled');
   t.ok(hasFastProperties(stored));
 });
+
+t.test('reading many documents over and over gives each its own string, past what the recent-reads cache keeps', async (t) => {
+  const { store } = storeIn(t);
+  const posts = store.collection<PostDoc>('posts');
+  const count = 3000;
+  const docs: PostDoc[] = [];
+  for (let id = 1; id <= count; id++) docs.push({ _id: id, title: `Post ${id}`, content: body(`post ${id}`, 1000), tags: [] });
+  await posts.putMany(docs);
+  let wrong = 0;
+  for (let pass = 0; pass < 2; pass++) {
+    for (let id = count; id >= 1; id -= pass + 1) {
+      if (((await posts.findOne({ _id: id })) as PostDoc).content !== body(`post ${id}`, 1000)) wrong++;
+    }
+  }
+  t.equal(wrong, 0);
+});
