@@ -2,6 +2,7 @@ import { Query } from 'mingo';
 import { update as applyUpdate, type UpdateExpression } from 'mingo/updater';
 import type { Collection, Document, DocumentStore, Filter, FindOptions, SortSpec, Update } from './port.js';
 import { SpilledStrings } from './spilled-strings.js';
+import { YoungDocuments } from './young-documents.js';
 
 function compareValues(a: unknown, b: unknown): number {
   if (a === b) return 0;
@@ -57,46 +58,49 @@ function isScalar(value: unknown): value is Scalar {
 
 /**
  * The updates projections make most ($set, $inc, $addToSet and $pull of scalars on top-level
- * fields) applied to a shallow copy: a replay makes one per media event, and a deep clone plus
- * mingo's updater cost most of its time. Stored documents are never changed in place, so the
- * copy may share their untouched parts. Anything else returns null and goes through mingo.
+ * fields) as the keys they change and their new values: a replay makes one per media event, and
+ * a deep clone plus mingo's updater cost most of its time. The new document shares the stored
+ * one's untouched parts (stored documents are never changed in place), spilled strings included.
+ * Anything else returns null and goes through mingo.
  */
-function simpleUpdate<T extends Document>(doc: T, update: Update): T | null {
-  const copy: Record<string, unknown> = { ...doc };
+function simplePatch(doc: Document, update: Update): Record<string, unknown> | null {
+  const patch: Record<string, unknown> = {};
   for (const [operator, fields] of Object.entries(update)) {
     if (fields === null || typeof fields !== 'object') return null;
     for (const [key, value] of Object.entries(fields as Record<string, unknown>)) {
-      if (key.includes('.') || key.startsWith('$') || key === '_id' || !isScalar(value)) return null;
-      const current = copy[key];
+      if (key.includes('.') || key.startsWith('$') || key === '_id' || key === '__proto__' || !isScalar(value)) return null;
+      const current = Object.hasOwn(patch, key) ? patch[key] : doc[key];
       switch (operator) {
         case '$set':
-          copy[key] = value;
+          patch[key] = value;
           break;
         case '$inc':
           if (typeof value !== 'number' || (current !== undefined && typeof current !== 'number')) return null;
-          copy[key] = ((current as number | undefined) ?? 0) + value;
+          patch[key] = ((current as number | undefined) ?? 0) + value;
           break;
         case '$addToSet':
-          if (current === undefined) copy[key] = [value];
+          if (current === undefined) patch[key] = [value];
           else if (!Array.isArray(current) || !current.every(isScalar)) return null;
-          else if (!current.includes(value)) copy[key] = [...current, value];
+          else if (!current.includes(value)) patch[key] = [...current, value];
           break;
         case '$pull':
           if (current === undefined) break;
           if (!Array.isArray(current) || !current.every(isScalar)) return null;
-          if (current.includes(value)) copy[key] = current.filter((element) => element !== value);
+          if (current.includes(value)) patch[key] = current.filter((element) => element !== value);
           break;
         default:
           return null;
       }
     }
   }
-  return copy as T;
+  return patch;
 }
 
 /** What a collection shares with its store: the file of long strings, and a call after documents leave. */
 interface CollectionHost {
   readonly strings: SpilledStrings;
+  /** A document with long strings was stored as it is; the store spills it once it has aged. */
+  stored(collection: MemoryCollection<Document>, doc: Document, chars: number): void;
   released(): void;
 }
 
@@ -115,12 +119,28 @@ class MemoryCollection<T extends Document> implements Collection<T> {
     if (this.results.size > 0) this.results.clear();
   }
 
-  /** Stores the document (its long strings spilled), releasing the one it replaces. */
+  /**
+   * Stores the document as it is, releasing the one it replaces; one with long strings is
+   * spilled later, if it is still here (see MemoryDocumentStore).
+   */
   private store(doc: T): void {
-    const kept = this.host.strings.keep(doc);
+    this.storeKept(doc);
+    const chars = this.host.strings.spillableChars(doc);
+    if (chars > 0) this.host.stored(this as unknown as MemoryCollection<Document>, doc, chars);
+  }
+
+  /** Spills the document's long strings if it is still the one stored under its id. */
+  spillIfCurrent(doc: T): void {
+    if (this.docs.get(doc._id) !== doc) return;
+    this.docs.set(doc._id, this.host.strings.keep(doc));
+    // Cached results would otherwise hold the copy with the strings.
+    this.changed();
+  }
+
+  private storeKept(kept: T): void {
     const previous = this.docs.get(kept._id);
     this.docs.set(kept._id, kept);
-    if (previous) this.host.strings.release(previous);
+    if (previous) this.host.strings.release(previous, kept);
   }
 
   private remove(doc: T): void {
@@ -199,12 +219,18 @@ class MemoryCollection<T extends Document> implements Collection<T> {
 
   private updateDocs(targets: T[], update: Update): number {
     for (const target of targets) {
-      let copy = simpleUpdate(target, update);
-      if (!copy) {
-        copy = structuredClone(target);
-        for (const [operator, fields] of Object.entries(update)) {
-          applyUpdate(copy, { [operator]: fields } as unknown as UpdateExpression);
-        }
+      const patch = simplePatch(target, update);
+      if (patch && this.host.strings.holds(target)) {
+        this.storeKept(this.host.strings.patched(target, patch));
+        continue;
+      }
+      if (patch) {
+        this.store(Object.assign({}, target, patch));
+        continue;
+      }
+      const copy = structuredClone(target);
+      for (const [operator, fields] of Object.entries(update)) {
+        applyUpdate(copy, { [operator]: fields } as unknown as UpdateExpression);
       }
       this.store(copy);
     }
@@ -250,21 +276,34 @@ class MemoryCollection<T extends Document> implements Collection<T> {
 export interface MemoryDocumentStoreOptions {
   /** Where the file of long strings goes (see SpilledStrings); a temporary directory of its own when absent. */
   directory?: string;
+  /** Characters of long strings that young documents may hold before the oldest are spilled (see YoungDocuments); 0 spills at once. */
+  youngChars?: number;
+  /** Quiet time after which every young document is spilled. */
+  youngIdleMs?: number;
 }
+
+const YOUNG_CHARS = 4 * 1024 * 1024;
+const YOUNG_IDLE_MS = 1000;
 
 /**
  * The embedded read-model store: collections in memory, rebuilt from the log at start. Long
- * strings wait in a scratch file until read (see SpilledStrings).
+ * strings of documents that have aged wait in a scratch file until read (see SpilledStrings
+ * and YoungDocuments).
  */
 export class MemoryDocumentStore implements DocumentStore {
   readonly persistent = false;
   private readonly collections = new Map<string, MemoryCollection<Document>>();
   private readonly host: CollectionHost;
+  private readonly young: YoungDocuments<MemoryCollection<Document>>;
 
   constructor(options: MemoryDocumentStoreOptions = {}) {
     const strings = new SpilledStrings(options.directory);
+    this.young = new YoungDocuments(options.youngChars ?? YOUNG_CHARS, options.youngIdleMs ?? YOUNG_IDLE_MS, (collection, doc) =>
+      collection.spillIfCurrent(doc),
+    );
     this.host = {
       strings,
+      stored: (collection, doc, chars) => this.young.add(collection, doc, chars),
       released: () => {
         if (strings.needsCompaction) strings.compact(this.storedDocuments());
       },
@@ -285,6 +324,7 @@ export class MemoryDocumentStore implements DocumentStore {
   }
 
   async close(): Promise<void> {
+    this.young.clear();
     this.host.strings.close();
   }
 

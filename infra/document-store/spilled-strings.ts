@@ -25,6 +25,28 @@ interface SpilledField {
 
 type SpilledDocument = Document & { [key: symbol]: unknown };
 
+/** ES2024's String.prototype.isWellFormed (Node 20 has it; the ES2023 typings do not). */
+const isWellFormed = (String.prototype as unknown as { isWellFormed(this: string): boolean }).isWellFormed;
+
+/**
+ * Long enough to be worth a getter, and UTF-8 can hold it: a lone surrogate half (which JSON
+ * and JavaScript strings allow) would come back from the file as U+FFFD, so such a string stays.
+ */
+function spillable(value: unknown): value is string {
+  return typeof value === 'string' && value.length >= SPILL_MIN_LENGTH && isWellFormed.call(value);
+}
+
+/** Builds a stored copy: `values` per key (undefined where spilled), `locations` offset and length per spilled key. */
+type Builder = (values: unknown[], locations: number[], generation: Generation) => SpilledDocument;
+
+/** Shapes whose builders are kept; past this the cache starts over (documents of one collection have a few shapes). */
+const MAX_SHAPES = 1000;
+
+/** A key that copies, comparisons and serialisation do not see. */
+function hide(target: object, key: symbol, value: unknown): void {
+  Object.defineProperty(target, key, { value, writable: true });
+}
+
 /**
  * One file of spilled strings. Compaction starts a new one; the old one stays open for
  * documents a caller still holds after they left the store (a page being answered while a post
@@ -115,6 +137,7 @@ const closeWhenUnreachable = new FinalizationRegistry<ScratchFile>((file) => fil
 export class SpilledStrings {
   private generation: Generation | null = null;
   private readonly fields = new Map<string, SpilledField>();
+  private readonly builders = new Map<string, Builder>();
   private live = 0;
   private dead = 0;
 
@@ -125,48 +148,137 @@ export class SpilledStrings {
    * strings in the file. The copy keeps the key order, and documents of one shape share one
    * hidden class (every getter of a field is the same function).
    */
-  keep<T extends Document>(doc: T): T {
-    let long = false;
+  /** Characters of the document's strings that `keep` would spill; 0 when none. */
+  spillableChars(doc: Document): number {
+    let chars = 0;
     for (const key in doc) {
       const value = doc[key];
-      if (typeof value === 'string' && value.length >= SPILL_MIN_LENGTH) {
-        long = true;
-        break;
-      }
+      if (spillable(value)) chars += value.length;
     }
-    if (!long) return doc;
-    const generation = this.currentGeneration();
-    const copy = {} as SpilledDocument;
-    // Every key through defineProperty: V8 turns an object that gets more than a dozen keys by
-    // computed assignment (`copy[key] = value`) into a hash table, ten times the size.
-    for (const key in doc) {
-      const value = doc[key];
-      if (typeof value === 'string' && value.length >= SPILL_MIN_LENGTH) {
-        const field = this.field(key);
-        const { offset, length } = generation.append(value);
-        Object.defineProperty(copy, key, field.descriptor);
-        Object.defineProperty(copy, field.offset, { value: offset, writable: true });
-        Object.defineProperty(copy, field.length, { value: length, writable: true });
-        this.live += length;
-      } else Object.defineProperty(copy, key, { value, writable: true, enumerable: true, configurable: true });
-    }
-    Object.defineProperty(copy, GENERATION, { value: generation, writable: true });
-    // The same keys and values as `doc`, some behind getters.
-    return copy as unknown as T;
+    return chars;
   }
 
-  /** The document has left the store (replaced or deleted): its strings' bytes are dead. */
-  release(doc: Document): void {
+  /** Whether the document's long strings are in the current file (it was spilled, not compacted away). */
+  holds(doc: Document): boolean {
+    return this.generation !== null && (doc as SpilledDocument)[GENERATION] === this.generation;
+  }
+
+  keep<T extends Document>(doc: T): T {
+    for (const key in doc) if (spillable(doc[key])) return this.assemble(doc, null);
+    return doc;
+  }
+
+  /**
+   * The document an update makes of a stored one: `patch` holds the keys it changes. The
+   * strings of `base` it leaves alone stay where they are in the file, neither read nor written.
+   */
+  patched<T extends Document>(base: T, patch: Record<string, unknown>): T {
+    if (!this.holds(base)) return this.keep(Object.assign({}, base, patch));
+    return this.assemble(base, patch);
+  }
+
+  /**
+   * A stored copy of `doc` with `patch` applied (keys new to `doc` go last). With a patch, `doc`
+   * is a stored document of the current file, so its spilled keys' locations can be taken over.
+   */
+  private assemble<T extends Document>(doc: T, patch: Record<string, unknown> | null): T {
+    const generation = this.currentGeneration();
+    const source = doc as Document as SpilledDocument;
+    const keys: string[] = [];
+    const values: unknown[] = [];
+    const spilledKeys: boolean[] = [];
+    const locations: number[] = [];
+    let shape = '';
+    const add = (key: string, value: unknown) => {
+      keys.push(key);
+      if (spillable(value)) {
+        const { offset, length } = generation.append(value);
+        locations.push(offset, length);
+        values.push(undefined);
+        spilledKeys.push(true);
+        this.live += length;
+        shape += `+${key.length}:${key}`;
+      } else {
+        values.push(value);
+        spilledKeys.push(false);
+        shape += `-${key.length}:${key}`;
+      }
+    };
+    for (const key in doc) {
+      if (patch !== null) {
+        if (Object.hasOwn(patch, key)) {
+          add(key, patch[key]);
+          continue;
+        }
+        const field = this.fields.get(key);
+        const offset = field ? source[field.offset] : undefined;
+        if (field && typeof offset === 'number') {
+          keys.push(key);
+          locations.push(offset, source[field.length] as number);
+          values.push(undefined);
+          spilledKeys.push(true);
+          shape += `+${key.length}:${key}`;
+          continue;
+        }
+      }
+      add(key, doc[key]);
+    }
+    if (patch !== null) for (const key in patch) if (!Object.hasOwn(doc, key)) add(key, patch[key]);
+    // The same keys and values as `doc` with the patch, some behind getters.
+    return this.builder(shape, keys, spilledKeys)(values, locations, generation) as unknown as T;
+  }
+
+  /**
+   * The function that builds documents of one shape (keys in order, which of them spilled),
+   * compiled once per shape. Written-out stores make V8 keep the copy a compact object; the same
+   * copy built key by key with `copy[key] = value` becomes a hash table once it passes a dozen
+   * keys, ten times the size, and one built with defineProperty for every key costs 9 µs.
+   */
+  private builder(shape: string, keys: string[], spilledKeys: boolean[]): Builder {
+    let build = this.builders.get(shape);
+    if (build) return build;
+    const spilled: SpilledField[] = [];
+    // Hidden keys first, while the object is small (see above).
+    const lines = ['const copy = {};', 'hide(copy, GENERATION, generation);'];
+    const stores: string[] = [];
+    keys.forEach((key, index) => {
+      const name = JSON.stringify(key);
+      if (spilledKeys[index]) {
+        const n = spilled.length;
+        spilled.push(this.field(key));
+        lines.push(`hide(copy, spilled[${n}].offset, locations[${2 * n}]);`, `hide(copy, spilled[${n}].length, locations[${2 * n + 1}]);`);
+        stores.push(`Object.defineProperty(copy, ${name}, spilled[${n}].descriptor);`);
+      } else if (key === '__proto__') {
+        // An assignment would set the prototype, not the key.
+        stores.push(`Object.defineProperty(copy, ${name}, { value: values[${index}], writable: true, enumerable: true, configurable: true });`);
+      } else stores.push(`copy[${name}] = values[${index}];`);
+    });
+    const body = [...lines, ...stores, 'return copy;'].join('\n');
+    // Compiled from key names, which JSON.stringify quotes: no key can become code.
+    build = new Function('hide', 'GENERATION', 'spilled', `return function build(values, locations, generation) {\n${body}\n};`)(hide, GENERATION, spilled) as Builder;
+    if (this.builders.size >= MAX_SHAPES) this.builders.clear();
+    this.builders.set(shape, build);
+    return build;
+  }
+
+  /**
+   * The document has left the store (replaced or deleted): its strings' bytes are dead, but for
+   * those its successor (the document that replaced it) still uses.
+   */
+  release(doc: Document, successor?: Document): void {
     const spilled = doc as SpilledDocument;
     if (spilled[GENERATION] === undefined) return;
     // Bytes in an older generation were counted dead when compaction left them behind.
     if (spilled[GENERATION] !== this.generation) return;
+    const next = successor as SpilledDocument | undefined;
+    const shared = next !== undefined && next[GENERATION] === this.generation;
     for (const field of this.fields.values()) {
       const length = spilled[field.length];
-      if (typeof length === 'number') {
-        this.live -= length;
-        this.dead += length;
-      }
+      if (typeof length !== 'number') continue;
+      // Offsets are never reused within a file, so the same offset is the same string.
+      if (shared && next[field.offset] === spilled[field.offset]) continue;
+      this.live -= length;
+      this.dead += length;
     }
   }
 

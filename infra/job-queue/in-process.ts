@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Fifo } from './fifo.js';
+import { Fifo } from '../fifo.js';
 import { JobFailedError, PermanentJobError, type EnqueueOptions, type JobHandler, type JobQueue, type WorkerOptions } from './port.js';
 
 interface PendingJob {

@@ -16,7 +16,7 @@ interface PostDoc extends Document {
 
 function storeIn(t: Test): { store: MemoryDocumentStore; directory: string } {
   const directory = mkdtempSync(join(tmpdir(), 'spilled-strings-test-'));
-  const store = new MemoryDocumentStore({ directory });
+  const store = new MemoryDocumentStore({ directory, youngChars: 0 });
   t.teardown(async () => {
     await store.close();
     rmSync(directory, { recursive: true, force: true });
@@ -24,7 +24,12 @@ function storeIn(t: Test): { store: MemoryDocumentStore; directory: string } {
   return { store, directory };
 }
 
-const body = (seed: string, length = 2000): string => `${seed} café 日本 📚 `.repeat(Math.ceil(length / 20)).slice(0, length);
+/** About `length` characters of text in one, two, three and four UTF-8 bytes, never cut inside a surrogate pair. */
+const body = (seed: string, length = 2000): string =>
+  `${seed} café 日本 📚 `
+    .repeat(Math.ceil(length / 20))
+    .slice(0, length)
+    .replace(/[\ud800-\udbff]$/, '');
 
 t.test('a long string is kept in the file and reads back whole, in every way a caller reads a document', async (t) => {
   const { store, directory } = storeIn(t);
@@ -140,4 +145,68 @@ t.test('reading many documents over and over gives each its own string, past wha
     }
   }
   t.equal(wrong, 0);
+});
+
+t.test('any key survives the compiled copy: quotes, line breaks, separators, __proto__', async (t) => {
+  const { store } = storeIn(t);
+  const odd = store.collection<Document>('odd');
+  const keys = ['it\'s', 'say "hi"', 'line\nbreak', 'a\u0000b', 'a', 'b', '$where', '}); process.exit(1); ({', '0', 'constructor'];
+  const doc: Document = { _id: 1 };
+  keys.forEach((key, n) => (doc[key] = n % 2 === 0 ? `value ${n}` : body(`value ${n}`)));
+  Object.defineProperty(doc, '__proto__', { value: 'not a prototype', enumerable: true, writable: true, configurable: true });
+  await odd.put(doc);
+  const stored = (await odd.findOne({ _id: 1 })) as Document;
+  t.equal(Object.getPrototypeOf(stored), Object.prototype);
+  t.equal(Object.getOwnPropertyDescriptor(stored, '__proto__')?.value, 'not a prototype');
+  for (const [n, key] of keys.entries()) t.equal(stored[key], n % 2 === 0 ? `value ${n}` : body(`value ${n}`), JSON.stringify(key));
+  // Two documents whose keys would run together without lengths: each keeps its own keys.
+  await odd.put({ _id: 2, 'a\u0000b': body('joined') });
+  await odd.put({ _id: 3, a: body('apart'), b: 'short' });
+  t.same(Object.keys((await odd.findOne({ _id: 2 })) as Document), ['_id', 'a\u0000b']);
+  t.same(Object.keys((await odd.findOne({ _id: 3 })) as Document), ['_id', 'a', 'b']);
+});
+
+t.test('the same keys spilled differently are built each their own way', async (t) => {
+  const { store } = storeIn(t);
+  const posts = store.collection<PostDoc>('posts');
+  await posts.put({ _id: 1, title: body('long title'), content: 'short', tags: [] });
+  await posts.put({ _id: 2, title: 'short', content: body('long content'), tags: [] });
+  t.same(await posts.findOne({ _id: 1 }), { _id: 1, title: body('long title'), content: 'short', tags: [] });
+  t.same(await posts.findOne({ _id: 2 }), { _id: 2, title: 'short', content: body('long content'), tags: [] });
+});
+
+t.test('a string with a lone surrogate half stays in memory, unchanged', async (t) => {
+  const { store } = storeIn(t);
+  const posts = store.collection<PostDoc>('posts');
+  const broken = `${'x'.repeat(500)}\ud83d${'y'.repeat(10)}`;
+  await posts.put({ _id: 1, title: 'Broken', content: broken, tags: [] });
+  t.equal(((await posts.findOne({ _id: 1 })) as PostDoc).content, broken);
+});
+
+t.test('an update leaves the strings it does not touch where they are in the file', async (t) => {
+  const { store, directory } = storeIn(t);
+  const items = store.collection<Document>('items');
+  const description = body('description', 1_000_000);
+  await items.put({ _id: 1, title: 'Item', description, media_ids: [], views: 0 });
+  const before = (await items.findOne({ _id: 1 })) as Document;
+  // Each rewrite of the description would leave about 1.5 MB dead: 60 would force a compaction.
+  for (let n = 1; n <= 60; n++) {
+    await items.updateOne({ _id: 1 }, { $inc: { views: 1 }, $addToSet: { media_ids: n } });
+  }
+  const after = (await items.findOne({ _id: 1 })) as Document;
+  t.equal(after.views, 60);
+  t.equal((after.media_ids as number[]).length, 60);
+  t.equal(after.description, description);
+  t.same(Object.keys(after), ['_id', 'title', 'description', 'media_ids', 'views']);
+  t.equal(readdirSync(directory).length, 1, 'one file: nothing was rewritten, so nothing compacted');
+  t.equal(before.description, description);
+
+  await items.updateOne({ _id: 1 }, { $set: { description: body('rewritten') } });
+  t.equal(((await items.findOne({ _id: 1 })) as Document).description, body('rewritten'), 'a changed long string is spilled anew');
+  await items.updateOne({ _id: 1 }, { $set: { description: 'short now', note: body('a new key') } });
+  const last = (await items.findOne({ _id: 1 })) as Document;
+  t.equal(last.description, 'short now');
+  t.equal(last.note, body('a new key'));
+  t.same(Object.keys(last), ['_id', 'title', 'description', 'media_ids', 'views', 'note']);
+  t.equal(before.description, description, 'the document held from before still reads its own string');
 });

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { Fifo } from '../../../infra/job-queue/fifo.js';
+import { Fifo } from '../../infra/fifo.js';
 
 t.test('items come out in the order they went in, across compactions', async (t) => {
   const fifo = new Fifo<number>();
