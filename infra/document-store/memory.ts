@@ -267,9 +267,14 @@ class MemoryCollection<T extends Document> implements Collection<T> {
 
   async drop(): Promise<void> {
     for (const doc of this.docs.values()) this.host.strings.release(doc);
+    this.forgetAll();
+    this.host.released();
+  }
+
+  /** Empties the collection without accounting for its strings (the store abandons them all). */
+  forgetAll(): void {
     this.docs.clear();
     this.changed();
-    this.host.released();
   }
 }
 
@@ -320,7 +325,8 @@ export class MemoryDocumentStore implements DocumentStore {
   }
 
   async dropAll(): Promise<void> {
-    for (const collection of this.collections.values()) await collection.drop();
+    for (const collection of this.collections.values()) collection.forgetAll();
+    this.host.strings.abandon();
   }
 
   async close(): Promise<void> {

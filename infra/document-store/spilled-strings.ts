@@ -39,6 +39,16 @@ function spillable(value: unknown): value is string {
 /** Builds a stored copy: `values` per key (undefined where spilled), `locations` offset and length per spilled key. */
 type Builder = (values: unknown[], locations: number[], generation: Generation) => SpilledDocument;
 
+/** A copy being assembled: its keys in order, values (undefined where spilled), which keys are spilled and where. */
+interface ShapeParts {
+  keys: string[];
+  values: unknown[];
+  spilledKeys: boolean[];
+  locations: number[];
+  /** The keys and which are spilled, as the key of the builder cache (lengths keep it unambiguous). */
+  shape: string;
+}
+
 /** Shapes whose builders are kept; past this the cache starts over (documents of one collection have a few shapes). */
 const MAX_SHAPES = 1000;
 
@@ -123,9 +133,6 @@ class Generation {
   }
 }
 
-/** Closes a generation's file once no document refers to the generation any more. */
-const closeWhenUnreachable = new FinalizationRegistry<ScratchFile>((file) => file.close());
-
 /**
  * Long top-level strings of the embedded store's documents (post bodies, descriptions), kept in
  * a scratch file rather than the heap, the way MongoDB keeps documents on disk: 100,000 posts
@@ -140,6 +147,13 @@ export class SpilledStrings {
   private readonly builders = new Map<string, Builder>();
   private live = 0;
   private dead = 0;
+  /** Files of every generation not yet closed: the current one, and older ones documents may still hold. */
+  private readonly files = new Set<ScratchFile>();
+  /** Closes a generation's file once no document refers to the generation any more. */
+  private readonly closeWhenUnreachable = new FinalizationRegistry<ScratchFile>((file) => {
+    file.close();
+    this.files.delete(file);
+  });
 
   constructor(private readonly directory?: string) {}
 
@@ -182,50 +196,48 @@ export class SpilledStrings {
    * is a stored document of the current file, so its spilled keys' locations can be taken over.
    */
   private assemble<T extends Document>(doc: T, patch: Record<string, unknown> | null): T {
-    const generation = this.currentGeneration();
     const source = doc as Document as SpilledDocument;
-    const keys: string[] = [];
-    const values: unknown[] = [];
-    const spilledKeys: boolean[] = [];
-    const locations: number[] = [];
-    let shape = '';
-    const add = (key: string, value: unknown) => {
-      keys.push(key);
-      if (spillable(value)) {
-        const { offset, length } = generation.append(value);
-        locations.push(offset, length);
-        values.push(undefined);
-        spilledKeys.push(true);
-        this.live += length;
-        shape += `+${key.length}:${key}`;
-      } else {
-        values.push(value);
-        spilledKeys.push(false);
-        shape += `-${key.length}:${key}`;
-      }
-    };
+    const parts: ShapeParts = { keys: [], values: [], spilledKeys: [], locations: [], shape: '' };
     for (const key in doc) {
       if (patch !== null) {
         if (Object.hasOwn(patch, key)) {
-          add(key, patch[key]);
+          this.addPart(parts, key, patch[key]);
           continue;
         }
         const field = this.fields.get(key);
         const offset = field ? source[field.offset] : undefined;
         if (field && typeof offset === 'number') {
-          keys.push(key);
-          locations.push(offset, source[field.length] as number);
-          values.push(undefined);
-          spilledKeys.push(true);
-          shape += `+${key.length}:${key}`;
+          parts.keys.push(key);
+          parts.locations.push(offset, source[field.length] as number);
+          parts.values.push(undefined);
+          parts.spilledKeys.push(true);
+          parts.shape += `+${key.length}:${key}`;
           continue;
         }
       }
-      add(key, doc[key]);
+      this.addPart(parts, key, doc[key]);
     }
-    if (patch !== null) for (const key in patch) if (!Object.hasOwn(doc, key)) add(key, patch[key]);
+    if (patch !== null) for (const key in patch) if (!Object.hasOwn(doc, key)) this.addPart(parts, key, patch[key]);
     // The same keys and values as `doc` with the patch, some behind getters.
-    return this.builder(shape, keys, spilledKeys)(values, locations, generation) as unknown as T;
+    const build = this.builder(parts.shape, parts.keys, parts.spilledKeys);
+    return build(parts.values, parts.locations, this.currentGeneration()) as unknown as T;
+  }
+
+  /** Adds a key and its value to the copy being assembled, spilling the value if it is long. */
+  private addPart(parts: ShapeParts, key: string, value: unknown): void {
+    parts.keys.push(key);
+    if (spillable(value)) {
+      const { offset, length } = this.currentGeneration().append(value);
+      parts.locations.push(offset, length);
+      parts.values.push(undefined);
+      parts.spilledKeys.push(true);
+      this.live += length;
+      parts.shape += `+${key.length}:${key}`;
+    } else {
+      parts.values.push(value);
+      parts.spilledKeys.push(false);
+      parts.shape += `-${key.length}:${key}`;
+    }
   }
 
   /**
@@ -294,7 +306,7 @@ export class SpilledStrings {
   compact(stored: Iterable<Document>): void {
     const old = this.generation;
     if (!old) return;
-    const fresh = new Generation(ScratchFile.create('strings', this.directory));
+    const fresh = this.newGeneration();
     let live = 0;
     for (const doc of stored) {
       const spilled = doc as SpilledDocument;
@@ -311,23 +323,39 @@ export class SpilledStrings {
       spilled[GENERATION] = fresh;
     }
     this.generation = fresh;
-    closeWhenUnreachable.register(fresh, fresh.file);
     this.live = live;
     this.dead = 0;
   }
 
-  /** Closes the current file now (documents still held read from it no more). */
+  /**
+   * Every document has left the store at once (all collections dropped): the next string
+   * starts a fresh file, and the old one closes once no document a caller holds refers to it.
+   */
+  abandon(): void {
+    this.generation = null;
+    this.live = 0;
+    this.dead = 0;
+  }
+
+  /** Closes every file now (documents still held read from them no more). */
   close(): void {
-    this.generation?.file.close();
+    for (const file of this.files) file.close();
+    this.files.clear();
     this.generation = null;
   }
 
   private currentGeneration(): Generation {
     if (!this.generation) {
-      this.generation = new Generation(ScratchFile.create('strings', this.directory));
-      closeWhenUnreachable.register(this.generation, this.generation.file);
+      this.generation = this.newGeneration();
     }
     return this.generation;
+  }
+
+  private newGeneration(): Generation {
+    const generation = new Generation(ScratchFile.create('strings', this.directory));
+    this.files.add(generation.file);
+    this.closeWhenUnreachable.register(generation, generation.file);
+    return generation;
   }
 
   private field(key: string): SpilledField {
