@@ -287,7 +287,7 @@ export interface MemoryDocumentStoreOptions {
   youngIdleMs?: number;
 }
 
-const YOUNG_CHARS = 4 * 1024 * 1024;
+const YOUNG_CHARS = 256 * 1024;
 const YOUNG_IDLE_MS = 1000;
 
 /**
