@@ -22,14 +22,18 @@ interface Item extends Document {
   owner: { name: string; city: string };
   copies: { branch: string; count: number }[];
   note?: string;
+  /** Long enough for the embedded store to spill it once the document has aged. */
+  description: string;
 }
 
+const describe = (subject: string) => `${subject}: ${'a long catalogue description, as librarians write them. '.repeat(6)}`;
+
 const ITEMS: Item[] = [
-  { _id: 1, title: 'Map of Lisbon', year: 1755, tags: ['maps', 'portugal'], owner: { name: 'Ana', city: 'Lisbon' }, copies: [{ branch: 'main', count: 2 }], note: 'fragile' },
-  { _id: 2, title: 'Atlas of Europe', year: 1820, tags: ['maps', 'europe'], owner: { name: 'Bo', city: 'Oslo' }, copies: [{ branch: 'east', count: 1 }, { branch: 'main', count: 0 }] },
-  { _id: 3, title: 'Letters from Porto', year: 1901, tags: ['letters', 'portugal'], owner: { name: 'Ana', city: 'Porto' }, copies: [] },
-  { _id: 4, title: 'Harbour photographs', year: 1933, tags: ['photos'], owner: { name: 'Cy', city: 'Lisbon' }, copies: [{ branch: 'west', count: 5 }] },
-  { _id: 5, title: 'map sketches', year: 1790, tags: ['maps', 'sketches'], owner: { name: 'Bo', city: 'Bergen' }, copies: [{ branch: 'main', count: 3 }] },
+  { _id: 1, title: 'Map of Lisbon', year: 1755, tags: ['maps', 'portugal'], owner: { name: 'Ana', city: 'Lisbon' }, copies: [{ branch: 'main', count: 2 }], note: 'fragile', description: describe('Map of Lisbon') },
+  { _id: 2, title: 'Atlas of Europe', year: 1820, tags: ['maps', 'europe'], owner: { name: 'Bo', city: 'Oslo' }, copies: [{ branch: 'east', count: 1 }, { branch: 'main', count: 0 }], description: describe('Atlas of Europe') },
+  { _id: 3, title: 'Letters from Porto', year: 1901, tags: ['letters', 'portugal'], owner: { name: 'Ana', city: 'Porto' }, copies: [], description: describe('Letters from Porto') },
+  { _id: 4, title: 'Harbour photographs', year: 1933, tags: ['photos'], owner: { name: 'Cy', city: 'Lisbon' }, copies: [{ branch: 'west', count: 5 }], description: describe('Harbour photographs') },
+  { _id: 5, title: 'map sketches', year: 1790, tags: ['maps', 'sketches'], owner: { name: 'Bo', city: 'Bergen' }, copies: [{ branch: 'main', count: 3 }], description: describe('map sketches') },
 ];
 
 const ids = (docs: Item[]) => docs.map((d) => d._id);
@@ -58,6 +62,7 @@ function documentStoreContract(name: string, factory: Factory | null, skip?: str
       const sorted = { sort: { _id: 1 as const } };
       t.same(ids(await items.find({ tags: 'portugal' }, sorted)), [1, 3], 'a value matches inside an array');
       t.same(ids(await items.find({ tags: { $in: ['photos', 'letters'] } }, sorted)), [3, 4], '$in');
+      t.same(ids(await items.find({ description: { $regex: '^letters from', $options: 'i' } }, sorted)), [3], '$regex on a long string');
       t.same(ids(await items.find({ _id: { $in: [5, 2, 42] } }, sorted)), [2, 5], '$in on _id');
       t.same(ids(await items.find({ title: { $regex: '^map', $options: 'i' } }, sorted)), [1, 5], '$regex with options');
       t.same(ids(await items.find({ title: { $regex: 'of' } }, sorted)), [1, 2], '$regex is case-sensitive without options');
@@ -92,7 +97,7 @@ function documentStoreContract(name: string, factory: Factory | null, skip?: str
 
     t.test('put inserts, and replaces the whole document with the same _id', async (t) => {
       const { items } = await seeded(t);
-      const replacement: Item = { _id: 1, title: 'Map of Lisbon (restored)', year: 1756, tags: [], owner: { name: 'Dee', city: 'Faro' }, copies: [] };
+      const replacement: Item = { _id: 1, title: 'Map of Lisbon (restored)', year: 1756, tags: [], owner: { name: 'Dee', city: 'Faro' }, copies: [], description: describe('Map of Lisbon (restored)') };
       await items.put(replacement);
       t.same(await items.findOne({ _id: 1 }), replacement, 'fields not in the new document are gone');
       await items.put({ ...replacement, _id: 6 });
@@ -163,6 +168,12 @@ function documentStoreContract(name: string, factory: Factory | null, skip?: str
 
 documentStoreContract('in-memory document store', async (t) => {
   const store = new MemoryDocumentStore();
+  t.teardown(() => store.close());
+  return store;
+});
+
+documentStoreContract('in-memory document store, long strings spilled at once', async (t) => {
+  const store = new MemoryDocumentStore({ youngChars: 0 });
   t.teardown(() => store.close());
   return store;
 });
