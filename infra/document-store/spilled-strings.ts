@@ -10,6 +10,8 @@ const PENDING_BYTES = 1 << 20;
  * and over, and a read from the file costs a system call and a decode.
  */
 const RECENT_CHARS = 1 << 20;
+/** Offsets remembered as read once; past this the record starts over. */
+const READ_ONCE_OFFSETS = 4096;
 /** Compaction waits until the dead bytes are this many, and more than the live ones. */
 const COMPACT_AFTER_BYTES = 32 * 1024 * 1024;
 
@@ -70,6 +72,8 @@ class Generation {
   private scratch = Buffer.allocUnsafe(4096);
   private readonly recent = new Map<number, string>();
   private recentChars = 0;
+  /** Offsets read once lately and not kept yet. */
+  private readonly readOnce = new Set<number>();
 
   constructor(readonly file: ScratchFile) {}
 
@@ -111,11 +115,21 @@ class Generation {
   }
 
   /**
-   * Keeps the string for the next read, forgetting the oldest past the budget. Bytes at an
-   * offset never change (the file is only appended to), so a kept string is never stale.
+   * Keeps the string for the next read once it is read a second time, forgetting the oldest past
+   * the budget. Only strings read again are kept: a pass over every document (the chatbot
+   * indexing every post) would otherwise push each string through the cache, and strings that
+   * live that long are moved to V8's old generation and die there, growing the heap by what
+   * was read. Bytes at an offset never change (the file is only appended to), so a kept string
+   * is never stale.
    */
   private remember(offset: number, text: string): void {
     if (text.length > RECENT_CHARS / 16) return;
+    if (!this.readOnce.has(offset)) {
+      if (this.readOnce.size >= READ_ONCE_OFFSETS) this.readOnce.clear();
+      this.readOnce.add(offset);
+      return;
+    }
+    this.readOnce.delete(offset);
     this.recent.set(offset, text);
     this.recentChars += text.length;
     for (const [oldest, kept] of this.recent) {
