@@ -171,11 +171,6 @@ export class SpilledStrings {
 
   constructor(private readonly directory?: string) {}
 
-  /**
-   * The document to store: `doc` itself when no string is long enough, else a copy with the long
-   * strings in the file. The copy keeps the key order, and documents of one shape share one
-   * hidden class (every getter of a field is the same function).
-   */
   /** Characters of the document's strings that `keep` would spill; 0 when none. */
   spillableChars(doc: Document): number {
     let chars = 0;
@@ -191,17 +186,24 @@ export class SpilledStrings {
     return this.generation !== null && (doc as SpilledDocument)[GENERATION] === this.generation;
   }
 
+  /**
+   * The document to store: `doc` itself when no string is long enough, else a copy with the long
+   * strings in the file. The copy keeps the key order, and documents of one shape share one
+   * hidden class (every getter of a field is the same function).
+   */
   keep<T extends Document>(doc: T): T {
     for (const key in doc) if (spillable(doc[key])) return this.assemble(doc, null);
     return doc;
   }
 
   /**
-   * The document an update makes of a stored one: `patch` holds the keys it changes. The
-   * strings of `base` it leaves alone stay where they are in the file, neither read nor written.
+   * The document an update makes of a stored one that this file holds (see `holds`; the store
+   * treats any other as new): `patch` holds the keys it changes. The strings of `base` it leaves
+   * alone stay where they are in the file, neither read nor written.
    */
   patched<T extends Document>(base: T, patch: Record<string, unknown>): T {
-    if (!this.holds(base)) return this.keep(Object.assign({}, base, patch));
+    // Taking over locations from another file would point the copy at the wrong bytes.
+    if (!this.holds(base)) throw new Error('patched() needs a document whose strings are in the current file.');
     return this.assemble(base, patch);
   }
 
