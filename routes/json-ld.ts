@@ -67,11 +67,7 @@ export function setPaginationHeaders(
   reply.header('Link', links.join(', '));
 }
 
-/** `YYYY-MM-DD HH:MM:SS` in UTC, the timestamp format of the seeds. */
-export function sqlTimestamp(iso: string | Date): string {
-  const date = typeof iso === 'string' ? new Date(iso) : iso;
-  return date.toISOString().slice(0, 19).replace('T', ' ');
-}
+export { sqlTimestamp } from '../infra/clock/sql-timestamp.js';
 
 /** Generic JSON-LD object schema: representations are open objects of `o:` keys. */
 export const JsonLdObject = Type.Object({}, { additionalProperties: true });

@@ -1,8 +1,7 @@
+import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
+
 /** `YYYY-MM-DD HH:MM:SS` in UTC: how the blog stores and compares publish times. */
-export function utcTimestamp(at: Date | string): string {
-  const date = typeof at === 'string' ? new Date(at) : at;
-  return date.toISOString().slice(0, 19).replace('T', ' ');
-}
+export const utcTimestamp = sqlTimestamp;
 
 /**
  * Accepts `YYYY-MM-DD HH:MM:SS` (UTC) or an ISO 8601 date-time (with or without a zone; without

@@ -60,6 +60,10 @@ function toStored(row: EventRow): StoredEvent {
   };
 }
 
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
 function encode(value: unknown): string {
   const json = JSON.stringify(value) as string | undefined;
   if (json === undefined) throw new TypeError('An event needs data and metadata that JSON can hold.');
@@ -86,9 +90,12 @@ export class SqliteEventStore implements EventStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
+    // No AUTOINCREMENT: rows are never deleted, so the largest position plus one is always new,
+    // and the sqlite_sequence row it would update is one more page written by every commit.
+    // Logs made before keep the keyword; both read and write alike.
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS events (
-        position INTEGER PRIMARY KEY AUTOINCREMENT,
+        position INTEGER PRIMARY KEY,
         stream_id TEXT NOT NULL,
         stream_version INTEGER NOT NULL,
         type TEXT NOT NULL,
@@ -159,7 +166,10 @@ export class SqliteEventStore implements EventStore {
     const versions = new Map<string, number>();
     for (const append of appends) {
       const { streamId, expected } = append;
-      const current = versions.get(streamId) ?? this.statements.streamVersion.get(streamId)?.v ?? 0;
+      const known = versions.get(streamId);
+      // A new stream (expected 0, the usual create) is checked by the unique (stream, version)
+      // index as its first row goes in, which saves a lookup per create.
+      const current = known ?? (expected === 0 ? 0 : this.currentVersion(streamId));
       if (expected !== 'any' && expected !== current) {
         append.error = new VersionConflictError(streamId, expected, current);
         continue;
@@ -169,19 +179,30 @@ export class SqliteEventStore implements EventStore {
       const stored: StoredEvent[] = [];
       for (const event of append.events) {
         version += 1;
-        position = Number(this.statements.insert.run(streamId, version, event.type, event.data, event.metadata).lastInsertRowid);
+        try {
+          position = Number(this.statements.insert.run(streamId, version, event.type, event.data, event.metadata).lastInsertRowid);
+        } catch (error) {
+          if (version !== 1 || known !== undefined || !isUniqueViolation(error)) throw error;
+          // The stream exists after all. The failed insert undid only itself.
+          append.error = new VersionConflictError(streamId, expected, this.currentVersion(streamId));
+          break;
+        }
         stored.push(rawToStored([position, streamId, version, event.type, event.data, event.metadata]));
       }
+      if (append.error) continue;
       versions.set(streamId, version);
       append.result = { streamVersion: version, position };
       append.stored = stored;
     }
   }
 
+  private currentVersion(streamId: string): number {
+    return this.statements.streamVersion.get(streamId)?.v ?? 0;
+  }
+
   async append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
     if (events.length === 0) {
-      const current = this.statements.streamVersion.get(streamId)?.v ?? 0;
-      return { streamVersion: current, position: await this.lastPosition() };
+      return { streamVersion: this.currentVersion(streamId), position: await this.lastPosition() };
     }
     // Encoded now, so an event JSON cannot hold is refused alone, before the group is written.
     const encoded = events.map((event) => ({ type: event.type, data: encode(event.data), metadata: encode(event.metadata) }));

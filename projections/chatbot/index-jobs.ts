@@ -29,6 +29,9 @@ export async function refsToReindex(event: StoredEvent, documents: DocumentStore
   if (!type) return [];
   const id = (event.data as { id?: unknown } | null)?.id;
   if (typeof id !== 'number' || !Number.isInteger(id)) return [];
+  // A post created unpublished has nothing in the index yet, and a later publish is its own
+  // event (or, for a publish time still ahead, the scheduled-posts sweep's).
+  if (event.type === 'BlogPostCreated' && (event.data as { fields?: { status?: unknown } }).fields?.status !== 'published') return [];
   const refs: ResourceRef[] = [{ type, id }];
   if (type === 'item') {
     // A deleted item's media are deleted by their own events, so its media_ids are enough.

@@ -113,3 +113,39 @@ t.test('a subscriber handed this process\'s commits still gets another process\'
   t.same(seen, await store.readAll(0, 10), 'handed events are exactly what a read of the log returns');
   t.notOk('dropped' in (seen[2].data as object), 'data as JSON stored it');
 });
+
+t.test('creating a stream that exists is a version conflict that writes nothing, and its group goes on', async (t) => {
+  const { store } = open(t);
+  await store.append('p-1', [event('Created'), event('Edited')], 0);
+  const results = await Promise.allSettled([
+    store.append('q-1', [event('Kept')], 0),
+    store.append('p-1', [event('Again'), event('AgainEdited')], 0),
+    store.append('r-1', [event('AlsoKept')], 0),
+  ]);
+  t.same(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+  const conflict = (results[1] as PromiseRejectedResult).reason as VersionConflictError;
+  t.ok(conflict instanceof VersionConflictError);
+  t.equal(conflict.actual, 2, 'the conflict names the version the stream is at');
+  t.same((await store.readStream('p-1')).map((e) => e.type), ['Created', 'Edited']);
+  t.same((await store.readAll(0, 10)).map((e) => [e.position, e.type]), [[1, 'Created'], [2, 'Edited'], [3, 'Kept'], [4, 'AlsoKept']]);
+});
+
+t.test('a new log has no AUTOINCREMENT; a log made with it reads and appends alike', async (t) => {
+  const { store, file } = open(t);
+  await store.append('a-1', [event('A')], 0);
+  const reader = new Database(file, { readonly: true });
+  t.notMatch((reader.prepare("SELECT sql FROM sqlite_master WHERE name = 'events'").get() as { sql: string }).sql, /AUTOINCREMENT/);
+  reader.close();
+
+  const oldFile = join(t.testdir(), 'old.sqlite');
+  const old = new Database(oldFile);
+  old.exec(`CREATE TABLE events (position INTEGER PRIMARY KEY AUTOINCREMENT, stream_id TEXT NOT NULL, stream_version INTEGER NOT NULL,
+    type TEXT NOT NULL, data TEXT NOT NULL, metadata TEXT NOT NULL, UNIQUE (stream_id, stream_version))`);
+  old.prepare('INSERT INTO events (stream_id, stream_version, type, data, metadata) VALUES (?, ?, ?, ?, ?)').run('o-1', 1, 'Old', '{}', JSON.stringify(meta));
+  old.close();
+  const reopened = new SqliteEventStore(oldFile);
+  t.teardown(() => reopened.close());
+  t.same(await reopened.append('o-2', [event('New')], 0), { streamVersion: 1, position: 2 });
+  await t.rejects(reopened.append('o-1', [event('Clash')], 0), VersionConflictError);
+  t.same((await reopened.readAll(0, 10)).map((e) => e.type), ['Old', 'New']);
+});

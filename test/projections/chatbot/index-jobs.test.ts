@@ -25,6 +25,8 @@ t.test('which events ask for which resources to be looked at again', async (t) =
   t.same(await refs('SitePageReverted', { id: 5, fields: {} }), [{ type: 'site_page', id: 5 }], 'a revert is an update');
   t.same(await refs('SitePageDeleted', { id: 5 }), [{ type: 'site_page', id: 5 }]);
   t.same(await refs('BlogPostUpdated', { id: 3, fields: {} }), [{ type: 'blog_post', id: 3 }]);
+  t.same(await refs('BlogPostCreated', { id: 4, fields: { status: 'published' } }), [{ type: 'blog_post', id: 4 }]);
+  t.same(await refs('BlogPostCreated', { id: 5, fields: { status: 'draft' } }), [], 'a draft has nothing to index yet');
   t.same(await refs('ItemSetUpdated', { id: 7, fields: {} }), [], 'item sets are not indexed resources');
   t.same(await refs('SiteCreated', { id: 1, fields: {} }), []);
   t.same(await refs('ItemUpdated', { id: 'x' }), [], 'bad data is skipped');

@@ -1,0 +1,20 @@
+import t from 'tap';
+import { sqlTimestamp } from '../../../infra/clock/sql-timestamp.js';
+
+const viaDate = (at: Date | string): string => (typeof at === 'string' ? new Date(at) : at).toISOString().slice(0, 19).replace('T', ' ');
+
+t.test('toISOString strings are cut to the SQL form exactly as a Date would format them', async (t) => {
+  for (let i = 0; i < 2000; i++) {
+    const at = new Date(Date.UTC(1970, 0, 1) + Math.floor(((i * 7919) % 2000) * 31_557_600_000 / 20) + i * 1_234_567);
+    const iso = at.toISOString();
+    if (sqlTimestamp(iso) !== viaDate(iso) || sqlTimestamp(at) !== viaDate(at)) t.fail(iso);
+  }
+  t.equal(sqlTimestamp('2026-11-23T21:34:52.123Z'), '2026-11-23 21:34:52');
+});
+
+t.test('other forms go through a Date, so zones are turned to UTC', async (t) => {
+  t.equal(sqlTimestamp('2026-01-01T10:00:00+02:00'), '2026-01-01 08:00:00');
+  t.equal(sqlTimestamp('2026-01-01T10:00:00Z'), '2026-01-01 10:00:00');
+  t.equal(sqlTimestamp(new Date(Date.UTC(2026, 5, 7, 8, 9, 10))), '2026-06-07 08:09:10');
+  t.throws(() => sqlTimestamp('not a time'), RangeError);
+});
