@@ -8,13 +8,17 @@ interface PendingJob {
   attempts: number;
   backoffMs: number;
   attemptsMade: number;
-  settle: { resolve(result: unknown): void; reject(error: Error): void }[];
+  /** Callers of addAndWait; null for the (usual) job nobody waits on. */
+  settle: { resolve(result: unknown): void; reject(error: Error): void }[] | null;
 }
 
 interface QueueState {
   waiting: Fifo<PendingJob>;
   active: number;
+  /** Unfinished jobs by the jobId they were given, for deduping. */
   known: Map<string, PendingJob>;
+  /** Every job not finished yet (waiting, running or backing off), given an id or not. */
+  unfinished: number;
   handler?: JobHandler<unknown, unknown>;
   concurrency: number;
   idleWaiters: (() => void)[];
@@ -24,11 +28,14 @@ interface QueueState {
 export class InProcessJobQueue implements JobQueue {
   private readonly queues = new Map<string, QueueState>();
   private closed = false;
+  /** Prefix of the counter ids, so ids of two queue instances never meet (in logs, say). */
+  private readonly instance = randomUUID().slice(0, 8);
+  private counter = 0;
 
   private state(name: string): QueueState {
     let state = this.queues.get(name);
     if (!state) {
-      state = { waiting: new Fifo<PendingJob>(), active: 0, known: new Map(), concurrency: 1, idleWaiters: [] };
+      state = { waiting: new Fifo<PendingJob>(), active: 0, known: new Map(), unfinished: 0, concurrency: 1, idleWaiters: [] };
       this.queues.set(name, state);
     }
     return state;
@@ -38,15 +45,18 @@ export class InProcessJobQueue implements JobQueue {
     const state = this.state(queue);
     const existing = options.jobId ? state.known.get(options.jobId) : undefined;
     if (existing) return existing;
+    // Without a given id, a counter names the job: jobs live only in this process, and a
+    // start-up backlog of index jobs is a hundred thousand of them.
     const job: PendingJob = {
-      id: options.jobId ?? randomUUID(),
+      id: options.jobId ?? `${this.instance}:${(this.counter += 1)}`,
       data,
       attempts: Math.max(1, options.attempts ?? 1),
       backoffMs: options.backoffMs ?? 100,
       attemptsMade: 0,
-      settle: [],
+      settle: null,
     };
-    state.known.set(job.id, job);
+    if (options.jobId) state.known.set(job.id, job);
+    state.unfinished += 1;
     state.waiting.push(job);
     queueMicrotask(() => this.pump(queue));
     return job;
@@ -64,7 +74,7 @@ export class InProcessJobQueue implements JobQueue {
       const timer = options.timeoutMs
         ? setTimeout(() => reject(new JobFailedError(`Job ${job.id} did not finish in time.`)), options.timeoutMs)
         : undefined;
-      job.settle.push({
+      (job.settle ??= []).push({
         resolve: (result) => {
           clearTimeout(timer);
           resolve(result as Result);
@@ -92,7 +102,8 @@ export class InProcessJobQueue implements JobQueue {
       state.active += 1;
       void this.run(queue, state, job);
     }
-    if (state.active === 0 && state.waiting.length === 0) {
+    // A job backing off between attempts is neither waiting nor active, yet not finished.
+    if (state.active === 0 && state.waiting.length === 0 && state.unfinished === 0) {
       const waiters = state.idleWaiters.splice(0);
       for (const wake of waiters) wake();
     }
@@ -102,8 +113,8 @@ export class InProcessJobQueue implements JobQueue {
     const handler = state.handler as JobHandler<unknown, unknown>;
     try {
       const result = await handler(job.data, { id: job.id, attemptsMade: job.attemptsMade });
-      state.known.delete(job.id);
-      for (const waiter of job.settle) waiter.resolve(result);
+      this.finished(state, job);
+      for (const waiter of job.settle ?? []) waiter.resolve(result);
     } catch (error) {
       job.attemptsMade += 1;
       const permanent = error instanceof PermanentJobError;
@@ -113,9 +124,9 @@ export class InProcessJobQueue implements JobQueue {
           this.pump(queue);
         }, job.backoffMs * job.attemptsMade);
       } else {
-        state.known.delete(job.id);
+        this.finished(state, job);
         const message = error instanceof Error ? error.message : String(error);
-        for (const waiter of job.settle) waiter.reject(new JobFailedError(message));
+        for (const waiter of job.settle ?? []) waiter.reject(new JobFailedError(message));
       }
     } finally {
       state.active -= 1;
@@ -126,9 +137,14 @@ export class InProcessJobQueue implements JobQueue {
     }
   }
 
+  private finished(state: QueueState, job: PendingJob): void {
+    if (state.known.get(job.id) === job) state.known.delete(job.id);
+    state.unfinished -= 1;
+  }
+
   drain(queue: string): Promise<void> {
     const state = this.state(queue);
-    if (state.active === 0 && state.waiting.length === 0 && state.known.size === 0) return Promise.resolve();
+    if (state.active === 0 && state.waiting.length === 0 && state.unfinished === 0) return Promise.resolve();
     return new Promise((resolve) => state.idleWaiters.push(resolve));
   }
 

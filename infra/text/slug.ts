@@ -24,13 +24,29 @@ export function slugify(text: string, maxLength = 190): string {
 }
 
 /**
- * The first of `base`, `base-2`, `base-3`, ... that `isTaken` says is free. Used for slugs that
- * must be unique in a scope (blog posts, categories, sibling folders).
+ * A free slug from `base`: `base` itself, else `base-N` for the first free N after a run of
+ * taken ones. Used for slugs that must be unique in a scope (blog posts, categories, sibling
+ * folders).
+ *
+ * Suffixes are handed out in order, so the taken ones are nearly always 2..k: the search
+ * gallops (2, 4, 8, ...) to a free suffix and then halves back to the first free one, in
+ * O(log k) look-ups instead of k. A hundred posts titled alike cost seven, not a hundred.
+ * Where a suffix in the run was freed (its post deleted or renamed), the answer is still free
+ * and unique, though not always the lowest free one.
  */
 export async function uniqueSlug(base: string, isTaken: (slug: string) => Promise<boolean>): Promise<string> {
   if (!(await isTaken(base))) return base;
-  for (let n = 2; ; n++) {
-    const candidate = `${base}-${n}`;
-    if (!(await isTaken(candidate))) return candidate;
+  const withSuffix = (n: number) => `${base}-${n}`;
+  let taken = 1; // the base itself
+  let free = 2;
+  while (await isTaken(withSuffix(free))) {
+    taken = free;
+    free *= 2;
   }
+  while (free - taken > 1) {
+    const middle = Math.floor((taken + free) / 2);
+    if (await isTaken(withSuffix(middle))) taken = middle;
+    else free = middle;
+  }
+  return withSuffix(free);
 }

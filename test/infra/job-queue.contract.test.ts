@@ -75,6 +75,21 @@ function jobQueueContract(name: string, factory: Factory | null, skip?: string):
       t.same(attempts, [0, 1, 2], 'three attempts, each told how many came before');
     });
 
+    t.test('drain waits for a job that is backing off between attempts', async (t) => {
+      const queue = await make(t);
+      let attempts = 0;
+      let succeeded = false;
+      await queue.process<null, void>('backing-off', async () => {
+        attempts += 1;
+        if (attempts === 1) throw new Error('first attempt fails');
+        succeeded = true;
+      });
+      await queue.add('backing-off', null, { attempts: 2, backoffMs: 300 });
+      await within(queue.drain('backing-off'), 10_000, 'drain');
+      t.equal(attempts, 2);
+      t.ok(succeeded, 'drain resolved only after the retry ran');
+    });
+
     t.test('a job that fails every attempt rejects with JobFailedError carrying the message', async (t) => {
       const queue = await make(t);
       let calls = 0;

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { DependencyUnavailableError } from '../../infra/errors.js';
 import type { JobQueue } from '../../infra/job-queue/port.js';
 import { resourceKey } from '../../infra/vector-index/port.js';
@@ -74,7 +73,8 @@ export class IndexScheduler {
   private async add(key: string, ref: ResourceRef): Promise<void> {
     this.waiting.add(key);
     try {
-      await this.jobs.add<ResourceRef>(INDEX_QUEUE, { type: ref.type, id: ref.id }, { jobId: `${key}:${randomUUID()}`, attempts: 3, backoffMs: 500 });
+      // No jobId: `waiting` already dedupes, and a jobId would make BullMQ look the id up first.
+      await this.jobs.add<ResourceRef>(INDEX_QUEUE, { type: ref.type, id: ref.id }, { attempts: 3, backoffMs: 500 });
     } catch (error) {
       this.waiting.delete(key);
       throw error;

@@ -35,8 +35,34 @@ t.test('the plain-ASCII shortcut gives exactly what the library gives', async (t
   }
 });
 
-t.test('uniqueSlug takes the first free of base, base-2, base-3', async (t) => {
+t.test('uniqueSlug takes the base, else the first free suffix after the taken run', async (t) => {
   const taken = new Set(['maps', 'maps-2']);
-  t.equal(await uniqueSlug('maps', async (s) => taken.has(s)), 'maps-3');
-  t.equal(await uniqueSlug('globes', async (s) => taken.has(s)), 'globes');
+  const isTaken = async (s: string) => taken.has(s);
+  t.equal(await uniqueSlug('maps', isTaken), 'maps-3');
+  t.equal(await uniqueSlug('globes', isTaken), 'globes');
+  taken.add('globes');
+  t.equal(await uniqueSlug('globes', isTaken), 'globes-2');
+  for (let count = 3; count <= 40; count++) {
+    taken.add(await uniqueSlug('maps', isTaken));
+    t.ok(taken.has(`maps-${count}`), `one after another they are numbered in order (${count})`);
+  }
+});
+
+t.test('a long run of taken suffixes costs a logarithmic number of look-ups', async (t) => {
+  const taken = new Set(['news']);
+  for (let n = 2; n <= 5000; n++) taken.add(`news-${n}`);
+  let lookUps = 0;
+  const slug = await uniqueSlug('news', async (s) => {
+    lookUps++;
+    return taken.has(s);
+  });
+  t.equal(slug, 'news-5001');
+  t.ok(lookUps <= 30, `${lookUps} look-ups for 5,000 taken`);
+});
+
+t.test('with a freed suffix in the run, the answer is still free', async (t) => {
+  const taken = new Set(['maps', 'maps-2', 'maps-4', 'maps-5']);
+  const slug = await uniqueSlug('maps', async (s) => taken.has(s));
+  t.notOk(taken.has(slug));
+  t.match(slug, /^maps-\d+$/);
 });
