@@ -23,6 +23,12 @@ export interface Runtime {
   jobs: JobQueue;
   projections: ProjectionRunner;
   modules: readonly AppModule[];
+  /**
+   * Whether this process runs the modules' job workers (the server does; the CLIs do not). A
+   * CLI enqueues no background jobs: the embedded queue would only hold them until it exits,
+   * and the server's own projections see the CLI's events and enqueue what they need.
+   */
+  runsWorkers: boolean;
   /** The context commands run in, for a user (null: the system or an anonymous caller). */
   commandContext(userId: number | null, requestId?: string): CommandContext;
   close(): Promise<void>;
@@ -65,6 +71,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     jobs: infra.jobs,
     projections,
     modules,
+    runsWorkers: options.startWorkers !== false,
     commandContext(userId, requestId) {
       return {
         eventStore: infra.eventStore,
@@ -83,7 +90,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
   };
   for (const module of modules) await module.init?.(runtime);
   await projections.start();
-  if (options.startWorkers !== false) {
+  if (runtime.runsWorkers) {
     for (const module of modules) await module.startWorkers?.(runtime);
   }
   await projections.catchUp();

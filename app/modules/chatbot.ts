@@ -36,6 +36,8 @@ export const chatbotModule: AppModule = {
       indexing: new IndexScheduler(runtime.jobs, runtime.logger),
     });
     // After each batch the read models hold the new state: the index jobs then read it.
+    // A rebuild or import replays a million events in a CLI with no worker to run the jobs.
+    if (!runtime.runsWorkers) return;
     runtime.projections.onBatch(async (batch) => {
       const { indexing } = chatbotServices(runtime);
       for (const event of batch) {
