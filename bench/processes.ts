@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { SERVE_NODE_FLAGS } from '../bin/serve-flags.js';
 import { freePort } from '../infra/net/free-port.js';
 import { fileURLToPath } from 'node:url';
 
@@ -83,11 +84,12 @@ export async function startProcess(
   env: NodeJS.ProcessEnv,
   probePath: string,
   timeoutMs = 600_000,
+  nodeFlags: readonly string[] = [],
 ): Promise<RunningProcess> {
   const port = await freePort();
   // Compiled JavaScript (dist/) runs as it is; TypeScript goes through tsx.
   const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
-  const child = spawn(process.execPath, [...cpuProfileArgs(), ...loader, script, ...args], {
+  const child = spawn(process.execPath, [...nodeFlags, ...cpuProfileArgs(), ...loader, script, ...args], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -107,7 +109,7 @@ export async function startProcess(
   return { pid: child.pid, url, stop: () => stopChild(child) };
 }
 
-/** The application server as `npm start` runs it (compiled, dist/bin/serve.js) on embedded defaults over `dataDir`. */
+/** The application server as `npm start` runs it (compiled, dist/bin/serve.js, its node flags) on embedded defaults over `dataDir`. */
 export function startAppServer(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<RunningProcess> {
-  return startProcess('dist/bin/serve.js', [], { DATA_DIR: dataDir, ...env }, '/api/sites');
+  return startProcess('dist/bin/serve.js', [], { DATA_DIR: dataDir, ...env }, '/api/sites', undefined, SERVE_NODE_FLAGS);
 }

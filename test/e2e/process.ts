@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { SERVE_NODE_FLAGS } from '../../bin/serve-flags.js';
 import { freePort } from '../../infra/net/free-port.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -49,11 +50,11 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts `bin/serve.ts` under tsx (`npm start` runs the same file compiled to dist/) and waits until it answers HTTP. */
+/** Starts `bin/serve.ts` under tsx with `npm start`'s node flags (it runs the same file compiled to dist/) and waits until it answers HTTP. */
 export async function startServer(env: Record<string, string>, timeoutMs = 60_000): Promise<ServerProcess> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin', 'serve.ts')], {
+  const child = spawn(process.execPath, [...SERVE_NODE_FLAGS, '--import', 'tsx', join(ROOT, 'bin', 'serve.ts')], {
     cwd: ROOT,
     env: childEnv({ HOST: '127.0.0.1', PORT: String(port), ...env }),
     stdio: ['ignore', 'ignore', 'pipe'],
