@@ -326,6 +326,8 @@ export class MemoryDocumentStore implements DocumentStore {
 
   async dropAll(): Promise<void> {
     for (const collection of this.collections.values()) collection.forgetAll();
+    // None of the young documents is stored any more: holding them would only keep them alive.
+    this.young.clear();
     this.host.strings.abandon();
   }
 

@@ -51,6 +51,15 @@ interface ShapeParts {
   shape: string;
 }
 
+/** Adds a key whose string is in the file at `offset` (`length` bytes) to the copy being assembled. */
+function addSpilledPart(parts: ShapeParts, key: string, offset: number, length: number): void {
+  parts.keys.push(key);
+  parts.locations.push(offset, length);
+  parts.values.push(undefined);
+  parts.spilledKeys.push(true);
+  parts.shape += `+${key.length}:${key}`;
+}
+
 /** Shapes whose builders are kept; past this the cache starts over (documents of one collection have a few shapes). */
 const MAX_SHAPES = 1000;
 
@@ -223,11 +232,7 @@ export class SpilledStrings {
         const field = this.fields.get(key);
         const offset = field ? source[field.offset] : undefined;
         if (field && typeof offset === 'number') {
-          parts.keys.push(key);
-          parts.locations.push(offset, source[field.length] as number);
-          parts.values.push(undefined);
-          parts.spilledKeys.push(true);
-          parts.shape += `+${key.length}:${key}`;
+          addSpilledPart(parts, key, offset, source[field.length] as number);
           continue;
         }
       }
@@ -241,15 +246,12 @@ export class SpilledStrings {
 
   /** Adds a key and its value to the copy being assembled, spilling the value if it is long. */
   private addPart(parts: ShapeParts, key: string, value: unknown): void {
-    parts.keys.push(key);
     if (spillable(value)) {
       const { offset, length } = this.currentGeneration().append(value);
-      parts.locations.push(offset, length);
-      parts.values.push(undefined);
-      parts.spilledKeys.push(true);
+      addSpilledPart(parts, key, offset, length);
       this.live += length;
-      parts.shape += `+${key.length}:${key}`;
     } else {
+      parts.keys.push(key);
       parts.values.push(value);
       parts.spilledKeys.push(false);
       parts.shape += `-${key.length}:${key}`;

@@ -39,7 +39,7 @@ export class YoungDocuments<Owner> {
     this.spillDownTo(0);
   }
 
-  /** Forgets the young documents without spilling them (the store is closing). */
+  /** Forgets the young documents without spilling them (the store is closing, or was emptied). */
   clear(): void {
     while (this.young.take()) {
       // Dropped.
