@@ -30,7 +30,8 @@ async function createEventStore(config: AppConfig): Promise<EventStore> {
     const { EventStoreDbEventStore } = await import('./event-store/eventstoredb.js');
     return new EventStoreDbEventStore(config.eventStoreUrl);
   }
-  return new SqliteEventStore(eventLogFile(config));
+  // Committing on its own thread keeps the SQLite work of every write off the event loop.
+  return new SqliteEventStore(eventLogFile(config), { commitThread: true });
 }
 
 async function createDocumentStore(config: AppConfig): Promise<DocumentStore> {

@@ -1,7 +1,6 @@
-import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import type Database from 'better-sqlite3';
 import { VersionConflictError } from '../errors.js';
+import { InlineGroupWriter, type GroupWriter } from './group-writer.js';
 import { pollingSubscription } from './polling-subscription.js';
 import type {
   AllEventsHandler,
@@ -12,18 +11,13 @@ import type {
   StoredEvent,
   Subscription,
 } from './port.js';
+import { openEventLog, type EncodedEvent, type GroupOutcome } from './sqlite-log.js';
+import { ThreadGroupWriter } from './thread-group-writer.js';
 
 interface EventRow {
   position: number;
   stream_id: string;
   stream_version: number;
-  type: string;
-  data: string;
-  metadata: string;
-}
-
-/** An event as it goes into its row: the JSON is made when the append is issued. */
-interface EncodedEvent {
   type: string;
   data: string;
   metadata: string;
@@ -35,10 +29,6 @@ interface PendingAppend {
   expected: ExpectedVersion;
   resolve(result: AppendResult): void;
   reject(error: unknown): void;
-  result?: AppendResult;
-  /** The events as a reader of the log will see them, once the append succeeded. */
-  stored?: StoredEvent[];
-  error?: unknown;
 }
 
 /** A row of `SELECT ${COLUMNS}` read with `.raw()`: arrays skip building a row object per event. */
@@ -60,56 +50,43 @@ function toStored(row: EventRow): StoredEvent {
   };
 }
 
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_UNIQUE';
-}
-
 function encode(value: unknown): string {
   const json = JSON.stringify(value) as string | undefined;
   if (json === undefined) throw new TypeError('An event needs data and metadata that JSON can hold.');
   return json;
 }
 
+export interface SqliteEventStoreOptions {
+  /**
+   * Commit on a worker thread with its own connection (see ThreadGroupWriter) rather than on
+   * the caller's thread. For the server, whose event loop is what limits writes; not for
+   * ':memory:', which one connection alone sees.
+   */
+  commitThread?: boolean;
+}
+
 /**
  * The embedded event store: one SQLite file in WAL mode. Appends run in one transaction, so a
- * crash leaves either the whole append or none of it.
+ * crash leaves either the whole append or none of it. Reads use this thread's connection.
  */
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   /** In-process subscribers, told of every group commit with the events it wrote. */
   private readonly listeners = new Set<(committed: StoredEvent[]) => void>();
   private readonly statements;
-  /** Built once: better-sqlite3 builds a new wrapper on every transaction() call, which costs more than a small append. */
-  private readonly groupTransaction: Database.Transaction<(appends: PendingAppend[]) => void>;
-  /** Appends waiting for the next group commit (the next setImmediate). */
+  private readonly writer: GroupWriter;
+  /** Appends waiting for the next group commit. */
   private pending: PendingAppend[] = [];
+  private flushScheduled = false;
+  /** Groups sent to the writer and not yet answered. */
+  private readonly inFlight = new Set<Promise<void>>();
 
-  constructor(file: string) {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
-    // No AUTOINCREMENT: rows are never deleted, so the largest position plus one is always new,
-    // and the sqlite_sequence row it would update is one more page written by every commit.
-    // Logs made before keep the keyword; both read and write alike.
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS events (
-        position INTEGER PRIMARY KEY,
-        stream_id TEXT NOT NULL,
-        stream_version INTEGER NOT NULL,
-        type TEXT NOT NULL,
-        data TEXT NOT NULL,
-        metadata TEXT NOT NULL,
-        UNIQUE (stream_id, stream_version)
-      );
-    `);
+  constructor(file: string, options: SqliteEventStoreOptions = {}) {
+    if (options.commitThread && file === ':memory:') throw new TypeError('An in-memory event log cannot be committed from another thread.');
+    this.db = openEventLog(file);
     this.statements = {
       streamVersion: this.db.prepare<[string], { v: number | null }>(
         'SELECT MAX(stream_version) AS v FROM events WHERE stream_id = ?',
-      ),
-      insert: this.db.prepare(
-        'INSERT INTO events (stream_id, stream_version, type, data, metadata) VALUES (?, ?, ?, ?, ?)',
       ),
       readStream: this.db.prepare<[string], EventRow>(
         'SELECT * FROM events WHERE stream_id = ? ORDER BY stream_version',
@@ -121,79 +98,62 @@ export class SqliteEventStore implements EventStore {
       lastPosition: this.db.prepare<[], { p: number | null }>('SELECT MAX(position) AS p FROM events'),
       count: this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM events'),
     };
-    this.groupTransaction = this.db.transaction((appends: PendingAppend[]) => this.writeGroup(appends));
+    this.writer = options.commitThread ? new ThreadGroupWriter(file) : new InlineGroupWriter(this.db);
   }
 
   /**
    * Group commit: appends issued in the same turn of the event loop share one transaction, so
    * one commit (one WAL write) serves many. The flush waits for setImmediate rather than a
    * microtask: HTTP requests that arrive together are handled in separate I/O callbacks of one
-   * turn, and only a flush after all of them lets their appends share a commit. Each append
-   * keeps its own expected-version check, made in order against the log as the earlier appends
-   * of the group left it.
+   * turn, and only a flush after all of them lets their appends share a commit. The writer
+   * commits groups in the order sent, so each append's version check sees the groups before
+   * it, and groups are answered (and told to subscribers) in that order.
    */
-  private flushPending(): void {
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.flush();
+    });
+  }
+
+  private flush(): void {
     const appends = this.pending;
     if (appends.length === 0) return;
     this.pending = [];
-    try {
-      // IMMEDIATE takes the write lock before the version checks read, so another process's
-      // commit cannot slip in between a check and its insert.
-      this.groupTransaction.immediate(appends);
-    } catch (error) {
-      // The commit itself failed: nothing of the group was written.
-      for (const append of appends) append.reject(error);
-      return;
-    }
-    const committed: StoredEvent[] = [];
-    for (const append of appends) {
-      if (append.result) {
-        if (append.stored) for (const event of append.stored) committed.push(event);
-        append.resolve(append.result);
-      } else append.reject(append.error);
-    }
-    for (const listener of this.listeners) listener(committed);
+    const group = appends.map(({ streamId, events, expected }) => ({ streamId, events, expected }));
+    const answered = this.writer.write(group).then(
+      (outcomes) => this.settle(appends, outcomes),
+      (error: unknown) => {
+        // The commit itself failed: nothing of the group was written.
+        for (const append of appends) append.reject(error);
+      },
+    );
+    this.inFlight.add(answered);
+    void answered.finally(() => this.inFlight.delete(answered));
   }
 
   /**
-   * Writes a group inside its transaction. Each append checks its expected version against the
-   * log as the appends before it in the group left it (`versions`); one that fails its check is
-   * refused alone and writes nothing. Any other failure throws, and the whole group is undone.
-   * The stored events are decoded from the very JSON written, so subscribers handed them see
-   * exactly what a later read of the log returns.
+   * Answers every append of a committed group and tells subscribers of the events written,
+   * decoded from the very JSON written, so they see exactly what a later read of the log returns.
    */
-  private writeGroup(appends: PendingAppend[]): void {
-    const versions = new Map<string, number>();
-    for (const append of appends) {
-      const { streamId, expected } = append;
-      const known = versions.get(streamId);
-      // A new stream (expected 0, the usual create) is checked by the unique (stream, version)
-      // index as its first row goes in, which saves a lookup per create.
-      const current = known ?? (expected === 0 ? 0 : this.currentVersion(streamId));
-      if (expected !== 'any' && expected !== current) {
-        append.error = new VersionConflictError(streamId, expected, current);
-        continue;
+  private settle(appends: PendingAppend[], outcomes: GroupOutcome[]): void {
+    const committed: StoredEvent[] = [];
+    appends.forEach((append, i) => {
+      const outcome = outcomes[i];
+      if ('conflict' in outcome) {
+        append.reject(new VersionConflictError(append.streamId, append.expected, outcome.conflict));
+        return;
       }
-      let version = current;
-      let position = 0;
-      const stored: StoredEvent[] = [];
-      for (const event of append.events) {
-        version += 1;
-        try {
-          position = Number(this.statements.insert.run(streamId, version, event.type, event.data, event.metadata).lastInsertRowid);
-        } catch (error) {
-          if (version !== 1 || known !== undefined || !isUniqueViolation(error)) throw error;
-          // The stream exists after all. The failed insert undid only itself.
-          append.error = new VersionConflictError(streamId, expected, this.currentVersion(streamId));
-          break;
-        }
-        stored.push(rawToStored([position, streamId, version, event.type, event.data, event.metadata]));
-      }
-      if (append.error) continue;
-      versions.set(streamId, version);
-      append.result = { streamVersion: version, position };
-      append.stored = stored;
-    }
+      const { streamId, events } = append;
+      const firstVersion = outcome.streamVersion - events.length + 1;
+      events.forEach((event, j) => {
+        committed.push(rawToStored([outcome.firstPosition + j, streamId, firstVersion + j, event.type, event.data, event.metadata]));
+      });
+      append.resolve({ streamVersion: outcome.streamVersion, position: outcome.firstPosition + events.length - 1 });
+    });
+    for (const listener of this.listeners) listener(committed);
   }
 
   private currentVersion(streamId: string): number {
@@ -207,8 +167,8 @@ export class SqliteEventStore implements EventStore {
     // Encoded now, so an event JSON cannot hold is refused alone, before the group is written.
     const encoded = events.map((event) => ({ type: event.type, data: encode(event.data), metadata: encode(event.metadata) }));
     return new Promise<AppendResult>((resolve, reject) => {
-      if (this.pending.length === 0) setImmediate(() => this.flushPending());
       this.pending.push({ streamId, events: encoded, expected, resolve, reject });
+      this.scheduleFlush();
     });
   }
 
@@ -247,7 +207,9 @@ export class SqliteEventStore implements EventStore {
 
   async close(): Promise<void> {
     // Appends already issued are written (and answered) before the file closes.
-    if (this.pending.length > 0 && this.db.open) this.flushPending();
+    this.flush();
+    await Promise.all(this.inFlight);
+    await this.writer.close();
     this.listeners.clear();
     if (this.db.open) this.db.close();
   }

@@ -228,6 +228,12 @@ eventStoreContract('SQLite event store', async (t) => {
   return store;
 });
 
+eventStoreContract('SQLite event store, committing on its own thread (as the server does)', async (t) => {
+  const store = new SqliteEventStore(join(t.testdir(), 'events.sqlite'), { commitThread: true });
+  t.teardown(() => store.close());
+  return store;
+});
+
 eventStoreContract(
   'EventStoreDB event store',
   EVENTSTORE_URL

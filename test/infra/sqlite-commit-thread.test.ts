@@ -1,0 +1,71 @@
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import t from 'tap';
+import type { NewEvent } from '../../infra/event-store/port.js';
+import { SqliteEventStore } from '../../infra/event-store/sqlite.js';
+
+const meta = { userId: 1, at: '2026-01-02T03:04:05.000Z' };
+const event = (type: string): NewEvent => ({ type, data: { type }, metadata: meta });
+
+/** The store's commit thread, reached past its privacy to stop it as a crash would. */
+function commitThreadOf(store: SqliteEventStore): Worker {
+  const writer = (store as unknown as { writer: { worker: Worker | null } }).writer;
+  if (!writer.worker) throw new Error('no commit thread running');
+  return writer.worker;
+}
+
+t.test('an in-memory log cannot be committed from another thread', async (t) => {
+  t.throws(() => new SqliteEventStore(':memory:', { commitThread: true }), TypeError);
+});
+
+t.test('a commit thread that stops refuses the group it held; the next append starts a new one', async (t) => {
+  const store = new SqliteEventStore(join(t.testdir(), 'events.sqlite'), { commitThread: true });
+  t.teardown(() => store.close());
+  await store.append('a-1', [event('Before')], 0);
+  const thread = commitThreadOf(store);
+  const held = store.append('a-1', [event('Held')], 1);
+  // Stopping as the group is sent (the flush comes in this turn; the thread's exit is told in a later one).
+  const stopped = thread.terminate();
+  await t.rejects(held, /commit thread stopped/, 'a group out when the thread stops is not acknowledged');
+  await stopped;
+  const after = await store.append('b-1', [event('After')], 0);
+  t.equal(after.streamVersion, 1, 'a new thread commits');
+  t.same((await store.readAll(0, 10)).map((e) => e.type), ['Before', 'After']);
+});
+
+t.test('a whole-group failure on the thread reaches every append of the group as the SQLite error', async (t) => {
+  const file = join(t.testdir(), 'events.sqlite');
+  const store = new SqliteEventStore(file, { commitThread: true });
+  t.teardown(() => store.close());
+  await store.append('a-1', [event('First')], 0);
+  // Another connection holds the write lock past the thread's busy timeout would be slow; a
+  // trigger that refuses the insert fails the group inside the thread instead.
+  const { default: Database } = await import('better-sqlite3');
+  const other = new Database(file);
+  other.exec("CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.type = 'Refused' BEGIN SELECT RAISE(ABORT, 'refused by trigger'); END;");
+  other.close();
+  const results = await Promise.allSettled([store.append('b-1', [event('Kept?')], 0), store.append('c-1', [event('Refused')], 0)]);
+  t.match(results, [
+    { status: 'rejected', reason: { name: 'SqliteError', message: /refused by trigger/ } },
+    { status: 'rejected', reason: { name: 'SqliteError', message: /refused by trigger/ } },
+  ]);
+  t.same((await store.readAll(0, 10)).map((e) => e.type), ['First'], 'nothing of the group was written');
+});
+
+t.test('an idle store does not keep the process alive, and a pending append does', async (t) => {
+  const script = join(t.testdir(), 'idle.mts');
+  const storeModule = new URL('../../infra/event-store/sqlite.ts', import.meta.url).href;
+  writeFileSync(
+    script,
+    `import { SqliteEventStore } from ${JSON.stringify(storeModule)};
+const store = new SqliteEventStore(${JSON.stringify(join(t.testdir(), 'events.sqlite'))}, { commitThread: true });
+// Never closed: once the append is answered, nothing should hold the process.
+store.append('a-1', [{ type: 'A', data: {}, metadata: { userId: 1, at: 'now' } }], 0).then((r) => console.log(JSON.stringify(r)));
+`,
+  );
+  const run = spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', timeout: 30_000 });
+  t.equal(run.status, 0, run.stderr);
+  t.same(JSON.parse(run.stdout), { streamVersion: 1, position: 1 }, 'the append was answered before the process ended');
+});
