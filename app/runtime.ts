@@ -1,6 +1,7 @@
 import pino, { type Logger } from 'pino';
 import { join } from 'node:path';
-import type { CommandContext } from '../commands/command-context.js';
+import { metadataFor, type CommandContext } from '../commands/command-context.js';
+import { releaseReservedIds } from '../commands/sequence.js';
 import { systemClock, type Clock } from '../infra/clock/port.js';
 import type { DocumentStore } from '../infra/document-store/port.js';
 import type { EventBus } from '../infra/event-bus/port.js';
@@ -85,6 +86,8 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     async close() {
       await projections.stop();
       for (const module of [...modules].reverse()) await module.stop?.(runtime);
+      // Nothing takes ids any more: the next process goes on from the last one taken.
+      await releaseReservedIds(infra.eventStore, metadataFor(runtime.commandContext(null)));
       await infra.close();
     },
   };

@@ -4,25 +4,45 @@ import { metadataFor, type CommandContext } from './command-context.js';
 
 /**
  * Integer ids come from a sequence per resource type kept in the event store itself (stream
- * `sequence-{type}`, events IdAllocated), so they survive restarts and replays.
+ * `sequence-{type}`), so they survive restarts and replays.
  */
 const streamFor = (resourceType: string) => `sequence-${resourceType}`;
 
-/** Every id up to `id` is taken; `from` is the first id this event took (absent in older logs). */
+/**
+ * Ids a process takes ahead of need under concurrent plain next-id claims, as PostgreSQL logs
+ * sequence values 32 at a time: a create then needs no commit of its own for its id, only one
+ * in RESERVE does. Claims made one at a time take none, so their ids stay gapless whatever
+ * happens. What a process reserved and did not use is given back when it closes; a crash (or a
+ * backup taken meanwhile, restored) leaves it unused, a gap in the ids.
+ */
+export const RESERVE = 32;
+
+/** Every id up to `id` is taken (or reserved by the process that wrote it); `from` is the first id this event took (absent in older logs). */
 interface IdAllocatedData {
   id: number;
   from?: number;
 }
 
-/** The last id of a sequence and its stream version, as this process last knew them. */
+/** A closing process gives back its unused reserve: every id after `id` is free again. */
+interface IdsReleasedData {
+  id: number;
+}
+
+/** The sequence as this process last knew it. */
 interface SequenceState {
+  /** The last id taken, here or (as far as the log said) elsewhere. */
   lastId: number;
+  /** The log holds every id up to this one as taken: ids after lastId up to here are this process's to give. */
+  recordedThrough: number;
+  /** The stream version that recorded them. */
   version: number;
 }
 
 /** One caller waiting for an id: `choose` picks it from the last id taken (null: nothing to take). */
 interface Claim {
   choose(last: number): number | null;
+  /** A plain next id, which may take a reserve; an id given from outside records only itself. */
+  reserves: boolean;
   metadata: EventMetadata;
   resolve(id: number): void;
   reject(error: unknown): void;
@@ -32,12 +52,13 @@ const MAX_ATTEMPTS = 20;
 
 /**
  * One sequence stream in one process. Claims are served in batches: the first claim is
- * appended at once, and every claim that arrives while an append is in flight waits for the
- * next one, which takes all their ids in a single IdAllocated event. Under concurrent creates
- * that is one append per batch instead of one per id, and the ids stay gapless and in claim
+ * served at once, and every claim that arrives while an append is in flight waits for the
+ * next batch. An id within what the log already holds as this process's is given without an
+ * append; otherwise one IdAllocated event records every id of the batch and, when several
+ * claims queued and one is a plain next-id claim, a reserve of RESERVE ids after them. Ids are given in claim
  * order. The state is trusted between appends: another process appending to the sequence (the
- * import CLI) makes the append fail with a version conflict, and the batch is then retried
- * from the log as it is.
+ * import CLI) makes the next append fail with a version conflict, and the batch is then
+ * retried from the log as it is.
  */
 class SequenceAllocator {
   private state: SequenceState | null = null;
@@ -49,9 +70,9 @@ class SequenceAllocator {
     private readonly stream: string,
   ) {}
 
-  claim(choose: Claim['choose'], metadata: EventMetadata): Promise<number> {
+  claim(choose: Claim['choose'], reserves: boolean, metadata: EventMetadata): Promise<number> {
     return new Promise<number>((resolve, reject) => {
-      this.waiting.push({ choose, metadata, resolve, reject });
+      this.waiting.push({ choose, reserves, metadata, resolve, reject });
       if (!this.draining) void this.drain();
     });
   }
@@ -69,7 +90,7 @@ class SequenceAllocator {
     }
   }
 
-  /** Takes the ids of a batch in one append; settles every claim of it, never throws. */
+  /** Takes the ids of a batch, in one append at most; settles every claim of it, never throws. */
   private async serve(batch: Claim[]): Promise<void> {
     let lastError: unknown = null;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -83,10 +104,14 @@ class SequenceAllocator {
           last = id;
           return id;
         });
-        if (last !== state.lastId) {
-          const data: IdAllocatedData = { id: last, from: state.lastId + 1 };
+        if (last > state.recordedThrough) {
+          // Claims that queued behind an allocation in flight show concurrent creates: reserve for the next ones.
+          const through = batch.length > 1 && batch.some((claim) => claim.reserves) ? last + RESERVE : last;
+          const data: IdAllocatedData = { id: through, from: state.recordedThrough + 1 };
           const result = await this.store.append(this.stream, [{ type: 'IdAllocated', data, metadata: batch[0].metadata }], state.version);
-          this.state = { lastId: last, version: result.streamVersion };
+          this.state = { lastId: last, recordedThrough: through, version: result.streamVersion };
+        } else {
+          state.lastId = last;
         }
         batch.forEach((claim, i) => claim.resolve(ids[i]));
         return;
@@ -102,7 +127,26 @@ class SequenceAllocator {
 
   private async readState(): Promise<SequenceState> {
     const last = await this.store.readLastEvent(this.stream);
-    return { lastId: last ? (last.data as IdAllocatedData).id : 0, version: last ? last.streamVersion : 0 };
+    const lastId = last ? (last.data as IdAllocatedData | IdsReleasedData).id : 0;
+    return { lastId, recordedThrough: lastId, version: last ? last.streamVersion : 0 };
+  }
+
+  /**
+   * Gives back the reserve this process did not use, so the next process goes on from the last
+   * id taken. Only if the log is as this process left it: after another process's append, the
+   * ids it holds are not this one's to give back, and they stay unused.
+   */
+  async release(metadata: EventMetadata): Promise<void> {
+    while (this.draining) await new Promise((resolve) => setImmediate(resolve));
+    const state = this.state;
+    if (!state || state.recordedThrough === state.lastId) return;
+    this.state = null;
+    const data: IdsReleasedData = { id: state.lastId };
+    try {
+      await this.store.append(this.stream, [{ type: 'IdsReleased', data, metadata }], state.version);
+    } catch (error) {
+      if (!(error instanceof VersionConflictError)) throw error;
+    }
   }
 }
 
@@ -124,12 +168,12 @@ function allocatorFor(store: EventStore, resourceType: string): SequenceAllocato
 }
 
 export function nextId(ctx: CommandContext, resourceType: string): Promise<number> {
-  return allocatorFor(ctx.eventStore, resourceType).claim((last) => last + 1, metadataFor(ctx));
+  return allocatorFor(ctx.eventStore, resourceType).claim((last) => last + 1, true, metadataFor(ctx));
 }
 
 /** Records an id given from outside (fixture import) so later ids never collide with it. */
 export async function reserveId(ctx: CommandContext, resourceType: string, id: number): Promise<void> {
-  await allocatorFor(ctx.eventStore, resourceType).claim((last) => (id > last ? id : null), metadataFor(ctx));
+  await allocatorFor(ctx.eventStore, resourceType).claim((last) => (id > last ? id : null), false, metadataFor(ctx));
 }
 
 /** The id to use for a create: the given one (reserved) or the next in sequence. */
@@ -137,4 +181,12 @@ export async function idFor(ctx: CommandContext, resourceType: string, given?: n
   if (given === undefined) return nextId(ctx, resourceType);
   await reserveId(ctx, resourceType, given);
   return given;
+}
+
+/**
+ * Gives back the ids this process reserved and did not use, on every sequence of the store;
+ * called as the process closes, before the store.
+ */
+export async function releaseReservedIds(store: EventStore, metadata: EventMetadata): Promise<void> {
+  for (const allocator of allocators.get(store)?.values() ?? []) await allocator.release(metadata);
 }
