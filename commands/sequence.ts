@@ -58,7 +58,10 @@ const MAX_ATTEMPTS = 20;
  * claims queued and one is a plain next-id claim, a reserve of RESERVE ids after them. Ids are given in claim
  * order. The state is trusted between appends: another process appending to the sequence (the
  * import CLI) makes the next append fail with a version conflict, and the batch is then
- * retried from the log as it is.
+ * retried from the log as it is. One case a reserve cannot see: an import giving an id inside
+ * a running server's reserve records nothing (the log already holds it as taken), so the
+ * server's create that later draws that id is refused as a conflict (409) rather than given
+ * the next one.
  */
 class SequenceAllocator {
   private state: SequenceState | null = null;
