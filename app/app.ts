@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomUUID } from 'node:crypto';
 import { authPlugin } from './auth.js';
 import { installErrorHandler } from './error-handler.js';
+import { lazyChildLoggerFactory } from './lazy-request-logger.js';
 import { installPermissionGate } from './permission-gate.js';
 import type { Runtime } from './runtime.js';
 import { authRoutes } from '../routes/auth.js';
@@ -23,6 +24,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     bodyLimit: JSON_BODY_LIMIT,
     trustProxy: false,
     genReqId: () => randomUUID(),
+    childLoggerFactory: lazyChildLoggerFactory,
     logController: new LogController({ disableRequestLogging: runtime.config.logLevel !== 'debug' }),
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -51,8 +51,23 @@ export function setPaginationHeaders(
   window: PageWindow,
 ): void {
   reply.header('Platform-Total-Results', String(total));
+  // Lists are asked for again and again with the same URL: their Link header is made once per total.
+  const key = `${total} ${baseUrl}${request.url}`;
+  let link = linkHeaders.get(key);
+  if (link === undefined) {
+    link = linkHeader(request.url, baseUrl, total, window);
+    if (linkHeaders.size >= MAX_LINK_HEADERS) linkHeaders.clear();
+    linkHeaders.set(key, link);
+  }
+  reply.header('Link', link);
+}
+
+const MAX_LINK_HEADERS = 1000;
+const linkHeaders = new Map<string, string>();
+
+function linkHeader(url: string, baseUrl: string, total: number, window: PageWindow): string {
   const lastPage = Math.max(1, Math.ceil(total / window.perPage));
-  const [path, search = ''] = request.url.split('?');
+  const [path, search = ''] = url.split('?');
   // The other parameters are parsed and written once; each link only appends its page.
   const params = new URLSearchParams(search);
   params.delete('page');
@@ -64,7 +79,7 @@ export function setPaginationHeaders(
   if (window.page > 1) links.push(`${linkTo(Math.min(window.page - 1, lastPage))}; rel="prev"`);
   if (window.page < lastPage) links.push(`${linkTo(window.page + 1)}; rel="next"`);
   links.push(`${linkTo(lastPage)}; rel="last"`);
-  reply.header('Link', links.join(', '));
+  return links.join(', ');
 }
 
 export { sqlTimestamp } from '../infra/clock/sql-timestamp.js';

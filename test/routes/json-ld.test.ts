@@ -26,3 +26,13 @@ t.test('Link keeps the other parameters, encoded, and replaces page and per_page
 t.test('without other parameters the links start with page; one page has no prev or next', async (t) => {
   t.equal(linkFor('/api/items', 3, {}).link, '<http://x.test/api/items?page=1&per_page=10>; rel="first", <http://x.test/api/items?page=1&per_page=10>; rel="last"');
 });
+
+t.test('a URL asked for again with another total gets the links of that total', async (t) => {
+  const url = '/api/items?per_page=10&page=2';
+  const before = linkFor(url, 25, { page: 2, per_page: 10 });
+  t.match(before.link, /page=3&per_page=10>; rel="next", <[^>]*page=3&per_page=10>; rel="last"/);
+  t.equal(linkFor(url, 25, { page: 2, per_page: 10 }).link, before.link, 'the same total, the same links');
+  const after = linkFor(url, 40, { page: 2, per_page: 10 });
+  t.match(after.link, /page=4&per_page=10>; rel="last"/);
+  t.equal(after.total, '40');
+});

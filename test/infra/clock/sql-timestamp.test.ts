@@ -18,3 +18,14 @@ t.test('other forms go through a Date, so zones are turned to UTC', async (t) =>
   t.equal(sqlTimestamp(new Date(Date.UTC(2026, 5, 7, 8, 9, 10))), '2026-06-07 08:09:10');
   t.throws(() => sqlTimestamp('not a time'), RangeError);
 });
+
+t.test('dates of one second reuse its text; any other second, earlier or later, gets its own', async (t) => {
+  const base = Date.UTC(2026, 10, 24, 1, 2, 3);
+  t.equal(sqlTimestamp(new Date(base)), '2026-11-24 01:02:03');
+  t.equal(sqlTimestamp(new Date(base + 999)), '2026-11-24 01:02:03');
+  t.equal(sqlTimestamp(new Date(base + 1000)), '2026-11-24 01:02:04');
+  t.equal(sqlTimestamp(new Date(base - 1)), '2026-11-24 01:02:02');
+  t.equal(sqlTimestamp(new Date(base - 86_400_000)), '2026-11-23 01:02:03');
+  t.throws(() => sqlTimestamp(new Date(Number.NaN)), RangeError, 'an invalid date is still refused');
+  t.equal(sqlTimestamp(new Date(base)), '2026-11-24 01:02:03');
+});
