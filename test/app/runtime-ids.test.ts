@@ -1,7 +1,9 @@
+import pino from 'pino';
 import t from 'tap';
 import { embeddedConfig } from '../../app/config.js';
 import { createRuntime } from '../../app/runtime.js';
 import { createPost } from '../../commands/blog/post-handlers.js';
+import { RESERVE } from '../../commands/sequence.js';
 
 const post = (n: number) => ({ title: `Post ${n}`, content: '<p>Text.</p>' });
 
@@ -17,4 +19,20 @@ t.test('a runtime gives back its unused ids as it closes: after a burst of creat
   const second = await createRuntime(config, { startWorkers: false });
   t.teardown(() => second.close());
   t.equal(await createPost(second.commandContext(null), null, post(6)), 6);
+});
+
+t.test('a give-back the log refuses leaves a gap, and the runtime still closes', async (t) => {
+  const config = embeddedConfig(t.testdir());
+  const first = await createRuntime(config, { startWorkers: false, logger: pino({ level: 'silent' }) });
+  const ctx = first.commandContext(null);
+  await Promise.all(Array.from({ length: 5 }, (_, i) => createPost(ctx, null, post(i))));
+  first.eventStore.append = async () => {
+    throw new Error('disk full');
+  };
+  await first.close();
+
+  const second = await createRuntime(config, { startWorkers: false });
+  t.teardown(() => second.close());
+  const next = await createPost(second.commandContext(null), null, post(6));
+  t.ok(next > 6 && next <= 6 + RESERVE, `the reserve stayed taken (next id ${next})`);
 });
