@@ -55,13 +55,13 @@ const MAX_ATTEMPTS = 20;
  * served at once, and every claim that arrives while an append is in flight waits for the
  * next batch. An id within what the log already holds as this process's is given without an
  * append; otherwise one IdAllocated event records every id of the batch and, when several
- * claims queued and one is a plain next-id claim, a reserve of RESERVE ids after them. Ids are given in claim
- * order. The state is trusted between appends: another process appending to the sequence (the
- * import CLI) makes the next append fail with a version conflict, and the batch is then
- * retried from the log as it is. One case a reserve cannot see: an import giving an id inside
- * a running server's reserve records nothing (the log already holds it as taken), so the
- * server's create that later draws that id is refused as a conflict (409) rather than given
- * the next one.
+ * claims queued and one is a plain next-id claim, a reserve of RESERVE ids after them. Ids are
+ * given in claim order. The state is trusted between appends: another process appending to the
+ * sequence (the import CLI) makes the next append fail with a version conflict, and the batch
+ * is then retried from the log as it is. One case a reserve cannot see: an import giving an
+ * id inside a running server's reserve records nothing (the log already holds it as taken), so
+ * the server's create that later draws that id is refused as a conflict (409) rather than
+ * given the next one.
  */
 class SequenceAllocator {
   private state: SequenceState | null = null;

@@ -4,7 +4,7 @@ import { groupCommitter, type GroupAppend, type GroupOutcome } from './sqlite-lo
 /** Commits groups of appends to the log, in the order they are sent, answering each in that order. */
 export interface GroupWriter {
   write(appends: GroupAppend[]): Promise<GroupOutcome[]>;
-  /** Ends the writer once its group (if any) is answered. */
+  /** Ends the writer; the store waits for the groups it sent to be answered first. */
   close(): Promise<void>;
 }
 
