@@ -62,9 +62,13 @@ export class LocalFileStorage implements FileStorage {
     const tempPath = join(this.tmpDir, `${randomUUID()}.part`);
     const discard = () => rm(tempPath, { force: true });
     const measure = new Measure();
+    const sink = createWriteStream(tempPath, { flags: 'wx' });
     try {
-      await pipeline(source, measure, createWriteStream(tempPath, { flags: 'wx' }));
+      await pipeline(source, measure, sink);
     } catch (error) {
+      // A write stream destroyed before its file is open still opens (creates) it, then closes
+      // it: the temporary file is removed only after that, or it would be left behind.
+      if (!sink.closed) await new Promise<void>((resolve) => sink.once('close', () => resolve()));
       await discard();
       throw error;
     }
