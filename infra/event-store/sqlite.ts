@@ -59,8 +59,8 @@ function encode(value: unknown): string {
 export interface SqliteEventStoreOptions {
   /**
    * Commit on a worker thread with its own connection (see ThreadGroupWriter) rather than on
-   * the caller's thread. For the server, whose event loop is what limits writes; not for
-   * ':memory:', which one connection alone sees.
+   * the caller's thread. A runtime's store does (the server's event loop is what limits its
+   * writes); not possible for ':memory:', which one connection alone sees.
    */
   commitThread?: boolean;
 }
