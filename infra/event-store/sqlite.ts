@@ -11,7 +11,7 @@ import type {
   StoredEvent,
   Subscription,
 } from './port.js';
-import { openEventLog, type EncodedEvent, type GroupOutcome } from './sqlite-log.js';
+import { openEventLog, streamVersionReader, type EncodedEvent, type GroupOutcome } from './sqlite-log.js';
 import { ThreadGroupWriter } from './thread-group-writer.js';
 
 interface EventRow {
@@ -75,6 +75,7 @@ export class SqliteEventStore implements EventStore {
   private readonly listeners = new Set<(committed: StoredEvent[]) => void>();
   private readonly statements;
   private readonly writer: GroupWriter;
+  private readonly currentVersion: (streamId: string) => number;
   /** Appends waiting for the next group commit. */
   private pending: PendingAppend[] = [];
   private flushScheduled = false;
@@ -85,9 +86,6 @@ export class SqliteEventStore implements EventStore {
     if (options.commitThread && file === ':memory:') throw new TypeError('An in-memory event log cannot be committed from another thread.');
     this.db = openEventLog(file);
     this.statements = {
-      streamVersion: this.db.prepare<[string], { v: number | null }>(
-        'SELECT MAX(stream_version) AS v FROM events WHERE stream_id = ?',
-      ),
       readStream: this.db.prepare<[string], EventRow>(
         'SELECT * FROM events WHERE stream_id = ? ORDER BY stream_version',
       ),
@@ -98,6 +96,7 @@ export class SqliteEventStore implements EventStore {
       lastPosition: this.db.prepare<[], { p: number | null }>('SELECT MAX(position) AS p FROM events'),
       count: this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM events'),
     };
+    this.currentVersion = streamVersionReader(this.db);
     this.writer = options.commitThread ? new ThreadGroupWriter(file) : new InlineGroupWriter(this.db);
   }
 
@@ -154,10 +153,6 @@ export class SqliteEventStore implements EventStore {
       append.resolve({ streamVersion: outcome.streamVersion, position: outcome.firstPosition + events.length - 1 });
     });
     for (const listener of this.listeners) listener(committed);
-  }
-
-  private currentVersion(streamId: string): number {
-    return this.statements.streamVersion.get(streamId)?.v ?? 0;
   }
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
