@@ -3,8 +3,8 @@ import { sharedList } from '../../infra/shared-lists.js';
 import { defineProjection } from '../projection.js';
 
 /**
- * What the chatbot needs of a blog post, folded from the blog's events by name: the blog module
- * owns its own read model, and indexing must not depend on its shape.
+ * What the chatbot needs of a published blog post, folded from the blog's events by name: the
+ * blog module owns its own read model, and indexing must not depend on its shape.
  */
 export interface ChatbotBlogPostDoc {
   _id: number;
@@ -37,11 +37,13 @@ export const chatbotBlogPostsProjection = defineProjection({
   async apply(event, documents) {
     const data = event.data as { id?: unknown; fields?: Record<string, unknown> };
     if (typeof data?.id !== 'number') return;
-    if (event.type === 'BlogPostDeleted') {
-      await chatbotBlogPosts(documents).deleteOne({ _id: data.id });
+    const f = data.fields ?? {};
+    // Only a published post (public now or scheduled) can be indexed. Every create and update
+    // carries all the fields, so a post left unpublished needs no copy here until it is published.
+    if (event.type === 'BlogPostDeleted' || f.status !== 'published') {
+      if (event.type !== 'BlogPostCreated') await chatbotBlogPosts(documents).deleteOne({ _id: data.id });
       return;
     }
-    const f = data.fields ?? {};
     await chatbotBlogPosts(documents).put({
       _id: data.id,
       id: data.id,

@@ -43,6 +43,17 @@ t.test('the blog post read model keeps what indexing needs and never throws on b
   t.equal(await chatbotBlogPosts(documents).count(), 0);
 });
 
+t.test('the blog post read model holds only published posts: drafts are left out, and unpublishing removes the copy', async (t) => {
+  const documents = new MemoryDocumentStore();
+  const fields = { title: 'T', slug: 's', content: 'c', published_at: '2026-01-01 00:00:00', tags: [], site_ids: [1] };
+  await chatbotBlogPostsProjection.apply(event('BlogPostCreated', { id: 1, fields: { ...fields, status: 'draft' } }), documents);
+  t.equal(await chatbotBlogPosts(documents).count(), 0, 'a draft is not copied');
+  await chatbotBlogPostsProjection.apply(event('BlogPostUpdated', { id: 1, fields: { ...fields, status: 'published' } }), documents);
+  t.match(await chatbotBlogPosts(documents).findOne({ _id: 1 }), { status: 'published', content: 'c' }, 'publishing copies it whole');
+  await chatbotBlogPostsProjection.apply(event('BlogPostUpdated', { id: 1, fields: { ...fields, status: 'pending' } }), documents);
+  t.equal(await chatbotBlogPosts(documents).findOne({ _id: 1 }), null, 'going back to pending removes it');
+});
+
 t.test('repeats collapse while a job waits; a change during a run gets a new job', async (t) => {
   const jobs = new InProcessJobQueue();
   t.teardown(() => jobs.close());
