@@ -10,10 +10,18 @@ declare module 'fastify' {
   }
 }
 
+/** Each table entry's mode, worked out once: the gate runs on every request. */
+const authModes = new WeakMap<Permission, AuthMode | null>();
+
 function authModeOf(permission: Permission): AuthMode | null {
-  const apiKey = permission.credentials.includes('api_key');
-  const session = permission.credentials.includes('session');
-  return apiKey || session ? { apiKey, session } : null;
+  let mode = authModes.get(permission);
+  if (mode === undefined) {
+    const apiKey = permission.credentials.includes('api_key');
+    const session = permission.credentials.includes('session');
+    mode = apiKey || session ? { apiKey, session } : null;
+    authModes.set(permission, mode);
+  }
+  return mode;
 }
 
 async function applyGate(request: FastifyRequest): Promise<void> {

@@ -14,6 +14,19 @@ export interface CommandContext {
   waitForProjections(position: number): Promise<void>;
 }
 
+/** The text of the last instant stamped: writes in the same millisecond share it. */
+let stampedMs = Number.NaN;
+let stampedText = '';
+
+function isoTimestamp(date: Date): string {
+  const ms = date.getTime();
+  if (ms !== stampedMs) {
+    stampedText = date.toISOString();
+    stampedMs = ms;
+  }
+  return stampedText;
+}
+
 export function metadataFor(ctx: CommandContext): EventMetadata {
-  return { userId: ctx.userId, at: ctx.clock.now().toISOString(), requestId: ctx.requestId };
+  return { userId: ctx.userId, at: isoTimestamp(ctx.clock.now()), requestId: ctx.requestId };
 }

@@ -43,7 +43,8 @@ interface Claim {
   choose(last: number): number | null;
   /** A plain next id, which may take a reserve; an id given from outside records only itself. */
   reserves: boolean;
-  metadata: EventMetadata;
+  /** Made only when the claim's batch appends: most claims are served from the reserve. */
+  metadata(): EventMetadata;
   resolve(id: number): void;
   reject(error: unknown): void;
 }
@@ -73,7 +74,7 @@ class SequenceAllocator {
     private readonly stream: string,
   ) {}
 
-  claim(choose: Claim['choose'], reserves: boolean, metadata: EventMetadata): Promise<number> {
+  claim(choose: Claim['choose'], reserves: boolean, metadata: () => EventMetadata): Promise<number> {
     return new Promise<number>((resolve, reject) => {
       this.waiting.push({ choose, reserves, metadata, resolve, reject });
       if (!this.draining) void this.drain();
@@ -111,7 +112,7 @@ class SequenceAllocator {
           // Claims that queued behind an allocation in flight show concurrent creates: reserve for the next ones.
           const through = batch.length > 1 && batch.some((claim) => claim.reserves) ? last + RESERVE : last;
           const data: IdAllocatedData = { id: through, from: state.recordedThrough + 1 };
-          const result = await this.store.append(this.stream, [{ type: 'IdAllocated', data, metadata: batch[0].metadata }], state.version);
+          const result = await this.store.append(this.stream, [{ type: 'IdAllocated', data, metadata: batch[0].metadata() }], state.version);
           this.state = { lastId: last, recordedThrough: through, version: result.streamVersion };
         } else {
           state.lastId = last;
@@ -171,12 +172,12 @@ function allocatorFor(store: EventStore, resourceType: string): SequenceAllocato
 }
 
 export function nextId(ctx: CommandContext, resourceType: string): Promise<number> {
-  return allocatorFor(ctx.eventStore, resourceType).claim((last) => last + 1, true, metadataFor(ctx));
+  return allocatorFor(ctx.eventStore, resourceType).claim((last) => last + 1, true, () => metadataFor(ctx));
 }
 
 /** Records an id given from outside (fixture import) so later ids never collide with it. */
 export async function reserveId(ctx: CommandContext, resourceType: string, id: number): Promise<void> {
-  await allocatorFor(ctx.eventStore, resourceType).claim((last) => (id > last ? id : null), false, metadataFor(ctx));
+  await allocatorFor(ctx.eventStore, resourceType).claim((last) => (id > last ? id : null), false, () => metadataFor(ctx));
 }
 
 /** The id to use for a create: the given one (reserved) or the next in sequence. */
