@@ -15,6 +15,14 @@ interface CheckpointDoc {
   [key: string]: unknown;
 }
 
+interface Waiter {
+  position: number;
+  /** Date.now() past which it is refused. */
+  deadline: number;
+  resolve(): void;
+  reject(error: Error): void;
+}
+
 const CHECKPOINTS = '_checkpoints';
 const GROUP = 'projections';
 
@@ -28,7 +36,10 @@ export class ProjectionRunner {
   private readonly byType = new Map<string, Projection[]>();
   private position = 0;
   private subscription: Subscription | null = null;
-  private waiters: { position: number; resolve(): void }[] = [];
+  private waiters: Waiter[] = [];
+  /** One timer for every waiter's deadline, armed while any waits: a create would otherwise set and clear its own. */
+  private deadlineTimer: NodeJS.Timeout | null = null;
+  private armedDeadline = Number.POSITIVE_INFINITY;
   private readonly afterBatch: ((events: StoredEvent[]) => Promise<void> | void)[] = [];
 
   constructor(
@@ -112,30 +123,50 @@ export class ProjectionRunner {
 
   private releaseWaiters(): void {
     if (this.waiters.length === 0) return;
-    const still: typeof this.waiters = [];
+    const still: Waiter[] = [];
     for (const waiter of this.waiters) {
       if (waiter.position <= this.position) waiter.resolve();
       else still.push(waiter);
     }
     this.waiters = still;
+    if (still.length === 0) this.disarmDeadline();
+  }
+
+  /** Refuses the waiters whose deadline has passed, and arms the timer for the next deadline. */
+  private expireWaiters(): void {
+    this.deadlineTimer = null;
+    this.armedDeadline = Number.POSITIVE_INFINITY;
+    const now = Date.now();
+    const still: Waiter[] = [];
+    for (const waiter of this.waiters) {
+      if (waiter.deadline <= now) waiter.reject(new DependencyUnavailableError('read models', 'Read models did not catch up in time.'));
+      else still.push(waiter);
+    }
+    this.waiters = still;
+    for (const waiter of still) this.armDeadline(waiter.deadline);
+  }
+
+  /** Makes the timer fire by `deadline` (it may fire sooner, for another waiter). */
+  private armDeadline(deadline: number): void {
+    if (deadline >= this.armedDeadline) return;
+    this.disarmDeadline();
+    this.armedDeadline = deadline;
+    this.deadlineTimer = setTimeout(() => this.expireWaiters(), Math.max(0, deadline - Date.now()));
+  }
+
+  private disarmDeadline(): void {
+    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = null;
+    this.armedDeadline = Number.POSITIVE_INFINITY;
   }
 
   /** Resolves once every projection has applied the log up to `position` (read-your-writes). */
   waitFor(position: number, timeoutMs = 10_000): Promise<void> {
     if (position <= this.position) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        reject(new DependencyUnavailableError('read models', 'Read models did not catch up in time.'));
-      }, timeoutMs);
-      const waiter = {
-        position,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      };
-      this.waiters.push(waiter);
+      const deadline = Date.now() + timeoutMs;
+      this.waiters.push({ position, deadline, resolve, reject });
+      this.armDeadline(deadline);
     });
   }
 

@@ -42,16 +42,16 @@ export function pollingSubscription(
     return contiguous ? events : null;
   };
 
-  const sleep = (ms: number) =>
+  // One timer for the idle poll, not one per sleep: the loop sleeps after every commit's batch.
+  // A sleep thus lasts until the next commit or the next tick, at most IDLE_POLL_MS.
+  const idlePoll = setInterval(() => wakeUp?.(), IDLE_POLL_MS);
+  const sleep = () =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
+      wakeUp = () => {
         wakeUp = null;
         resolve();
-      }
-      wakeUp = done;
-      if (pending || stopped) done();
+      };
+      if (pending || stopped) wakeUp();
     });
 
   const loop = (async () => {
@@ -68,16 +68,17 @@ export function pollingSubscription(
         }
       } catch {
         if (stopped) break;
-        await sleep(IDLE_POLL_MS);
+        await sleep();
         continue;
       }
-      await sleep(IDLE_POLL_MS);
+      await sleep();
     }
   })();
 
   return {
     async stop() {
       stopped = true;
+      clearInterval(idlePoll);
       unlisten();
       wakeUp?.();
       await loop;

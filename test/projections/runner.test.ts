@@ -89,3 +89,27 @@ t.test('reset drops read models; a replay rebuilds them the same', async (t) => 
   await runner.handle(await store.readAll(0, 100));
   t.equal((await documents.collection<{ _id: string; n: number }>('counts').findOne({ _id: 'x' }))?.n, 1);
 });
+
+t.test('waitFor refuses a position the projections do not reach in time, each waiter by its own deadline', async (t) => {
+  const { store, runner } = setup(t);
+  // Not started: nothing moves the projections, so only the deadlines end the waits.
+  const began = Date.now();
+  const long = runner.waitFor(5, 400).then(
+    () => 'resolved',
+    (error: Error) => ({ name: error.constructor.name, after: Date.now() - began }),
+  );
+  const short = runner.waitFor(5, 50).then(
+    () => 'resolved',
+    (error: Error) => ({ name: error.constructor.name, after: Date.now() - began }),
+  );
+  const shortResult = await short;
+  t.match(shortResult, { name: 'DependencyUnavailableError' }, 'the short wait is refused');
+  t.ok((shortResult as { after: number }).after < 350, 'a shorter wait after a longer one is refused on its own deadline');
+  const longResult = await long;
+  t.match(longResult, { name: 'DependencyUnavailableError' });
+  t.ok((longResult as { after: number }).after >= 390, 'the long wait lasts its whole timeout');
+  // A waiter the projections do reach resolves, and no expired one is left to refuse later.
+  await runner.start();
+  const { position } = await store.append('s-1', [{ type: 'Counted', data: {}, metadata: meta }], 0);
+  await t.resolves(runner.waitFor(position, 1_000));
+});
