@@ -41,27 +41,32 @@ function spillable(value: unknown): value is string {
 /** Builds a stored copy: `values` per key (undefined where spilled), `locations` offset and length per spilled key. */
 type Builder = (values: unknown[], locations: number[], generation: Generation) => SpilledDocument;
 
+/**
+ * A shape (keys in order, and which of them are spilled) is a path in a tree of these, one step
+ * per key; a complete shape's node holds its builder. Following a document's keys down the tree
+ * costs a map look-up per key on the key names V8 already hashed, where a shape written out as
+ * text cost a string built, flattened and hashed per document.
+ */
+interface ShapeNode {
+  plain: Map<string, ShapeNode> | null;
+  spilled: Map<string, ShapeNode> | null;
+  build: Builder | null;
+}
+
+const newShapeNode = (): ShapeNode => ({ plain: null, spilled: null, build: null });
+
 /** A copy being assembled: its keys in order, values (undefined where spilled), which keys are spilled and where. */
 interface ShapeParts {
   keys: string[];
   values: unknown[];
   spilledKeys: boolean[];
   locations: number[];
-  /** The keys and which are spilled, as the key of the builder cache (lengths keep it unambiguous). */
-  shape: string;
+  /** Where the keys so far lead in the shape tree. */
+  node: ShapeNode;
 }
 
-/** Adds a key whose string is in the file at `offset` (`length` bytes) to the copy being assembled. */
-function addSpilledPart(parts: ShapeParts, key: string, offset: number, length: number): void {
-  parts.keys.push(key);
-  parts.locations.push(offset, length);
-  parts.values.push(undefined);
-  parts.spilledKeys.push(true);
-  parts.shape += `+${key.length}:${key}`;
-}
-
-/** Shapes whose builders are kept; past this the cache starts over (documents of one collection have a few shapes). */
-const MAX_SHAPES = 1000;
+/** Shape-tree nodes kept; past this the tree starts over (documents of one collection have a few shapes). */
+const MAX_SHAPE_NODES = 20_000;
 
 /** A key that copies, comparisons and serialisation do not see. */
 function hide(target: object, key: symbol, value: unknown): void {
@@ -167,7 +172,8 @@ class Generation {
 export class SpilledStrings {
   private generation: Generation | null = null;
   private readonly fields = new Map<string, SpilledField>();
-  private readonly builders = new Map<string, Builder>();
+  private shapes = newShapeNode();
+  private shapeNodes = 0;
   private live = 0;
   private dead = 0;
   /** Files of every generation not yet closed: the current one, and older ones documents may still hold. */
@@ -222,7 +228,11 @@ export class SpilledStrings {
    */
   private assemble<T extends Document>(doc: T, patch: Record<string, unknown> | null): T {
     const source = doc as Document as SpilledDocument;
-    const parts: ShapeParts = { keys: [], values: [], spilledKeys: [], locations: [], shape: '' };
+    if (this.shapeNodes > MAX_SHAPE_NODES) {
+      this.shapes = newShapeNode();
+      this.shapeNodes = 0;
+    }
+    const parts: ShapeParts = { keys: [], values: [], spilledKeys: [], locations: [], node: this.shapes };
     for (const key in doc) {
       if (patch !== null) {
         if (Object.hasOwn(patch, key)) {
@@ -232,7 +242,7 @@ export class SpilledStrings {
         const field = this.fields.get(key);
         const offset = field ? source[field.offset] : undefined;
         if (field && typeof offset === 'number') {
-          addSpilledPart(parts, key, offset, source[field.length] as number);
+          this.addSpilledPart(parts, key, offset, source[field.length] as number);
           continue;
         }
       }
@@ -240,7 +250,7 @@ export class SpilledStrings {
     }
     if (patch !== null) for (const key in patch) if (!Object.hasOwn(doc, key)) this.addPart(parts, key, patch[key]);
     // The same keys and values as `doc` with the patch, some behind getters.
-    const build = this.builder(parts.shape, parts.keys, parts.spilledKeys);
+    const build = (parts.node.build ??= this.builder(parts.keys, parts.spilledKeys));
     return build(parts.values, parts.locations, this.currentGeneration()) as unknown as T;
   }
 
@@ -248,14 +258,40 @@ export class SpilledStrings {
   private addPart(parts: ShapeParts, key: string, value: unknown): void {
     if (spillable(value)) {
       const { offset, length } = this.currentGeneration().append(value);
-      addSpilledPart(parts, key, offset, length);
+      this.addSpilledPart(parts, key, offset, length);
       this.live += length;
     } else {
       parts.keys.push(key);
       parts.values.push(value);
       parts.spilledKeys.push(false);
-      parts.shape += `-${key.length}:${key}`;
+      parts.node = this.step(parts.node, key, false);
     }
+  }
+
+  /** Adds a key whose string is in the file at `offset` (`length` bytes) to the copy being assembled. */
+  private addSpilledPart(parts: ShapeParts, key: string, offset: number, length: number): void {
+    parts.keys.push(key);
+    parts.locations.push(offset, length);
+    parts.values.push(undefined);
+    parts.spilledKeys.push(true);
+    parts.node = this.step(parts.node, key, true);
+  }
+
+  /** The shape-tree node one key (spilled or not) further down from `node`. */
+  private step(node: ShapeNode, key: string, spilled: boolean): ShapeNode {
+    let children = spilled ? node.spilled : node.plain;
+    if (!children) {
+      children = new Map();
+      if (spilled) node.spilled = children;
+      else node.plain = children;
+    }
+    let next = children.get(key);
+    if (!next) {
+      next = newShapeNode();
+      children.set(key, next);
+      this.shapeNodes += 1;
+    }
+    return next;
   }
 
   /**
@@ -264,9 +300,7 @@ export class SpilledStrings {
    * copy built key by key with `copy[key] = value` becomes a hash table once it passes a dozen
    * keys, ten times the size, and one built with defineProperty for every key costs 9 µs.
    */
-  private builder(shape: string, keys: string[], spilledKeys: boolean[]): Builder {
-    let build = this.builders.get(shape);
-    if (build) return build;
+  private builder(keys: string[], spilledKeys: boolean[]): Builder {
     const spilled: SpilledField[] = [];
     // Hidden keys first, while the object is small (see above).
     const lines = ['const copy = {};', 'hide(copy, GENERATION, generation);'];
@@ -285,10 +319,7 @@ export class SpilledStrings {
     });
     const body = [...lines, ...stores, 'return copy;'].join('\n');
     // Compiled from key names, which JSON.stringify quotes: no key can become code.
-    build = new Function('hide', 'GENERATION', 'spilled', `return function build(values, locations, generation) {\n${body}\n};`)(hide, GENERATION, spilled) as Builder;
-    if (this.builders.size >= MAX_SHAPES) this.builders.clear();
-    this.builders.set(shape, build);
-    return build;
+    return new Function('hide', 'GENERATION', 'spilled', `return function build(values, locations, generation) {\n${body}\n};`)(hide, GENERATION, spilled) as Builder;
   }
 
   /**

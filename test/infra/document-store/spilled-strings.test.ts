@@ -210,3 +210,21 @@ t.test('an update leaves the strings it does not touch where they are in the fil
   t.same(Object.keys(last), ['_id', 'title', 'description', 'media_ids', 'views', 'note']);
   t.equal(before.description, description, 'the document held from before still reads its own string');
 });
+
+t.test('documents of many shapes are built right, also after the shape tree started over', async (t) => {
+  const { store } = storeIn(t);
+  const docs = store.collection<Document>('shapes');
+  // A key of its own each (a tree node each): past 20,000 nodes the tree starts over.
+  const count = 21_000;
+  for (let i = 0; i < count; i++) await docs.put({ _id: i, [`key_${i}`]: `${i} ${'x'.repeat(SPILL_MIN_LENGTH)}` });
+  // The same shape again, spilled or not in other places: each gets its own builder.
+  await docs.put({ _id: 'a', first: 'short', second: 'y'.repeat(SPILL_MIN_LENGTH) });
+  await docs.put({ _id: 'b', first: 'z'.repeat(SPILL_MIN_LENGTH), second: 'short' });
+  for (const i of [0, 1, 19_999, 20_000, 20_001, count - 1]) {
+    const doc = await docs.findOne({ _id: i });
+    t.same(Object.keys(doc ?? {}), ['_id', `key_${i}`], `document ${i} keeps its keys in order`);
+    t.equal(doc?.[`key_${i}`], `${i} ${'x'.repeat(SPILL_MIN_LENGTH)}`, `document ${i} reads its spilled string back`);
+  }
+  t.same(await docs.findOne({ _id: 'a' }), { _id: 'a', first: 'short', second: 'y'.repeat(SPILL_MIN_LENGTH) });
+  t.same(await docs.findOne({ _id: 'b' }), { _id: 'b', first: 'z'.repeat(SPILL_MIN_LENGTH), second: 'short' });
+});
