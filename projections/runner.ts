@@ -143,7 +143,7 @@ export class ProjectionRunner {
       else still.push(waiter);
     }
     this.waiters = still;
-    for (const waiter of still) this.armDeadline(waiter.deadline);
+    if (still.length > 0) this.armDeadline(still.reduce((soonest, waiter) => Math.min(soonest, waiter.deadline), Number.POSITIVE_INFINITY));
   }
 
   /** Makes the timer fire by `deadline` (it may fire sooner, for another waiter). */
