@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { GroupWriter } from './group-writer.js';
 import type { GroupAppend, GroupOutcome } from './sqlite-log.js';
+import { startEventLogThread } from './start-thread.js';
 
 export interface CommitThreadData {
   file: string;
@@ -9,17 +10,6 @@ export interface CommitThreadData {
 
 /** The commit thread's answer to one group: every append's outcome, or why the whole group failed. */
 export type CommitReply = { outcomes: GroupOutcome[] } | { error: { message: string; code?: string } };
-
-/**
- * Compiled, the thread runs dist's JavaScript. Under tsx (tests, CLIs run from source) it runs
- * the TypeScript beside this file, and registers tsx itself first: a worker does not inherit
- * the hooks `--import tsx` installed (privatenumber/tsx#354).
- */
-function commitThread(data: CommitThreadData): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./commit-thread.js', import.meta.url), { workerData: data });
-  const entry = JSON.stringify(new URL('./commit-thread.ts', import.meta.url).href);
-  return new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${entry}); });`, { eval: true, workerData: data });
-}
 
 interface Waiting {
   resolve(outcomes: GroupOutcome[]): void;
@@ -48,7 +38,7 @@ export class ThreadGroupWriter implements GroupWriter {
   }
 
   private start(): Worker {
-    const worker = commitThread({ file: this.file });
+    const worker = startEventLogThread('commit-thread', { file: this.file } satisfies CommitThreadData);
     worker.unref();
     worker.on('message', (reply: CommitReply) => {
       const waiting = this.waiting.shift();

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import t from 'tap';
@@ -68,4 +68,48 @@ store.append('a-1', [{ type: 'A', data: {}, metadata: { userId: 1, at: 'now' } }
   const run = spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', timeout: 30_000 });
   t.equal(run.status, 0, run.stderr);
   t.same(JSON.parse(run.stdout), { streamVersion: 1, position: 1 }, 'the append was answered before the process ended');
+});
+
+t.test('the checkpoint thread copies committed pages into the database file while commits go on', async (t) => {
+  const file = join(t.testdir(), 'events.sqlite');
+  const store = new SqliteEventStore(file, { commitThread: true });
+  t.teardown(() => store.close());
+  const startSize = statSync(file).size;
+  // One group per append, past the commits the commit thread lets go by between requests. The
+  // pages they write stay far below its own checkpoint's cap: only the checkpoint thread can
+  // have copied them into the database file.
+  for (let i = 1; i <= 200; i += 1) await store.append(`a-${i}`, [event('Written')], 0);
+  const deadline = Date.now() + 10_000;
+  while (statSync(file).size <= startSize && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  t.ok(statSync(file).size > startSize, `the database file grew from ${startSize} bytes to ${statSync(file).size}`);
+  t.equal(await store.countEvents(), 200);
+});
+
+t.test('closing stops both threads: the log is whole in the database file and its WAL is gone', async (t) => {
+  const file = join(t.testdir(), 'events.sqlite');
+  const store = new SqliteEventStore(file, { commitThread: true });
+  for (let i = 1; i <= 300; i += 1) await store.append(`a-${i}`, [event('Written')], 0);
+  await store.close();
+  t.notOk(existsSync(`${file}-wal`), 'the last connection to close checkpointed and removed the WAL');
+  const { default: Database } = await import('better-sqlite3');
+  const reader = new Database(file, { readonly: true });
+  t.teardown(() => reader.close());
+  t.equal((reader.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n, 300);
+});
+
+t.test('a process whose store started its checkpoint thread still ends when nothing is left to do', async (t) => {
+  const script = join(t.testdir(), 'busy.mts');
+  const storeModule = new URL('../../infra/event-store/sqlite.ts', import.meta.url).href;
+  writeFileSync(
+    script,
+    `import { SqliteEventStore } from ${JSON.stringify(storeModule)};
+const store = new SqliteEventStore(${JSON.stringify(join(t.testdir(), 'events.sqlite'))}, { commitThread: true });
+// Never closed: enough groups to start the checkpoint thread, then nothing more.
+for (let i = 1; i <= 200; i += 1) await store.append('a-' + i, [{ type: 'A', data: {}, metadata: { userId: 1, at: 'now' } }], 0);
+console.log(JSON.stringify(await store.countEvents()));
+`,
+  );
+  const run = spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', timeout: 30_000 });
+  t.equal(run.status, 0, run.stderr);
+  t.equal(run.stdout.trim(), '200');
 });
