@@ -4,12 +4,14 @@ import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { parse as parseQueryString } from 'fast-querystring';
 import { randomUUID } from 'node:crypto';
 import { authPlugin } from './auth.js';
 import { installErrorHandler } from './error-handler.js';
 import { lazyChildLoggerFactory } from './lazy-request-logger.js';
 import { installPermissionGate } from './permission-gate.js';
 import type { Runtime } from './runtime.js';
+import { markFormBody, validatorCompiler } from './validation.js';
 import { authRoutes } from '../routes/auth.js';
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
@@ -26,14 +28,15 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     genReqId: () => randomUUID(),
     childLoggerFactory: lazyChildLoggerFactory,
     logController: new LogController({ disableRequestLogging: runtime.config.logLevel !== 'debug' }),
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
 
   installErrorHandler(app);
   // Before any route: every route must have an entry in app/permissions.ts.
   installPermissionGate(app);
   await app.register(cookie);
-  await app.register(formbody, { bodyLimit: JSON_BODY_LIMIT });
+  // formbody's own parser, with each body marked as a form's: its fields are text, coerced when validated.
+  await app.register(formbody, { bodyLimit: JSON_BODY_LIMIT, parser: (text) => markFormBody(parseQueryString(text)) });
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',

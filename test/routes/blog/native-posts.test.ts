@@ -208,6 +208,12 @@ t.test('writing posts', async (t) => {
       [{ title: 'x', tags: [''] }, 'tags'],
       [{ title: { text: 'x' } }, 'title'],
       [{ title: 'x', site_ids: 'one' }, 'site_ids'],
+      // A JSON body's types are taken as they are, never converted.
+      [{ title: 5 }, 'title'],
+      [{ title: ['x'] }, 'title'],
+      [{ title: 'x', category_id: '1' }, 'category_id'],
+      [{ title: 'x', site_ids: ['1'] }, 'site_ids'],
+      [{ title: 'x', tags: 'maps' }, 'tags'],
     ];
     for (const [payload, field] of cases) {
       const res = await send('POST', '/api/blog_posts', 'editor', payload);

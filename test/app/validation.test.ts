@@ -1,0 +1,57 @@
+import formbody from '@fastify/formbody';
+import Fastify from 'fastify';
+import { parse as parseQueryString } from 'fast-querystring';
+import t from 'tap';
+import { markFormBody, validatorCompiler } from '../../app/validation.js';
+
+async function appWithRoute() {
+  const app = Fastify();
+  app.setValidatorCompiler(validatorCompiler);
+  await app.register(formbody, { parser: (text) => markFormBody(parseQueryString(text)) });
+  const properties = { count: { type: 'integer' }, name: { type: 'string' }, flag: { type: 'boolean' } };
+  app.post(
+    '/things/:id',
+    {
+      schema: {
+        params: { type: 'object', properties: { id: { type: 'integer' } } },
+        querystring: { type: 'object', properties: { page: { type: 'integer' } } },
+        body: { type: 'object', properties },
+      },
+    },
+    async (request) => ({ params: request.params, query: request.query, body: request.body }),
+  );
+  return app;
+}
+
+t.test('a JSON body keeps its types: a wrong one is refused, never converted', async (t) => {
+  const app = await appWithRoute();
+  t.teardown(() => app.close());
+  for (const body of [{ count: '3' }, { name: 5 }, { name: ['x'] }, { flag: 'true' }, { count: 1.5 }]) {
+    const res = await app.inject({ method: 'POST', url: '/things/1', payload: body });
+    t.equal(res.statusCode, 400, JSON.stringify(body));
+  }
+  const ok = await app.inject({ method: 'POST', url: '/things/1', payload: { count: 3, name: 'x', flag: true } });
+  t.equal(ok.statusCode, 200);
+  t.same(ok.json<{ body: unknown }>().body, { count: 3, name: 'x', flag: true });
+});
+
+t.test('a form body, the query string and the path are text: their values are converted', async (t) => {
+  const app = await appWithRoute();
+  t.teardown(() => app.close());
+  const res = await app.inject({
+    method: 'POST',
+    url: '/things/7?page=2',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: 'count=3&name=5&flag=true',
+  });
+  t.equal(res.statusCode, 200, res.body);
+  t.same(res.json(), { params: { id: 7 }, query: { page: 2 }, body: { count: 3, name: '5', flag: true } });
+  const bad = await app.inject({
+    method: 'POST',
+    url: '/things/7',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: 'count=three',
+  });
+  t.equal(bad.statusCode, 400, 'text that is no number is still refused');
+  t.equal((await app.inject({ method: 'POST', url: '/things/x', payload: {} })).statusCode, 400, 'a path id that is no number');
+});
