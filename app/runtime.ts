@@ -1,5 +1,6 @@
 import pino, { type Logger } from 'pino';
 import { join } from 'node:path';
+import { KeyedExclusion } from '../commands/keyed-exclusion.js';
 import { metadataFor, type CommandContext } from '../commands/command-context.js';
 import { releaseReservedIds } from '../commands/sequence.js';
 import { systemClock, type Clock } from '../infra/clock/port.js';
@@ -61,6 +62,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     infra.documents,
     logger,
   );
+  const exclusive = new KeyedExclusion();
   const runtime: Runtime = {
     config,
     logger,
@@ -81,6 +83,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
         userId,
         requestId,
         waitForProjections: (position) => projections.waitFor(position),
+        exclusive,
       };
     },
     async close() {

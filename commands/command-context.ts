@@ -1,6 +1,7 @@
 import type { Clock } from '../infra/clock/port.js';
 import type { EventMetadata, EventStore } from '../infra/event-store/port.js';
 import type { DocumentStore } from '../infra/document-store/port.js';
+import type { KeyedExclusion } from './keyed-exclusion.js';
 
 /** Everything a command handler may touch: the store, the clock, who asks, and how to wait for read models. */
 export interface CommandContext {
@@ -12,6 +13,8 @@ export interface CommandContext {
   requestId?: string;
   /** Resolves once every projection has applied the log up to this position. */
   waitForProjections(position: number): Promise<void>;
+  /** One per process: commands that claim a unique slug take its key (see KeyedExclusion). */
+  exclusive: KeyedExclusion;
 }
 
 /** The text of the last instant stamped: writes in the same millisecond share it. */

@@ -30,6 +30,9 @@ async function slugFor(ctx: CommandContext, given: string | undefined, name: str
   return uniqueSlug(slugify(name, LIMITS.slug - 8), (slug) => slugTaken(ctx, slug, exceptId));
 }
 
+/** The key a slug claim holds: the slug given, or the base the name gives (its `-N` suffixes included). */
+const categorySlugKey = (given: string | undefined, name: string): string => `blog-category-slug:${given || slugify(name, LIMITS.slug - 8)}`;
+
 export async function createCategory(ctx: CommandContext, input: CategoryInput, givenId?: number): Promise<number> {
   if (input.name === undefined) throw ValidationError.field('name', 'This field is required.');
   const given = input.slug?.trim();
@@ -38,10 +41,13 @@ export async function createCategory(ctx: CommandContext, input: CategoryInput, 
   if (givenId !== undefined && (await ctx.eventStore.readLastEvent(blogCategoryStream(givenId)))) {
     throw ValidationError.field('id', `Blog category ${givenId} already exists.`);
   }
-  fields.slug = await slugFor(ctx, given, fields.name, null);
-  const id = await idFor(ctx, BLOG_SEQUENCES.category, givenId);
-  await handleCommand(ctx, blogCategoryStream(id), blogCategoryDecider, { type: 'CreateBlogCategory', data: { id, fields } });
-  return id;
+  // From the slug's check until the category is projected, a concurrent claim of the slug waits.
+  return ctx.exclusive.run(categorySlugKey(given, fields.name), async () => {
+    fields.slug = await slugFor(ctx, given, fields.name, null);
+    const id = await idFor(ctx, BLOG_SEQUENCES.category, givenId);
+    await handleCommand(ctx, blogCategoryStream(id), blogCategoryDecider, { type: 'CreateBlogCategory', data: { id, fields } });
+    return id;
+  });
 }
 
 export async function updateCategory(ctx: CommandContext, id: number, input: CategoryInput): Promise<void> {
@@ -53,8 +59,11 @@ export async function updateCategory(ctx: CommandContext, id: number, input: Cat
   const name = patch.name ?? current.name;
   const given = input.slug?.trim();
   checkCategoryFields({ name, slug: given || slugify(name), description: patch.description ?? current.description });
-  if (input.slug !== undefined) patch.slug = await slugFor(ctx, given, name, id);
-  await handleCommand(ctx, blogCategoryStream(id), blogCategoryDecider, { type: 'UpdateBlogCategory', data: { patch } });
+  const write = async () => {
+    if (input.slug !== undefined) patch.slug = await slugFor(ctx, given, name, id);
+    await handleCommand(ctx, blogCategoryStream(id), blogCategoryDecider, { type: 'UpdateBlogCategory', data: { patch } });
+  };
+  await (input.slug === undefined ? write() : ctx.exclusive.run(categorySlugKey(given, name), write));
 }
 
 /** Deletes the category; its posts become uncategorised, each through a post update. */

@@ -72,6 +72,12 @@ async function slugTaken(ctx: CommandContext, slug: string, exceptId: number | n
   return owner !== null && owner !== exceptId;
 }
 
+/**
+ * The key a slug claim holds: the slug given, or the one the title gives (its `-N` suffixes
+ * included, so two posts titled alike take turns).
+ */
+const postSlugKey = (slug: string): string => `blog-post-slug:${slug}`;
+
 /** The slug a title gives, short enough to take a `-N` suffix and stay within the limit. */
 const slugOfTitle = (title: string): string => slugify(title, LIMITS.slug - 8);
 
@@ -109,17 +115,20 @@ export async function createPost(ctx: CommandContext, authorId: number | null, i
   if (givenId !== undefined && (await ctx.eventStore.readLastEvent(blogPostStream(givenId)))) {
     throw ValidationError.field('id', `Blog post ${givenId} already exists.`);
   }
-  const slug = await slugFor(ctx, patch.slug, fromTitle, null);
-  const tags = await resolveTags(ctx, draft.tags);
-  const id = await idFor(ctx, BLOG_SEQUENCES.post, givenId);
-  await handleCommand(
-    ctx,
-    blogPostStream(id),
-    blogPostDecider,
-    { type: 'CreateBlogPost', data: { id, fields: { ...draft, slug, tags }, now: utcTimestamp(ctx.clock.now()) } },
-    { newStream: true },
-  );
-  return id;
+  // From the slug's check until the post is projected, a concurrent create of the same slug waits.
+  return ctx.exclusive.run(postSlugKey(patch.slug || fromTitle), async () => {
+    const slug = await slugFor(ctx, patch.slug, fromTitle, null);
+    const tags = await resolveTags(ctx, draft.tags);
+    const id = await idFor(ctx, BLOG_SEQUENCES.post, givenId);
+    await handleCommand(
+      ctx,
+      blogPostStream(id),
+      blogPostDecider,
+      { type: 'CreateBlogPost', data: { id, fields: { ...draft, slug, tags }, now: utcTimestamp(ctx.clock.now()) } },
+      { newStream: true },
+    );
+    return id;
+  });
 }
 
 /** Changes only the keys present; tags and site_ids replace the whole list. */
@@ -131,12 +140,16 @@ export async function updatePost(ctx: CommandContext, id: number, input: PostInp
   const fromTitle = patch.slug ? '' : slugOfTitle(title);
   checkPostFields({ ...current, ...patch, slug: patch.slug || fromTitle, tags: patch.tags ?? current.tags });
   await checkReferences(ctx, patch);
-  if (patch.slug !== undefined) patch.slug = await slugFor(ctx, patch.slug, fromTitle, id);
-  if (patch.tags !== undefined) patch.tags = await resolveTags(ctx, patch.tags);
-  await handleCommand(ctx, blogPostStream(id), blogPostDecider, {
-    type: 'UpdateBlogPost',
-    data: { patch, now: utcTimestamp(ctx.clock.now()) },
-  });
+  const write = async () => {
+    if (patch.slug !== undefined) patch.slug = await slugFor(ctx, patch.slug, fromTitle, id);
+    if (patch.tags !== undefined) patch.tags = await resolveTags(ctx, patch.tags);
+    await handleCommand(ctx, blogPostStream(id), blogPostDecider, {
+      type: 'UpdateBlogPost',
+      data: { patch, now: utcTimestamp(ctx.clock.now()) },
+    });
+  };
+  // A new slug is claimed like a create's; an update that keeps its slug waits for nobody.
+  await (patch.slug === undefined ? write() : ctx.exclusive.run(postSlugKey(patch.slug || fromTitle), write));
 }
 
 /**

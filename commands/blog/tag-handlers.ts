@@ -30,14 +30,15 @@ export async function resolveTags(ctx: CommandContext, names: string[]): Promise
   const resolved: string[] = [];
   for (const name of normaliseTagNames(names)) {
     const slug = slugify(name);
-    const existing = await findTagBySlug(ctx.documents, slug);
-    if (existing) {
-      resolved.push(existing.name);
-      continue;
-    }
-    const id = await nextId(ctx, BLOG_SEQUENCES.tag);
-    await handleCommand(ctx, blogTagStream(id), blogTagDecider, { type: 'CreateBlogTag', data: { id, name, slug } });
-    resolved.push(name);
+    // Posts naming one new tag at once: the first creates it, the others find it.
+    const tagName = await ctx.exclusive.run(`blog-tag:${slug}`, async () => {
+      const existing = await findTagBySlug(ctx.documents, slug);
+      if (existing) return existing.name;
+      const id = await nextId(ctx, BLOG_SEQUENCES.tag);
+      await handleCommand(ctx, blogTagStream(id), blogTagDecider, { type: 'CreateBlogTag', data: { id, name, slug } });
+      return name;
+    });
+    resolved.push(tagName);
   }
   return resolved;
 }

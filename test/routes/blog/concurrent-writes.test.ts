@@ -1,0 +1,52 @@
+import t from 'tap';
+import { json } from '../../helper.js';
+import { auth, buildBlogApp } from './fixture.js';
+
+/**
+ * Slugs are unique: concurrent creates that would take the same one must not both get it, and a
+ * tag named by several posts at once is created once.
+ */
+t.test('concurrent creates of posts with one new tag make the tag once', async (t) => {
+  const { app } = await buildBlogApp(t);
+  const creates = await Promise.all(
+    Array.from({ length: 8 }, (_, i) =>
+      app.inject({ method: 'POST', url: `/api/blog_posts${auth('editor')}`, payload: { title: `Tagged ${i}`, tags: ['Brand New Tag'] } }),
+    ),
+  );
+  t.same(creates.map((res) => res.statusCode), Array(8).fill(201));
+  const tags = json<Record<string, unknown>[]>(await app.inject({ url: '/api/blog_tags' })).filter((tag) => tag['o:slug'] === 'brand-new-tag');
+  t.equal(tags.length, 1, `one tag: ${JSON.stringify(tags)}`);
+});
+
+t.test('concurrent creates with one title get distinct slugs', async (t) => {
+  const { app } = await buildBlogApp(t);
+  const creates = await Promise.all(
+    Array.from({ length: 8 }, () => app.inject({ method: 'POST', url: `/api/blog_posts${auth('editor')}`, payload: { title: 'Same Title' } })),
+  );
+  t.same(creates.map((res) => res.statusCode), Array(8).fill(201));
+  const slugs = creates.map((res) => json<Record<string, unknown>>(res)['o:slug']);
+  t.equal(new Set(slugs).size, 8, `distinct slugs: ${slugs.join(', ')}`);
+});
+
+t.test('concurrent creates of categories with one name get distinct slugs', async (t) => {
+  const { app } = await buildBlogApp(t);
+  const creates = await Promise.all(
+    Array.from({ length: 6 }, () => app.inject({ method: 'POST', url: `/api/blog_categories${auth('editor')}`, payload: { name: 'Same Name' } })),
+  );
+  t.same(creates.map((res) => res.statusCode), Array(6).fill(201));
+  const slugs = creates.map((res) => json<Record<string, unknown>>(res)['o:slug']);
+  t.equal(new Set(slugs).size, 6, `distinct slugs: ${slugs.join(', ')}`);
+});
+
+t.test('concurrent updates to one new slug: one takes it, the others are refused', async (t) => {
+  const { app } = await buildBlogApp(t);
+  const ids = await Promise.all(
+    Array.from({ length: 4 }, async (_, i) =>
+      json<Record<string, unknown>>(await app.inject({ method: 'POST', url: `/api/blog_posts${auth('editor')}`, payload: { title: `Renamed ${i}` } }))['o:id'],
+    ),
+  );
+  const updates = await Promise.all(
+    ids.map((id) => app.inject({ method: 'PATCH', url: `/api/blog_posts/${String(id)}${auth('editor')}`, payload: { slug: 'wanted-slug' } })),
+  );
+  t.same(updates.map((res) => res.statusCode).sort(), [200, 422, 422, 422]);
+});
