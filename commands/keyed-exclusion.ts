@@ -12,16 +12,15 @@ export class KeyedExclusion {
   private readonly tails = new Map<string, Promise<void>>();
 
   run<T>(key: string, task: () => Promise<T>): Promise<T> {
-    const previous = this.tails.get(key);
+    const tails = this.tails;
+    const previous = tails.get(key);
     const result = previous ? previous.then(task) : task();
-    const tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.tails.set(key, tail);
-    void tail.then(() => {
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    });
+    // Settles once the task has, after letting go of the key unless a later task holds it now.
+    const release = (): void => {
+      if (tails.get(key) === tail) tails.delete(key);
+    };
+    const tail = result.then(release, release);
+    tails.set(key, tail);
     return result;
   }
 
