@@ -14,11 +14,22 @@ async function requireParent(ctx: CommandContext, parentId: number | null): Prom
   }
 }
 
+/**
+ * Folder writes check the tree (a free sibling slug, no folder under its own descendant, the
+ * parent still there) before they write, so they take turns: they are few, and one key keeps
+ * every such check true until the write it guards is projected.
+ */
+const FOLDER_TREE = 'asset-folder-tree';
+
 function freeSlug(ctx: CommandContext, title: string, parentId: number | null, exceptId: number | null): Promise<string> {
   return uniqueSlug(slugify(title), (slug) => siblingSlugTaken(ctx.documents, parentId, slug, exceptId));
 }
 
-export async function createFolder(ctx: CommandContext, input: { title: string; parent_id: number | null }): Promise<number> {
+export function createFolder(ctx: CommandContext, input: { title: string; parent_id: number | null }): Promise<number> {
+  return ctx.exclusive.run(FOLDER_TREE, () => createFolderInTree(ctx, input));
+}
+
+async function createFolderInTree(ctx: CommandContext, input: { title: string; parent_id: number | null }): Promise<number> {
   const title = requireTitle(input.title, 'title');
   await requireParent(ctx, input.parent_id);
   const slug = await freeSlug(ctx, title, input.parent_id, null);
@@ -35,7 +46,11 @@ export async function createFolder(ctx: CommandContext, input: { title: string; 
  * itself or any of its descendants. The slug follows a new title and stays unique among the
  * folder's (new) siblings.
  */
-export async function updateFolder(ctx: CommandContext, id: number, input: { title?: string; parent_id?: number | null }): Promise<void> {
+export function updateFolder(ctx: CommandContext, id: number, input: { title?: string; parent_id?: number | null }): Promise<void> {
+  return ctx.exclusive.run(FOLDER_TREE, () => updateFolderInTree(ctx, id, input));
+}
+
+async function updateFolderInTree(ctx: CommandContext, id: number, input: { title?: string; parent_id?: number | null }): Promise<void> {
   const current = await findFolder(ctx.documents, id);
   if (!current) throw new NotFoundError('Folder not found.');
   const title = input.title === undefined ? current.title : requireTitle(input.title, 'title');
@@ -53,7 +68,11 @@ export async function updateFolder(ctx: CommandContext, id: number, input: { tit
 }
 
 /** Deletes a folder and its subfolders; the assets filed in them are kept (only unfiled). */
-export async function deleteFolder(ctx: CommandContext, id: number): Promise<number[]> {
+export function deleteFolder(ctx: CommandContext, id: number): Promise<number[]> {
+  return ctx.exclusive.run(FOLDER_TREE, () => deleteFolderInTree(ctx, id));
+}
+
+async function deleteFolderInTree(ctx: CommandContext, id: number): Promise<number[]> {
   if (!(await findFolder(ctx.documents, id))) throw new NotFoundError('Folder not found.');
   const ids = [...(await descendantIdsDeepestFirst(ctx.documents, id)), id];
   for (const folderId of ids) {
