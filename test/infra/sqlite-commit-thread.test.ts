@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import type { NewEvent } from '../../infra/event-store/port.js';
 import { SqliteEventStore } from '../../infra/event-store/sqlite.js';
 
@@ -54,18 +54,29 @@ t.test('a whole-group failure on the thread reaches every append of the group as
   t.same((await store.readAll(0, 10)).map((e) => e.type), ['First'], 'nothing of the group was written');
 });
 
-t.test('an idle store does not keep the process alive, and a pending append does', async (t) => {
-  const script = join(t.testdir(), 'idle.mts');
+/**
+ * Runs `body` in a process of its own, after `const store = ...` opens a store with a commit
+ * thread in the test's directory and never closes it; answers what the process printed.
+ */
+function runWithUnclosedStore(t: Test, body: string): { status: number | null; stdout: string; stderr: string } {
+  const script = join(t.testdir(), 'unclosed.mts');
   const storeModule = new URL('../../infra/event-store/sqlite.ts', import.meta.url).href;
   writeFileSync(
     script,
     `import { SqliteEventStore } from ${JSON.stringify(storeModule)};
 const store = new SqliteEventStore(${JSON.stringify(join(t.testdir(), 'events.sqlite'))}, { commitThread: true });
-// Never closed: once the append is answered, nothing should hold the process.
-store.append('a-1', [{ type: 'A', data: {}, metadata: { userId: 1, at: 'now' } }], 0).then((r) => console.log(JSON.stringify(r)));
+${body}
 `,
   );
-  const run = spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', timeout: 30_000 });
+  return spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', timeout: 30_000 });
+}
+
+t.test('an idle store does not keep the process alive, and a pending append does', async (t) => {
+  // Once the append is answered, nothing should hold the process.
+  const run = runWithUnclosedStore(
+    t,
+    `store.append('a-1', [{ type: 'A', data: {}, metadata: { userId: 1, at: 'now' } }], 0).then((r) => console.log(JSON.stringify(r)));`,
+  );
   t.equal(run.status, 0, run.stderr);
   t.same(JSON.parse(run.stdout), { streamVersion: 1, position: 1 }, 'the append was answered before the process ended');
 });
@@ -98,18 +109,12 @@ t.test('closing stops both threads: the log is whole in the database file and it
 });
 
 t.test('a process whose store started its checkpoint thread still ends when nothing is left to do', async (t) => {
-  const script = join(t.testdir(), 'busy.mts');
-  const storeModule = new URL('../../infra/event-store/sqlite.ts', import.meta.url).href;
-  writeFileSync(
-    script,
-    `import { SqliteEventStore } from ${JSON.stringify(storeModule)};
-const store = new SqliteEventStore(${JSON.stringify(join(t.testdir(), 'events.sqlite'))}, { commitThread: true });
-// Never closed: enough groups to start the checkpoint thread, then nothing more.
-for (let i = 1; i <= 200; i += 1) await store.append('a-' + i, [{ type: 'A', data: {}, metadata: { userId: 1, at: 'now' } }], 0);
-console.log(JSON.stringify(await store.countEvents()));
-`,
+  // Enough groups to start the checkpoint thread, then nothing more.
+  const run = runWithUnclosedStore(
+    t,
+    `for (let i = 1; i <= 200; i += 1) await store.append('a-' + i, [{ type: 'A', data: {}, metadata: { userId: 1, at: 'now' } }], 0);
+console.log(JSON.stringify(await store.countEvents()));`,
   );
-  const run = spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', timeout: 30_000 });
   t.equal(run.status, 0, run.stderr);
   t.equal(run.stdout.trim(), '200');
 });

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { json } from '../../helper.js';
 import { auth, buildBlogApp } from './fixture.js';
 
@@ -18,25 +18,19 @@ t.test('concurrent creates of posts with one new tag make the tag once', async (
   t.equal(tags.length, 1, `one tag: ${JSON.stringify(tags)}`);
 });
 
-t.test('concurrent creates with one title get distinct slugs', async (t) => {
+/** Creates the same body `count` times at once; each must be created, each with its own slug. */
+async function sameBodyAtOnce(t: Test, url: string, payload: object, count: number): Promise<void> {
   const { app } = await buildBlogApp(t);
-  const creates = await Promise.all(
-    Array.from({ length: 8 }, () => app.inject({ method: 'POST', url: `/api/blog_posts${auth('editor')}`, payload: { title: 'Same Title' } })),
-  );
-  t.same(creates.map((res) => res.statusCode), Array(8).fill(201));
+  const creates = await Promise.all(Array.from({ length: count }, () => app.inject({ method: 'POST', url: `${url}${auth('editor')}`, payload })));
+  t.same(creates.map((res) => res.statusCode), Array(count).fill(201));
   const slugs = creates.map((res) => json<Record<string, unknown>>(res)['o:slug']);
-  t.equal(new Set(slugs).size, 8, `distinct slugs: ${slugs.join(', ')}`);
-});
+  t.equal(new Set(slugs).size, count, `distinct slugs: ${slugs.join(', ')}`);
+}
 
-t.test('concurrent creates of categories with one name get distinct slugs', async (t) => {
-  const { app } = await buildBlogApp(t);
-  const creates = await Promise.all(
-    Array.from({ length: 6 }, () => app.inject({ method: 'POST', url: `/api/blog_categories${auth('editor')}`, payload: { name: 'Same Name' } })),
-  );
-  t.same(creates.map((res) => res.statusCode), Array(6).fill(201));
-  const slugs = creates.map((res) => json<Record<string, unknown>>(res)['o:slug']);
-  t.equal(new Set(slugs).size, 6, `distinct slugs: ${slugs.join(', ')}`);
-});
+t.test('concurrent creates with one title get distinct slugs', (t) => sameBodyAtOnce(t, '/api/blog_posts', { title: 'Same Title' }, 8));
+
+t.test('concurrent creates of categories with one name get distinct slugs', (t) =>
+  sameBodyAtOnce(t, '/api/blog_categories', { name: 'Same Name' }, 6));
 
 t.test('concurrent updates to one new slug: one takes it, the others are refused', async (t) => {
   const { app } = await buildBlogApp(t);
