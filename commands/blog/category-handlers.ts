@@ -1,5 +1,5 @@
 import { NotFoundError, ValidationError } from '../../infra/errors.js';
-import { slugify, uniqueSlug } from '../../infra/text/slug.js';
+import { slugClaimKey, slugify, uniqueSlug } from '../../infra/text/slug.js';
 import { blogPosts } from '../../queries/blog/documents.js';
 import { findCategory, findCategoryBySlug } from '../../queries/blog/taxonomy.js';
 import type { CommandContext } from '../command-context.js';
@@ -30,8 +30,8 @@ async function slugFor(ctx: CommandContext, given: string | undefined, name: str
   return uniqueSlug(slugify(name, LIMITS.slug - 8), (slug) => slugTaken(ctx, slug, exceptId));
 }
 
-/** The key a slug claim holds: the slug given, or the base the name gives (its `-N` suffixes included). */
-const categorySlugKey = (given: string | undefined, name: string): string => `blog-category-slug:${given || slugify(name, LIMITS.slug - 8)}`;
+/** The key a category's slug claim holds (see slugClaimKey): the slug given, or the base its name gives. */
+const categorySlugKey = (given: string | undefined, name: string): string => `blog-category-${slugClaimKey(given || slugify(name, LIMITS.slug - 8))}`;
 
 export async function createCategory(ctx: CommandContext, input: CategoryInput, givenId?: number): Promise<number> {
   if (input.name === undefined) throw ValidationError.field('name', 'This field is required.');

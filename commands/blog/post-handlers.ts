@@ -1,5 +1,5 @@
 import { NotFoundError, ValidationError } from '../../infra/errors.js';
-import { slugify, uniqueSlug } from '../../infra/text/slug.js';
+import { slugClaimKey, slugify, uniqueSlug } from '../../infra/text/slug.js';
 import { commentsOfPost } from '../../queries/blog/comments.js';
 import { findPost, postIdBySlug } from '../../queries/blog/posts.js';
 import { findCategory } from '../../queries/blog/taxonomy.js';
@@ -72,11 +72,8 @@ async function slugTaken(ctx: CommandContext, slug: string, exceptId: number | n
   return owner !== null && owner !== exceptId;
 }
 
-/**
- * The key a slug claim holds: the slug given, or the one the title gives (its `-N` suffixes
- * included, so two posts titled alike take turns).
- */
-const postSlugKey = (slug: string): string => `blog-post-slug:${slug}`;
+/** The key a post's slug claim holds (see slugClaimKey). */
+const postSlugKey = (slug: string): string => `blog-post-${slugClaimKey(slug)}`;
 
 /** The slug a title gives, short enough to take a `-N` suffix and stay within the limit. */
 const slugOfTitle = (title: string): string => slugify(title, LIMITS.slug - 8);

@@ -44,3 +44,15 @@ t.test('concurrent updates to one new slug: one takes it, the others are refused
   );
   t.same(updates.map((res) => res.statusCode).sort(), [200, 422, 422, 422]);
 });
+
+t.test('a slug given outright and the same slug reached by a suffix are claimed in turn', async (t) => {
+  const { app } = await buildBlogApp(t);
+  for (let round = 0; round < 5; round++) {
+    const title = `Corner ${round}`;
+    const payloads = [{ title }, { title }, { title: `Other ${round}`, slug: `corner-${round}-2` }];
+    const creates = await Promise.all(payloads.map((payload) => app.inject({ method: 'POST', url: `/api/blog_posts${auth('editor')}`, payload })));
+    const slugs = creates.filter((res) => res.statusCode === 201).map((res) => json<Record<string, unknown>>(res)['o:slug']);
+    t.equal(new Set(slugs).size, slugs.length, `no slug twice: ${slugs.join(', ')}`);
+    t.ok(creates.every((res) => res.statusCode === 201 || res.statusCode === 422), 'a refused claim is a validation error');
+  }
+});
