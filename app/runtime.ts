@@ -1,6 +1,7 @@
 import pino, { type Logger } from 'pino';
 import { join } from 'node:path';
 import { KeyedExclusion } from '../commands/keyed-exclusion.js';
+import { SlugClaims } from '../commands/slug-claims.js';
 import { metadataFor, type CommandContext } from '../commands/command-context.js';
 import { releaseReservedIds } from '../commands/sequence.js';
 import { systemClock, type Clock } from '../infra/clock/port.js';
@@ -63,6 +64,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     logger,
   );
   const exclusive = new KeyedExclusion();
+  const slugClaims = new SlugClaims();
   const runtime: Runtime = {
     config,
     logger,
@@ -84,6 +86,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
         requestId,
         waitForProjections: (position) => projections.waitFor(position),
         exclusive,
+        slugClaims,
       };
     },
     async close() {

@@ -1,10 +1,11 @@
 import { NotFoundError, ValidationError } from '../../infra/errors.js';
-import { slugClaimKey, slugify, uniqueSlug } from '../../infra/text/slug.js';
+import { slugify } from '../../infra/text/slug.js';
 import { blogPosts } from '../../queries/blog/documents.js';
 import { findCategory, findCategoryBySlug } from '../../queries/blog/taxonomy.js';
 import type { CommandContext } from '../command-context.js';
 import { handleCommand } from '../handle-command.js';
 import { idFor } from '../sequence.js';
+import { claimSlug, type ClaimedSlug } from '../slug-claims.js';
 import { blogCategoryDecider } from './category-decider.js';
 import { BLOG_SEQUENCES, blogCategoryStream, type BlogCategoryFields } from './events.js';
 import { updatePost } from './post-handlers.js';
@@ -21,17 +22,15 @@ async function slugTaken(ctx: CommandContext, slug: string, exceptId: number | n
   return clash !== null && clash.id !== exceptId;
 }
 
-/** A given slug must be free; an omitted (or emptied) one is made from the name and kept unique. */
-async function slugFor(ctx: CommandContext, given: string | undefined, name: string, exceptId: number | null): Promise<string> {
-  if (given) {
-    if (await slugTaken(ctx, given, exceptId)) throw ValidationError.field('slug', 'Another blog category has this slug.');
-    return given;
-  }
-  return uniqueSlug(slugify(name, LIMITS.slug - 8), (slug) => slugTaken(ctx, slug, exceptId));
+/**
+ * Claims the category's slug until its write is projected: a given one must be free; an omitted
+ * (or emptied) one is made from the name and kept unique.
+ */
+async function claimCategorySlug(ctx: CommandContext, given: string | undefined, name: string, exceptId: number | null): Promise<ClaimedSlug> {
+  const claimed = await claimSlug(ctx.slugClaims, 'blog-category', given, slugify(name, LIMITS.slug - 8), (slug) => slugTaken(ctx, slug, exceptId));
+  if (!claimed) throw ValidationError.field('slug', 'Another blog category has this slug.');
+  return claimed;
 }
-
-/** The key a category's slug claim holds (see slugClaimKey): the slug given, or the base its name gives. */
-const categorySlugKey = (given: string | undefined, name: string): string => `blog-category-${slugClaimKey(given || slugify(name, LIMITS.slug - 8))}`;
 
 export async function createCategory(ctx: CommandContext, input: CategoryInput, givenId?: number): Promise<number> {
   if (input.name === undefined) throw ValidationError.field('name', 'This field is required.');
@@ -41,13 +40,15 @@ export async function createCategory(ctx: CommandContext, input: CategoryInput, 
   if (givenId !== undefined && (await ctx.eventStore.readLastEvent(blogCategoryStream(givenId)))) {
     throw ValidationError.field('id', `Blog category ${givenId} already exists.`);
   }
-  // From the slug's check until the category is projected, a concurrent claim of the slug waits.
-  return ctx.exclusive.run(categorySlugKey(given, fields.name), async () => {
-    fields.slug = await slugFor(ctx, given, fields.name, null);
+  const { slug, release } = await claimCategorySlug(ctx, given, fields.name, null);
+  try {
+    fields.slug = slug;
     const id = await idFor(ctx, BLOG_SEQUENCES.category, givenId);
     await handleCommand(ctx, blogCategoryStream(id), blogCategoryDecider, { type: 'CreateBlogCategory', data: { id, fields } });
     return id;
-  });
+  } finally {
+    release();
+  }
 }
 
 export async function updateCategory(ctx: CommandContext, id: number, input: CategoryInput): Promise<void> {
@@ -59,11 +60,13 @@ export async function updateCategory(ctx: CommandContext, id: number, input: Cat
   const name = patch.name ?? current.name;
   const given = input.slug?.trim();
   checkCategoryFields({ name, slug: given || slugify(name), description: patch.description ?? current.description });
-  const write = async () => {
-    if (input.slug !== undefined) patch.slug = await slugFor(ctx, given, name, id);
+  const claimed = input.slug === undefined ? null : await claimCategorySlug(ctx, given, name, id);
+  try {
+    if (claimed) patch.slug = claimed.slug;
     await handleCommand(ctx, blogCategoryStream(id), blogCategoryDecider, { type: 'UpdateBlogCategory', data: { patch } });
-  };
-  await (input.slug === undefined ? write() : ctx.exclusive.run(categorySlugKey(given, name), write));
+  } finally {
+    claimed?.release();
+  }
 }
 
 /** Deletes the category; its posts become uncategorised, each through a post update. */

@@ -1,5 +1,5 @@
 import { NotFoundError, ValidationError } from '../../infra/errors.js';
-import { slugClaimKey, slugify, uniqueSlug } from '../../infra/text/slug.js';
+import { slugify } from '../../infra/text/slug.js';
 import { commentsOfPost } from '../../queries/blog/comments.js';
 import { findPost, postIdBySlug } from '../../queries/blog/posts.js';
 import { findCategory } from '../../queries/blog/taxonomy.js';
@@ -7,6 +7,7 @@ import { sites } from '../../queries/platform/documents.js';
 import type { CommandContext } from '../command-context.js';
 import { handleCommand } from '../handle-command.js';
 import { idFor } from '../sequence.js';
+import { claimSlug, type ClaimedSlug } from '../slug-claims.js';
 import { deleteComment } from './comment-handlers.js';
 import { BLOG_SEQUENCES, blogPostStream, type BlogPostFields, type BlogPostStatus } from './events.js';
 import { blogPostDecider } from './post-decider.js';
@@ -72,19 +73,17 @@ async function slugTaken(ctx: CommandContext, slug: string, exceptId: number | n
   return owner !== null && owner !== exceptId;
 }
 
-/** The key a post's slug claim holds (see slugClaimKey). */
-const postSlugKey = (slug: string): string => `blog-post-${slugClaimKey(slug)}`;
-
 /** The slug a title gives, short enough to take a `-N` suffix and stay within the limit. */
 const slugOfTitle = (title: string): string => slugify(title, LIMITS.slug - 8);
 
-/** A given slug must be free; an omitted (or emptied) one is `fromTitle` (see slugOfTitle), kept unique. */
-async function slugFor(ctx: CommandContext, given: string | undefined, fromTitle: string, exceptId: number | null): Promise<string> {
-  if (given) {
-    if (await slugTaken(ctx, given, exceptId)) throw ValidationError.field('slug', 'Another blog post has this slug.');
-    return given;
-  }
-  return uniqueSlug(fromTitle, (slug) => slugTaken(ctx, slug, exceptId));
+/**
+ * Claims the post's slug until its write is projected: a given one must be free; an omitted (or
+ * emptied) one is `fromTitle` (see slugOfTitle), kept unique.
+ */
+async function claimPostSlug(ctx: CommandContext, given: string | undefined, fromTitle: string, exceptId: number | null): Promise<ClaimedSlug> {
+  const claimed = await claimSlug(ctx.slugClaims, 'blog-post', given, fromTitle, (slug) => slugTaken(ctx, slug, exceptId));
+  if (!claimed) throw ValidationError.field('slug', 'Another blog post has this slug.');
+  return claimed;
 }
 
 /** Creates a post written by `authorId`; `givenId` is the fixture's id. Returns the new id. */
@@ -112,9 +111,8 @@ export async function createPost(ctx: CommandContext, authorId: number | null, i
   if (givenId !== undefined && (await ctx.eventStore.readLastEvent(blogPostStream(givenId)))) {
     throw ValidationError.field('id', `Blog post ${givenId} already exists.`);
   }
-  // From the slug's check until the post is projected, a concurrent create of the same slug waits.
-  return ctx.exclusive.run(postSlugKey(patch.slug || fromTitle), async () => {
-    const slug = await slugFor(ctx, patch.slug, fromTitle, null);
+  const { slug, release } = await claimPostSlug(ctx, patch.slug, fromTitle, null);
+  try {
     const tags = await resolveTags(ctx, draft.tags);
     const id = await idFor(ctx, BLOG_SEQUENCES.post, givenId);
     await handleCommand(
@@ -125,7 +123,9 @@ export async function createPost(ctx: CommandContext, authorId: number | null, i
       { newStream: true },
     );
     return id;
-  });
+  } finally {
+    release();
+  }
 }
 
 /** Changes only the keys present; tags and site_ids replace the whole list. */
@@ -137,16 +137,17 @@ export async function updatePost(ctx: CommandContext, id: number, input: PostInp
   const fromTitle = patch.slug ? '' : slugOfTitle(title);
   checkPostFields({ ...current, ...patch, slug: patch.slug || fromTitle, tags: patch.tags ?? current.tags });
   await checkReferences(ctx, patch);
-  const write = async () => {
-    if (patch.slug !== undefined) patch.slug = await slugFor(ctx, patch.slug, fromTitle, id);
+  const claimed = patch.slug === undefined ? null : await claimPostSlug(ctx, patch.slug, fromTitle, id);
+  try {
+    if (claimed) patch.slug = claimed.slug;
     if (patch.tags !== undefined) patch.tags = await resolveTags(ctx, patch.tags);
     await handleCommand(ctx, blogPostStream(id), blogPostDecider, {
       type: 'UpdateBlogPost',
       data: { patch, now: utcTimestamp(ctx.clock.now()) },
     });
-  };
-  // A new slug is claimed like a create's; an update that keeps its slug waits for nobody.
-  await (patch.slug === undefined ? write() : ctx.exclusive.run(postSlugKey(patch.slug || fromTitle), write));
+  } finally {
+    claimed?.release();
+  }
 }
 
 /**

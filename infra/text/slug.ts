@@ -24,16 +24,6 @@ export function slugify(text: string, maxLength = 190): string {
 }
 
 /**
- * What a claim on a slug is keyed by (commands/keyed-exclusion.ts): the slug without its
- * trailing `-N` parts. uniqueSlug answers `base-N` for a taken `base`, so a slug given outright
- * as `x-2` and one reached from `x` share a key, and take turns; all of them are stripped
- * because a base may end in a number itself (`room-101`, then `room-101-2`).
- */
-export function slugClaimKey(slug: string): string {
-  return `slug:${slug.replace(/(-\d+)+$/, '')}`;
-}
-
-/**
  * A free slug from `base`: `base` itself, else `base-N` for the first free N after a run of
  * taken ones. Used for slugs that must be unique in a scope (blog posts, categories, sibling
  * folders).

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { CommandContext } from '../../commands/command-context.js';
 import { KeyedExclusion } from '../../commands/keyed-exclusion.js';
+import { SlugClaims } from '../../commands/slug-claims.js';
 import { FixedClock } from '../../infra/clock/port.js';
 import { MemoryDocumentStore } from '../../infra/document-store/memory.js';
 import { SqliteEventStore } from '../../infra/event-store/sqlite.js';
@@ -16,5 +17,6 @@ export function sqliteCommandContext(t: { testdir(): string; teardown(fn: () => 
     userId: 1,
     waitForProjections: async () => {},
     exclusive: new KeyedExclusion(),
+    slugClaims: new SlugClaims(),
   };
 }

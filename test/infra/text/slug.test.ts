@@ -1,6 +1,6 @@
 import t from 'tap';
 import slugifyLib from 'slugify';
-import { slugClaimKey, slugify, uniqueSlug } from '../../../infra/text/slug.js';
+import { slugify, uniqueSlug } from '../../../infra/text/slug.js';
 
 /** What the library gives, trimmed to the length and dash rule slugify() applies. */
 const viaLibrary = (text: string, max = 190): string =>
@@ -65,12 +65,4 @@ t.test('with a freed suffix in the run, the answer is still free', async (t) => 
   const slug = await uniqueSlug('maps', async (s) => taken.has(s));
   t.notOk(taken.has(slug));
   t.match(slug, /^maps-\d+$/);
-});
-
-t.test('a slug and every slug uniqueSlug may make from its base share one claim key', async (t) => {
-  t.equal(slugClaimKey('old-maps'), slugClaimKey('old-maps-2'));
-  t.equal(slugClaimKey('room-101'), slugClaimKey('room-101-2'), 'a base that ends in a number');
-  t.equal(slugClaimKey('room-101-2'), slugClaimKey('room-101-17'));
-  t.not(slugClaimKey('old-maps'), slugClaimKey('new-maps'));
-  t.equal(slugClaimKey('2024'), 'slug:2024', 'a slug of digits alone keeps them');
 });
