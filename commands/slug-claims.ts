@@ -4,52 +4,38 @@ import { uniqueSlug } from '../infra/text/slug.js';
 export type ReleaseClaim = () => void;
 
 /**
- * Slugs chosen by commands whose writes are not projected yet. A command that checks the read
- * models for a free slug and then writes it claims the slug in between, so a concurrent command
- * cannot take the same one: two posts titled alike get `x` and `x-2`, and a slug given outright
- * as `x-2` waits for the post that reached `x-2` from `x`. Only the slug itself is held, so
- * creates of different slugs never wait for each other.
+ * Slugs chosen by commands whose writes are not projected yet. A command claims a slug before it
+ * looks the slug up in the read models and holds it until its write is projected, so a
+ * concurrent command cannot take the same one: two posts titled alike get `x` and `x-2`, and a
+ * slug given outright as `x-2` waits for the post that reached `x-2` from `x`. Only the slug
+ * itself is held, so creates of different slugs never wait for each other.
  *
- * It covers the commands of one process; several processes writing one log (production event
- * stores) are not covered.
+ * Claiming before looking means a command that let go of a slug had its write projected before
+ * the look-up began. It covers the commands of one process; several processes writing one log
+ * (production event stores) are not covered.
  */
 export class SlugClaims {
   /** Per claimed key, settled when the claim is let go. */
   private readonly held = new Map<string, Promise<void>>();
 
-  /** Whether a command in flight holds the key (a uniqueSlug probe counts it as taken). */
-  isHeld(key: string): boolean {
-    return this.held.has(key);
+  /** Claims `key` now, unless a command in flight holds it. */
+  tryClaim(key: string): ReleaseClaim | null {
+    if (this.held.has(key)) return null;
+    let letGo!: () => void;
+    this.held.set(key, new Promise<void>((resolve) => (letGo = resolve)));
+    return () => {
+      this.held.delete(key);
+      letGo();
+    };
   }
 
-  /**
-   * Claims `key` unless the slug is `taken` in the read models; answers the release, or null when
-   * taken. A key held by a command in flight is waited for and looked at again.
-   */
-  async claim(key: string, taken: () => Promise<boolean>): Promise<ReleaseClaim | null> {
-    for (;;) {
-      const holder = this.held.get(key);
-      if (holder) {
-        await holder;
-        continue;
-      }
-      if (await taken()) return null;
-      // Another command may have claimed it while the read models answered.
-      if (this.held.has(key)) continue;
-      let letGo!: () => void;
-      this.held.set(key, new Promise<void>((resolve) => (letGo = resolve)));
-      const release: ReleaseClaim = () => {
-        this.held.delete(key);
-        letGo();
-      };
-      // One that claimed, wrote and let go while the read models answered has been projected
-      // by now: look once more.
-      if (await taken()) {
-        release();
-        return null;
-      }
-      return release;
-    }
+  /** Settles once no command holds `key`. */
+  async whenFree(key: string): Promise<void> {
+    for (let holder = this.held.get(key); holder; holder = this.held.get(key)) await holder;
+  }
+
+  isHeld(key: string): boolean {
+    return this.held.has(key);
   }
 
   /** Keys held (for tests). */
@@ -65,8 +51,8 @@ export interface ClaimedSlug {
 
 /**
  * Claims a slug in `scope` (one kind of resource): `given` if it is free, else null; without
- * one, the first free of `base`, `base-2`, ... (uniqueSlug), counting the slugs commands in
- * flight hold as taken.
+ * one, the first free of `base`, `base-2`, ... (uniqueSlug), a slug held by a command in flight
+ * counting as taken. A given slug held by a command in flight is waited for, then looked at.
  */
 export async function claimSlug(
   claims: SlugClaims,
@@ -77,12 +63,29 @@ export async function claimSlug(
 ): Promise<ClaimedSlug | null> {
   const key = (slug: string) => `${scope}:${slug}`;
   if (given) {
-    const release = await claims.claim(key(given), () => taken(given));
-    return release ? { slug: given, release } : null;
+    for (;;) {
+      await claims.whenFree(key(given));
+      const release = claims.tryClaim(key(given));
+      if (!release) continue;
+      if (!(await taken(given))) return { slug: given, release };
+      release();
+      return null;
+    }
   }
-  for (;;) {
-    const slug = await uniqueSlug(base, async (candidate) => claims.isHeld(key(candidate)) || (await taken(candidate)));
-    const release = await claims.claim(key(slug), () => taken(slug));
-    if (release) return { slug, release };
-  }
+  // Every candidate found free stays claimed until the search ends; all but the answer are let go.
+  const found = new Map<string, ReleaseClaim>();
+  const slug = await uniqueSlug(base, async (candidate) => {
+    const release = claims.tryClaim(key(candidate));
+    if (!release) return true;
+    if (await taken(candidate)) {
+      release();
+      return true;
+    }
+    found.set(candidate, release);
+    return false;
+  });
+  for (const [candidate, release] of found) if (candidate !== slug) release();
+  const release = found.get(slug);
+  if (!release) throw new Error(`uniqueSlug answered ${slug}, a slug it did not find free.`);
+  return { slug, release };
 }

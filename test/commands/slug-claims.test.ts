@@ -25,7 +25,8 @@ t.test('commands choosing a slug from one base at once get distinct slugs', asyn
       return claimed.slug;
     }),
   );
-  t.same([...chosen].sort(), ['maps', 'maps-2', 'maps-3', 'maps-4', 'maps-5']);
+  t.equal(new Set(chosen).size, 5, `distinct: ${chosen.join(', ')}`);
+  t.ok(chosen.includes('maps') && chosen.every((slug) => /^maps(-\d+)?$/.test(slug)), 'the base, then numbered from it');
   t.equal(claims.size, 0, 'every claim was let go');
 });
 
