@@ -34,10 +34,6 @@ export class SlugClaims {
     for (let holder = this.held.get(key); holder; holder = this.held.get(key)) await holder;
   }
 
-  isHeld(key: string): boolean {
-    return this.held.has(key);
-  }
-
   /** Keys held (for tests). */
   get size(): number {
     return this.held.size;
