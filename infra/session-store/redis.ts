@@ -1,0 +1,68 @@
+import type { Redis } from 'ioredis';
+import type { Clock } from '../clock/port.js';
+import { DependencyUnavailableError } from '../errors.js';
+import { createRequestRedisClient, type RedisOutageLogger } from '../redis/request-client.js';
+import { newSessionToken, sessionKey, SESSION_TTL_MS, type SessionStore } from './port.js';
+
+type SessionClient = Pick<Redis, 'set' | 'get' | 'del' | 'disconnect'>;
+
+/**
+ * Sessions in Redis, shared by every server of a deployment. A key holds `userId:expiresAt` and
+ * expires with the session; the stored expiry is checked too, so the store answers to the
+ * runtime's clock as the embedded one does.
+ */
+export class RedisSessionStore implements SessionStore {
+  private readonly redis: SessionClient;
+
+  constructor(
+    url: string,
+    private readonly clock: Clock,
+    /** Servers with the same prefix share sessions (see sessionPrefixFor). */
+    private readonly prefix: string,
+    logger?: RedisOutageLogger,
+    client?: SessionClient,
+  ) {
+    this.redis = client ?? createRequestRedisClient(url, 'session store', logger);
+  }
+
+  private keyOf(token: string): string {
+    return `${this.prefix}${sessionKey(token)}`;
+  }
+
+  /** Redis away is a 503 for the request, never a login refused or a session silently lost. */
+  private async command<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch {
+      throw new DependencyUnavailableError('session store', 'The session store is unavailable.');
+    }
+  }
+
+  async create(userId: number): Promise<string> {
+    const expiresAt = this.clock.now().getTime() + SESSION_TTL_MS;
+    const token = newSessionToken();
+    await this.command(() => this.redis.set(this.keyOf(token), `${userId}:${expiresAt}`, 'PX', SESSION_TTL_MS));
+    return token;
+  }
+
+  async userIdFor(token: string): Promise<number | null> {
+    const key = this.keyOf(token);
+    const value = await this.command(() => this.redis.get(key));
+    if (value === null) return null;
+    const [userId, expiresAt] = value.split(':').map(Number);
+    if (!Number.isSafeInteger(userId) || !Number.isSafeInteger(expiresAt)) return null;
+    if ((expiresAt as number) <= this.clock.now().getTime()) {
+      await this.command(() => this.redis.del(key));
+      return null;
+    }
+    return userId as number;
+  }
+
+  async destroy(token: string): Promise<void> {
+    await this.command(() => this.redis.del(this.keyOf(token)));
+  }
+
+  async close(): Promise<void> {
+    this.redis.disconnect();
+  }
+}
