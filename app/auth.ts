@@ -5,7 +5,9 @@ import { ForbiddenError } from '../infra/errors.js';
 import type { Role } from '../commands/users/roles.js';
 import { findApiKey, findUser } from '../queries/users.js';
 import type { Runtime } from './runtime.js';
-import { SESSION_COOKIE, SessionStore } from './sessions.js';
+import type { SessionStore } from '../infra/session-store/port.js';
+import { createSessionStore } from '../infra/session-store/select.js';
+import { SESSION_COOKIE } from './session-cookie.js';
 
 export interface Principal {
   id: number;
@@ -44,12 +46,14 @@ function queryParam(request: FastifyRequest, name: string): string | undefined {
 }
 
 /**
- * Resolves API keys and sessions. A key checked with scrypt once is remembered by a SHA-256 of
+ * Resolves API keys and sessions (kept in the session store: see infra/session-store). A key checked with scrypt once is remembered by a SHA-256 of
  * its credential, so later requests cost a map lookup; revoking the key ends that.
  */
-export const authPlugin = fp(async (app: FastifyInstance, opts: { runtime: Runtime }) => {
-  const { documents } = opts.runtime;
-  const sessions = new SessionStore();
+export const authPlugin = fp(async (app: FastifyInstance, opts: { runtime: Runtime; sessions?: SessionStore }) => {
+  const { documents, config, clock, logger } = opts.runtime;
+  const sessions = opts.sessions ?? (await createSessionStore(config, clock, logger));
+  // A store passed in belongs to its caller, who closes it.
+  if (!opts.sessions) app.addHook('onClose', () => sessions.close());
   const verified = new Map<string, string>();
   /** Concurrent first requests with one key share one scrypt check instead of each running it. */
   const verifying = new Map<string, Promise<boolean>>();
@@ -77,7 +81,7 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { runtime: Runti
   async function userFromSession(request: FastifyRequest): Promise<Principal | null> {
     const token = request.cookies?.[SESSION_COOKIE];
     if (!token) return null;
-    const userId = sessions.userIdFor(token);
+    const userId = await sessions.userIdFor(token);
     if (userId === null) return null;
     const user = await findUser(documents, userId);
     return user ? { id: user.id, name: user.name, email: user.email, role: user.role } : null;

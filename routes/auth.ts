@@ -4,7 +4,7 @@ import { verifySecret } from '../infra/crypto/secret-hash.js';
 import { UnauthorizedError } from '../infra/errors.js';
 import { findUserByEmail } from '../queries/users.js';
 import type { Runtime } from '../app/runtime.js';
-import { SESSION_COOKIE } from '../app/sessions.js';
+import { SESSION_COOKIE } from '../app/session-cookie.js';
 
 const LoginBody = Type.Object({
   email: Type.String({ minLength: 1, maxLength: 320 }),
@@ -29,7 +29,7 @@ export async function authRoutes(app: FastifyInstance, runtime: Runtime): Promis
       if (!user?.passwordHash || !(await verifySecret(password, user.passwordHash))) {
         throw new UnauthorizedError('Invalid email or password.');
       }
-      const token = app.sessions.create(user.id);
+      const token = await app.sessions.create(user.id);
       reply.setCookie(SESSION_COOKIE, token, {
         httpOnly: true,
         sameSite: 'lax',
@@ -45,7 +45,8 @@ export async function authRoutes(app: FastifyInstance, runtime: Runtime): Promis
     { schema: { tags: ['auth'], summary: 'End the login session', response: { 204: Type.Null() } } },
     async (request, reply) => {
       const token = request.cookies[SESSION_COOKIE];
-      if (token) app.sessions.destroy(token);
+      // Awaited: a session store that is away answers 503 rather than a logout that did not happen.
+      if (token) await app.sessions.destroy(token);
       reply.clearCookie(SESSION_COOKIE, { path: '/' });
       return reply.status(204).send();
     },

@@ -123,6 +123,17 @@ t.test('Redis down: requests that need it get a fast 503, the rest works, and th
   const backup = () => timed(at(`/api/backups?${ADMIN_KEY}`), json('POST', { include_files: false, include_themes: false, include_modules: false, include_api: false }));
   const search = (query: string) => timed(at('/chatbot/api/search'), json('POST', { query }));
   const directory = () => timed(at(`/api/v1/databases?token=${TOKEN}`));
+  const admin = ROLE_USERS.find((u) => u.role === 'global_admin') as (typeof ROLE_USERS)[number];
+  /** Logs in; answers the status and the session cookie, if one was set. */
+  const login = async (): Promise<{ status: number; cookie: string | null; ms: number; body: unknown }> => {
+    const started = Date.now();
+    const res = await fetch(at('/login'), { ...json('POST', { email: admin.email, password: admin.password }), signal: AbortSignal.timeout(FAST_MS * 3) });
+    const text = await res.text();
+    const cookie = /^(sid=[^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1] ?? null;
+    return { status: res.status, cookie, ms: Date.now() - started, body: text ? (JSON.parse(text) as unknown) : null };
+  };
+  const asSession = (cookie: string) => timed(at('/api/backups'), { headers: { cookie } });
+  let session = '';
 
   await t.test('with Redis up, a backup is made on the queue and the chatbot answers', async (t) => {
     const made = await backup();
@@ -130,6 +141,10 @@ t.test('Redis down: requests that need it get a fast 503, the rest works, and th
     t.equal((made.body as Record<string, unknown>)['o:status'], 'complete');
     t.equal((await search('Lisbon harbour')).status, 200);
     t.equal((await directory()).status, 200);
+    const loggedIn = await login();
+    t.equal(loggedIn.status, 204, 'sessions are kept in Redis');
+    session = loggedIn.cookie as string;
+    t.equal((await asSession(session)).status, 200, 'the session authenticates');
   });
 
   await redis.stop();
@@ -152,6 +167,18 @@ t.test('Redis down: requests that need it get a fast 503, the rest works, and th
       t.same(refused.body, { error: 'The rate limit store is unavailable.' });
       t.ok(refused.ms < FAST_MS, `${path} answered in ${refused.ms} ms`);
     }
+  });
+
+  await t.test('with Redis down, logins and requests with a session are refused with 503, fast', async (t) => {
+    const refusedLogin = await login();
+    t.equal(refusedLogin.status, 503, JSON.stringify(refusedLogin.body));
+    t.match(refusedLogin.body, { errors: { error: 'The session store is unavailable.' } });
+    t.equal(refusedLogin.cookie, null, 'no cookie for a session that was never stored');
+    t.ok(refusedLogin.ms < FAST_MS, `the login answered in ${refusedLogin.ms} ms`);
+    const refused = await asSession(session);
+    t.equal(refused.status, 503, 'a session that cannot be checked is neither trusted nor taken for anonymous');
+    t.match(refused.body, { errors: { error: 'The session store is unavailable.' } });
+    t.ok(refused.ms < FAST_MS, `the request with a session answered in ${refused.ms} ms`);
   });
 
   let createdId = 0;
@@ -181,6 +208,9 @@ t.test('Redis down: requests that need it get a fast 503, the rest works, and th
       const found = await search('Zanzibar quay chart');
       return found.status === 200 && (found.body as { results: { url: string }[] }).results.some((r) => r.url === `/item/${createdId}`);
     });
+    await eventually('logins work again', async () => (await login()).status === 204);
+    const again = await login();
+    t.equal((await asSession(again.cookie as string)).status, 200, 'a new session authenticates');
     t.equal(server.child.exitCode, null, 'the server never stopped');
     const complete = await timed(at(`/api/backups?status=complete&${ADMIN_KEY}`));
     t.equal((complete.body as unknown[]).length, 2, 'the backup before the outage and the one after');

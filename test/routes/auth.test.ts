@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
+import { buildApp } from '../../app/app.js';
 import { buildTestApp, json, keyFor, ROLE_USERS, sessionFor, type RoleName } from '../helper.js';
 
 const fixture = { users: ROLE_USERS, sites: [{ id: 1, slug: 'main', title: 'Main' }] };
@@ -36,6 +39,28 @@ t.test('logout ends the session', async (t) => {
   const out = await app.inject({ method: 'POST', url: '/logout', headers: { cookie } });
   t.equal(out.statusCode, 204);
   t.equal((await create()).statusCode, 403, 'after logout the cookie is anonymous');
+});
+
+t.test('a session outlives a restart of the server, and a logout on one server ends it on another', async (t) => {
+  const dataDir = t.testdir();
+  // Closed by hand below, to restart over the same data.
+  const first = await buildTestApp({ testdir: () => dataDir, teardown: () => undefined }, { fixture });
+  const cookie = await sessionFor(first.app, 'editor');
+  const item = (app: typeof first.app) => app.inject({ method: 'POST', url: '/api/item_sets', headers: { cookie }, payload: { 'o:title': 'Set' } });
+  t.equal((await item(first.app)).statusCode, 201);
+  await first.app.close();
+  await first.runtime.close();
+
+  const restarted = await buildTestApp({ testdir: () => dataDir, teardown: (fn) => t.teardown(fn) });
+  t.equal((await item(restarted.app)).statusCode, 201, 'the editor is still logged in after the restart');
+  const sessionsFile = readFileSync(join(dataDir, 'sessions.sqlite')).toString('latin1');
+  t.notOk(sessionsFile.includes(cookie.slice('sid='.length)), 'the sessions file holds no token');
+
+  const second = await buildApp(restarted.runtime);
+  t.teardown(() => second.close());
+  t.equal((await item(second)).statusCode, 201, 'a second server over the same data shares the session');
+  t.equal((await second.inject({ method: 'POST', url: '/logout', headers: { cookie } })).statusCode, 204);
+  t.equal((await item(restarted.app)).statusCode, 403, 'logged out everywhere');
 });
 
 t.test('API keys: every role, wrong pair, half pair, no key', async (t) => {

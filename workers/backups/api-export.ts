@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Runtime } from '../../app/runtime.js';
-import { SESSION_COOKIE } from '../../app/sessions.js';
+import { SESSION_COOKIE } from '../../app/session-cookie.js';
 
 /** The HTTP app serving a runtime, so the worker can export the API as it answers. */
 const apps = new WeakMap<Runtime, FastifyInstance>();
@@ -45,7 +45,7 @@ function nextLink(header: unknown, baseUrl: string): string | null {
  * the end. Answers other than a JSON 200 (a surface needing a token, say) are left out.
  */
 export async function* apiExports(app: FastifyInstance, baseUrl: string, userId: number | null): AsyncGenerator<{ name: string; body: string }> {
-  const token = userId === null ? null : app.sessions.create(userId);
+  const token = userId === null ? null : await app.sessions.create(userId);
   const headers = token ? { cookie: `${SESSION_COOKIE}=${token}` } : {};
   try {
     for (const path of await listablePaths(app)) {
@@ -67,6 +67,7 @@ export async function* apiExports(app: FastifyInstance, baseUrl: string, userId:
       yield { name: exportNameFor(path), body: JSON.stringify(first, null, 1) };
     }
   } finally {
-    if (token) app.sessions.destroy(token);
+    // The token never left this process; if the store is away now, the session just expires.
+    if (token) await app.sessions.destroy(token).catch(() => undefined);
   }
 }
