@@ -10,6 +10,13 @@ const PENDING_BYTES = 1 << 20;
  * and over, and a read from the file costs a system call and a decode.
  */
 const RECENT_CHARS = 1 << 20;
+/**
+ * Bytes read at once when reads walk along the file: a pass over many documents (a filter
+ * matching post bodies) then costs a system call per window instead of one per string.
+ */
+const READ_WINDOW_BYTES = 64 * 1024;
+/** A read this close to the one before continues a walk along the file. */
+const NEARBY_BYTES = 2 * READ_WINDOW_BYTES;
 /** Offsets remembered as read once; past this the record starts over. */
 const READ_ONCE_OFFSETS = 4096;
 /** Compaction waits until the dead bytes are this many, and more than the live ones. */
@@ -84,6 +91,12 @@ class Generation {
   /** Bytes in the file; pending bytes follow them. */
   private flushed = 0;
   private scratch = Buffer.allocUnsafe(4096);
+  /** The file's bytes from windowStart, as many as windowLength: what a walk along the file read last. */
+  private window: Buffer | null = null;
+  private windowStart = 0;
+  private windowLength = 0;
+  /** Where the last read from the file began, to tell a walk from a jump. */
+  private lastFileRead = -Infinity;
   private readonly recent = new Map<number, string>();
   private recentChars = 0;
   /** Offsets read once lately and not kept yet. */
@@ -119,13 +132,37 @@ class Generation {
       const start = offset - this.flushed;
       text = this.pending.toString('utf8', start, start + length);
     } else {
-      if (length > this.scratch.length) this.scratch = Buffer.allocUnsafe(Math.max(length, this.scratch.length * 2));
-      const into = this.scratch.subarray(0, length);
-      this.file.readAt(into, offset);
-      text = into.toString('utf8');
+      text = this.readFromFile(offset, length);
     }
     this.remember(offset, text);
     return text;
+  }
+
+  /**
+   * A lone read (a page of posts) reads its own bytes; a read near the one before is taken as a
+   * walk along the file, in either direction, and reads a window ahead in that direction.
+   */
+  private readFromFile(offset: number, length: number): string {
+    const inWindow = offset - this.windowStart;
+    if (this.window !== null && inWindow >= 0 && inWindow + length <= this.windowLength) {
+      return this.window.toString('utf8', inWindow, inWindow + length);
+    }
+    const previous = this.lastFileRead;
+    this.lastFileRead = offset;
+    if (Math.abs(offset - previous) <= NEARBY_BYTES && length <= READ_WINDOW_BYTES / 2) {
+      const backwards = offset < previous;
+      const start = backwards ? Math.max(0, offset + length - READ_WINDOW_BYTES) : offset;
+      const end = Math.min(this.flushed, start + READ_WINDOW_BYTES);
+      this.window ??= Buffer.allocUnsafe(READ_WINDOW_BYTES);
+      this.file.readAt(this.window.subarray(0, end - start), start);
+      this.windowStart = start;
+      this.windowLength = end - start;
+      return this.window.toString('utf8', offset - start, offset - start + length);
+    }
+    if (length > this.scratch.length) this.scratch = Buffer.allocUnsafe(Math.max(length, this.scratch.length * 2));
+    const into = this.scratch.subarray(0, length);
+    this.file.readAt(into, offset);
+    return into.toString('utf8');
   }
 
   /**

@@ -6,6 +6,7 @@ import { setFlagsFromString } from 'node:v8';
 import { MemoryDocumentStore } from '../../../infra/document-store/memory.js';
 import type { Document } from '../../../infra/document-store/port.js';
 import { SPILL_MIN_LENGTH } from '../../../infra/document-store/spilled-strings.js';
+import { ScratchFile } from '../../../infra/scratch-file.js';
 
 interface PostDoc extends Document {
   _id: number;
@@ -145,6 +146,44 @@ t.test('reading many documents over and over gives each its own string, past wha
     }
   }
   t.equal(wrong, 0);
+});
+
+t.test('walks along the file read it a window at a time, and every read, walking or jumping, gets its own bytes', async (t) => {
+  const { store } = storeIn(t);
+  const posts = store.collection<PostDoc>('posts');
+  // Lengths from the spill threshold to past half a read window (those are read alone), in 1 to 4 UTF-8 bytes a character.
+  const lengthOf = (id: number) => (id % 97 === 0 ? 40_000 : SPILL_MIN_LENGTH + ((id * 37) % 1500));
+  const count = 2000;
+  const docs: PostDoc[] = [];
+  for (let id = 1; id <= count; id++) docs.push({ _id: id, title: `Post ${id}`, content: body(`p${id}`, lengthOf(id)), tags: [] });
+  await posts.putMany(docs);
+  // Written after the others: some of these are still in the write buffer, not the file.
+  for (let id = count + 1; id <= count + 20; id++) await posts.put({ _id: id, title: `Post ${id}`, content: body(`p${id}`, lengthOf(id)), tags: [] });
+  const total = count + 20;
+  const readAt = ScratchFile.prototype.readAt;
+  let fileReads = 0;
+  ScratchFile.prototype.readAt = function (this: ScratchFile, into: Uint8Array, position: number) {
+    fileReads += 1;
+    readAt.call(this, into, position);
+  };
+  t.teardown(() => {
+    ScratchFile.prototype.readAt = readAt;
+  });
+  const wrongIn = async (ids: number[]): Promise<number> => {
+    let wrong = 0;
+    for (const id of ids) if (((await posts.findOne({ _id: id })) as PostDoc).content !== body(`p${id}`, lengthOf(id))) wrong++;
+    return wrong;
+  };
+  const ascending = Array.from({ length: total }, (_, i) => i + 1);
+  fileReads = 0;
+  t.equal(await wrongIn(ascending), 0, 'walking forwards');
+  t.ok(fileReads < count / 10, `walking forwards read the file ${fileReads} times for ${count} strings`);
+  fileReads = 0;
+  t.equal(await wrongIn([...ascending].reverse()), 0, 'walking backwards');
+  t.ok(fileReads < count / 10, `walking backwards read the file ${fileReads} times for ${count} strings`);
+  const jumps = ascending.map((id) => ((id * 7919) % total) + 1);
+  t.equal(await wrongIn(jumps), 0, 'jumping about');
+  t.equal(await wrongIn(ascending.filter((id) => id % 5 === 0)), 0, 'walking with strides');
 });
 
 t.test('any key survives the compiled copy: quotes, line breaks, separators, __proto__', async (t) => {
