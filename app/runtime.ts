@@ -9,7 +9,7 @@ import type { DocumentStore } from '../infra/document-store/port.js';
 import type { EventBus } from '../infra/event-bus/port.js';
 import type { EventStore } from '../infra/event-store/port.js';
 import type { JobQueue } from '../infra/job-queue/port.js';
-import { createInfrastructure, type Infrastructure } from '../infra/select.js';
+import { createInfrastructure, startupError, type Infrastructure } from '../infra/select.js';
 import { ProjectionRunner } from '../projections/runner.js';
 import type { AppConfig } from './config.js';
 import type { AppModule } from './module.js';
@@ -100,12 +100,17 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
       await infra.close();
     },
   };
-  for (const module of modules) await module.init?.(runtime);
-  await projections.start();
-  if (runtime.runsWorkers) {
-    for (const module of modules) await module.startWorkers?.(runtime);
+  try {
+    for (const module of modules) await module.init?.(runtime);
+    await projections.start();
+    if (runtime.runsWorkers) {
+      for (const module of modules) await module.startWorkers?.(runtime);
+    }
+    await projections.catchUp();
+  } catch (error) {
+    // The event store connects lazily: an unreachable one is found here, by the first read.
+    throw startupError(error);
   }
-  await projections.catchUp();
   return runtime;
 }
 

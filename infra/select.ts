@@ -76,9 +76,12 @@ const VARIABLE_OF: Record<string, string> = {
   Redis: 'REDIS_URL',
 };
 
-/** One line an operator can act on (the URL itself is not repeated: it may hold credentials). */
-function startupError(error: unknown): unknown {
-  if (!(error instanceof DependencyUnavailableError)) return error;
+/**
+ * One line an operator can act on (the URL itself is not repeated: it may hold credentials), for
+ * a dependency found unavailable while starting: connecting, or reading the log to catch up.
+ */
+export function startupError(error: unknown): unknown {
+  if (!(error instanceof DependencyUnavailableError) || error.message.startsWith('Cannot start:')) return error;
   const variable = VARIABLE_OF[error.dependency];
   const hint = variable ? ` Check ${variable} or unset it to use the embedded default.` : '';
   return new DependencyUnavailableError(error.dependency, `Cannot start: ${error.dependency} is unavailable.${hint}`);
