@@ -46,8 +46,9 @@ function queryParam(request: FastifyRequest, name: string): string | undefined {
 }
 
 /**
- * Resolves API keys and sessions (kept in the session store: see infra/session-store). A key checked with scrypt once is remembered by a SHA-256 of
- * its credential, so later requests cost a map lookup; revoking the key ends that.
+ * Resolves API keys and sessions (kept in the session store: see infra/session-store). A key
+ * checked with scrypt once is remembered by a SHA-256 of its credential, so later requests cost
+ * a map lookup; revoking the key ends that.
  */
 export const authPlugin = fp(async (app: FastifyInstance, opts: { runtime: Runtime; sessions?: SessionStore }) => {
   const { documents, config, clock, logger } = opts.runtime;

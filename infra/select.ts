@@ -81,7 +81,7 @@ const VARIABLE_OF: Record<string, string> = {
  * a dependency found unavailable while starting: connecting, or reading the log to catch up.
  */
 export function startupError(error: unknown): unknown {
-  if (!(error instanceof DependencyUnavailableError) || error.message.startsWith('Cannot start:')) return error;
+  if (!(error instanceof DependencyUnavailableError)) return error;
   const variable = VARIABLE_OF[error.dependency];
   const hint = variable ? ` Check ${variable} or unset it to use the embedded default.` : '';
   return new DependencyUnavailableError(error.dependency, `Cannot start: ${error.dependency} is unavailable.${hint}`);

@@ -17,12 +17,11 @@ export class RedisSessionStore implements SessionStore {
   constructor(
     url: string,
     private readonly clock: Clock,
-    /** Servers with the same prefix share sessions (see sessionPrefixFor). */
+    /** Servers with the same prefix share sessions (see createSessionStore). */
     private readonly prefix: string,
     logger?: RedisOutageLogger,
-    client?: SessionClient,
   ) {
-    this.redis = client ?? createRequestRedisClient(url, 'session store', logger);
+    this.redis = createRequestRedisClient(url, 'session store', logger);
   }
 
   private keyOf(token: string): string {

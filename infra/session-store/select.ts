@@ -5,7 +5,7 @@ import type { RedisOutageLogger } from '../redis/request-client.js';
 import type { SessionStore } from './port.js';
 import { SqliteSessionStore } from './sqlite.js';
 
-export function sessionFileFor(dataDir: string): string {
+function sessionFileFor(dataDir: string): string {
   return join(dataDir, 'sessions.sqlite');
 }
 
