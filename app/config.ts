@@ -15,6 +15,9 @@ export interface AppConfig {
   chatbotRateWindowSeconds: number;
   backupRetention: number;
   maxUploadBytes: number;
+  /** Failed logins for one email from one address before further tries are refused (0: no limit). */
+  loginMaxFailures: number;
+  loginFailureWindowSeconds: number;
   logLevel: string;
 }
 
@@ -50,6 +53,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     chatbotRateWindowSeconds: positiveInt(env.CHATBOT_RATE_WINDOW_SECONDS, 60, 'CHATBOT_RATE_WINDOW_SECONDS'),
     backupRetention: positiveInt(env.BACKUP_RETENTION, 5, 'BACKUP_RETENTION'),
     maxUploadBytes: positiveInt(env.MAX_UPLOAD_BYTES, 50 * 1024 * 1024, 'MAX_UPLOAD_BYTES'),
+    loginMaxFailures: positiveInt(env.LOGIN_MAX_FAILURES, 10, 'LOGIN_MAX_FAILURES'),
+    loginFailureWindowSeconds: Math.max(1, positiveInt(env.LOGIN_FAILURE_WINDOW_SECONDS, 900, 'LOGIN_FAILURE_WINDOW_SECONDS')),
     logLevel: optional(env.LOG_LEVEL) ?? 'info',
   };
 }

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { verifySecret } from '../infra/crypto/secret-hash.js';
-import { UnauthorizedError } from '../infra/errors.js';
+import { sha256, verifySecret } from '../infra/crypto/secret-hash.js';
+import { RateLimitedError, UnauthorizedError } from '../infra/errors.js';
+import { createFailedLogins } from '../infra/failed-logins/select.js';
 import { findUserByEmail } from '../queries/users.js';
 import type { Runtime } from '../app/runtime.js';
 import { SESSION_COOKIE } from '../app/session-cookie.js';
@@ -13,22 +14,34 @@ const LoginBody = Type.Object({
 
 /** POST /login (JSON or form) sets an HttpOnly, SameSite=Lax session cookie; POST /logout ends it. */
 export async function authRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
+  const { loginMaxFailures, loginFailureWindowSeconds } = runtime.config;
+  const failedLogins = await createFailedLogins(runtime.config, runtime.clock, runtime.logger);
+  app.addHook('onClose', () => failedLogins.close());
   app.post(
     '/login',
     {
       schema: {
         tags: ['auth'],
         summary: 'Start a login session',
+        description: `Answers 204 with an HttpOnly, SameSite=Lax session cookie, or 401 for a wrong email or password. After ${loginMaxFailures} failed logins for one email from one address within ${loginFailureWindowSeconds} seconds (LOGIN_MAX_FAILURES, LOGIN_FAILURE_WINDOW_SECONDS), further tries get 429 with Retry-After until that window ends; a successful login clears the count.`,
         body: LoginBody,
         response: { 204: Type.Null() },
       },
     },
     async (request, reply) => {
       const { email, password } = request.body as { email: string; password: string };
+      // Per address and email: one caller cannot keep guessing, and nobody else can lock the account.
+      const throttle = sha256(`${request.ip}\u0000${email.trim().toLowerCase()}`);
+      const { failures, retryAfterSeconds } = loginMaxFailures > 0 ? await failedLogins.count(throttle) : { failures: 0, retryAfterSeconds: 0 };
+      if (loginMaxFailures > 0 && failures >= loginMaxFailures) {
+        throw new RateLimitedError('Too many failed logins for this email. Try again later.', retryAfterSeconds);
+      }
       const user = await findUserByEmail(runtime.documents, email);
       if (!user?.passwordHash || !(await verifySecret(password, user.passwordHash))) {
+        if (loginMaxFailures > 0) await failedLogins.record(throttle);
         throw new UnauthorizedError('Invalid email or password.');
       }
+      if (failures > 0) await failedLogins.clear(throttle);
       const token = await app.sessions.create(user.id);
       reply.setCookie(SESSION_COOKIE, token, {
         httpOnly: true,

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { buildApp } from '../../app/app.js';
+import { FixedClock } from '../../infra/clock/port.js';
 import { buildTestApp, json, keyFor, ROLE_USERS, sessionFor, type RoleName } from '../helper.js';
 
 const fixture = { users: ROLE_USERS, sites: [{ id: 1, slug: 'main', title: 'Main' }] };
@@ -61,6 +62,42 @@ t.test('a session outlives a restart of the server, and a logout on one server e
   t.equal((await item(second)).statusCode, 201, 'a second server over the same data shares the session');
   t.equal((await second.inject({ method: 'POST', url: '/logout', headers: { cookie } })).statusCode, 204);
   t.equal((await item(restarted.app)).statusCode, 403, 'logged out everywhere');
+});
+
+t.test('failed logins: past the limit for one email from one address, every try is a 429 until the window ends', async (t) => {
+  const clock = new FixedClock(new Date('2026-03-01T10:00:00Z'));
+  const { app } = await buildTestApp(t, { fixture, clock, config: { loginMaxFailures: 3, loginFailureWindowSeconds: 60 } });
+  const login = (password: string, remoteAddress = '10.0.0.1', email = 'editor@example.org') =>
+    app.inject({ method: 'POST', url: '/login', remoteAddress, payload: { email, password } });
+  for (let i = 0; i < 3; i++) t.equal((await login('wrong')).statusCode, 401, `failure ${i + 1} is a 401`);
+  const refused = await login('editor-pass');
+  t.equal(refused.statusCode, 429, 'even the right password is refused once the limit is reached');
+  t.same(json(refused), { errors: { error: 'Too many failed logins for this email. Try again later.' } });
+  t.equal(refused.headers['retry-after'], '60');
+  t.notOk(refused.headers['set-cookie'], 'no session');
+  t.equal((await login('editor-pass', '10.0.0.1', 'EDITOR@example.org ')).statusCode, 429, 'the email counts however it is written');
+  t.equal((await login('editor-pass', '10.0.0.2')).statusCode, 204, 'the same email from another address is not locked out');
+  t.equal((await login('reviewer-pass', '10.0.0.1', 'reviewer@example.org')).statusCode, 204, 'another email from the address is not either');
+  clock.advance(59_000);
+  t.equal((await login('editor-pass')).headers['retry-after'], '1');
+  clock.advance(1_000);
+  t.equal((await login('editor-pass')).statusCode, 204, 'the window ended');
+});
+
+t.test('a successful login clears the failures before it', async (t) => {
+  const { app } = await buildTestApp(t, { fixture, config: { loginMaxFailures: 3 } });
+  const login = (password: string) => app.inject({ method: 'POST', url: '/login', payload: { email: 'editor@example.org', password } });
+  for (let round = 0; round < 3; round++) {
+    t.equal((await login('wrong')).statusCode, 401);
+    t.equal((await login('wrong')).statusCode, 401);
+    t.equal((await login('editor-pass')).statusCode, 204, `round ${round + 1}: two failures and a success`);
+  }
+});
+
+t.test('LOGIN_MAX_FAILURES=0 counts no failures', async (t) => {
+  const { app } = await buildTestApp(t, { fixture, config: { loginMaxFailures: 0 } });
+  for (let i = 0; i < 12; i++) await app.inject({ method: 'POST', url: '/login', payload: { email: 'editor@example.org', password: 'wrong' } });
+  t.equal((await app.inject({ method: 'POST', url: '/login', payload: { email: 'editor@example.org', password: 'editor-pass' } })).statusCode, 204);
 });
 
 t.test('API keys: every role, wrong pair, half pair, no key', async (t) => {
