@@ -40,6 +40,8 @@ t.test('import, start, write, restart, read the same data back', async (t) => {
     body: JSON.stringify({ email: 'admin@example.org', password: 's3cret-pass' }),
   });
   t.equal(login.status, 204);
+  const cookie = /^(sid=[^;]+)/.exec(login.headers.get('set-cookie') ?? '')?.[1] ?? '';
+  t.ok(cookie, 'a session cookie');
   await server.stop();
 
   server = await startServer({ DATA_DIR: dataDir });
@@ -56,6 +58,12 @@ t.test('import, start, write, restart, read the same data back', async (t) => {
     body: JSON.stringify({ 'o:title': 'After restart' }),
   });
   t.equal(((await next.json()) as { 'o:id': number })['o:id'], newId + 1, 'the id sequence survives restarts');
+  const withSession = await fetch(`${server.baseUrl}/api/items`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie },
+    body: JSON.stringify({ 'o:title': 'Written with the session from before the restart' }),
+  });
+  t.equal(withSession.status, 201, 'the login made before the restart still holds');
 });
 
 t.test('the import CLI refuses bad input whole, naming the JSON path', async (t) => {
