@@ -1,4 +1,4 @@
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { join } from 'node:path';
 import { KeyedExclusion } from '../commands/keyed-exclusion.js';
 import { SlugClaims } from '../commands/slug-claims.js';
@@ -12,6 +12,7 @@ import type { JobQueue } from '../infra/job-queue/port.js';
 import { createInfrastructure, startupError, type Infrastructure } from '../infra/select.js';
 import { ProjectionRunner } from '../projections/runner.js';
 import type { AppConfig } from './config.js';
+import { createLogger } from './logger.js';
 import type { AppModule } from './module.js';
 import { appModules } from './modules.js';
 
@@ -52,7 +53,7 @@ export interface RuntimeOptions {
  * models from the log) and the workers, and waits until the read models have caught up.
  */
 export async function createRuntime(config: AppConfig, options: RuntimeOptions = {}): Promise<Runtime> {
-  const logger = options.logger ?? pino({ level: config.logLevel });
+  const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
   const modules = options.modules ?? appModules;
   const infra = { ...(await createInfrastructure(config, logger)), ...options.infrastructure };

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import pino from 'pino';
+import { createLogger } from '../app/logger.js';
 import { loadConfig } from '../app/config.js';
 import { restoreArchive, RestoreRefusedError, type RestoreProgress } from '../workers/backups/restore.js';
 import { progressBar } from './progress.js';
@@ -16,7 +16,7 @@ async function main(): Promise<number> {
     return 2;
   }
   const config = { ...loadConfig(), logLevel: process.env.LOG_LEVEL ?? 'warn' };
-  const logger = pino({ level: config.logLevel });
+  const logger = createLogger(config.logLevel);
   const progress: RestoreProgress = { start: (phase, total) => progressBar(phase, total) };
   try {
     const result = await restoreArchive({ archive: resolve(file), config, logger, progress });
