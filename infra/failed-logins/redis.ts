@@ -1,7 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Clock } from '../clock/port.js';
-import { DependencyUnavailableError } from '../errors.js';
-import { createRequestRedisClient, type RedisOutageLogger } from '../redis/request-client.js';
+import { createRequestRedisClient, unlessRedisIsAway, type RedisOutageLogger } from '../redis/request-client.js';
 import type { FailedLogins, FailureCount } from './port.js';
 
 /** INCR and, on the window's first failure, set the window's end, in one step. */
@@ -34,12 +33,8 @@ export class RedisFailedLogins implements FailedLogins {
     return [`${this.prefix}${key}:failures`, `${this.prefix}${key}:ends`];
   }
 
-  private async command<T>(run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } catch {
-      throw new DependencyUnavailableError('failed-login counter', 'The failed-login counter is unavailable.');
-    }
+  private command<T>(run: () => Promise<T>): Promise<T> {
+    return unlessRedisIsAway('failed-login counter', 'The failed-login counter is unavailable.', run);
   }
 
   async count(key: string): Promise<FailureCount> {

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { DependencyUnavailableError } from '../errors.js';
 
 /** A request never waits longer than this for Redis: then it is a 503. */
 export const REDIS_COMMAND_TIMEOUT_MS = 1_000;
@@ -34,4 +35,16 @@ export function createRequestRedisClient(url: string, what: string, logger?: Red
     down = false;
   });
   return redis;
+}
+
+/**
+ * Runs a command of a request-time Redis feature: Redis away (refused, timed out) becomes a
+ * DependencyUnavailableError (a 503 saying `message`), never a wrong answer.
+ */
+export async function unlessRedisIsAway<T>(dependency: string, message: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch {
+    throw new DependencyUnavailableError(dependency, message);
+  }
 }

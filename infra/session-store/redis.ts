@@ -1,7 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Clock } from '../clock/port.js';
-import { DependencyUnavailableError } from '../errors.js';
-import { createRequestRedisClient, type RedisOutageLogger } from '../redis/request-client.js';
+import { createRequestRedisClient, unlessRedisIsAway, type RedisOutageLogger } from '../redis/request-client.js';
 import { newSessionToken, sessionKey, SESSION_TTL_MS, type SessionStore } from './port.js';
 
 type SessionClient = Pick<Redis, 'set' | 'get' | 'del' | 'disconnect'>;
@@ -29,12 +28,8 @@ export class RedisSessionStore implements SessionStore {
   }
 
   /** Redis away is a 503 for the request, never a login refused or a session silently lost. */
-  private async command<T>(run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } catch {
-      throw new DependencyUnavailableError('session store', 'The session store is unavailable.');
-    }
+  private command<T>(run: () => Promise<T>): Promise<T> {
+    return unlessRedisIsAway('session store', 'The session store is unavailable.', run);
   }
 
   async create(userId: number): Promise<string> {

@@ -1,6 +1,5 @@
 import type { Redis } from 'ioredis';
-import { DependencyUnavailableError } from '../../infra/errors.js';
-import { createRequestRedisClient, type RedisOutageLogger } from '../../infra/redis/request-client.js';
+import { createRequestRedisClient, unlessRedisIsAway, type RedisOutageLogger } from '../../infra/redis/request-client.js';
 import type { RateLimiter } from '../../queries/chatbot/services.js';
 
 /** INCR and, on the window's first hit, EXPIRE, in one step; answers the count and the seconds left. */
@@ -29,12 +28,10 @@ export class RedisRateLimiter implements RateLimiter {
 
   async hit(key: string): Promise<{ allowed: boolean; retryAfterSeconds: number }> {
     if (this.limit === 0) return { allowed: true, retryAfterSeconds: 0 };
-    try {
-      const [count, ttl] = (await this.redis.eval(HIT, 1, `${this.prefix}${key}`, String(this.windowSeconds))) as [number, number];
-      return { allowed: count <= this.limit, retryAfterSeconds: Math.max(1, ttl) };
-    } catch {
-      throw new DependencyUnavailableError('rate limit store', 'The rate limit store is unavailable.');
-    }
+    const [count, ttl] = (await unlessRedisIsAway('rate limit store', 'The rate limit store is unavailable.', () =>
+      this.redis.eval(HIT, 1, `${this.prefix}${key}`, String(this.windowSeconds)),
+    )) as [number, number];
+    return { allowed: count <= this.limit, retryAfterSeconds: Math.max(1, ttl) };
   }
 
   async close(): Promise<void> {
