@@ -1,8 +1,13 @@
 import type { Clock } from '../clock/port.js';
 import type { FailedLogins, FailureCount } from './port.js';
 
-/** Windows kept before the ended ones are swept out, so a flood of keys cannot grow the map for ever. */
+/** Windows kept before the ended ones are swept out. */
 const SWEEP_ABOVE = 10_000;
+/**
+ * Windows kept at most: failures with made-up emails cost a caller nothing (no password hash is
+ * checked), so past this the oldest windows are forgotten rather than the map growing for ever.
+ */
+const MAX_WINDOWS = 100_000;
 
 /** Failed logins counted in this process (the embedded default). */
 export class MemoryFailedLogins implements FailedLogins {
@@ -29,6 +34,11 @@ export class MemoryFailedLogins implements FailedLogins {
     }
     if (this.windows.size >= SWEEP_ABOVE) {
       for (const [old, ended] of this.windows) if (ended.endsAt <= now) this.windows.delete(old);
+    }
+    // A Map keeps insertion order, and a window is inserted when it starts: the first is the oldest.
+    for (const oldest of this.windows.keys()) {
+      if (this.windows.size < MAX_WINDOWS) break;
+      this.windows.delete(oldest);
     }
     this.windows.set(key, { failures: 1, endsAt: now + this.windowSeconds * 1000 });
   }
