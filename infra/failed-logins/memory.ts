@@ -1,50 +1,30 @@
 import type { Clock } from '../clock/port.js';
+import { FixedWindows, secondsLeft } from '../fixed-windows.js';
 import type { FailedLogins, FailureCount } from './port.js';
-
-/** Windows kept before the ended ones are swept out. */
-const SWEEP_ABOVE = 10_000;
-/**
- * Windows kept at most: failures with made-up emails cost a caller nothing (no password hash is
- * checked), so past this the oldest windows are forgotten rather than the map growing for ever.
- */
-const MAX_WINDOWS = 100_000;
 
 /** Failed logins counted in this process (the embedded default). */
 export class MemoryFailedLogins implements FailedLogins {
-  private readonly windows = new Map<string, { failures: number; endsAt: number }>();
+  private readonly windows: FixedWindows;
 
   constructor(
-    private readonly windowSeconds: number,
+    windowSeconds: number,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.windows = new FixedWindows(windowSeconds * 1000);
+  }
 
   async count(key: string): Promise<FailureCount> {
     const now = this.clock.now().getTime();
-    const window = this.windows.get(key);
-    if (!window || window.endsAt <= now) return { failures: 0, retryAfterSeconds: 0 };
-    return { failures: window.failures, retryAfterSeconds: Math.max(1, Math.ceil((window.endsAt - now) / 1000)) };
+    const window = this.windows.current(key, now);
+    return window ? { failures: window.count, retryAfterSeconds: secondsLeft(window, now) } : { failures: 0, retryAfterSeconds: 0 };
   }
 
   async record(key: string): Promise<void> {
-    const now = this.clock.now().getTime();
-    const window = this.windows.get(key);
-    if (window && window.endsAt > now) {
-      window.failures += 1;
-      return;
-    }
-    if (this.windows.size >= SWEEP_ABOVE) {
-      for (const [old, ended] of this.windows) if (ended.endsAt <= now) this.windows.delete(old);
-    }
-    // A Map keeps insertion order, and a window is inserted when it starts: the first is the oldest.
-    for (const oldest of this.windows.keys()) {
-      if (this.windows.size < MAX_WINDOWS) break;
-      this.windows.delete(oldest);
-    }
-    this.windows.set(key, { failures: 1, endsAt: now + this.windowSeconds * 1000 });
+    this.windows.hit(key, this.clock.now().getTime());
   }
 
   async clear(key: string): Promise<void> {
-    this.windows.delete(key);
+    this.windows.forget(key);
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../../infra/clock/port.js';
 import { RateLimitedError } from '../../infra/errors.js';
+import { FixedWindows, secondsLeft } from '../../infra/fixed-windows.js';
 import type { RateLimiter } from '../../queries/chatbot/services.js';
 
 export const RATE_LIMIT_MESSAGE = 'Rate limit exceeded. Please try again shortly.';
@@ -24,29 +25,21 @@ export function clientIp(request: FastifyRequest): string {
 
 /** Fixed windows per key, in this process. A limit of 0 turns the limit off. */
 export class MemoryRateLimiter implements RateLimiter {
-  private readonly windows = new Map<string, { count: number; resetAt: number }>();
+  private readonly windows: FixedWindows;
 
   constructor(
     private readonly limit: number,
-    private readonly windowSeconds: number,
+    windowSeconds: number,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.windows = new FixedWindows(windowSeconds * 1000);
+  }
 
   async hit(key: string): Promise<{ allowed: boolean; retryAfterSeconds: number }> {
     if (this.limit === 0) return { allowed: true, retryAfterSeconds: 0 };
     const now = this.clock.now().getTime();
-    let window = this.windows.get(key);
-    if (!window || window.resetAt <= now) {
-      if (this.windows.size > 10_000) this.sweep(now);
-      window = { count: 0, resetAt: now + this.windowSeconds * 1000 };
-      this.windows.set(key, window);
-    }
-    window.count += 1;
-    return { allowed: window.count <= this.limit, retryAfterSeconds: Math.max(1, Math.ceil((window.resetAt - now) / 1000)) };
-  }
-
-  private sweep(now: number): void {
-    for (const [key, window] of this.windows) if (window.resetAt <= now) this.windows.delete(key);
+    const window = this.windows.hit(key, now);
+    return { allowed: window.count <= this.limit, retryAfterSeconds: secondsLeft(window, now) };
   }
 
   async close(): Promise<void> {
