@@ -1,13 +1,22 @@
 import type { Redis } from 'ioredis';
 import type { Clock } from '../clock/port.js';
+import { secondsLeft } from '../fixed-windows.js';
 import { createRequestRedisClient, unlessRedisIsAway, type RedisOutageLogger } from '../redis/request-client.js';
 import type { FailedLogins, FailureCount } from './port.js';
 
-/** INCR and, on the window's first failure, set the window's end, in one step. */
+/**
+ * One failure, in one step: a window that has ended by the runtime's clock (ARGV[1]), or none,
+ * starts over at 1 with its end (ARGV[2]); a live one counts up. Both keys expire with the
+ * window (ARGV[3] ms).
+ */
 const RECORD = `
-local failures = redis.call('INCR', KEYS[1])
-if failures == 1 then redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2]); redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return failures
+local ends = tonumber(redis.call('GET', KEYS[2]))
+if not ends or ends <= tonumber(ARGV[1]) then
+  redis.call('SET', KEYS[1], 1, 'PX', ARGV[3])
+  redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+  return 1
+end
+return redis.call('INCR', KEYS[1])
 `;
 
 /**
@@ -39,18 +48,15 @@ export class RedisFailedLogins implements FailedLogins {
 
   async count(key: string): Promise<FailureCount> {
     const [failures, endsAt] = (await this.command(() => this.redis.mget(...this.keysOf(key)))).map(Number);
-    const left = (endsAt as number) - this.clock.now().getTime();
-    if (!failures || !(left > 0)) return { failures: 0, retryAfterSeconds: 0 };
-    return { failures: failures as number, retryAfterSeconds: Math.max(1, Math.ceil(left / 1000)) };
+    const now = this.clock.now().getTime();
+    if (!failures || !((endsAt as number) > now)) return { failures: 0, retryAfterSeconds: 0 };
+    return { failures: failures as number, retryAfterSeconds: secondsLeft({ count: failures as number, endsAt: endsAt as number }, now) };
   }
 
   async record(key: string): Promise<void> {
     const windowMs = this.windowSeconds * 1000;
-    const [failures, ends] = this.keysOf(key);
-    // A window that ended by the clock but not yet in Redis (a clock ahead of Redis's) starts over.
-    const current = await this.count(key);
-    if (current.failures === 0) await this.command(() => this.redis.del(failures, ends));
-    await this.command(() => this.redis.eval(RECORD, 2, failures, ends, String(this.clock.now().getTime() + windowMs), String(windowMs)));
+    const now = this.clock.now().getTime();
+    await this.command(() => this.redis.eval(RECORD, 2, ...this.keysOf(key), String(now), String(now + windowMs), String(windowMs)));
   }
 
   async clear(key: string): Promise<void> {
