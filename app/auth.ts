@@ -8,6 +8,7 @@ import type { Runtime } from './runtime.js';
 import type { SessionStore } from '../infra/session-store/port.js';
 import { createSessionStore } from '../infra/session-store/select.js';
 import { SESSION_COOKIE } from './session-cookie.js';
+import { queryText } from './query-text.js';
 
 export interface Principal {
   id: number;
@@ -39,20 +40,14 @@ declare module 'fastify' {
   }
 }
 
-function queryParam(request: FastifyRequest, name: string): string | undefined {
-  const query = request.query as Record<string, unknown> | undefined;
-  const value = query?.[name];
-  return typeof value === 'string' ? value : undefined;
-}
-
 /**
  * Resolves API keys and sessions (kept in the session store: see infra/session-store). A key
  * checked with scrypt once is remembered by a SHA-256 of its credential, so later requests cost
  * a map lookup; revoking the key ends that.
  */
 export const authPlugin = fp(async (app: FastifyInstance, opts: { runtime: Runtime; sessions?: SessionStore }) => {
-  const { documents, config, clock, logger } = opts.runtime;
-  const sessions = opts.sessions ?? (await createSessionStore(config, clock, logger));
+  const { documents, config, clock, infra } = opts.runtime;
+  const sessions = opts.sessions ?? (await createSessionStore(config, clock, infra.requestRedis));
   // A store passed in belongs to its caller, who closes it.
   if (!opts.sessions) app.addHook('onClose', () => sessions.close());
   const verified = new Map<string, string>();
@@ -102,8 +97,8 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { runtime: Runti
 
   async function resolvePrincipal(request: FastifyRequest, mode: AuthMode): Promise<Principal | null> {
     if (mode.apiKey) {
-      const identity = queryParam(request, 'key_identity');
-      const credential = queryParam(request, 'key_credential');
+      const identity = queryText(request, 'key_identity');
+      const credential = queryText(request, 'key_credential');
       if (identity !== undefined || credential !== undefined) {
         if (!identity || !credential) throw new ForbiddenError('Invalid API key.');
         return userFromKey(identity, credential);

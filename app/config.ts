@@ -1,4 +1,6 @@
 import { resolve } from 'node:path';
+import { normalizeOrigin } from '../commands/directory/values.js';
+import { compileTrustedProxies } from './client-address.js';
 
 export interface AppConfig {
   host: string;
@@ -13,11 +15,20 @@ export interface AppConfig {
   cohereApiKey?: string;
   chatbotRateLimit: number;
   chatbotRateWindowSeconds: number;
+  /** Origins whose pages may call the chatbot from a browser (CORS); empty: any origin. */
+  chatbotAllowedOrigins: string[];
+  /**
+   * CHATBOT_SENTENCE_MODEL: whether the embedded embedder runs the sentence model (meaning) beside
+   * the word features; off, it embeds by words alone (no model thread, no model memory).
+   */
+  chatbotSentenceModel: boolean;
   backupRetention: number;
   maxUploadBytes: number;
   /** Failed logins for one email from one address before further tries are refused (0: no limit). */
   loginMaxFailures: number;
   loginFailureWindowSeconds: number;
+  /** TRUST_PROXY: addresses or CIDRs of proxies whose forwarding headers are believed; empty: the chatbot seed's rule. */
+  trustProxy: string[];
   logLevel: string;
 }
 
@@ -26,6 +37,25 @@ function positiveInt(value: string | undefined, fallback: number, name: string):
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`${name} must be a non-negative integer, got "${value}".`);
   return parsed;
+}
+
+/** A comma-separated list of origins (`https://site.example`), each normalised; a malformed one stops start-up. */
+function origins(value: string | undefined, name: string): string[] {
+  const out: string[] = [];
+  for (const entry of (value ?? '').split(',').map((e) => e.trim()).filter(Boolean)) {
+    const origin = normalizeOrigin(entry);
+    if (!origin) throw new Error(`${name} must list origins such as https://library.example.edu, got "${entry}".`);
+    if (!out.includes(origin)) out.push(origin);
+  }
+  return out;
+}
+
+function onOff(value: string | undefined, fallback: boolean, name: string): boolean {
+  const text = value?.trim().toLowerCase();
+  if (!text) return fallback;
+  if (text === 'on') return true;
+  if (text === 'off') return false;
+  throw new Error(`${name} must be on or off, got "${value}".`);
 }
 
 function optional(value: string | undefined): string | undefined {
@@ -51,12 +81,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     cohereApiKey: optional(env.COHERE_API_KEY),
     chatbotRateLimit: positiveInt(env.CHATBOT_RATE_LIMIT, 10, 'CHATBOT_RATE_LIMIT'),
     chatbotRateWindowSeconds: positiveInt(env.CHATBOT_RATE_WINDOW_SECONDS, 60, 'CHATBOT_RATE_WINDOW_SECONDS'),
+    chatbotAllowedOrigins: origins(env.CHATBOT_ALLOWED_ORIGINS, 'CHATBOT_ALLOWED_ORIGINS'),
+    chatbotSentenceModel: onOff(env.CHATBOT_SENTENCE_MODEL, true, 'CHATBOT_SENTENCE_MODEL'),
     backupRetention: positiveInt(env.BACKUP_RETENTION, 5, 'BACKUP_RETENTION'),
     maxUploadBytes: positiveInt(env.MAX_UPLOAD_BYTES, 50 * 1024 * 1024, 'MAX_UPLOAD_BYTES'),
     loginMaxFailures: positiveInt(env.LOGIN_MAX_FAILURES, 10, 'LOGIN_MAX_FAILURES'),
     loginFailureWindowSeconds: Math.max(1, positiveInt(env.LOGIN_FAILURE_WINDOW_SECONDS, 900, 'LOGIN_FAILURE_WINDOW_SECONDS')),
+    trustProxy: trustProxyList(env.TRUST_PROXY),
     logLevel: optional(env.LOG_LEVEL) ?? 'info',
   };
+}
+
+/** Comma-separated; each entry checked now, so a typo stops the start rather than trusting nobody or everybody. */
+function trustProxyList(value: string | undefined): string[] {
+  const entries = (optional(value) ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  compileTrustedProxies(entries);
+  return entries;
 }
 
 /** Embedded defaults in a given data directory: what tests build apps with. */

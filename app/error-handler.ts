@@ -1,36 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, RateLimitedError } from '../infra/errors.js';
 import { errorBody, surfaceFor, validationStatusFor } from './error-format.js';
-
-interface ValidationIssue {
-  instancePath?: string;
-  message?: string;
-  keyword?: string;
-  params?: Record<string, unknown>;
-}
-
-function fieldOf(issue: ValidationIssue): string {
-  if (issue.keyword === 'required' && typeof issue.params?.missingProperty === 'string') {
-    return issue.params.missingProperty;
-  }
-  const path = (issue.instancePath ?? '').replace(/^\//, '').split('/')[0];
-  return path || 'body';
-}
-
-function validationFields(issues: ValidationIssue[]): Record<string, string[]> {
-  const fields: Record<string, string[]> = {};
-  for (const issue of issues) {
-    const field = fieldOf(issue);
-    const message = issue.keyword === 'required' ? 'This field is required.' : `Invalid value: ${issue.message ?? 'not accepted'}.`;
-    (fields[field] ??= []).push(message);
-  }
-  return fields;
-}
-
-function firstMessage(fields: Record<string, string[]>): string {
-  const [field, messages] = Object.entries(fields)[0] ?? ['body', ['Invalid request.']];
-  return `${field}: ${messages[0]}`;
-}
+import { describeIssues, firstFieldMessage, type ValidationIssue } from './validation-messages.js';
 
 /** Client errors that Fastify itself raises (bad JSON, wrong content type, body too large). */
 function clientMessage(error: FastifyError): string {
@@ -67,9 +38,9 @@ export function installErrorHandler(app: FastifyInstance): void {
       return reply.status(error.statusCode).send(errorBody(surface, error.message, error.fields));
     }
     if (error.validation) {
-      const fields = validationFields(error.validation as ValidationIssue[]);
+      const fields = describeIssues(error.validation as ValidationIssue[], error.validationContext ?? 'body');
       const status = validationStatusFor(surface, request.url);
-      return reply.status(status).send(errorBody(surface, firstMessage(fields), fields));
+      return reply.status(status).send(errorBody(surface, firstFieldMessage(fields), fields));
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {

@@ -1,15 +1,8 @@
-import { Value } from '@sinclair/typebox/value';
-import type { TSchema } from '@sinclair/typebox';
-import type { Runtime } from './runtime.js';
+import { Type, type ObjectOptions, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
+import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
+import type { Fixture, FixtureProblem } from './kernel.js';
 
-/** The fixture document of CONTRACT.md section 4; every key optional, each module reads its own. */
-export type Fixture = Record<string, unknown>;
-
-export interface FixtureProblem {
-  /** JSON path of the offending value, e.g. `$.blog.posts[2].status`. */
-  path: string;
-  message: string;
-}
+export type { Fixture, FixtureImporter, FixtureProblem, ImportProgress } from './kernel.js';
 
 /** Turns a JSON pointer (`/users/0/email`) into a JSON path (`$.users[0].email`). */
 export function jsonPath(pointer: string, prefix = '$'): string {
@@ -25,31 +18,52 @@ export function jsonPath(pointer: string, prefix = '$'): string {
   );
 }
 
+/**
+ * An object of the fixture: a key it does not know is refused rather than ignored, so a
+ * misspelling (`is_publik`) never imports something other than what was meant.
+ */
+export function fixtureObject<T extends TProperties>(properties: T, options: ObjectOptions = {}): TObject<T> {
+  return Type.Object(properties, { additionalProperties: false, ...options });
+}
+
+/** The values a union of literals accepts, or null when some branch is not a literal. */
+function literalValues(schema: TSchema): unknown[] | null {
+  const branches = (schema as { anyOf?: { const?: unknown }[] }).anyOf;
+  if (!branches || !branches.every((b) => 'const' in b)) return null;
+  return branches.map((b) => b.const);
+}
+
+/** Type names of a union's branches ("an integer or null"). */
+function unionTypes(schema: TSchema): string | null {
+  const branches = (schema as { anyOf?: TSchema[] }).anyOf ?? [];
+  const names = branches.map((b) => (b as { type?: unknown }).type).filter((type): type is string => typeof type === 'string');
+  return names.length === branches.length && names.length > 0 ? names.join(' or ') : null;
+}
+
+/** What a person needs to mend the value: the keys allowed, the values allowed. */
+function problemMessage(error: ValueError): string {
+  if (error.type === ValueErrorType.ObjectAdditionalProperties) {
+    const key = error.path.split('/').pop() ?? '';
+    const allowed = Object.keys((error.schema as { properties?: object }).properties ?? {});
+    return `Unknown key "${key.replace(/~1/g, '/').replace(/~0/g, '~')}"; the keys allowed here are ${allowed.join(', ')}.`;
+  }
+  if (error.type === ValueErrorType.Union) {
+    const values = literalValues(error.schema);
+    if (values) return `Must be one of ${values.map((v) => String(v)).join(', ')}; got ${JSON.stringify(error.value)}.`;
+    const types = unionTypes(error.schema);
+    if (types) return `Must be ${types}; got ${JSON.stringify(error.value)}.`;
+  }
+  return error.message;
+}
+
 /** Checks a value against a TypeBox schema and reports each problem with its JSON path. */
 export function schemaProblems(schema: TSchema, value: unknown, prefix: string): FixtureProblem[] {
   const problems: FixtureProblem[] = [];
   for (const error of Value.Errors(schema, value)) {
-    problems.push({ path: jsonPath(error.path, prefix), message: error.message });
+    problems.push({ path: jsonPath(error.path, prefix), message: problemMessage(error) });
     if (problems.length >= 20) break;
   }
   return problems;
-}
-
-export interface ImportProgress {
-  tick(): void;
-}
-
-/**
- * A module's part of the fixture import. validate sees the whole fixture (references may cross
- * modules) and the runtime's read models (ids that already exist are refused); import runs the
- * module's commands, the same ones the API uses.
- */
-export interface FixtureImporter {
-  /** Lower runs first: users 10, sites 20, item sets 30, items 40, media 50, pages 60, blog 70, directory 80. */
-  order: number;
-  validate(fixture: Fixture, runtime: Runtime): Promise<FixtureProblem[]>;
-  count(fixture: Fixture): number;
-  import(fixture: Fixture, runtime: Runtime, progress: ImportProgress): Promise<void>;
 }
 
 /** Reads `fixture.a.b` as an array, or [] when absent. */

@@ -1,4 +1,4 @@
-import type { AppModule } from './module.js';
+import type { AppModule } from './kernel.js';
 import { usersModule } from './modules/core.js';
 import { platformModule } from './modules/platform.js';
 import { blogModule } from './modules/blog.js';
@@ -7,6 +7,7 @@ import { backupsModule } from './modules/backups.js';
 import { pageVersioningModule } from './modules/page-versioning.js';
 import { chatbotModule } from './modules/chatbot.js';
 import { directoryModule } from './modules/directory.js';
+import { operationsModule } from './modules/operations.js';
 
 /** Every feature module, in start order. Add a module here with one import and one entry. */
 export const appModules: readonly AppModule[] = [
@@ -18,4 +19,5 @@ export const appModules: readonly AppModule[] = [
   pageVersioningModule,
   chatbotModule,
   directoryModule,
+  operationsModule,
 ];

@@ -135,6 +135,9 @@ export const PERMISSIONS: PermissionTable = {
   'GET /api/docs/yaml': PUBLIC,
   'GET /api/docs.json': PUBLIC,
 
+  // Operations: what a load balancer checks, with no credentials (routes/health).
+  'GET /health': PUBLIC,
+
   // Host platform resources (CONTRACT.md section 6): reads for everyone, writes Editor and above.
   ...Object.assign({}, ...PLATFORM_RESOURCES.map((path) => nativeResource(path, PLATFORM_WRITE))),
 
@@ -192,9 +195,13 @@ export const PERMISSIONS: PermissionTable = {
   ...methodRefusers('/api/page-versioning/version/:versionId/revert', ['POST']),
   ...methodRefusers('/api/page-versioning/version/:versionId/diff', ['GET']),
 
-  // Collection chatbot (seed 000): public, limited per client IP by its own hook.
+  // Collection chatbot (seed 000): public, limited per client IP by its own hook; CORS preflights
+  // are not limited; the chat panel's script is what any visitor of a library's site loads.
   'POST /chatbot/api/chat': PUBLIC,
   'POST /chatbot/api/search': PUBLIC,
+  'OPTIONS /chatbot/api/chat': PUBLIC,
+  'OPTIONS /chatbot/api/search': PUBLIC,
+  'GET /chat-widget.js': PUBLIC,
   ...methodRefusers('/chatbot/api/chat', ['POST']),
   ...methodRefusers('/chatbot/api/search', ['POST']),
 

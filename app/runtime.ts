@@ -1,47 +1,21 @@
 import type { Logger } from 'pino';
 import { join } from 'node:path';
-import { KeyedExclusion } from '../commands/keyed-exclusion.js';
-import { SlugClaims } from '../commands/slug-claims.js';
-import { metadataFor, type CommandContext } from '../commands/command-context.js';
+import { metadataFor } from '../commands/command-context.js';
 import { releaseReservedIds } from '../commands/sequence.js';
 import { systemClock, type Clock } from '../infra/clock/port.js';
-import type { DocumentStore } from '../infra/document-store/port.js';
-import type { EventBus } from '../infra/event-bus/port.js';
-import type { EventStore } from '../infra/event-store/port.js';
-import type { JobQueue } from '../infra/job-queue/port.js';
 import { createInfrastructure, startupError, type Infrastructure } from '../infra/select.js';
 import { ProjectionRunner } from '../projections/runner.js';
 import type { AppConfig } from './config.js';
 import { createLogger } from './logger.js';
-import type { AppModule } from './module.js';
-import { appModules } from './modules.js';
+import type { AppModule, Runtime } from './kernel.js';
 
-export interface Runtime {
-  config: AppConfig;
-  logger: Logger;
-  clock: Clock;
-  infra: Infrastructure;
-  eventStore: EventStore;
-  documents: DocumentStore;
-  bus: EventBus;
-  jobs: JobQueue;
-  projections: ProjectionRunner;
-  modules: readonly AppModule[];
-  /**
-   * Whether this process runs the modules' job workers (the server does; the CLIs do not). A
-   * CLI enqueues no background jobs: the embedded queue would only hold them until it exits,
-   * and the server's own projections see the CLI's events and enqueue what they need.
-   */
-  runsWorkers: boolean;
-  /** The context commands run in, for a user (null: the system or an anonymous caller). */
-  commandContext(userId: number | null, requestId?: string): CommandContext;
-  close(): Promise<void>;
-}
+export type { Runtime } from './kernel.js';
 
 export interface RuntimeOptions {
   clock?: Clock;
   logger?: Logger;
-  modules?: readonly AppModule[];
+  /** The feature modules this process runs: bin/ passes app/modules.ts's list, so this file imports no module. */
+  modules: readonly AppModule[];
   /** Start the modules' job workers in this process (the server does; the import CLI too). */
   startWorkers?: boolean;
   /** Let tests replace an adapter (e.g. a failing vector index). */
@@ -52,10 +26,10 @@ export interface RuntimeOptions {
  * Wires the ports to their adapters, starts the projections (which rebuild in-memory read
  * models from the log) and the workers, and waits until the read models have caught up.
  */
-export async function createRuntime(config: AppConfig, options: RuntimeOptions = {}): Promise<Runtime> {
+export async function createRuntime(config: AppConfig, options: RuntimeOptions): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
-  const modules = options.modules ?? appModules;
+  const modules = options.modules;
   const infra = { ...(await createInfrastructure(config, logger)), ...options.infrastructure };
   const projections = new ProjectionRunner(
     modules.flatMap((m) => m.projections ?? []),
@@ -64,8 +38,6 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     infra.documents,
     logger,
   );
-  const exclusive = new KeyedExclusion();
-  const slugClaims = new SlugClaims();
   const runtime: Runtime = {
     config,
     logger,
@@ -86,8 +58,6 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
         userId,
         requestId,
         waitForProjections: (position) => projections.waitFor(position),
-        exclusive,
-        slugClaims,
       };
     },
     async close() {

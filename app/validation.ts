@@ -17,6 +17,11 @@ export function markFormBody<T extends object>(body: T): T {
   return body;
 }
 
+/** True for a body parsed from a form: its fields are text, and a repeated key is a list. */
+export function isFormBody(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && formBodies.has(body);
+}
+
 /** Fastify's own Ajv settings (@fastify/ajv-compiler), except that unknown fields are left alone. */
 const SHARED_OPTIONS: Options = { useDefaults: true, removeAdditional: false, addUsedSchema: false, allErrors: false };
 
@@ -31,16 +36,45 @@ function ajvWith(coerceTypes: Options['coerceTypes']): Ajv {
 const coercing = ajvWith('array');
 const strict = ajvWith(false);
 
+/** The first field of coerced text that became an infinite number, e.g. `page=1e400`. */
+function infiniteField(data: unknown): string | null {
+  if (typeof data !== 'object' || data === null) return null;
+  for (const [field, value] of Object.entries(data)) {
+    const values: unknown[] = Array.isArray(value) ? value : [value];
+    if (values.some((v) => typeof v === 'number' && !Number.isFinite(v))) return field;
+  }
+  return null;
+}
+
+/**
+ * Ajv coerces the text "1e400" to Infinity and then passes it as a number, even as an integer
+ * (only values that arrive as numbers are checked for finiteness): a page of Infinity reached
+ * the read models as a skip they could not take. Text never means an infinite number here.
+ */
+function refusingInfinity(validate: ValidateFunction): Validator {
+  const checked: Validator = (data: unknown) => {
+    const valid = validate(data);
+    const field = valid ? infiniteField(data) : null;
+    if (field !== null) {
+      checked.errors = [{ instancePath: `/${field}`, schemaPath: '#/finite', keyword: 'finite', params: {}, message: 'must be a finite number' }];
+      return false;
+    }
+    checked.errors = validate.errors;
+    return valid;
+  };
+  return checked;
+}
+
 /**
  * The app's validator compiler: every part of a request is validated as Fastify would, except a
  * body that is not a form, which must hold the schema's types as they are.
  */
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  const asText = coercing.compile(schema as AnySchema);
+  const asText = refusingInfinity(coercing.compile(schema as AnySchema));
   if (httpPart !== 'body') return asText;
   const asIs = strict.compile(schema as AnySchema);
   const validate: Validator = (data: unknown) => {
-    const chosen: ValidateFunction = typeof data === 'object' && data !== null && formBodies.has(data) ? asText : asIs;
+    const chosen: Validator = isFormBody(data) ? asText : asIs;
     const valid = chosen(data);
     validate.errors = chosen.errors;
     return valid;

@@ -61,7 +61,9 @@ export async function startContentServer(posts: number): Promise<ContentServer> 
   const data = await blogDataDir('content', posts, { contentWords: 80 });
   let server: RunningProcess | null = null;
   try {
-    server = await startAppServer(data.dir, UNLIMITED_CHATBOT);
+    // The search and memory figures are the index's and the server's: the sentence model would
+    // take hours to read 100,000 posts on two cores, and its own costs are bench/embedding.ts's.
+    server = await startAppServer(data.dir, { ...UNLIMITED_CHATBOT, CHATBOT_SENTENCE_MODEL: 'off' });
     const indexSeconds = await waitForIndexing(data.dir, posts);
     const running = server;
     return {

@@ -1,5 +1,6 @@
 import { embeddedConfig } from '../app/config.js';
 import { createRuntime } from '../app/runtime.js';
+import { appModules } from '../app/modules.js';
 
 /**
  * Run in its own process over a DATA_DIR holding a large log: starts the runtime (whose
@@ -13,7 +14,7 @@ if (!dataDir) throw new Error('DATA_DIR is required');
 
 const BATCH = 5000;
 const began = performance.now();
-const runtime = await createRuntime(embeddedConfig(dataDir), { startWorkers: false });
+const runtime = await createRuntime(embeddedConfig(dataDir), { modules: appModules, startWorkers: false });
 const startupSeconds = (performance.now() - began) / 1000;
 const total = await runtime.eventStore.countEvents();
 

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { backupBenchmark } from './backup.js';
+import { embeddingBenchmark } from './embedding.js';
 import { startContentServer, type ContentServer } from './content-server.js';
 import { memoryBenchmark } from './memory.js';
 import { missingModules, registeredModules } from './modules.js';
@@ -41,6 +42,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   { name: 'search', title: 'chatbot search latency', needs: ['blog', 'chatbot'], run: async (o, s) => searchBenchmark(o, await s.contentServer(o)) },
   { name: 'memory', title: 'server RSS with posts and chunks', needs: ['blog', 'chatbot'], run: async (o, s) => memoryBenchmark(o, await s.contentServer(o)) },
   { name: 'backup', title: 'backup archive throughput', needs: ['backups'], run: backupBenchmark },
+  { name: 'embedding', title: 'embedded sentence model: speed, indexing, search', needs: ['chatbot'], run: embeddingBenchmark },
 ];
 
 /** BENCH_SCALE_<NAME> (e.g. BENCH_SCALE_REPLAY=0.1) overrides BENCH_SCALE for one benchmark. */

@@ -4,6 +4,7 @@ import { createRuntime } from '../app/runtime.js';
 import { countFixture, FixtureRefusedError, importFixture } from '../app/import-fixture.js';
 import type { Fixture } from '../app/fixture.js';
 import { progressBar } from './progress.js';
+import { appModules } from '../app/modules.js';
 
 /**
  * `npm run import -- FILE.json`: validates the whole fixture first (all or nothing), then imports
@@ -24,7 +25,7 @@ async function main(): Promise<number> {
     return 1;
   }
   const config = { ...loadConfig(), logLevel: process.env.LOG_LEVEL ?? 'warn' };
-  const runtime = await createRuntime(config, { startWorkers: false });
+  const runtime = await createRuntime(config, { modules: appModules, startWorkers: false });
   const bar = progressBar('import', fixture && typeof fixture === 'object' ? countFixture(runtime, fixture as Fixture) : 0);
   try {
     const total = await importFixture(runtime, fixture, bar);

@@ -1,14 +1,15 @@
 import { loadConfig } from '../app/config.js';
 import { createRuntime } from '../app/runtime.js';
 import { progressBar } from './progress.js';
+import { appModules } from '../app/modules.js';
 
 /**
- * `npm run rebuild`: drops every read model and replays the whole log into them. With the
- * embedded (in-memory) store this is what every start does; with MongoDB it repairs read models.
+ * `npm run rebuild`: drops every read model and replays the whole log into them (the SQLite
+ * file or MongoDB): after a projection changed, or to repair read models. Stop the server first.
  */
 async function main(): Promise<void> {
   const config = { ...loadConfig(), logLevel: process.env.LOG_LEVEL ?? 'warn' };
-  const runtime = await createRuntime(config, { startWorkers: false });
+  const runtime = await createRuntime(config, { modules: appModules, startWorkers: false });
   try {
     await runtime.projections.stop();
     await runtime.projections.reset();

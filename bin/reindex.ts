@@ -1,36 +1,56 @@
 import { loadConfig } from '../app/config.js';
 import { createRuntime } from '../app/runtime.js';
+import type { ResourceRef } from '../projections/chatbot/index-jobs.js';
 import { chatbotServices } from '../queries/chatbot/services.js';
 import { allResources } from '../workers/chatbot/all-resources.js';
-import { indexResource } from '../workers/chatbot/index-resource.js';
-import { progressBar } from './progress.js';
+import { indexResource, type IndexOptions, type IndexOutcome } from '../workers/chatbot/index-resource.js';
+import { progressBar, type ProgressBar } from './progress.js';
+
+/**
+ * Resources indexed at once: while one is written, the next ones wait at the model, so its
+ * thread never idles between resources.
+ */
+const IN_FLIGHT = 4;
+import { appModules } from '../app/modules.js';
 
 /**
  * `npm run reindex`: empties the chatbot's vector index and indexes every resource again from
- * the read models. Vectors come from the embedding cache when their text has not changed.
- * The embedded index lives in the server's memory and is rebuilt at each start; run against it,
- * this refreshes the embedding cache only.
+ * the read models, with the embedder configured now (so it also moves the index from one model
+ * to another). Vectors come from the embedding cache when their text and model have not
+ * changed. With the embedded model, a first pass indexes what the cache lacks by its words
+ * (seconds), so a persistent index (Elasticsearch) answers searches while the second pass,
+ * with a progress bar and the time left, gives it the model's vectors. The embedded index
+ * lives in the server's memory and is rebuilt at each start; run against it, this fills the
+ * embedding cache only.
  */
 async function main(): Promise<void> {
   const config = { ...loadConfig(), logLevel: process.env.LOG_LEVEL ?? 'warn' };
-  const runtime = await createRuntime(config, { startWorkers: false });
+  const runtime = await createRuntime(config, { modules: appModules, startWorkers: false });
   try {
     const services = chatbotServices(runtime);
+    const deps = { documents: runtime.documents, embedder: services.embedder, vectorIndex: services.vectorIndex };
     const refs = await allResources(runtime.documents);
     await services.vectorIndex.clear();
-    const bar = progressBar('reindex', refs.length);
-    let indexed = 0;
-    for (const ref of refs) {
-      const outcome = await indexResource(
-        { documents: runtime.documents, embedder: services.embedder, vectorIndex: services.vectorIndex },
-        ref,
-        runtime.clock.now(),
-      );
-      if (outcome === 'indexed') indexed++;
-      bar.tick();
-    }
-    bar.stop();
-    console.log(`Reindexed ${indexed} public resources of ${refs.length} (${await services.vectorIndex.size()} chunks).`);
+    const outcomes = new Map<ResourceRef, IndexOutcome>();
+    const pass = async (todo: ResourceRef[], options: IndexOptions, bar: ProgressBar) => {
+      let next = 0;
+      const lane = async () => {
+        while (next < todo.length) {
+          const ref = todo[next++];
+          outcomes.set(ref, await indexResource(deps, ref, runtime.clock.now(), options));
+          bar.tick();
+        }
+      };
+      await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
+      bar.stop();
+    };
+    await pass(refs, { provisionalFirst: true }, progressBar('reindex: words', refs.length));
+    const waiting = refs.filter((ref) => outcomes.get(ref) === 'provisional');
+    if (waiting.length > 0) await pass(waiting, {}, progressBar('reindex: meaning', waiting.length, { eta: true, etaWindow: 200 }));
+    const indexed = [...outcomes.values()].filter((outcome) => outcome === 'indexed').length;
+    const left = [...outcomes.values()].filter((outcome) => outcome === 'superseded').length;
+    console.log(`Reindexed ${indexed} public resources of ${refs.length} (${await services.vectorIndex.size()} chunks). Model: ${services.embedder.model}.`);
+    if (left > 0) console.log(`${left} resources changed while being embedded and hold their words only; the server's index jobs take them.`);
     if (!services.vectorIndex.persistent) console.log('The embedded vector index is rebuilt by the server at each start.');
   } finally {
     await runtime.close();

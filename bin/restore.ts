@@ -24,6 +24,11 @@ async function main(): Promise<number> {
     console.log(
       `Restored ${result.events} events and ${result.files} files (backup of ${result.manifest.created_at}, version ${result.manifest.backup_module_version}) into ${config.dataDir}.`,
     );
+    if (result.backupsNotRestored > 0) {
+      console.log(
+        `${result.backupsNotRestored} backup record(s) left the list: their archives are not part of the restored data (they stay where the old installation kept them).`,
+      );
+    }
     if (config.mongoUrl) console.log('Read models live in MongoDB: run `npm run rebuild` if that database was not empty.');
     return 0;
   } catch (error) {

@@ -22,6 +22,12 @@ export interface HandleOptions {
    * is retried the usual way, reading it, so the decider still refuses what it must.
    */
   newStream?: boolean;
+  /**
+   * Runs after each decision that writes, before its append: a guard kept on another stream
+   * (attaching to a parent, commands/reservations/parent-guard.ts), which may refuse. It runs
+   * again on a retry, since the retry may decide differently.
+   */
+  beforeAppend?: () => Promise<void>;
 }
 
 const NO_EVENTS: StoredEvent[] = [];
@@ -43,6 +49,7 @@ export async function handleCommand<State, Command extends DomainCommand, Event 
     const stored = attempt === 0 && options.newStream ? NO_EVENTS : await ctx.eventStore.readStream(streamId);
     const state = foldEvents(decider, toDomainEvents<Event>(stored));
     const events = decider.decide(command, state);
+    if (events.length > 0) await options.beforeAppend?.();
     try {
       const metadata = metadataFor(ctx);
       const result = await ctx.eventStore.append(

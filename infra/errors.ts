@@ -18,8 +18,14 @@ export class ValidationError extends AppError {
   constructor(message: string, fields?: Record<string, string[]>, statusCode = 422) {
     super(message, statusCode, fields);
   }
+  /**
+   * A refusal of one field. The native body keys the message by the field; surfaces whose body
+   * holds one message get a predicate with its subject ("Must be at most 200 characters." for
+   * title reads "title must be at most 200 characters.").
+   */
   static field(field: string, message: string, statusCode = 422): ValidationError {
-    return new ValidationError(message, { [field]: [message] }, statusCode);
+    const named = message.startsWith('Must ') ? `${field} must ${message.slice('Must '.length)}` : message;
+    return new ValidationError(named, { [field]: [message] }, statusCode);
   }
 }
 

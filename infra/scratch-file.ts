@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, ftruncateSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isAlive } from './process-alive.js';
 
 /** The kinds of file the embedded stores keep, by name prefix and extension. */
 const KINDS = { vectors: 'f32', texts: 'txt', strings: 'txt' } as const;
@@ -118,15 +119,6 @@ function isLeftover(name: string, path: string): boolean {
   return pid === process.pid || !isAlive(pid);
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, as another user's.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Best effort: a leftover that cannot be deleted now (Windows keeps open files) costs disk only. */
 function removeLeftover(path: string): void {

@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../app/config.js';
 import type { DocumentStore } from './document-store/port.js';
-import { MemoryDocumentStore } from './document-store/memory.js';
+import { sharedSqliteDocumentStore } from './document-store/shared-sqlite.js';
 import type { EventBus } from './event-bus/port.js';
 import { EmbeddedEventBus } from './event-bus/embedded.js';
 import { DependencyUnavailableError } from './errors.js';
@@ -17,6 +18,11 @@ export interface Infrastructure {
   documents: DocumentStore;
   bus: EventBus;
   jobs: JobQueue;
+  /**
+   * With REDIS_URL, the one connection of the request-time features (sessions, failed logins,
+   * rate limits), handed to each; null on the embedded defaults. BullMQ keeps its own.
+   */
+  requestRedis: Redis | null;
   close(): Promise<void>;
 }
 
@@ -24,7 +30,13 @@ export function eventLogFile(config: AppConfig): string {
   return join(config.dataDir, 'events.sqlite');
 }
 
-async function createEventStore(config: AppConfig): Promise<EventStore> {
+/** The embedded read models: persistent, so a start resumes from the projections' checkpoints. */
+export function readModelsFile(config: AppConfig): string {
+  return join(config.dataDir, 'read-models.sqlite');
+}
+
+/** The configured event store alone, for a CLI that only reads and appends (bin/projections.ts). */
+export async function createEventStore(config: AppConfig): Promise<EventStore> {
   if (config.eventStoreUrl) {
     // Imported on demand so the gRPC client loads only when EventStoreDB is configured.
     const { EventStoreDbEventStore } = await import('./event-store/eventstoredb.js');
@@ -39,9 +51,8 @@ async function createDocumentStore(config: AppConfig): Promise<DocumentStore> {
     const { MongoDocumentStore } = await import('./document-store/mongo.js');
     return MongoDocumentStore.connect(config.mongoUrl);
   }
-  const directory = join(config.dataDir, 'read-models');
-  mkdirSync(directory, { recursive: true });
-  return new MemoryDocumentStore({ directory });
+  mkdirSync(config.dataDir, { recursive: true });
+  return sharedSqliteDocumentStore(readModelsFile(config));
 }
 
 async function createEventBus(config: AppConfig, eventStore: EventStore, logger: Logger): Promise<EventBus> {
@@ -87,6 +98,17 @@ export function startupError(error: unknown): unknown {
   return new DependencyUnavailableError(error.dependency, `Cannot start: ${error.dependency} is unavailable.${hint}`);
 }
 
+async function createRequestRedis(config: AppConfig, logger: Logger): Promise<Redis | null> {
+  if (!config.redisUrl) return null;
+  const { createRequestRedisClient } = await import('./redis/request-client.js');
+  const { queuePrefixFor } = await import('./job-queue/bullmq.js');
+  return createRequestRedisClient(config.redisUrl, {
+    uses: 'sessions, failed-login counts and rate limits',
+    logger,
+    connectionName: `${queuePrefixFor(config.dataDir)}:requests`,
+  });
+}
+
 /** Picks each port's adapter from the environment: the embedded default unless its URL is set. */
 export async function createInfrastructure(config: AppConfig, logger: Logger): Promise<Infrastructure> {
   const opened: { close(): Promise<void> }[] = [];
@@ -106,16 +128,20 @@ export async function createInfrastructure(config: AppConfig, logger: Logger): P
     for (const adapter of opened.reverse()) await adapter.close().catch(() => undefined);
     throw startupError(error);
   }
+  // Connects on first use, so it cannot fail here.
+  const requestRedis = await createRequestRedis(config, logger);
   return {
     eventStore,
     documents,
     bus,
     jobs,
+    requestRedis,
     async close() {
       await jobs.close();
       await bus.close();
       await documents.close();
       await eventStore.close();
+      if (requestRedis) await (await import('./redis/request-client.js')).closeRequestRedisClient(requestRedis);
     },
   };
 }

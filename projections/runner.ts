@@ -2,6 +2,7 @@ import type { DocumentStore } from '../infra/document-store/port.js';
 import type { EventBus } from '../infra/event-bus/port.js';
 import type { EventStore, StoredEvent, Subscription } from '../infra/event-store/port.js';
 import { DependencyUnavailableError } from '../infra/errors.js';
+import { controlRequest, PROJECTIONS_CONTROL_STREAM } from './control-events.js';
 import type { Projection } from './projection.js';
 
 export interface ProjectionLogger {
@@ -26,14 +27,53 @@ interface Waiter {
 const CHECKPOINTS = '_checkpoints';
 const GROUP = 'projections';
 
+/** A projection stopped at an event its handler failed on: it applies nothing after it until retried or skipped. */
+export interface ParkedProjection {
+  name: string;
+  /** Position of the event that failed; the projection's checkpoint is just before it. */
+  position: number;
+  eventType: string;
+  error: string;
+  /** When it parked (ISO 8601, wall clock: an operator compares it with the logs). */
+  since: string;
+}
+
+export interface ProjectionStatus {
+  name: string;
+  /** The last log position this projection has dealt with. */
+  position: number;
+  parked: ParkedProjection | null;
+}
+
+/** Events read per step when a resumed projection catches up from the log. */
+const RESUME_BATCH = 1000;
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /**
  * Folds the log into the read models. Every projection keeps its own checkpoint: an event at or
- * below it is skipped (at-least-once delivery made idempotent). A handler that throws is logged
- * and skipped so the others go on; the checkpoint moves only after the batch was handled.
+ * below it is skipped (at-least-once delivery made idempotent). A handler that throws parks its
+ * projection at that event (checkpoint just before it, nothing applied after it) while the
+ * others go on; an operator's retry or skip, recorded in the log's `projections` stream
+ * (projections/control-events.ts), resumes it, and so does a restart (it starts from the
+ * checkpoint, so the event is tried again). A skip names the event's position and lets the
+ * projection pass over that event only; a replay tries a skipped event again and passes over it
+ * only if it still fails. DependencyUnavailableError is not a failure of the event: the batch is
+ * retried later and nothing parks.
+ *
+ * Read-your-writes waits (waitFor) follow the log position the runner has handled, not the
+ * parked projections: a command still answers while one read model is parked, and /health
+ * reports that read model as stale.
  */
 export class ProjectionRunner {
   private readonly checkpoints = new Map<string, number>();
   private readonly byType = new Map<string, Projection[]>();
+  private readonly byName = new Map<string, Projection>();
+  private readonly parked = new Map<string, ParkedProjection>();
+  /** Operator skips: projection name to the positions it may pass over. */
+  private readonly skips = new Map<string, Set<number>>();
   private position = 0;
   private subscription: Subscription | null = null;
   private waiters: Waiter[] = [];
@@ -49,10 +89,9 @@ export class ProjectionRunner {
     private readonly documents: DocumentStore,
     private readonly logger: ProjectionLogger,
   ) {
-    const names = new Set<string>();
     for (const projection of projections) {
-      if (names.has(projection.name)) throw new Error(`Two projections are named ${projection.name}.`);
-      names.add(projection.name);
+      if (this.byName.has(projection.name)) throw new Error(`Two projections are named ${projection.name}.`);
+      this.byName.set(projection.name, projection);
       for (const type of projection.handles) {
         const list = this.byType.get(type) ?? [];
         list.push(projection);
@@ -70,6 +109,11 @@ export class ProjectionRunner {
     return this.position;
   }
 
+  /** Each projection's checkpoint and, when parked, where and why. */
+  status(): ProjectionStatus[] {
+    return this.projections.map((p) => ({ name: p.name, position: this.checkpoints.get(p.name) ?? 0, parked: this.parked.get(p.name) ?? null }));
+  }
+
   async start(): Promise<void> {
     const saved = this.documents.persistent
       ? await this.documents.collection<CheckpointDoc>(CHECKPOINTS).find({})
@@ -78,31 +122,47 @@ export class ProjectionRunner {
     for (const projection of this.projections) {
       this.checkpoints.set(projection.name, savedByName.get(projection.name) ?? 0);
     }
+    await this.loadSkips();
     const from = Math.min(...this.checkpoints.values(), Number.MAX_SAFE_INTEGER);
     this.position = from === Number.MAX_SAFE_INTEGER ? 0 : from;
     this.subscription = await this.bus.subscribe(GROUP, this.position, (batch) => this.handle(batch));
   }
 
+  /**
+   * Skips recorded before now: a replay from the start meets the skipped event before the
+   * request that skips it, so the requests are known up front.
+   */
+  private async loadSkips(): Promise<void> {
+    for (const event of await this.eventStore.readStream(PROJECTIONS_CONTROL_STREAM)) {
+      const request = controlRequest(event);
+      if (request?.type === 'ProjectionSkipRequested') this.addSkip(request.data.projection, request.data.position);
+    }
+  }
+
+  private addSkip(name: string, position: number): void {
+    const set = this.skips.get(name) ?? new Set<number>();
+    set.add(position);
+    this.skips.set(name, set);
+  }
+
   /** Applies one batch; public so the rebuild CLI and tests can drive a replay directly. */
   async handle(batch: StoredEvent[]): Promise<void> {
     for (const event of batch) {
+      if (event.streamId === PROJECTIONS_CONTROL_STREAM) {
+        await this.control(event);
+        continue;
+      }
       const interested = this.byType.get(event.type);
       if (!interested) continue;
       for (const projection of interested) {
+        if (this.parked.has(projection.name)) continue;
         if (event.position <= (this.checkpoints.get(projection.name) ?? 0)) continue;
-        try {
-          await projection.apply(event, this.documents);
-        } catch (error) {
-          if (error instanceof DependencyUnavailableError) throw error;
-          this.logger.error(
-            { projection: projection.name, eventType: event.type, position: event.position, err: error },
-            'projection handler failed; event skipped',
-          );
-        }
+        await this.applyOrPark(projection, event);
       }
     }
     const last = batch[batch.length - 1]?.position ?? this.position;
     for (const projection of this.projections) {
+      if (this.parked.has(projection.name)) continue;
       if ((this.checkpoints.get(projection.name) ?? 0) < last) this.checkpoints.set(projection.name, last);
     }
     if (this.documents.persistent) {
@@ -119,6 +179,82 @@ export class ProjectionRunner {
       }
     }
     this.releaseWaiters();
+  }
+
+  /** Applies the event; on a failure parks the projection there (answers false) unless an operator skipped it. */
+  private async applyOrPark(projection: Projection, event: StoredEvent): Promise<boolean> {
+    try {
+      await projection.apply(event, this.documents);
+      return true;
+    } catch (error) {
+      if (error instanceof DependencyUnavailableError) throw error;
+      const details = { projection: projection.name, eventType: event.type, position: event.position, err: error };
+      if (this.skips.get(projection.name)?.has(event.position)) {
+        this.logger.warn(details, 'projection handler failed on an event an operator skipped; passed over');
+        return true;
+      }
+      this.parked.set(projection.name, {
+        name: projection.name,
+        position: event.position,
+        eventType: event.type,
+        error: messageOf(error),
+        since: new Date().toISOString(),
+      });
+      this.checkpoints.set(projection.name, event.position - 1);
+      this.logger.error(
+        details,
+        'projection parked: its handler failed on this event, and it applies nothing more until an operator retries or skips it (npm run projections)',
+      );
+      return false;
+    }
+  }
+
+  /** An operator's request from the log's control stream. */
+  private async control(event: StoredEvent): Promise<void> {
+    const request = controlRequest(event);
+    if (!request) {
+      this.logger.warn({ position: event.position, eventType: event.type }, 'ignored a malformed projection control event');
+      return;
+    }
+    const projection = this.byName.get(request.data.projection);
+    if (request.type === 'ProjectionSkipRequested') this.addSkip(request.data.projection, request.data.position);
+    // Another process may run projections this one does not have: not an error here.
+    if (!projection) return;
+    const parked = this.parked.get(projection.name);
+    if (!parked) return;
+    if (request.type === 'ProjectionSkipRequested' && request.data.position !== parked.position) {
+      this.logger.warn(
+        { projection: projection.name, parkedAt: parked.position, skipRequested: request.data.position },
+        'a skip names another event than the one the projection is parked at; it stays parked',
+      );
+      return;
+    }
+    await this.resume(projection, event.position - 1);
+  }
+
+  /**
+   * Catches a parked projection up from its checkpoint to `upTo`, reading the log: the failed
+   * event first (tried again, or passed over if skipped). It stays parked until that succeeds,
+   * so a batch retried after a DependencyUnavailableError resumes it again from where it is.
+   */
+  private async resume(projection: Projection, upTo: number): Promise<void> {
+    const handles = new Set(projection.handles);
+    let after = this.checkpoints.get(projection.name) ?? 0;
+    this.logger.warn({ projection: projection.name, from: after + 1 }, 'resuming a parked projection');
+    while (after < upTo) {
+      const events = await this.eventStore.readAll(after, RESUME_BATCH);
+      if (events.length === 0) break;
+      for (const event of events) {
+        if (event.position > upTo) break;
+        // A failure parks it again, at this event, with this error.
+        if (handles.has(event.type) && !(await this.applyOrPark(projection, event))) return;
+        after = event.position;
+        this.checkpoints.set(projection.name, after);
+      }
+      if (events[events.length - 1].position >= upTo) break;
+    }
+    this.parked.delete(projection.name);
+    this.checkpoints.set(projection.name, Math.max(this.checkpoints.get(projection.name) ?? 0, upTo));
   }
 
   private releaseWaiters(): void {
@@ -178,6 +314,7 @@ export class ProjectionRunner {
   /** Drops every read model and checkpoint, so the next start replays the whole log. */
   async reset(): Promise<void> {
     await this.documents.dropAll();
+    this.parked.clear();
     for (const projection of this.projections) this.checkpoints.set(projection.name, 0);
     this.position = 0;
   }

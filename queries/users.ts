@@ -23,12 +23,17 @@ export interface ApiKeyDoc {
 export const USERS = 'users';
 export const API_KEYS = 'api_keys';
 
+/** Sign-in finds a user by email (the SQLite store indexes it). */
+const USER_INDEXES = { indexes: ['email'] } as const;
+
+export const userDocs = (documents: DocumentStore) => documents.collection<UserDoc>(USERS, USER_INDEXES);
+
 export function findUser(documents: DocumentStore, id: number): Promise<UserDoc | null> {
-  return documents.collection<UserDoc>(USERS).findOne({ _id: id });
+  return userDocs(documents).findOne({ _id: id });
 }
 
 export function findUserByEmail(documents: DocumentStore, email: string): Promise<UserDoc | null> {
-  return documents.collection<UserDoc>(USERS).findOne({ email: email.toLowerCase() });
+  return userDocs(documents).findOne({ email: email.toLowerCase() });
 }
 
 export function findApiKey(documents: DocumentStore, identity: string): Promise<ApiKeyDoc | null> {

@@ -1,10 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { RoutesPlugin } from '../app/kernel.js';
 import { sha256, verifySecret } from '../infra/crypto/secret-hash.js';
 import { RateLimitedError, UnauthorizedError } from '../infra/errors.js';
 import { createFailedLogins } from '../infra/failed-logins/select.js';
 import { findUserByEmail } from '../queries/users.js';
-import type { Runtime } from '../app/runtime.js';
 import { SESSION_COOKIE } from '../app/session-cookie.js';
 
 const LoginBody = Type.Object({
@@ -13,9 +12,9 @@ const LoginBody = Type.Object({
 });
 
 /** POST /login (JSON or form) sets an HttpOnly, SameSite=Lax session cookie; POST /logout ends it. */
-export async function authRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
+export const authRoutes: RoutesPlugin = async (app, { runtime }) => {
   const { loginMaxFailures, loginFailureWindowSeconds } = runtime.config;
-  const failedLogins = await createFailedLogins(runtime.config, runtime.clock, runtime.logger);
+  const failedLogins = await createFailedLogins(runtime.config, runtime.clock, runtime.infra.requestRedis);
   app.addHook('onClose', () => failedLogins.close());
   app.post(
     '/login',
@@ -29,7 +28,7 @@ export async function authRoutes(app: FastifyInstance, runtime: Runtime): Promis
       },
     },
     async (request, reply) => {
-      const { email, password } = request.body as { email: string; password: string };
+      const { email, password } = request.body;
       // Per address and email: one caller cannot keep guessing, and nobody else can lock the account.
       const throttle = sha256(`${request.ip}\u0000${email.trim().toLowerCase()}`);
       const { failures, retryAfterSeconds } = loginMaxFailures > 0 ? await failedLogins.count(throttle) : { failures: 0, retryAfterSeconds: 0 };
@@ -64,4 +63,4 @@ export async function authRoutes(app: FastifyInstance, runtime: Runtime): Promis
       return reply.status(204).send();
     },
   );
-}
+};

@@ -42,7 +42,14 @@ export function pageWindow(query: { page?: number; per_page?: number }, defaultP
   return { page, perPage, skip: (page - 1) * perPage };
 }
 
-/** Sets `Platform-Total-Results` and a `Link` header with first, prev, next and last pages. */
+/**
+ * Sets `Platform-Total-Results` and a `Link` header with first, prev, next and last pages. The
+ * links carry only the query parameters the route's querystring schema declares: never a
+ * credential (`key_identity`, `key_credential`, a directory `token`), which a shared or logged
+ * link would hand on, and never an unknown parameter, which a client could make as long as a
+ * header may be (a 12 KB parameter written into four links is past what Node's client reads).
+ * A list whose own filters are longer than MAX_LINK_QUERY_LENGTH gets no Link header at all.
+ */
 export function setPaginationHeaders(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -51,28 +58,57 @@ export function setPaginationHeaders(
   window: PageWindow,
 ): void {
   reply.header('Platform-Total-Results', String(total));
-  // Lists are asked for again and again with the same URL: their Link header is made once per total.
+  // Lists are asked for again and again with the same URL: their Link header is made once per
+  // total. Long URLs are not kept, so the cache stays small whatever clients send.
+  const cacheable = request.url.length <= MAX_CACHED_URL_LENGTH;
   const key = `${total} ${baseUrl}${request.url}`;
-  let link = linkHeaders.get(key);
+  let link = cacheable ? linkHeaders.get(key) : undefined;
   if (link === undefined) {
-    link = linkHeader(request.url, baseUrl, total, window);
-    if (linkHeaders.size >= MAX_LINK_HEADERS) linkHeaders.clear();
-    linkHeaders.set(key, link);
+    link = linkHeader(request.url, linkParameters(request), baseUrl, total, window);
+    if (cacheable) {
+      if (linkHeaders.size >= MAX_LINK_HEADERS) linkHeaders.clear();
+      linkHeaders.set(key, link);
+    }
   }
-  reply.header('Link', link);
+  if (link !== null) reply.header('Link', link);
 }
 
 const MAX_LINK_HEADERS = 1000;
-const linkHeaders = new Map<string, string>();
+const MAX_CACHED_URL_LENGTH = 512;
+const linkHeaders = new Map<string, string | null>();
 
-function linkHeader(url: string, baseUrl: string, total: number, window: PageWindow): string {
+/** Parameters no link repeats: the page ones (each link sets its own) and credentials. */
+const NEVER_IN_LINKS = new Set(['page', 'per_page', 'key_identity', 'key_credential', 'token']);
+const NO_PARAMETERS: ReadonlySet<string> = new Set();
+const linkParametersOf = new WeakMap<object, ReadonlySet<string>>();
+
+/** The query parameters a list's links keep: those of the route's querystring schema. */
+function linkParameters(request: FastifyRequest): ReadonlySet<string> {
+  const schema = request.routeOptions?.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
+  if (schema === undefined || schema === null || typeof schema !== 'object') return NO_PARAMETERS;
+  let known = linkParametersOf.get(schema);
+  if (known === undefined) {
+    known = new Set(Object.keys(schema.properties ?? {}).filter((name) => !NEVER_IN_LINKS.has(name)));
+    linkParametersOf.set(schema, known);
+  }
+  return known;
+}
+
+/**
+ * Longest query (the kept parameters) a Link header repeats in its links: four links of it stay
+ * far below the 16 KB of headers Node's client (and most proxies) accept.
+ */
+export const MAX_LINK_QUERY_LENGTH = 2048;
+
+function linkHeader(url: string, known: ReadonlySet<string>, baseUrl: string, total: number, window: PageWindow): string | null {
   const lastPage = Math.max(1, Math.ceil(total / window.perPage));
   const [path, search = ''] = url.split('?');
-  // The other parameters are parsed and written once; each link only appends its page.
-  const params = new URLSearchParams(search);
-  params.delete('page');
-  params.delete('per_page');
+  // The kept parameters are parsed and written once; each link only appends its page.
+  const params = new URLSearchParams();
+  for (const [name, value] of new URLSearchParams(search)) if (known.has(name)) params.append(name, value);
   const others = params.toString();
+  // Links without the list's own filters would lead to other results: better none at all.
+  if (others.length > MAX_LINK_QUERY_LENGTH) return null;
   const prefix = `<${baseUrl}${path}?${others === '' ? '' : `${others}&`}`;
   const linkTo = (page: number) => `${prefix}page=${page}&per_page=${window.perPage}>`;
   const links = [`${linkTo(1)}; rel="first"`];

@@ -2,6 +2,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../app/app.js';
 import { embeddedConfig, type AppConfig } from '../app/config.js';
 import { importFixture } from '../app/import-fixture.js';
+import { appModules } from '../app/modules.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../app/runtime.js';
 
 /** The subset of a tap Test these helpers use, so they work with any tap version. */
@@ -19,10 +20,10 @@ export interface TestApp {
 /** Builds the app on embedded defaults in a fresh directory, imports the fixture, closes on teardown. */
 export async function buildTestApp(
   t: TestContext,
-  options: { fixture?: object; config?: Partial<AppConfig> } & RuntimeOptions = {},
+  options: { fixture?: object; config?: Partial<AppConfig> } & Partial<RuntimeOptions> = {},
 ): Promise<TestApp> {
   const config = embeddedConfig(t.testdir(), { baseUrl: 'http://test.local', ...options.config });
-  const runtime = await createRuntime(config, options);
+  const runtime = await createRuntime(config, { modules: appModules, ...options });
   if (options.fixture) await importFixture(runtime, options.fixture);
   const app = await buildApp(runtime);
   t.teardown(async () => {

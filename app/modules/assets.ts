@@ -1,4 +1,4 @@
-import type { AppModule } from '../module.js';
+import type { AppModule } from '../kernel.js';
 import { assetProjections } from '../../projections/assets/index.js';
 import { assetLibraryRoutes } from '../../routes/assets/index.js';
 import { LocalFileStorage } from '../../infra/file-storage/local.js';
@@ -8,5 +8,7 @@ import { filesDir } from '../runtime.js';
 export const assetsModule: AppModule = {
   name: 'assets',
   projections: assetProjections,
-  routes: (app, runtime) => assetLibraryRoutes(new LocalFileStorage(filesDir(runtime.config), 'assets'))(app, runtime),
+  routes: async (app, { runtime }) => {
+    await app.register(assetLibraryRoutes, { runtime, storage: new LocalFileStorage(filesDir(runtime.config), 'assets') });
+  },
 };

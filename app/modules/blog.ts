@@ -1,4 +1,4 @@
-import type { AppModule } from '../module.js';
+import type { AppModule } from '../kernel.js';
 import { blogImporter } from '../../commands/blog/importer.js';
 import { blogProjections } from '../../projections/blog/index.js';
 import { blogRoutes } from '../../routes/blog/index.js';

@@ -1,4 +1,4 @@
-import type { AppModule } from '../module.js';
+import type { AppModule } from '../kernel.js';
 import { usersProjection } from '../../projections/users/users.js';
 import { usersImporter } from '../../commands/users/importer.js';
 

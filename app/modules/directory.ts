@@ -1,4 +1,4 @@
-import type { AppModule } from '../module.js';
+import type { AppModule } from '../kernel.js';
 import { directoryImporter } from '../../commands/directory/importer.js';
 import { directoryProjections } from '../../projections/directory/index.js';
 import { directoryRoutes } from '../../routes/directory/index.js';

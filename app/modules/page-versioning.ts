@@ -1,4 +1,4 @@
-import type { AppModule } from '../module.js';
+import type { AppModule } from '../kernel.js';
 import { pageVersionsProjection } from '../../projections/page-versioning/versions.js';
 import { pageVersioningRoutes } from '../../routes/page-versioning/index.js';
 

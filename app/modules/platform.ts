@@ -1,4 +1,4 @@
-import type { AppModule } from '../module.js';
+import type { AppModule } from '../kernel.js';
 import { platformProjections } from '../../projections/platform/resources.js';
 import { platformRoutes } from '../../routes/platform/index.js';
 import { platformImporter } from '../../commands/platform/importer.js';

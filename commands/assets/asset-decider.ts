@@ -1,5 +1,6 @@
-import { ConflictError, NotFoundError } from '../../infra/errors.js';
+import { NotFoundError } from '../../infra/errors.js';
 import type { Decider, DomainCommand } from '../decider.js';
+import { lifecycleDecider, type LifecycleState } from '../lifecycle-decider.js';
 import type { AssetEvent, AssetFile } from './events.js';
 import { invalid, MAX_ALT_LENGTH, MAX_CONTEXT_TYPE_LENGTH, requireTitle } from './rules.js';
 
@@ -12,46 +13,61 @@ export type RecordAssetUsage = DomainCommand<'RecordAssetUsage', { usage_id: num
 export type DeleteAsset = DomainCommand<'DeleteAsset', Record<string, never>>;
 export type AssetCommand = UploadAsset | ReplaceAssetFile | ChangeAssetDetails | MoveAssetToFolder | RecordAssetUsage | DeleteAsset;
 
-export interface AssetState {
-  status: 'new' | 'live' | 'deleted';
-  id: number;
-  file: AssetFile | null;
+/** An asset as its uploaded event carries it beside the id. */
+export interface AssetFields {
+  file: AssetFile;
   title: string;
   alt: string;
   folder_ids: number[];
-  usage_count: number;
 }
+
+export type AssetState = LifecycleState<AssetFields> & { usage_count: number };
+
+/**
+ * An asset's create (CreateAsset: the upload as the log records it, after UploadAsset has
+ * turned the request's folder into the asset's folders) and delete are the generic life cycle's;
+ * its deleted event names the stored file, which the handler then removes.
+ */
+const assetLifecycle = lifecycleDecider<AssetFields>()({
+  names: { create: 'CreateAsset', delete: 'DeleteAsset', created: 'AssetUploaded', deleted: 'AssetDeleted' },
+  label: 'Asset',
+  layout: 'flat',
+  complete: (fields) => ({ ...fields, title: fields.title.trim() }),
+  check: (fields) => requireTitle(fields.title, 'o:name'),
+  deletedData: (fields) => ({ stored_name: fields.file.stored_name }),
+});
 
 function extensionLabel(extension: string): string {
   return extension ? `".${extension}"` : 'no extension';
 }
 
-function requireLive(state: AssetState): AssetFile {
-  if (state.status !== 'live' || !state.file) throw new NotFoundError('Asset not found.');
-  return state.file;
+function requireLive(state: AssetState): AssetFields {
+  if (state.status !== 'live' || !state.fields) throw new NotFoundError('Asset not found.');
+  return state.fields;
 }
 
 export const assetDecider: Decider<AssetState, AssetCommand, AssetEvent> = {
-  initialState: () => ({ status: 'new', id: 0, file: null, title: '', alt: '', folder_ids: [], usage_count: 0 }),
+  initialState: () => ({ ...assetLifecycle.initialState(), usage_count: 0 }),
 
   evolve(state, event) {
     switch (event.type) {
       case 'AssetUploaded':
-        return { ...state, status: 'live', id: event.data.id, file: event.data.file, title: event.data.title, alt: event.data.alt, folder_ids: event.data.folder_ids };
+      case 'AssetDeleted':
+        return Object.assign({}, assetLifecycle.evolve(state, event), { usage_count: state.usage_count });
       case 'AssetFileReplaced':
-        return { ...state, file: event.data.file };
+        return state.fields ? { ...state, fields: { ...state.fields, file: event.data.file } } : state;
       case 'AssetDetailsChanged':
-        return { ...state, title: event.data.title ?? state.title, alt: event.data.alt ?? state.alt };
+        return state.fields
+          ? { ...state, fields: { ...state.fields, title: event.data.title ?? state.fields.title, alt: event.data.alt ?? state.fields.alt } }
+          : state;
       case 'AssetMovedToFolder':
-        return { ...state, folder_ids: [event.data.folder_id] };
+        return state.fields ? { ...state, fields: { ...state.fields, folder_ids: [event.data.folder_id] } } : state;
       case 'AssetRemovedFromFolders':
-        return { ...state, folder_ids: [] };
+        return state.fields ? { ...state, fields: { ...state.fields, folder_ids: [] } } : state;
       case 'AssetUsageRecorded':
         return { ...state, usage_count: state.usage_count + 1 };
       case 'AssetUsageCleared':
         return { ...state, usage_count: 0 };
-      case 'AssetDeleted':
-        return { ...state, status: 'deleted' };
       default: {
         const _exhaustive: never = event;
         return state;
@@ -62,13 +78,11 @@ export const assetDecider: Decider<AssetState, AssetCommand, AssetEvent> = {
   decide(command, state) {
     switch (command.type) {
       case 'UploadAsset': {
-        if (state.status !== 'new') throw new ConflictError(`Asset ${command.data.id} already exists.`);
-        const { id, file, folder_id } = command.data;
-        const title = requireTitle(command.data.title, 'o:name');
-        return [{ type: 'AssetUploaded', data: { id, file, title, alt: '', folder_ids: folder_id === null ? [] : [folder_id] } }];
+        const { id, file, title, folder_id } = command.data;
+        return assetLifecycle.decide({ type: 'CreateAsset', data: { id, file, title, alt: '', folder_ids: folder_id === null ? [] : [folder_id] } }, state);
       }
       case 'ReplaceAssetFile': {
-        const current = requireLive(state);
+        const current = requireLive(state).file;
         const { file } = command.data;
         if (file.extension !== current.extension) {
           throw invalid(
@@ -79,23 +93,23 @@ export const assetDecider: Decider<AssetState, AssetCommand, AssetEvent> = {
         return [{ type: 'AssetFileReplaced', data: { id: state.id, file, previous_stored_name: current.stored_name } }];
       }
       case 'ChangeAssetDetails': {
-        requireLive(state);
+        const current = requireLive(state);
         const data: { id: number; title?: string; alt?: string } = { id: state.id };
         if (command.data.title !== undefined) data.title = requireTitle(command.data.title, 'name');
         if (command.data.alt !== undefined) {
           if (command.data.alt.length > MAX_ALT_LENGTH) throw invalid('alt_text', `alt_text must be at most ${MAX_ALT_LENGTH} characters.`);
           data.alt = command.data.alt;
         }
-        if ((data.title ?? state.title) === state.title && (data.alt ?? state.alt) === state.alt) return [];
+        if ((data.title ?? current.title) === current.title && (data.alt ?? current.alt) === current.alt) return [];
         return [{ type: 'AssetDetailsChanged', data }];
       }
       case 'MoveAssetToFolder': {
-        requireLive(state);
+        const { folder_ids } = requireLive(state);
         const { folder_id } = command.data;
         if (folder_id === null) {
-          return state.folder_ids.length ? [{ type: 'AssetRemovedFromFolders', data: { id: state.id, folder_ids: state.folder_ids } }] : [];
+          return folder_ids.length ? [{ type: 'AssetRemovedFromFolders', data: { id: state.id, folder_ids } }] : [];
         }
-        if (state.folder_ids.length === 1 && state.folder_ids[0] === folder_id) return [];
+        if (folder_ids.length === 1 && folder_ids[0] === folder_id) return [];
         return [{ type: 'AssetMovedToFolder', data: { id: state.id, folder_id } }];
       }
       case 'RecordAssetUsage': {
@@ -108,12 +122,13 @@ export const assetDecider: Decider<AssetState, AssetCommand, AssetEvent> = {
         return [{ type: 'AssetUsageRecorded', data: { id: state.id, usage_id: command.data.usage_id, context_type: contextType, context_id: command.data.context_id } }];
       }
       case 'DeleteAsset': {
-        const file = requireLive(state);
+        const deleted = assetLifecycle.decide(command, state);
+        // Refused above unless live: folder assignments and usage go first, then the asset.
+        const { folder_ids } = requireLive(state);
         const events: AssetEvent[] = [];
-        if (state.folder_ids.length) events.push({ type: 'AssetRemovedFromFolders', data: { id: state.id, folder_ids: state.folder_ids } });
+        if (folder_ids.length) events.push({ type: 'AssetRemovedFromFolders', data: { id: state.id, folder_ids } });
         if (state.usage_count > 0) events.push({ type: 'AssetUsageCleared', data: { id: state.id } });
-        events.push({ type: 'AssetDeleted', data: { id: state.id, stored_name: file.stored_name } });
-        return events;
+        return [...events, ...deleted];
       }
       default: {
         const _exhaustive: never = command;

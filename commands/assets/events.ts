@@ -16,7 +16,9 @@ export type AssetFolderCreated = DomainEvent<'AssetFolderCreated', { id: number;
 export type AssetFolderRenamed = DomainEvent<'AssetFolderRenamed', { id: number; title: string; slug: string }>;
 export type AssetFolderMoved = DomainEvent<'AssetFolderMoved', { id: number; parent_id: number | null; slug: string }>;
 export type AssetFolderDeleted = DomainEvent<'AssetFolderDeleted', { id: number }>;
-export type AssetFolderEvent = AssetFolderCreated | AssetFolderRenamed | AssetFolderMoved | AssetFolderDeleted;
+/** Its parent was deleted after the folder was placed in the tree and before the folder was written: it never will be. */
+export type AssetFolderWithdrawn = DomainEvent<'AssetFolderWithdrawn', { id: number }>;
+export type AssetFolderEvent = AssetFolderCreated | AssetFolderRenamed | AssetFolderMoved | AssetFolderDeleted | AssetFolderWithdrawn;
 
 export type AssetUploaded = DomainEvent<
   'AssetUploaded',

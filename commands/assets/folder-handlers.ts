@@ -1,43 +1,76 @@
-import { NotFoundError } from '../../infra/errors.js';
-import { slugify, uniqueSlug } from '../../infra/text/slug.js';
-import { ancestorIds, descendantIdsDeepestFirst, findFolder, folderExists, siblingSlugTaken } from '../../queries/assets/folders.js';
+import { NotFoundError, VersionConflictError } from '../../infra/errors.js';
+import { slugify } from '../../infra/text/slug.js';
+import { assetFolders } from '../../queries/assets/documents.js';
+import { findFolder, folderExists } from '../../queries/assets/folders.js';
 import type { CommandContext } from '../command-context.js';
-import { handleCommand } from '../handle-command.js';
+import { foldEvents } from '../decider.js';
+import { handleCommand, toDomainEvents } from '../handle-command.js';
+import { ABANDONED_AFTER_MS } from '../reservations/reservations.js';
 import { nextId } from '../sequence.js';
+import { metadataFor } from '../command-context.js';
 import { ASSET_FOLDER_SEQUENCE, assetFolderStream } from './events.js';
 import { assetFolderDecider } from './folder-decider.js';
+import {
+  ASSET_FOLDER_TREE_STREAM,
+  folderTreeDecider,
+  type AssetFolderPlaced,
+  type AssetFoldersRemoved,
+  type FolderTreeCommand,
+  type FolderTreeEvent,
+  type KnownFolder,
+} from './folder-tree-decider.js';
 import { invalid, requireTitle } from './rules.js';
 
-async function requireParent(ctx: CommandContext, parentId: number | null): Promise<void> {
-  if (parentId !== null && !(await folderExists(ctx.documents, parentId))) {
-    throw invalid('parent_id', `Folder ${parentId} does not exist.`);
-  }
-}
+/** Folder writes at once each win one round on the tree stream; every conflict means another moved it on. */
+const MAX_TREE_ATTEMPTS = 200;
 
 /**
- * Folder writes check the tree (a free sibling slug, no folder under its own descendant, the
- * parent still there) before they write, so they take turns: they are few, and one key keeps
- * every such check true until the write it guards is projected.
+ * Appends the tree's decision for `command` (built from every folder the read models know and
+ * the stream's settled version) at the tree stream's version; a conflict is decided again.
  */
-const FOLDER_TREE = 'asset-folder-tree';
-
-function freeSlug(ctx: CommandContext, title: string, parentId: number | null, exceptId: number | null): Promise<string> {
-  return uniqueSlug(slugify(title), (slug) => siblingSlugTaken(ctx.documents, parentId, slug, exceptId));
+async function changeTree<Event extends FolderTreeEvent>(
+  ctx: CommandContext,
+  command: (view: { known: KnownFolder[]; settledThrough: number }) => FolderTreeCommand,
+): Promise<Event> {
+  for (let attempt = 0; attempt < MAX_TREE_ATTEMPTS; attempt++) {
+    const stored = await ctx.eventStore.readStream(ASSET_FOLDER_TREE_STREAM);
+    const settledBefore = ctx.clock.now().getTime() - ABANDONED_AFTER_MS;
+    let settledThrough = 0;
+    for (const event of stored) if (Date.parse(event.metadata.at) <= settledBefore) settledThrough = event.streamVersion;
+    const known = (await assetFolders(ctx.documents).find({})).map(({ id, parent_id, slug }) => ({ id, parent_id, slug }));
+    const state = foldEvents(folderTreeDecider, toDomainEvents<FolderTreeEvent>(stored));
+    const [event] = folderTreeDecider.decide(command({ known, settledThrough }), state);
+    try {
+      await ctx.eventStore.append(ASSET_FOLDER_TREE_STREAM, [{ type: event.type, data: event.data, metadata: metadataFor(ctx) }], stored.length);
+      return event as Event;
+    } catch (error) {
+      if (!(error instanceof VersionConflictError)) throw error;
+    }
+  }
+  throw new VersionConflictError(ASSET_FOLDER_TREE_STREAM, 'any', -1);
 }
 
-export function createFolder(ctx: CommandContext, input: { title: string; parent_id: number | null }): Promise<number> {
-  return ctx.exclusive.run(FOLDER_TREE, () => createFolderInTree(ctx, input));
+/** Places the folder in the tree (see folder-tree-decider.ts) and answers the slug it gets there. */
+async function place(ctx: CommandContext, id: number, parentId: number | null, base: string, create: boolean): Promise<string> {
+  const placed = await changeTree<AssetFolderPlaced>(ctx, (view) => ({ type: 'PlaceFolder', data: { ...view, id, parent_id: parentId, base, create } }));
+  return placed.data.slug;
 }
 
-async function createFolderInTree(ctx: CommandContext, input: { title: string; parent_id: number | null }): Promise<number> {
+export async function createFolder(ctx: CommandContext, input: { title: string; parent_id: number | null }): Promise<number> {
   const title = requireTitle(input.title, 'title');
-  await requireParent(ctx, input.parent_id);
-  const slug = await freeSlug(ctx, title, input.parent_id, null);
+  // A parent missing from the read models is refused before an id is taken; the tree checks it again.
+  if (input.parent_id !== null && !(await folderExists(ctx.documents, input.parent_id))) {
+    throw invalid('parent_id', `Folder ${input.parent_id} does not exist.`);
+  }
   const id = await nextId(ctx, ASSET_FOLDER_SEQUENCE);
-  await handleCommand(ctx, assetFolderStream(id), assetFolderDecider, {
-    type: 'CreateAssetFolder',
-    data: { id, title, slug, parent_id: input.parent_id },
-  });
+  const slug = await place(ctx, id, input.parent_id, slugify(title), true);
+  await handleCommand(
+    ctx,
+    assetFolderStream(id),
+    assetFolderDecider,
+    { type: 'CreateAssetFolder', data: { id, title, slug, parent_id: input.parent_id } },
+    { newStream: true },
+  );
   return id;
 }
 
@@ -46,37 +79,29 @@ async function createFolderInTree(ctx: CommandContext, input: { title: string; p
  * itself or any of its descendants. The slug follows a new title and stays unique among the
  * folder's (new) siblings.
  */
-export function updateFolder(ctx: CommandContext, id: number, input: { title?: string; parent_id?: number | null }): Promise<void> {
-  return ctx.exclusive.run(FOLDER_TREE, () => updateFolderInTree(ctx, id, input));
-}
-
-async function updateFolderInTree(ctx: CommandContext, id: number, input: { title?: string; parent_id?: number | null }): Promise<void> {
+export async function updateFolder(ctx: CommandContext, id: number, input: { title?: string; parent_id?: number | null }): Promise<void> {
   const current = await findFolder(ctx.documents, id);
   if (!current) throw new NotFoundError('Folder not found.');
   const title = input.title === undefined ? current.title : requireTitle(input.title, 'title');
   const parentId = input.parent_id === undefined ? current.parent_id : input.parent_id;
-  if (parentId !== current.parent_id) {
-    await requireParent(ctx, parentId);
-    if (parentId !== null && (await ancestorIds(ctx.documents, parentId)).includes(id)) {
-      throw invalid('parent_id', 'A folder cannot be moved into itself or one of its own subfolders.');
-    }
-  }
   let slug = current.slug;
-  if (title !== current.title) slug = await freeSlug(ctx, title, parentId, id);
-  else if (parentId !== current.parent_id) slug = await uniqueSlug(current.slug, (s) => siblingSlugTaken(ctx.documents, parentId, s, id));
+  if (title !== current.title) slug = await place(ctx, id, parentId, slugify(title), false);
+  else if (parentId !== current.parent_id) slug = await place(ctx, id, parentId, current.slug, false);
   await handleCommand(ctx, assetFolderStream(id), assetFolderDecider, { type: 'UpdateAssetFolder', data: { title, slug, parent_id: parentId } });
 }
 
-/** Deletes a folder and its subfolders; the assets filed in them are kept (only unfiled). */
-export function deleteFolder(ctx: CommandContext, id: number): Promise<number[]> {
-  return ctx.exclusive.run(FOLDER_TREE, () => deleteFolderInTree(ctx, id));
-}
-
-async function deleteFolderInTree(ctx: CommandContext, id: number): Promise<number[]> {
+/**
+ * Deletes a folder and its subfolders; the assets filed in them are kept (only unfiled). The
+ * tree stream names the subfolders, including one whose create placed it and is on its way.
+ * Answers the ids deleted, deepest first.
+ */
+export async function deleteFolder(ctx: CommandContext, id: number): Promise<number[]> {
   if (!(await findFolder(ctx.documents, id))) throw new NotFoundError('Folder not found.');
-  const ids = [...(await descendantIdsDeepestFirst(ctx.documents, id)), id];
-  for (const folderId of ids) {
-    await handleCommand(ctx, assetFolderStream(folderId), assetFolderDecider, { type: 'DeleteAssetFolder', data: {} });
+  const removed = await changeTree<AssetFoldersRemoved>(ctx, (view) => ({ type: 'RemoveFolder', data: { ...view, id } }));
+  const deleted: number[] = [];
+  for (const folderId of removed.data.ids) {
+    const result = await handleCommand(ctx, assetFolderStream(folderId), assetFolderDecider, { type: 'RemoveAssetFolder', data: { id: folderId } });
+    if (result.state.status === 'deleted' && result.events.length > 0) deleted.push(folderId);
   }
-  return ids;
+  return deleted;
 }

@@ -28,9 +28,21 @@ export type BackupRequested = DomainEvent<
 export type BackupCompleted = DomainEvent<'BackupCompleted', { id: number; size: number; checksum: string; event_count: number }>;
 export type BackupFailed = DomainEvent<'BackupFailed', { id: number; error: string }>;
 export type BackupDeleted = DomainEvent<'BackupDeleted', { id: number }>;
+/**
+ * Recorded by a restore for each backup whose archive is not in the restored data (an archive
+ * never holds other backups): this installation cannot serve or restore it, so the record
+ * leaves the list. The archive itself stays wherever the old installation kept it.
+ */
+export type BackupArchiveNotRestored = DomainEvent<'BackupArchiveNotRestored', { id: number; reason: string }>;
 
-export type BackupEvent = BackupRequested | BackupCompleted | BackupFailed | BackupDeleted;
+export type BackupEvent = BackupRequested | BackupCompleted | BackupFailed | BackupDeleted | BackupArchiveNotRestored;
 
-export const BACKUP_EVENT_TYPES: readonly BackupEvent['type'][] = ['BackupRequested', 'BackupCompleted', 'BackupFailed', 'BackupDeleted'];
+export const BACKUP_EVENT_TYPES: readonly BackupEvent['type'][] = [
+  'BackupRequested',
+  'BackupCompleted',
+  'BackupFailed',
+  'BackupDeleted',
+  'BackupArchiveNotRestored',
+];
 
 export const backupStream = (id: number) => `backup-${id}`;

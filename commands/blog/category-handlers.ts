@@ -1,14 +1,16 @@
 import { NotFoundError, ValidationError } from '../../infra/errors.js';
 import { slugify } from '../../infra/text/slug.js';
 import { blogPosts } from '../../queries/blog/documents.js';
-import { findCategory, findCategoryBySlug } from '../../queries/blog/taxonomy.js';
+import { findCategory } from '../../queries/blog/taxonomy.js';
 import type { CommandContext } from '../command-context.js';
 import { handleCommand } from '../handle-command.js';
 import { idFor } from '../sequence.js';
-import { claimSlug, type ClaimedSlug } from '../slug-claims.js';
+import { attachedChildIds, PARENT_WRITE_RETRIES } from '../reservations/parent-guard.js';
+import { releaseKeyQuietly } from '../reservations/reservations.js';
+import { categorySlugKey, categorySlugs, categorySlugTaken, reserveSlug, withSlug } from './slug-keys.js';
 import { blogCategoryDecider } from './category-decider.js';
-import { BLOG_SEQUENCES, blogCategoryStream, type BlogCategoryFields } from './events.js';
-import { updatePost } from './post-handlers.js';
+import { BLOG_POST_FILED, BLOG_SEQUENCES, blogCategoryStream, type BlogCategoryFields } from './events.js';
+import { categoryDeleted } from './post-handlers.js';
 import { checkCategoryFields, LIMITS } from './rules.js';
 
 export interface CategoryInput {
@@ -17,19 +19,9 @@ export interface CategoryInput {
   description?: string;
 }
 
-async function slugTaken(ctx: CommandContext, slug: string, exceptId: number | null): Promise<boolean> {
-  const clash = await findCategoryBySlug(ctx.documents, slug);
-  return clash !== null && clash.id !== exceptId;
-}
-
-/**
- * Claims the category's slug until its write is projected: a given one must be free; an omitted
- * (or emptied) one is made from the name and kept unique.
- */
-async function claimCategorySlug(ctx: CommandContext, given: string | undefined, name: string, exceptId: number | null): Promise<ClaimedSlug> {
-  const claimed = await claimSlug(ctx.slugClaims, 'blog-category', given, slugify(name, LIMITS.slug - 8), (slug) => slugTaken(ctx, slug, exceptId));
-  if (!claimed) throw ValidationError.field('slug', 'Another blog category has this slug.');
-  return claimed;
+/** The category's slug: a given one must be free; an omitted (or emptied) one is made from the name and kept unique. */
+function reserveCategorySlug(ctx: CommandContext, given: string | undefined, name: string, id: number): Promise<string> {
+  return reserveSlug(ctx, categorySlugs(ctx, id), given, slugify(name, LIMITS.slug - 8), blogCategoryStream(id), categorySlugTaken);
 }
 
 export async function createCategory(ctx: CommandContext, input: CategoryInput, givenId?: number): Promise<number> {
@@ -40,15 +32,14 @@ export async function createCategory(ctx: CommandContext, input: CategoryInput, 
   if (givenId !== undefined && (await ctx.eventStore.readLastEvent(blogCategoryStream(givenId)))) {
     throw ValidationError.field('id', `Blog category ${givenId} already exists.`);
   }
-  const { slug, release } = await claimCategorySlug(ctx, given, fields.name, null);
-  try {
-    fields.slug = slug;
-    const id = await idFor(ctx, BLOG_SEQUENCES.category, givenId);
-    await handleCommand(ctx, blogCategoryStream(id), blogCategoryDecider, { type: 'CreateBlogCategory', data: { id, fields } });
-    return id;
-  } finally {
-    release();
-  }
+  // A duplicate given slug is refused before an id is taken.
+  if (given && (await categorySlugs(ctx, null).taken(given))) throw categorySlugTaken();
+  const id = await idFor(ctx, BLOG_SEQUENCES.category, givenId);
+  fields.slug = await reserveCategorySlug(ctx, given, fields.name, id);
+  await withSlug(ctx, categorySlugs(ctx, id), fields.slug, null, blogCategoryStream(id), () =>
+    handleCommand(ctx, blogCategoryStream(id), blogCategoryDecider, { type: 'CreateBlogCategory', data: { id, fields } }),
+  );
+  return id;
 }
 
 export async function updateCategory(ctx: CommandContext, id: number, input: CategoryInput): Promise<void> {
@@ -60,23 +51,26 @@ export async function updateCategory(ctx: CommandContext, id: number, input: Cat
   const name = patch.name ?? current.name;
   const given = input.slug?.trim();
   checkCategoryFields({ name, slug: given || slugify(name), description: patch.description ?? current.description });
-  const claimed = input.slug === undefined ? null : await claimCategorySlug(ctx, given, name, id);
-  try {
-    if (claimed) patch.slug = claimed.slug;
-    await handleCommand(ctx, blogCategoryStream(id), blogCategoryDecider, { type: 'UpdateBlogCategory', data: { patch } });
-  } finally {
-    claimed?.release();
+  const update = () =>
+    handleCommand(ctx, blogCategoryStream(id), blogCategoryDecider, { type: 'UpdateBlogCategory', data: { patch } }, { retries: PARENT_WRITE_RETRIES });
+  if (input.slug === undefined) {
+    await update();
+    return;
   }
+  // A new slug is reserved first; the old one is let go after the write.
+  patch.slug = await reserveCategorySlug(ctx, given, name, id);
+  await withSlug(ctx, categorySlugs(ctx, id), patch.slug, current.slug, blogCategoryStream(id), update);
 }
 
-/** Deletes the category; its posts become uncategorised, each through a post update. */
+/**
+ * Deletes the category, lets go of its slug, and uncategorises its posts: every post filed in it
+ * by its stream (a create or move that filed a post before the delete may not be written yet)
+ * and every post the read models place in it (posts older than the guard).
+ */
 export async function deleteCategory(ctx: CommandContext, id: number): Promise<void> {
-  await handleCommand(ctx, blogCategoryStream(id), blogCategoryDecider, { type: 'DeleteBlogCategory', data: {} });
-  for (const post of await blogPosts(ctx.documents).find({ category_id: id })) {
-    try {
-      await updatePost(ctx, post.id, { category_id: null });
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
-    }
-  }
+  const result = await handleCommand(ctx, blogCategoryStream(id), blogCategoryDecider, { type: 'DeleteBlogCategory', data: {} }, { retries: PARENT_WRITE_RETRIES });
+  if (result.state.fields) await releaseKeyQuietly(ctx, categorySlugKey(result.state.fields.slug), blogCategoryStream(id));
+  const filed = await attachedChildIds(ctx, blogCategoryStream(id), BLOG_POST_FILED);
+  const placed = (await blogPosts(ctx.documents).find({ category_id: id })).map((post) => post.id);
+  for (const postId of new Set([...filed, ...placed])) await categoryDeleted(ctx, postId, id);
 }

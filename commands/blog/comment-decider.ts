@@ -1,13 +1,10 @@
-import { ConflictError, NotFoundError, ValidationError } from '../../infra/errors.js';
+import { NotFoundError, ValidationError } from '../../infra/errors.js';
 import type { Decider, DomainCommand } from '../decider.js';
+import { lifecycleDecider, type LifecycleCommandOf, type LifecycleState } from '../lifecycle-decider.js';
 import type { BlogCommentEvent, BlogCommentFields, BlogPostStatus } from './events.js';
 import { checkCommentFields } from './rules.js';
 
-export interface BlogCommentState {
-  status: 'new' | 'live' | 'deleted';
-  id: number;
-  fields: BlogCommentFields | null;
-}
+export type BlogCommentState = LifecycleState<BlogCommentFields>;
 
 /** What the decider must know of the commented post; null when it does not exist. */
 export interface CommentedPost {
@@ -20,12 +17,25 @@ export type PostBlogComment = DomainCommand<
   'PostBlogComment',
   { id: number; fields: Omit<BlogCommentFields, 'status'>; post: CommentedPost | null; now: string }
 >;
-/** A comment brought in by the fixture import, with the status it already had. */
-export type ImportBlogComment = DomainCommand<'ImportBlogComment', { id: number; fields: BlogCommentFields }>;
 /** `status` is what the caller sent; only approved and spam are accepted. */
 export type ModerateBlogComment = DomainCommand<'ModerateBlogComment', { status: string }>;
-export type DeleteBlogComment = DomainCommand<'DeleteBlogComment', Record<string, never>>;
-export type BlogCommentCommand = PostBlogComment | ImportBlogComment | ModerateBlogComment | DeleteBlogComment;
+
+/**
+ * A comment is posted (by a visitor, or brought in by the fixture import with the status it
+ * already had: ImportBlogComment is the life cycle's create) and deleted; it has no generic
+ * update, only moderation. Its deleted event names its post.
+ */
+const commentLifecycle = lifecycleDecider<BlogCommentFields>()({
+  names: { create: 'ImportBlogComment', delete: 'DeleteBlogComment', created: 'BlogCommentPosted', deleted: 'BlogCommentDeleted' },
+  label: 'Blog comment',
+  check: checkCommentFields,
+  deletedData: (fields) => ({ post_id: fields.post_id }),
+});
+
+type CommentLifecycleCommand = LifecycleCommandOf<typeof commentLifecycle>;
+export type ImportBlogComment = Extract<CommentLifecycleCommand, { type: 'ImportBlogComment' }>;
+export type DeleteBlogComment = Extract<CommentLifecycleCommand, { type: 'DeleteBlogComment' }>;
+export type BlogCommentCommand = PostBlogComment | ModerateBlogComment | CommentLifecycleCommand;
 
 /** A post takes comments when published with a publish time that has passed (CONTRACT.md section 7). */
 export function takesComments(post: CommentedPost | null, now: string): boolean {
@@ -33,16 +43,15 @@ export function takesComments(post: CommentedPost | null, now: string): boolean 
 }
 
 export const blogCommentDecider: Decider<BlogCommentState, BlogCommentCommand, BlogCommentEvent> = {
-  initialState: () => ({ status: 'new', id: 0, fields: null }),
+  initialState: () => commentLifecycle.initialState(),
 
   evolve(state, event) {
     switch (event.type) {
-      case 'BlogCommentPosted':
-        return { status: 'live', id: event.data.id, fields: event.data.fields };
       case 'BlogCommentModerated':
         return state.fields ? { ...state, fields: { ...state.fields, status: event.data.status } } : state;
+      case 'BlogCommentPosted':
       case 'BlogCommentDeleted':
-        return { ...state, status: 'deleted' };
+        return commentLifecycle.evolve(state, event);
       default: {
         const _exhaustive: never = event;
         return state;
@@ -53,27 +62,21 @@ export const blogCommentDecider: Decider<BlogCommentState, BlogCommentCommand, B
   decide(command, state) {
     switch (command.type) {
       case 'PostBlogComment': {
-        if (state.status !== 'new') throw new ConflictError(`Blog comment ${command.data.id} already exists.`);
-        const fields: BlogCommentFields = { ...command.data.fields, status: 'pending' };
-        checkCommentFields(fields);
-        if (!takesComments(command.data.post, command.data.now)) {
-          throw ValidationError.field('post_id', 'The post is not published.');
-        }
-        return [{ type: 'BlogCommentPosted', data: { id: command.data.id, fields } }];
+        const { id, fields, post, now } = command.data;
+        // The life cycle's create refuses a second create and invalid fields first.
+        const posted = commentLifecycle.decide({ type: 'ImportBlogComment', data: { id, fields: { ...fields, status: 'pending' } } }, state);
+        if (!takesComments(post, now)) throw ValidationError.field('post_id', 'The post is not published.');
+        return posted;
       }
-      case 'ImportBlogComment':
-        if (state.status !== 'new') throw new ConflictError(`Blog comment ${command.data.id} already exists.`);
-        checkCommentFields(command.data.fields);
-        return [{ type: 'BlogCommentPosted', data: command.data }];
       case 'ModerateBlogComment': {
         if (state.status !== 'live') throw new NotFoundError('Blog comment not found.');
         const status = command.data.status;
         if (status !== 'approved' && status !== 'spam') throw ValidationError.field('status', 'Must be approved or spam.');
         return [{ type: 'BlogCommentModerated', data: { id: state.id, status } }];
       }
+      case 'ImportBlogComment':
       case 'DeleteBlogComment':
-        if (state.status !== 'live' || !state.fields) throw new NotFoundError('Blog comment not found.');
-        return [{ type: 'BlogCommentDeleted', data: { id: state.id, post_id: state.fields.post_id } }];
+        return commentLifecycle.decide(command, state);
       default: {
         const _exhaustive: never = command;
         return [];

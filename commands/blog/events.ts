@@ -62,7 +62,14 @@ export type BlogPostUpdated = DomainEvent<'BlogPostUpdated', { id: number; field
 /** An additional fact next to Created/Updated when a post becomes published. */
 export type BlogPostPublished = DomainEvent<'BlogPostPublished', { id: number; published_at: string }>;
 export type BlogPostDeleted = DomainEvent<'BlogPostDeleted', { id: number }>;
-export type BlogPostEvent = BlogPostCreated | BlogPostUpdated | BlogPostPublished | BlogPostDeleted;
+/** Its category was deleted after the post's create attached to it and before the post was written: it never will be. */
+export type BlogPostWithdrawn = DomainEvent<'BlogPostWithdrawn', { id: number; category_id: number }>;
+/** A category the post attached to (and has since left, or was moving to) was deleted: nothing changes. */
+export type BlogPostDetached = DomainEvent<'BlogPostDetached', { id: number; category_id: number }>;
+export type BlogPostEvent = BlogPostCreated | BlogPostUpdated | BlogPostPublished | BlogPostDeleted | BlogPostWithdrawn | BlogPostDetached;
+
+/** Appended to a category's stream by each post filed in it (see commands/reservations/parent-decider.ts). */
+export const BLOG_POST_FILED = 'BlogPostFiled';
 
 export type BlogCategoryCreated = DomainEvent<'BlogCategoryCreated', { id: number; fields: BlogCategoryFields }>;
 export type BlogCategoryUpdated = DomainEvent<'BlogCategoryUpdated', { id: number; fields: BlogCategoryFields }>;

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { duplicateIdProblems, fixtureList, schemaProblems, type Fixture, type FixtureImporter, type FixtureProblem } from '../../app/fixture.js';
-import type { Runtime } from '../../app/runtime.js';
+import { duplicateIdProblems, fixtureList, fixtureObject, schemaProblems, type Fixture, type FixtureImporter, type FixtureProblem } from '../../app/fixture.js';
+import type { Runtime } from '../../app/kernel.js';
 import { ValidationError } from '../../infra/errors.js';
 import { slugify } from '../../infra/text/slug.js';
 import { findCategoryBySlug } from '../../queries/blog/taxonomy.js';
@@ -17,13 +17,13 @@ import { normaliseTimestamp } from './time.js';
 
 const Id = Type.Integer({ minimum: 1 });
 const NullableId = Type.Union([Id, Type.Null()]);
-const CategorySchema = Type.Object({
+const CategorySchema = fixtureObject({
   id: Type.Optional(Id),
   name: Type.String({ minLength: 1 }),
   slug: Type.Optional(Type.String()),
   description: Type.Optional(Type.String()),
 });
-const PostSchema = Type.Object({
+const PostSchema = fixtureObject({
   id: Type.Optional(Id),
   title: Type.String({ minLength: 1 }),
   slug: Type.Optional(Type.String()),
@@ -38,7 +38,7 @@ const PostSchema = Type.Object({
   site_ids: Type.Optional(Type.Array(Id)),
   published_at: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });
-const CommentSchema = Type.Object({
+const CommentSchema = fixtureObject({
   id: Type.Optional(Id),
   post_id: Id,
   author_name: Type.String({ minLength: 1 }),
@@ -46,8 +46,8 @@ const CommentSchema = Type.Object({
   body: Type.String({ minLength: 1 }),
   status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('spam')])),
 });
-const BlogSchema = Type.Object({
-  settings: Type.Optional(Type.Object({ comments_enabled: Type.Boolean() })),
+const BlogSchema = fixtureObject({
+  settings: Type.Optional(fixtureObject({ comments_enabled: Type.Boolean() })),
   categories: Type.Optional(Type.Array(CategorySchema)),
   posts: Type.Optional(Type.Array(PostSchema)),
   comments: Type.Optional(Type.Array(CommentSchema)),
@@ -171,6 +171,7 @@ async function validateBlog(fixture: Fixture, runtime: Runtime): Promise<Fixture
 /** The blog part of the fixture (CONTRACT.md section 4): settings, categories, posts, comments. */
 export const blogImporter: FixtureImporter = {
   order: 70,
+  sections: { blog: BlogSchema },
   async validate(fixture, runtime) {
     if (fixture.blog === undefined) return [];
     const problems = schemaProblems(BlogSchema, fixture.blog, '$.blog');

@@ -1,44 +1,88 @@
-import { ConflictError, NotFoundError } from '../../infra/errors.js';
-import type { Decider, DomainCommand } from '../decider.js';
-import type { BlogPostEvent, BlogPostFields } from './events.js';
+import { ValidationError } from '../../infra/errors.js';
+import type { Decider } from '../decider.js';
+import { lifecycleDecider, type LifecycleChange, type LifecycleCommandOf, type LifecycleEventOf, type LifecycleState } from '../lifecycle-decider.js';
+import type { BlogPostEvent, BlogPostFields, BlogPostPublished } from './events.js';
 import { checkPostFields } from './rules.js';
-import { definedKeys } from '../defined-keys.js';
 
-export interface BlogPostState {
-  status: 'new' | 'live' | 'deleted';
-  id: number;
-  fields: BlogPostFields | null;
-}
+export type BlogPostState = LifecycleState<BlogPostFields>;
 
-/** `now` is the handler's clock reading ('YYYY-MM-DD HH:MM:SS' UTC): deciders read no clock. */
-export type CreateBlogPost = DomainCommand<'CreateBlogPost', { id: number; fields: BlogPostFields; now: string }>;
-/** Only the keys present in patch change; tags and site_ids replace the whole list. */
-export type UpdateBlogPost = DomainCommand<'UpdateBlogPost', { patch: Partial<BlogPostFields>; now: string }>;
-export type DeleteBlogPost = DomainCommand<'DeleteBlogPost', Record<string, never>>;
-export type BlogPostCommand = CreateBlogPost | UpdateBlogPost | DeleteBlogPost;
+export const categoryMustExist = (categoryId: number | null): ValidationError =>
+  ValidationError.field('category_id', `Blog category ${categoryId} does not exist.`);
 
 /** A published post without a publish time is published now. */
 function withPublishTime(fields: BlogPostFields, now: string): BlogPostFields {
   return fields.status === 'published' && fields.published_at === null ? { ...fields, published_at: now } : fields;
 }
 
-function publishedFact(id: number, before: BlogPostFields | null, after: BlogPostFields): BlogPostEvent[] {
-  if (after.status !== 'published' || before?.status === 'published' || after.published_at === null) return [];
-  return [{ type: 'BlogPostPublished', data: { id, published_at: after.published_at } }];
+/**
+ * Sending status published without published_at publishes now, except that re-sending it to a
+ * post that is already published keeps its publish time.
+ */
+function publishTime(fields: BlogPostFields, { before, patch, context }: LifecycleChange<BlogPostFields, { now: string }>): BlogPostFields {
+  const keepsPublishTime = before?.status === 'published' && before.published_at !== null;
+  const publishesNow = patch?.status === 'published' && patch.published_at === undefined && !keepsPublishTime;
+  return withPublishTime(publishesNow ? { ...fields, published_at: context.now } : fields, context.now);
+}
+
+/**
+ * A post's life cycle: `now` is the handler's clock reading ('YYYY-MM-DD HH:MM:SS' UTC), since
+ * deciders read no clock. Only the keys present in an update's patch change; tags and site_ids
+ * replace the whole list. CategoryDeleted is the cascade of a category's delete, for a post the
+ * category's stream lists as filed: a post in it becomes uncategorised, one not written yet
+ * never will be. Its append moves the post's stream on, so a write that filed the post in the
+ * category before the delete and is not written yet conflicts, and is decided again against a
+ * category that is gone.
+ */
+const postLifecycle = lifecycleDecider<BlogPostFields, { now: string }>()({
+  names: {
+    create: 'CreateBlogPost',
+    update: 'UpdateBlogPost',
+    delete: 'DeleteBlogPost',
+    parentDeleted: 'CategoryDeleted',
+    created: 'BlogPostCreated',
+    updated: 'BlogPostUpdated',
+    deleted: 'BlogPostDeleted',
+    withdrawn: 'BlogPostWithdrawn',
+    detached: 'BlogPostDetached',
+    parentKey: 'category_id',
+  },
+  label: 'Blog post',
+  check: checkPostFields,
+  complete: publishTime,
+  parent: { field: 'category_id', clears: true, refuse: (fields) => categoryMustExist(fields.category_id) },
+});
+
+export type BlogPostCommand = LifecycleCommandOf<typeof postLifecycle>;
+export type CreateBlogPost = Extract<BlogPostCommand, { type: 'CreateBlogPost' }>;
+export type UpdateBlogPost = Extract<BlogPostCommand, { type: 'UpdateBlogPost' }>;
+export type DeleteBlogPost = Extract<BlogPostCommand, { type: 'DeleteBlogPost' }>;
+export type CategoryDeleted = Extract<BlogPostCommand, { type: 'CategoryDeleted' }>;
+
+/** An additional fact next to Created/Updated when a post becomes published. */
+function withPublishedFact(events: LifecycleEventOf<typeof postLifecycle>[], before: BlogPostFields | null): BlogPostEvent[] {
+  const facts: BlogPostPublished[] = [];
+  for (const event of events) {
+    if (event.type !== 'BlogPostCreated' && event.type !== 'BlogPostUpdated') continue;
+    const { id, fields: after } = event.data;
+    if (after.status !== 'published' || before?.status === 'published' || after.published_at === null) continue;
+    facts.push({ type: 'BlogPostPublished', data: { id, published_at: after.published_at } });
+  }
+  return [...events, ...facts];
 }
 
 export const blogPostDecider: Decider<BlogPostState, BlogPostCommand, BlogPostEvent> = {
-  initialState: () => ({ status: 'new', id: 0, fields: null }),
+  initialState: () => postLifecycle.initialState(),
 
   evolve(state, event) {
     switch (event.type) {
-      case 'BlogPostCreated':
-      case 'BlogPostUpdated':
-        return { status: 'live', id: event.data.id, fields: event.data.fields };
       case 'BlogPostPublished':
         return state;
+      case 'BlogPostCreated':
+      case 'BlogPostUpdated':
       case 'BlogPostDeleted':
-        return { ...state, status: 'deleted' };
+      case 'BlogPostWithdrawn':
+      case 'BlogPostDetached':
+        return postLifecycle.evolve(state, event);
       default: {
         const _exhaustive: never = event;
         return state;
@@ -48,30 +92,12 @@ export const blogPostDecider: Decider<BlogPostState, BlogPostCommand, BlogPostEv
 
   decide(command, state) {
     switch (command.type) {
-      case 'CreateBlogPost': {
-        if (state.status !== 'new') throw new ConflictError(`Blog post ${command.data.id} already exists.`);
-        const fields = withPublishTime(command.data.fields, command.data.now);
-        checkPostFields(fields);
-        return [{ type: 'BlogPostCreated', data: { id: command.data.id, fields } }, ...publishedFact(command.data.id, null, fields)];
-      }
-      case 'UpdateBlogPost': {
-        if (state.status !== 'live' || !state.fields) throw new NotFoundError('Blog post not found.');
-        const { patch, now } = command.data;
-        const before = state.fields;
-        let fields: BlogPostFields = { ...before, ...definedKeys(patch) };
-        // Sending status published without published_at publishes now, except that re-sending it
-        // to a post that is already published keeps its publish time.
-        const keepsPublishTime = before.status === 'published' && before.published_at !== null;
-        if (patch.status === 'published' && patch.published_at === undefined && !keepsPublishTime) {
-          fields = { ...fields, published_at: now };
-        }
-        fields = withPublishTime(fields, now);
-        checkPostFields(fields);
-        return [{ type: 'BlogPostUpdated', data: { id: state.id, fields } }, ...publishedFact(state.id, before, fields)];
-      }
+      case 'CreateBlogPost':
+      case 'UpdateBlogPost':
+      case 'CategoryDeleted':
+        return withPublishedFact(postLifecycle.decide(command, state), state.fields);
       case 'DeleteBlogPost':
-        if (state.status !== 'live') throw new NotFoundError('Blog post not found.');
-        return [{ type: 'BlogPostDeleted', data: { id: state.id } }];
+        return postLifecycle.decide(command, state);
       default: {
         const _exhaustive: never = command;
         return [];

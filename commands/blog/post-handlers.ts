@@ -1,16 +1,18 @@
 import { NotFoundError, ValidationError } from '../../infra/errors.js';
 import { slugify } from '../../infra/text/slug.js';
 import { commentsOfPost } from '../../queries/blog/comments.js';
-import { findPost, postIdBySlug } from '../../queries/blog/posts.js';
+import { findPost } from '../../queries/blog/posts.js';
 import { findCategory } from '../../queries/blog/taxonomy.js';
 import { sites } from '../../queries/platform/documents.js';
 import type { CommandContext } from '../command-context.js';
 import { handleCommand } from '../handle-command.js';
 import { idFor } from '../sequence.js';
-import { claimSlug, type ClaimedSlug } from '../slug-claims.js';
+import { attachToParent } from '../reservations/parent-guard.js';
+import { releaseKeyQuietly } from '../reservations/reservations.js';
+import { postSlugKey, postSlugs, postSlugTaken, reserveSlug, withSlug } from './slug-keys.js';
 import { deleteComment } from './comment-handlers.js';
-import { BLOG_SEQUENCES, blogPostStream, type BlogPostFields, type BlogPostStatus } from './events.js';
-import { blogPostDecider } from './post-decider.js';
+import { BLOG_POST_FILED, BLOG_SEQUENCES, blogCategoryStream, blogPostStream, type BlogPostFields, type BlogPostStatus } from './events.js';
+import { blogPostDecider, categoryMustExist } from './post-decider.js';
 import { checkPostFields, LIMITS } from './rules.js';
 import { normaliseTagNames, resolveTags } from './tag-handlers.js';
 import { normaliseTimestamp, utcTimestamp } from './time.js';
@@ -68,22 +70,24 @@ async function checkReferences(ctx: CommandContext, patch: Partial<BlogPostField
   }
 }
 
-async function slugTaken(ctx: CommandContext, slug: string, exceptId: number | null): Promise<boolean> {
-  const owner = await postIdBySlug(ctx.documents, slug);
-  return owner !== null && owner !== exceptId;
-}
-
 /** The slug a title gives, short enough to take a `-N` suffix and stay within the limit. */
 const slugOfTitle = (title: string): string => slugify(title, LIMITS.slug - 8);
 
-/**
- * Claims the post's slug until its write is projected: a given one must be free; an omitted (or
- * emptied) one is `fromTitle` (see slugOfTitle), kept unique.
- */
-async function claimPostSlug(ctx: CommandContext, given: string | undefined, fromTitle: string, exceptId: number | null): Promise<ClaimedSlug> {
-  const claimed = await claimSlug(ctx.slugClaims, 'blog-post', given, fromTitle, (slug) => slugTaken(ctx, slug, exceptId));
-  if (!claimed) throw ValidationError.field('slug', 'Another blog post has this slug.');
-  return claimed;
+/** The post's slug: a given one must be free; an omitted (or emptied) one is `fromTitle` (see slugOfTitle), kept unique. */
+function reservePostSlug(ctx: CommandContext, given: string | undefined, fromTitle: string, id: number): Promise<string> {
+  return reserveSlug(ctx, postSlugs(ctx, id), given, fromTitle, blogPostStream(id), postSlugTaken);
+}
+
+/** Files the post in its category's stream before the post's write, so the category's delete finds it. */
+function fileInCategory(ctx: CommandContext, id: number, categoryId: number | null | undefined): (() => Promise<void>) | undefined {
+  if (categoryId === undefined || categoryId === null) return undefined;
+  return () =>
+    attachToParent(ctx, {
+      stream: blogCategoryStream(categoryId),
+      goneTypes: ['BlogCategoryDeleted'],
+      attached: { type: BLOG_POST_FILED, data: { id, parent_id: categoryId } },
+      refuse: () => categoryMustExist(categoryId),
+    });
 }
 
 /** Creates a post written by `authorId`; `givenId` is the fixture's id. Returns the new id. */
@@ -111,21 +115,21 @@ export async function createPost(ctx: CommandContext, authorId: number | null, i
   if (givenId !== undefined && (await ctx.eventStore.readLastEvent(blogPostStream(givenId)))) {
     throw ValidationError.field('id', `Blog post ${givenId} already exists.`);
   }
-  const { slug, release } = await claimPostSlug(ctx, patch.slug, fromTitle, null);
-  try {
+  // A duplicate given slug is refused before an id is taken.
+  if (patch.slug && (await postSlugs(ctx, null).taken(patch.slug))) throw postSlugTaken();
+  const id = await idFor(ctx, BLOG_SEQUENCES.post, givenId);
+  const slug = await reservePostSlug(ctx, patch.slug, fromTitle, id);
+  await withSlug(ctx, postSlugs(ctx, id), slug, null, blogPostStream(id), async () => {
     const tags = await resolveTags(ctx, draft.tags);
-    const id = await idFor(ctx, BLOG_SEQUENCES.post, givenId);
     await handleCommand(
       ctx,
       blogPostStream(id),
       blogPostDecider,
       { type: 'CreateBlogPost', data: { id, fields: { ...draft, slug, tags }, now: utcTimestamp(ctx.clock.now()) } },
-      { newStream: true },
+      { newStream: true, beforeAppend: fileInCategory(ctx, id, draft.category_id) },
     );
-    return id;
-  } finally {
-    release();
-  }
+  });
+  return id;
 }
 
 /** Changes only the keys present; tags and site_ids replace the whole list. */
@@ -137,17 +141,20 @@ export async function updatePost(ctx: CommandContext, id: number, input: PostInp
   const fromTitle = patch.slug ? '' : slugOfTitle(title);
   checkPostFields({ ...current, ...patch, slug: patch.slug || fromTitle, tags: patch.tags ?? current.tags });
   await checkReferences(ctx, patch);
-  const claimed = patch.slug === undefined ? null : await claimPostSlug(ctx, patch.slug, fromTitle, id);
-  try {
-    if (claimed) patch.slug = claimed.slug;
+  const update = async () => {
     if (patch.tags !== undefined) patch.tags = await resolveTags(ctx, patch.tags);
-    await handleCommand(ctx, blogPostStream(id), blogPostDecider, {
-      type: 'UpdateBlogPost',
-      data: { patch, now: utcTimestamp(ctx.clock.now()) },
-    });
-  } finally {
-    claimed?.release();
-  }
+    await handleCommand(
+      ctx,
+      blogPostStream(id),
+      blogPostDecider,
+      { type: 'UpdateBlogPost', data: { patch, now: utcTimestamp(ctx.clock.now()) } },
+      { beforeAppend: fileInCategory(ctx, id, patch.category_id) },
+    );
+  };
+  if (patch.slug === undefined) return update();
+  // A new slug is reserved first; the old one is let go after the write.
+  patch.slug = await reservePostSlug(ctx, patch.slug, fromTitle, id);
+  await withSlug(ctx, postSlugs(ctx, id), patch.slug, current.slug, blogPostStream(id), update);
 }
 
 /**
@@ -156,7 +163,8 @@ export async function updatePost(ctx: CommandContext, id: number, input: PostInp
  */
 export async function deletePost(ctx: CommandContext, id: number): Promise<void> {
   const comments = await commentsOfPost(ctx.documents, id);
-  await handleCommand(ctx, blogPostStream(id), blogPostDecider, { type: 'DeleteBlogPost', data: {} });
+  const result = await handleCommand(ctx, blogPostStream(id), blogPostDecider, { type: 'DeleteBlogPost', data: {} });
+  if (result.state.fields) await releaseKeyQuietly(ctx, postSlugKey(result.state.fields.slug), blogPostStream(id));
   for (const comment of comments) {
     try {
       await deleteComment(ctx, comment.id);
@@ -164,4 +172,12 @@ export async function deletePost(ctx: CommandContext, id: number): Promise<void>
       if (!(error instanceof NotFoundError)) throw error;
     }
   }
+}
+
+/**
+ * Tells a post filed in a deleted category: it becomes uncategorised (or is never written, when
+ * its create filed it and is still on its way).
+ */
+export async function categoryDeleted(ctx: CommandContext, id: number, categoryId: number): Promise<void> {
+  await handleCommand(ctx, blogPostStream(id), blogPostDecider, { type: 'CategoryDeleted', data: { id, category_id: categoryId, now: utcTimestamp(ctx.clock.now()) } }, { retries: 20 });
 }

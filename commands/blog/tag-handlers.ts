@@ -1,11 +1,14 @@
-import { ValidationError } from '../../infra/errors.js';
+import { ValidationError, VersionConflictError } from '../../infra/errors.js';
 import { slugify } from '../../infra/text/slug.js';
 import { findTagBySlug } from '../../queries/blog/taxonomy.js';
 import type { CommandContext } from '../command-context.js';
 import { handleCommand } from '../handle-command.js';
+import { KeyHeldError } from '../reservations/reservation-decider.js';
+import { reservationStream, reserveKey, withReservedKey } from '../reservations/reservations.js';
 import { nextId } from '../sequence.js';
 import { BLOG_SEQUENCES, blogTagStream } from './events.js';
 import { LIMITS } from './rules.js';
+import { tagSlugKey } from './slug-keys.js';
 import { blogTagDecider } from './tag-decider.js';
 
 /** Trimmed tag names, one per slug (the first spelling wins); refuses empty names. */
@@ -24,21 +27,57 @@ export function normaliseTagNames(names: string[]): string[] {
 
 /**
  * The tags a post names, creating the missing ones. A tag is known by its slug, so "Maps" and
- * "maps" are one tag and the post carries the name the tag was created with.
+ * "maps" are one tag and the post carries the name the tag was created with. Posts naming one
+ * new tag at once (in one process or several) each try to reserve its slug; the one that does
+ * creates it, and the others take the winner's name.
  */
 export async function resolveTags(ctx: CommandContext, names: string[]): Promise<string[]> {
   const resolved: string[] = [];
   for (const name of normaliseTagNames(names)) {
     const slug = slugify(name);
-    // Posts naming one new tag at once: the first creates it, the others find it.
-    const tagName = await ctx.exclusive.run(`blog-tag:${slug}`, async () => {
-      const existing = await findTagBySlug(ctx.documents, slug);
-      if (existing) return existing.name;
-      const id = await nextId(ctx, BLOG_SEQUENCES.tag);
-      await handleCommand(ctx, blogTagStream(id), blogTagDecider, { type: 'CreateBlogTag', data: { id, name, slug } });
-      return name;
-    });
-    resolved.push(tagName);
+    const existing = await findTagBySlug(ctx.documents, slug);
+    resolved.push(existing ? existing.name : await createTag(ctx, name, slug));
   }
   return resolved;
+}
+
+/** Creates the tag unless another writer reserved its slug first; answers the tag's name. */
+async function createTag(ctx: CommandContext, name: string, slug: string): Promise<string> {
+  const id = await nextId(ctx, BLOG_SEQUENCES.tag);
+  const owner = blogTagStream(id);
+  const key = tagSlugKey(slug);
+  try {
+    await reserveKey(ctx, { key, owner, refuse: () => new KeyHeldError(key, 'another tag'), inUse: async () => (await findTagBySlug(ctx.documents, slug)) !== null });
+  } catch (error) {
+    if (!(error instanceof KeyHeldError)) throw error;
+    return tagCreatedByOther(ctx, key, name, slug);
+  }
+  await withReservedKey(ctx, key, owner, null, () => handleCommand(ctx, owner, blogTagDecider, { type: 'CreateBlogTag', data: { id, name, slug } }, { newStream: true }));
+  return name;
+}
+
+/** How long a post waits for a tag another writer reserved to be created, before it gives up with a 409. */
+const TAG_WAIT_MS = 5_000;
+
+/**
+ * The name of the tag another writer reserved the slug for, once it is created and projected
+ * here: a post must not be projected before its tags, or it would lack their references. If the
+ * other writer lets go of the slug (its write failed), this one creates the tag after all.
+ */
+async function tagCreatedByOther(ctx: CommandContext, key: string, name: string, slug: string): Promise<string> {
+  const deadline = performance.now() + TAG_WAIT_MS;
+  while (performance.now() < deadline) {
+    const existing = await findTagBySlug(ctx.documents, slug);
+    if (existing) return existing.name;
+    const reservation = await ctx.eventStore.readLastEvent(reservationStream(key));
+    if (reservation?.type !== 'KeyReserved') return createTag(ctx, name, slug);
+    const holder = (reservation.data as { owner: string }).owner;
+    const created = (await ctx.eventStore.readStream(holder)).find((e) => e.type === 'BlogTagCreated');
+    if (created) {
+      await ctx.waitForProjections(created.position);
+      return (created.data as { name: string }).name;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new VersionConflictError(reservationStream(key), 'any', -1);
 }

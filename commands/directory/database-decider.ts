@@ -24,7 +24,7 @@ export function checkDatabase(fields: DatabaseFields): void {
   requireText(fields.name, 'name', 300);
   if (fields.description.length > 20_000) throw ValidationError.field('description', 'Must be at most 20000 characters.');
   if (!isHttpUrl(fields.url)) throw ValidationError.field('url', 'Must be an http(s) URL.');
-  if (!isAccess(fields.access)) throw ValidationError.field('access', 'Must be one of open, subscription, trial, restricted.');
+  if (!isAccess(fields.access)) throw ValidationError.field('access', 'access must be one of open, subscription, trial, restricted.');
   requireHandles(fields.subjects, 'subjects');
   requireHandles(fields.types, 'types');
   if (fields.audience.some((a) => typeof a !== 'string' || !a.trim() || a.length > 100)) {

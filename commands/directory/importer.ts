@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { schemaProblems, type Fixture, type FixtureImporter, type FixtureProblem } from '../../app/fixture.js';
-import type { Runtime } from '../../app/runtime.js';
+import { fixtureObject, schemaProblems, type Fixture, type FixtureImporter, type FixtureProblem } from '../../app/fixture.js';
+import type { Runtime } from '../../app/kernel.js';
 import { sha256 } from '../../infra/crypto/secret-hash.js';
 import { tokenDocs } from '../../queries/directory/documents.js';
 import { databaseStream, listStream, subjectStream, typeStream } from './events.js';
@@ -9,12 +9,12 @@ import { ACCESS_VALUES, BRAND_COLOR_PATTERN, HANDLE_PATTERN, isHttpUrl, normaliz
 
 const Handle = Type.String({ pattern: HANDLE_PATTERN });
 const Name = Type.String({ minLength: 1, maxLength: 300 });
-const Term = Type.Object({ handle: Handle, name: Name });
+const Term = fixtureObject({ handle: Handle, name: Name });
 
-const DirectorySchema = Type.Object(
+const DirectorySchema = fixtureObject(
   {
     library: Type.Optional(
-      Type.Object({
+      fixtureObject({
         name: Name,
         plan: Type.Union(PLANS.map((p) => Type.Literal(p))),
         brand_color: Type.Optional(Type.String({ pattern: BRAND_COLOR_PATTERN })),
@@ -23,7 +23,7 @@ const DirectorySchema = Type.Object(
     ),
     tokens: Type.Optional(
       Type.Array(
-        Type.Object({
+        fixtureObject({
           token: Type.String({ minLength: 1, maxLength: 500 }),
           allowed_origins: Type.Optional(Type.Array(Type.String())),
           label: Type.Optional(Type.String({ maxLength: 200 })),
@@ -34,7 +34,7 @@ const DirectorySchema = Type.Object(
     types: Type.Optional(Type.Array(Term)),
     databases: Type.Optional(
       Type.Array(
-        Type.Object({
+        fixtureObject({
           handle: Handle,
           name: Name,
           description: Type.Optional(Type.String({ maxLength: 20_000 })),
@@ -49,9 +49,8 @@ const DirectorySchema = Type.Object(
         }),
       ),
     ),
-    lists: Type.Optional(Type.Array(Type.Object({ handle: Handle, name: Name, databases: Type.Array(Handle) }))),
+    lists: Type.Optional(Type.Array(fixtureObject({ handle: Handle, name: Name, databases: Type.Array(Handle) }))),
   },
-  { additionalProperties: false },
 );
 type DirectoryInput = Static<typeof DirectorySchema>;
 
@@ -126,6 +125,7 @@ function refsOf(entries: { [key: string]: unknown }[] | undefined, section: stri
 /** The directory part of the fixture (CONTRACT.md section 4): library, tokens, subjects, types, databases, lists. */
 export const directoryImporter: FixtureImporter = {
   order: 80,
+  sections: { directory: DirectorySchema },
   async validate(fixture, runtime) {
     if (fixture.directory === undefined) return [];
     const schema = schemaProblems(DirectorySchema, fixture.directory, ROOT);

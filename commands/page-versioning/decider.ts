@@ -1,7 +1,7 @@
 import { NotFoundError } from '../../infra/errors.js';
 import type { Decider } from '../decider.js';
 import type { SitePageFields } from '../platform/fields.js';
-import { sitePageDecider, SITE_PAGE_REVERTED } from '../platform/kinds.js';
+import { revertedPage, sitePageDecider, SITE_PAGE_REVERTED } from '../platform/kinds.js';
 import type { ResourceState } from '../platform/resource-decider.js';
 import type { SitePageCommand, SitePageEvent } from './events.js';
 import { revertSummary } from './revert-summary.js';
@@ -10,12 +10,12 @@ export type SitePageState = ResourceState<SitePageFields>;
 
 /**
  * The site page decider with page version history's one extra command. Create, update and
- * delete are the platform's own; the platform decider already evolves on SitePageReverted, so
- * both see the same page whichever of them loads the stream.
+ * delete are the platform's own; both fold SitePageReverted with revertedPage, so both see the
+ * same page whichever of them loads the stream.
  */
 export const versionedSitePageDecider: Decider<SitePageState, SitePageCommand, SitePageEvent> = {
   initialState: () => sitePageDecider.initialState(),
-  evolve: (state, event) => sitePageDecider.evolve(state, event),
+  evolve: (state, event) => (event.type === 'SitePageReverted' ? revertedPage(state, event.data) : sitePageDecider.evolve(state, event)),
   decide(command, state) {
     switch (command.type) {
       case 'RevertSitePage': {
@@ -36,6 +36,7 @@ export const versionedSitePageDecider: Decider<SitePageState, SitePageCommand, S
       case 'Create':
       case 'Update':
       case 'Delete':
+      case 'ParentDeleted':
         return sitePageDecider.decide(command, state);
       default: {
         const _exhaustive: never = command;

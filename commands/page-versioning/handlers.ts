@@ -5,7 +5,7 @@ import { findVersion } from '../../queries/page-versioning/versions.js';
 import { sqlTimestamp } from '../../routes/json-ld.js';
 import type { CommandContext } from '../command-context.js';
 import { handleCommand } from '../handle-command.js';
-import { SITE_PAGE } from '../platform/handlers.js';
+import { currentFields, rewriteKeyed, SITE_PAGE } from '../platform/handlers.js';
 import { sitePageStream } from '../platform/kinds.js';
 import { versionedSitePageDecider } from './decider.js';
 
@@ -17,17 +17,24 @@ export async function revertPage(ctx: CommandContext, versionId: number, summary
   const version = await findVersion(ctx.documents, versionId);
   if (!version) throw new NotFoundError('Version not found.');
   const fields = await pageAtVersion(ctx.eventStore, version);
+  const revert = (guard?: () => Promise<void>) =>
+    handleCommand(
+      ctx,
+      sitePageStream(version.resource_id),
+      versionedSitePageDecider,
+      { type: 'RevertSitePage', data: { target: { id: version.id, saved_at: sqlTimestamp(version.saved_at), fields }, summary } },
+      { beforeAppend: guard },
+    );
+  let result: Awaited<ReturnType<typeof revert>>;
   try {
-    // The old slug may belong to another page of the site by now.
+    // The old slug may belong to another page of the site by now, and its site may be gone.
     await SITE_PAGE.checkReferences(ctx, fields, version.resource_id);
+    const before = await currentFields(ctx, SITE_PAGE, version.resource_id);
+    result = before ? await rewriteKeyed(ctx, SITE_PAGE, version.resource_id, before, fields, revert) : await revert();
   } catch (error) {
     if (error instanceof ValidationError) throw new ConflictError(`The page cannot be reverted to version #${versionId}: ${error.message}`);
     throw error;
   }
-  const result = await handleCommand(ctx, sitePageStream(version.resource_id), versionedSitePageDecider, {
-    type: 'RevertSitePage',
-    data: { target: { id: version.id, saved_at: sqlTimestamp(version.saved_at), fields }, summary },
-  });
   // handleCommand waited for the projections, so the new row is there; it is keyed by the
   // event's position as the subscription saw it, which is what the list shows.
   const recorded = await pageVersions(ctx.documents).findOne({ resource_id: version.resource_id, stream_version: result.streamVersion });

@@ -1,8 +1,11 @@
 import type { Collection, Document } from '../../infra/document-store/port.js';
 import { NotFoundError, ValidationError } from '../../infra/errors.js';
 import type { CommandContext } from '../command-context.js';
-import type { Decider } from '../decider.js';
-import { handleCommand } from '../handle-command.js';
+import { foldEvents, type Decider } from '../decider.js';
+import { definedKeys } from '../defined-keys.js';
+import { handleCommand, toDomainEvents } from '../handle-command.js';
+import { attachedChildIds, attachToParent, PARENT_WRITE_RETRIES } from '../reservations/parent-guard.js';
+import { releaseKeyQuietly, withKey, type KeyReservation } from '../reservations/reservations.js';
 import { idFor } from '../sequence.js';
 import type { ItemFields, ItemSetFields, MediaFields, SiteFields, SitePageFields } from './fields.js';
 import {
@@ -12,7 +15,10 @@ import {
   itemSetStream,
   mediaDecider,
   mediaStream,
+  SITE_EVENTS,
+  SITE_PAGE_ATTACHED,
   siteDecider,
+  siteMustExist,
   sitePageDecider,
   sitePageStream,
   siteStream,
@@ -27,10 +33,39 @@ export interface KindSpec<Fields extends object> {
   stream(id: number): string;
   decider: Decider<ResourceState<Fields>, ResourceCommand<Fields>, ResourceEvent<Fields>>;
   collection(ctx: CommandContext): Collection<Document & Fields>;
-  /** Checks that referenced resources exist and unique keys stay unique; throws ValidationError. */
+  /**
+   * Checks in the read models that referenced resources exist and unique keys stay unique;
+   * throws ValidationError. It covers records written before reservations and parent guards
+   * existed, and refuses the common case before anything is written.
+   */
   checkReferences(ctx: CommandContext, fields: Partial<Fields>, id: number | null): Promise<void>;
-  /** Deletes what cannot outlive the resource (an item's media, a site's pages). */
+  /** A key unique across the kind (a slug in its scope), reserved in the event store as well (commands/reservations). */
+  unique?: UniqueKey<Fields>;
+  /** The parent the record belongs to, guarded in the parent's stream (commands/reservations/parent-decider.ts). */
+  parent?: ParentLink<Fields>;
+  /** Deletes what cannot outlive the resource (an item's media), before the resource itself. */
   cascadeDelete?(ctx: CommandContext, id: number): Promise<void>;
+  /** Deletes what cannot outlive the resource (a site's pages), after the resource itself. */
+  afterDelete?(ctx: CommandContext, id: number): Promise<void>;
+}
+
+export interface UniqueKey<Fields> {
+  /** The reservation key of a full set of fields (`site-slug-main`). */
+  key(fields: Fields): string;
+  /** Whether a record other than `id` has the key in the read models. */
+  taken(ctx: CommandContext, fields: Fields, id: number | null): Promise<boolean>;
+  /** A duplicate's refusal. */
+  refuse(): ValidationError;
+}
+
+export interface ParentLink<Fields> {
+  id(fields: Fields): number;
+  stream(parentId: number): string;
+  /** The parent's event types after which it is gone. */
+  goneTypes: readonly string[];
+  /** What the parent's stream records about a child attaching to it. */
+  attachedType: string;
+  refuse(): ValidationError;
 }
 
 async function requireAll(collection: Collection<Document>, ids: number[] | undefined, field: string, label: string): Promise<void> {
@@ -40,6 +75,14 @@ async function requireAll(collection: Collection<Document>, ids: number[] | unde
   if (found !== unique.length) throw ValidationError.field(field, `Every ${label} must exist.`);
 }
 
+const SITE_SLUG: UniqueKey<SiteFields> = {
+  key: (fields) => `site-slug-${fields.slug}`,
+  async taken(ctx, fields, id) {
+    return (await sites(ctx.documents).findOne({ slug: fields.slug, _id: { $ne: id ?? -1 } })) !== null;
+  },
+  refuse: () => ValidationError.field('o:slug', 'Another site has this slug.'),
+};
+
 export const SITE: KindSpec<SiteFields> = {
   sequence: 'site',
   label: 'Site',
@@ -48,12 +91,26 @@ export const SITE: KindSpec<SiteFields> = {
   collection: (ctx) => sites(ctx.documents),
   async checkReferences(ctx, fields, id) {
     if (fields.slug === undefined) return;
-    const clash = await sites(ctx.documents).findOne({ slug: fields.slug, _id: { $ne: id ?? -1 } });
-    if (clash) throw ValidationError.field('o:slug', 'Another site has this slug.');
+    if (await SITE_SLUG.taken(ctx, { slug: fields.slug, title: '' }, id)) throw SITE_SLUG.refuse();
   },
-  async cascadeDelete(ctx, id) {
-    for (const page of await sitePages(ctx.documents).find({ site_id: id })) await deleteResource(ctx, SITE_PAGE, page.id);
+  unique: SITE_SLUG,
+  /**
+   * Every page attached to the site in its stream (a create that attached before the delete may
+   * not be written yet) and every page the read models place in it (pages older than the guard).
+   */
+  async afterDelete(ctx, id) {
+    const attached = await attachedChildIds(ctx, siteStream(id), SITE_PAGE_ATTACHED);
+    const placed = (await sitePages(ctx.documents).find({ site_id: id })).map((page) => page.id);
+    for (const pageId of new Set([...attached, ...placed])) await parentDeleted(ctx, SITE_PAGE, pageId, id);
   },
+};
+
+const SITE_PAGE_SLUG: UniqueKey<SitePageFields> = {
+  key: (fields) => `site_page-slug-${fields.site_id}-${fields.slug}`,
+  async taken(ctx, fields, id) {
+    return (await sitePages(ctx.documents).findOne({ site_id: fields.site_id, slug: fields.slug, _id: { $ne: id ?? -1 } })) !== null;
+  },
+  refuse: () => ValidationError.field('o:slug', 'Another page of this site has this slug.'),
 };
 
 export const ITEM_SET: KindSpec<ItemSetFields> = {
@@ -105,10 +162,55 @@ export const SITE_PAGE: KindSpec<SitePageFields> = {
     const current = id === null ? null : await sitePages(ctx.documents).findOne({ _id: id });
     const siteId = fields.site_id ?? current?.site_id;
     const slug = fields.slug ?? current?.slug;
-    const clash = await sitePages(ctx.documents).findOne({ site_id: siteId, slug, _id: { $ne: id ?? -1 } });
-    if (clash) throw ValidationError.field('o:slug', 'Another page of this site has this slug.');
+    if (siteId === undefined || slug === undefined) return;
+    if (await SITE_PAGE_SLUG.taken(ctx, { ...(current ?? ({} as SitePageFields)), site_id: siteId, slug }, id)) throw SITE_PAGE_SLUG.refuse();
+  },
+  unique: SITE_PAGE_SLUG,
+  parent: {
+    id: (fields) => fields.site_id,
+    stream: siteStream,
+    goneTypes: [SITE_EVENTS.deleted],
+    attachedType: SITE_PAGE_ATTACHED,
+    refuse: siteMustExist,
   },
 };
+
+function reservationOf<Fields extends object>(ctx: CommandContext, spec: KindSpec<Fields>, fields: Fields, id: number): KeyReservation | null {
+  const unique = spec.unique;
+  if (!unique) return null;
+  return { key: unique.key(fields), owner: spec.stream(id), refuse: unique.refuse, inUse: () => unique.taken(ctx, fields, id) };
+}
+
+/** The guard that attaches the record to its parent before its write, when it enters that parent. */
+function parentGuardOf<Fields extends object>(ctx: CommandContext, spec: KindSpec<Fields>, fields: Fields, id: number, before: Fields | null) {
+  const parent = spec.parent;
+  if (!parent || (before !== null && parent.id(before) === parent.id(fields))) return undefined;
+  const parentId = parent.id(fields);
+  return () =>
+    attachToParent(ctx, {
+      stream: parent.stream(parentId),
+      goneTypes: parent.goneTypes,
+      attached: { type: parent.attachedType, data: { id, parent_id: parentId } },
+      refuse: parent.refuse,
+    });
+}
+
+/** The record as its own stream says (null when it is not live). */
+export async function currentFields<Fields extends object>(ctx: CommandContext, spec: KindSpec<Fields>, id: number): Promise<Fields | null> {
+  const state = foldEvents(spec.decider, toDomainEvents(await ctx.eventStore.readStream(spec.stream(id))));
+  return state.status === 'live' ? state.fields : null;
+}
+
+/**
+ * Tells a child of a deleted parent: it is deleted (or never written, when its create attached
+ * and is still on its way), and gives up its unique key.
+ */
+async function parentDeleted<Fields extends object>(ctx: CommandContext, spec: KindSpec<Fields>, id: number, parentId: number): Promise<void> {
+  const result = await handleCommand(ctx, spec.stream(id), spec.decider, { type: 'ParentDeleted', data: { id, parent_id: parentId } }, { retries: 20 });
+  if (result.state.status === 'deleted' && result.events.length > 0 && result.state.fields && spec.unique) {
+    await releaseKeyQuietly(ctx, spec.unique.key(result.state.fields), spec.stream(id));
+  }
+}
 
 export async function createResource<Fields extends object>(
   ctx: CommandContext,
@@ -121,7 +223,9 @@ export async function createResource<Fields extends object>(
     throw ValidationError.field('o:id', `${spec.label} ${givenId} already exists.`);
   }
   const id = await idFor(ctx, spec.sequence, givenId);
-  await handleCommand(ctx, spec.stream(id), spec.decider, { type: 'Create', data: { id, fields } });
+  await withKey(ctx, reservationOf(ctx, spec, fields, id), null, () =>
+    handleCommand(ctx, spec.stream(id), spec.decider, { type: 'Create', data: { id, fields } }, { beforeAppend: parentGuardOf(ctx, spec, fields, id, null) }),
+  );
   return id;
 }
 
@@ -132,7 +236,34 @@ export async function updateResource<Fields extends object>(
   patch: Partial<Fields>,
 ): Promise<Fields> {
   await spec.checkReferences(ctx, patch, id);
-  const result = await handleCommand(ctx, spec.stream(id), spec.decider, { type: 'Update', data: { patch } });
+  const before = spec.unique || spec.parent ? await currentFields(ctx, spec, id) : null;
+  const update = { type: 'Update' as const, data: { patch } };
+  const retries = spec.afterDelete ? PARENT_WRITE_RETRIES : undefined;
+  if (before === null) return updatedFields(spec, await handleCommand(ctx, spec.stream(id), spec.decider, update, { retries }));
+  const after = { ...before, ...definedKeys(patch) };
+  return updatedFields(
+    spec,
+    await rewriteKeyed(ctx, spec, id, before, after, (guard) => handleCommand(ctx, spec.stream(id), spec.decider, update, { beforeAppend: guard, retries })),
+  );
+}
+
+/**
+ * Runs a write that changes a live record from `before` to `after` under its rules that span
+ * records: a new unique key is reserved first and the old one released after the write; entering
+ * another parent attaches to it, through the guard `write` passes to handleCommand.
+ */
+export function rewriteKeyed<Fields extends object, T>(
+  ctx: CommandContext,
+  spec: KindSpec<Fields>,
+  id: number,
+  before: Fields,
+  after: Fields,
+  write: (guard: (() => Promise<void>) | undefined) => Promise<T>,
+): Promise<T> {
+  return withKey(ctx, reservationOf(ctx, spec, after, id), spec.unique?.key(before) ?? null, () => write(parentGuardOf(ctx, spec, after, id, before)));
+}
+
+function updatedFields<Fields extends object>(spec: KindSpec<Fields>, result: { state: { fields: Fields | null } }): Fields {
   if (!result.state.fields) throw new NotFoundError(`${spec.label} not found.`);
   return result.state.fields;
 }
@@ -143,5 +274,7 @@ export async function deleteResource<Fields extends object>(
   id: number,
 ): Promise<void> {
   await spec.cascadeDelete?.(ctx, id);
-  await handleCommand(ctx, spec.stream(id), spec.decider, { type: 'Delete', data: {} });
+  const result = await handleCommand(ctx, spec.stream(id), spec.decider, { type: 'Delete', data: {} }, { retries: spec.afterDelete ? PARENT_WRITE_RETRIES : undefined });
+  if (spec.unique && result.state.fields) await releaseKeyQuietly(ctx, spec.unique.key(result.state.fields), spec.stream(id));
+  await spec.afterDelete?.(ctx, id);
 }

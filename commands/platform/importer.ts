@@ -2,30 +2,31 @@ import { Type, type Static } from '@sinclair/typebox';
 import {
   duplicateIdProblems,
   fixtureList,
+  fixtureObject,
   schemaProblems,
   type Fixture,
   type FixtureImporter,
   type FixtureProblem,
 } from '../../app/fixture.js';
-import type { Runtime } from '../../app/runtime.js';
+import type { Runtime } from '../../app/kernel.js';
 import { createResource, ITEM, ITEM_SET, MEDIA, SITE, SITE_PAGE, type KindSpec } from './handlers.js';
 
 const Id = Type.Integer({ minimum: 1 });
 const Ids = Type.Array(Id);
-const SiteSchema = Type.Object({ id: Type.Optional(Id), slug: Type.String({ minLength: 1 }), title: Type.String({ minLength: 1 }) });
-const ItemSetSchema = Type.Object({
+const SiteSchema = fixtureObject({ id: Type.Optional(Id), slug: Type.String({ minLength: 1 }), title: Type.String({ minLength: 1 }) });
+const ItemSetSchema = fixtureObject({
   id: Type.Optional(Id),
   title: Type.String({ minLength: 1 }),
   is_public: Type.Optional(Type.Boolean()),
   site_ids: Type.Optional(Ids),
 });
-const MediaSchema = Type.Object({
+const MediaSchema = fixtureObject({
   id: Type.Optional(Id),
   title: Type.String({ minLength: 1 }),
   text: Type.Optional(Type.String()),
   is_public: Type.Optional(Type.Boolean()),
 });
-const ItemSchema = Type.Object({
+const ItemSchema = fixtureObject({
   id: Type.Optional(Id),
   title: Type.String({ minLength: 1 }),
   description: Type.Optional(Type.String()),
@@ -34,7 +35,7 @@ const ItemSchema = Type.Object({
   is_public: Type.Optional(Type.Boolean()),
   media: Type.Optional(Type.Array(MediaSchema)),
 });
-const PageSchema = Type.Object({
+const PageSchema = fixtureObject({
   id: Type.Optional(Id),
   site_id: Id,
   slug: Type.String({ minLength: 1 }),
@@ -42,7 +43,7 @@ const PageSchema = Type.Object({
   is_public: Type.Optional(Type.Boolean()),
   layout: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   layout_data: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
-  blocks: Type.Optional(Type.Array(Type.Object({ layout: Type.String({ minLength: 1 }), data: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }))),
+  blocks: Type.Optional(Type.Array(fixtureObject({ layout: Type.String({ minLength: 1 }), data: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }))),
 });
 
 type SiteInput = Static<typeof SiteSchema>;
@@ -91,6 +92,7 @@ function ids(list: { id?: number }[]): Set<number> {
 /** Sites, item sets, items with their media, and site pages (CONTRACT.md section 4). */
 export const platformImporter: FixtureImporter = {
   order: 20,
+  sections: Object.fromEntries(SECTIONS.map((section) => [section.key, Type.Array(section.schema)])),
   async validate(fixture, runtime) {
     const problems: FixtureProblem[] = [];
     for (const section of SECTIONS) {

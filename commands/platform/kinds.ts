@@ -1,5 +1,5 @@
 import { ValidationError } from '../../infra/errors.js';
-import { resourceDecider, resourceEventNames } from './resource-decider.js';
+import { resourceDecider, resourceEventNames, type ResourceState } from './resource-decider.js';
 import type { ItemFields, ItemSetFields, MediaFields, SiteFields, SitePageFields } from './fields.js';
 
 const SLUG = /^[a-z0-9][a-z0-9_-]*$/i;
@@ -39,11 +39,22 @@ export const mediaDecider = resourceDecider<MediaFields>('Media', 'Media', (f) =
   requireIds([f.item_id], 'o:item');
 });
 
+/** A page whose site does not exist (or is deleted before the page is written). */
+export const siteMustExist = (): ValidationError => ValidationError.field('o:site', 'Every site must exist.');
+
+/** Appended to a site's stream by each page created in it or moved to it (see commands/reservations/parent-decider.ts). */
+export const SITE_PAGE_ATTACHED = 'SitePageAttached';
+
 /**
  * Page version history (commands/page-versioning) appends this to a page's own stream: data
  * `{id, fields, reverted_to_version_id, summary}`, the page's full fields as they were restored.
  */
 export const SITE_PAGE_REVERTED = 'SitePageReverted';
+
+/** A live page takes the fields a revert restored; the platform and page version history both fold it so. */
+export function revertedPage(state: ResourceState<SitePageFields>, data: { fields: SitePageFields }): ResourceState<SitePageFields> {
+  return state.status === 'live' ? { ...state, fields: data.fields } : state;
+}
 
 export const sitePageDecider = resourceDecider<SitePageFields>(
   'SitePage',
@@ -56,10 +67,8 @@ export const sitePageDecider = resourceDecider<SitePageFields>(
       if (!block.layout?.trim()) throw ValidationError.field('o:block', `Block ${index + 1} needs a layout.`);
     });
   },
-  (state, event) =>
-    event.type === SITE_PAGE_REVERTED && state.status === 'live'
-      ? { ...state, fields: (event.data as { fields: SitePageFields }).fields }
-      : state,
+  (state, event) => (event.type === SITE_PAGE_REVERTED ? revertedPage(state, event.data as { fields: SitePageFields }) : state),
+  { field: 'site_id', refuse: siteMustExist },
 );
 
 export const SITE_EVENTS = resourceEventNames('Site');

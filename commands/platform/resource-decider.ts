@@ -1,88 +1,106 @@
-import { ConflictError, NotFoundError } from '../../infra/errors.js';
-import type { Decider, DomainCommand, DomainEvent } from '../decider.js';
-import { definedKeys } from '../defined-keys.js';
+import type { AppError } from '../../infra/errors.js';
+import type { DomainEvent } from '../decider.js';
+import {
+  lifecycleDecider,
+  type LifecycleCommand,
+  type LifecycleDecider,
+  type LifecycleEvent,
+  type LifecycleState,
+} from '../lifecycle-decider.js';
 
 /**
  * Host platform resources (sites, item sets, items, media, site pages) share one life cycle:
  * created with all their fields, updated to a new full set of fields, deleted. Each event
  * carries the complete fields, so a reader of one event knows the resource as it then was.
+ * It is the generic one (commands/lifecycle-decider.ts) with the platform's names: commands
+ * `Create`, `Update`, `Delete`, `ParentDeleted`; events `<Kind>Created` and so on.
  */
-export type ResourceCreated<Fields> = DomainEvent<string, { id: number; fields: Fields }>;
-export type ResourceUpdated<Fields> = DomainEvent<string, { id: number; fields: Fields; changed: string[] }>;
-export type ResourceDeleted = DomainEvent<string, { id: number }>;
-export type ResourceEvent<Fields> = ResourceCreated<Fields> | ResourceUpdated<Fields> | ResourceDeleted;
-
-export type CreateResource<Fields> = DomainCommand<'Create', { id: number; fields: Fields }>;
-/** Only the keys present in patch change (PATCH semantics; PUT sends them all). */
-export type UpdateResource<Fields> = DomainCommand<'Update', { patch: Partial<Fields> }>;
-export type DeleteResource = DomainCommand<'Delete', Record<string, never>>;
-export type ResourceCommand<Fields> = CreateResource<Fields> | UpdateResource<Fields> | DeleteResource;
-
-export interface ResourceState<Fields> {
-  id: number;
-  status: 'new' | 'live' | 'deleted';
-  fields: Fields | null;
+export interface ResourceNames<Kind extends string> {
+  create: 'Create';
+  update: 'Update';
+  delete: 'Delete';
+  parentDeleted: 'ParentDeleted';
+  created: `${Kind}Created`;
+  updated: `${Kind}Updated`;
+  deleted: `${Kind}Deleted`;
+  withdrawn: `${Kind}Withdrawn`;
+  detached: `${Kind}Detached`;
 }
+
+/** Kind is the resource's event prefix (`SitePage`); left as string, the types cover every kind. */
+export interface ResourceTypes<Fields extends object, Kind extends string = string> {
+  fields: Fields;
+  names: ResourceNames<Kind>;
+  context: Record<never, never>;
+  layout: 'nested';
+  changes: true;
+  deleted: Record<never, never>;
+}
+
+export type ResourceEvent<Fields extends object, Kind extends string = string> = LifecycleEvent<ResourceTypes<Fields, Kind>>;
+export type ResourceCommand<Fields extends object, Kind extends string = string> = LifecycleCommand<ResourceTypes<Fields, Kind>>;
+export type ResourceState<Fields> = LifecycleState<Fields>;
+export type ResourceDecider<Fields extends object, Kind extends string = string> = LifecycleDecider<ResourceTypes<Fields, Kind>>;
 
 export interface ResourceEventNames {
   created: string;
   updated: string;
   deleted: string;
+  withdrawn: string;
+  detached: string;
+}
+
+export function resourceNames<Kind extends string>(kind: Kind): ResourceNames<Kind> {
+  return {
+    create: 'Create',
+    update: 'Update',
+    delete: 'Delete',
+    parentDeleted: 'ParentDeleted',
+    created: `${kind}Created`,
+    updated: `${kind}Updated`,
+    deleted: `${kind}Deleted`,
+    withdrawn: `${kind}Withdrawn`,
+    detached: `${kind}Detached`,
+  };
 }
 
 export function resourceEventNames(kind: string): ResourceEventNames {
-  return { created: `${kind}Created`, updated: `${kind}Updated`, deleted: `${kind}Deleted` };
+  const { created, updated, deleted, withdrawn, detached } = resourceNames(kind);
+  return { created, updated, deleted, withdrawn, detached };
 }
 
-function changedKeys<Fields extends object>(before: Fields, after: Fields): string[] {
-  return Object.keys(after).filter(
-    (key) => JSON.stringify((before as Record<string, unknown>)[key]) !== JSON.stringify((after as Record<string, unknown>)[key]),
-  );
+/** A kind whose records belong to a parent (a site page to its site). */
+export interface ParentRule<Fields> {
+  /** The field holding the parent's id. */
+  field: keyof Fields;
+  /** The refusal of a create whose parent is gone (the same 422 as the read-model check's). */
+  refuse(): AppError;
 }
 
 /**
  * Builds the decider of one resource kind. `check` enforces the kind's own rules on a full set
  * of fields and throws ValidationError; rules that need other resources are checked by the
- * handlers before the command.
+ * handlers before the command. `extraEvolve` folds events of the kind's stream that are not
+ * its life cycle's (a page's revert, written by page version history).
  */
-export function resourceDecider<Fields extends object>(
-  kind: string,
+export function resourceDecider<Fields extends object, Kind extends string = string>(
+  kind: Kind,
   label: string,
   check: (fields: Fields) => void,
   extraEvolve?: (state: ResourceState<Fields>, event: DomainEvent) => ResourceState<Fields>,
-): Decider<ResourceState<Fields>, ResourceCommand<Fields>, ResourceEvent<Fields>> {
-  const names = resourceEventNames(kind);
+  parent?: ParentRule<Fields>,
+): ResourceDecider<Fields, Kind> {
+  const lifecycle = lifecycleDecider<Fields>()({
+    names: resourceNames(kind),
+    label,
+    check,
+    changedKeys: true,
+    parent: parent && { field: parent.field, refuse: () => parent.refuse() },
+  });
+  if (!extraEvolve) return lifecycle;
   return {
-    initialState: () => ({ id: 0, status: 'new', fields: null }),
-    evolve(state, event) {
-      if (event.type === names.created || event.type === names.updated) {
-        const data = event.data as { id: number; fields: Fields };
-        return { id: data.id, status: 'live', fields: data.fields };
-      }
-      if (event.type === names.deleted) return { ...state, status: 'deleted' };
-      return extraEvolve ? extraEvolve(state, event) : state;
-    },
-    decide(command, state) {
-      switch (command.type) {
-        case 'Create':
-          if (state.status !== 'new') throw new ConflictError(`${label} ${command.data.id} already exists.`);
-          check(command.data.fields);
-          return [{ type: names.created, data: { id: command.data.id, fields: command.data.fields } }];
-        case 'Update':
-          if (state.status !== 'live' || !state.fields) throw new NotFoundError(`${label} not found.`);
-          {
-            const fields = { ...state.fields, ...definedKeys(command.data.patch) };
-            check(fields);
-            return [{ type: names.updated, data: { id: state.id, fields, changed: changedKeys(state.fields, fields) } }];
-          }
-        case 'Delete':
-          if (state.status !== 'live') throw new NotFoundError(`${label} not found.`);
-          return [{ type: names.deleted, data: { id: state.id } }];
-        default: {
-          const _exhaustive: never = command;
-          return [];
-        }
-      }
-    },
+    ...lifecycle,
+    // A stream may hold events of another module (typed by that module), so the type is not a guard here.
+    evolve: (state, event) => (lifecycle.handles(event.type) ? lifecycle.evolve(state, event) : extraEvolve(state, event)),
   };
 }

@@ -1,11 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { duplicateIdProblems, fixtureList, schemaProblems, type FixtureImporter, type FixtureProblem } from '../../app/fixture.js';
+import { duplicateIdProblems, fixtureList, fixtureObject, schemaProblems, type FixtureImporter, type FixtureProblem } from '../../app/fixture.js';
 import { findApiKey, findUserByEmail } from '../../queries/users.js';
 import { createApiKey, registerUser } from './handlers.js';
 import { userStream } from './events.js';
 import { ROLES } from './roles.js';
 
-const UserSchema = Type.Object({
+const UserSchema = fixtureObject({
   id: Type.Optional(Type.Integer({ minimum: 1 })),
   email: Type.String({ minLength: 3, pattern: '^[^\\s@]+@[^\\s@]+$' }),
   name: Type.String({ minLength: 1 }),
@@ -13,7 +13,7 @@ const UserSchema = Type.Object({
   password: Type.Optional(Type.String({ minLength: 1 })),
   api_keys: Type.Optional(
     Type.Array(
-      Type.Object({
+      fixtureObject({
         identity: Type.String({ minLength: 1 }),
         credential: Type.String({ minLength: 1 }),
         label: Type.Optional(Type.String()),
@@ -26,6 +26,7 @@ type UserInput = Static<typeof UserSchema>;
 /** Users with hashed passwords and API keys (CONTRACT.md section 4). */
 export const usersImporter: FixtureImporter = {
   order: 10,
+  sections: { users: Type.Array(UserSchema) },
   async validate(fixture, runtime) {
     if (fixture.users === undefined) return [];
     const problems = schemaProblems(Type.Array(UserSchema), fixture.users, '$.users');

@@ -4,7 +4,7 @@ export interface Document {
   [key: string]: unknown;
 }
 
-/** Mongo filter syntax (evaluated by mingo in the embedded store, by MongoDB in production). */
+/** Mongo filter syntax: mingo in the in-memory store, the subset of sql-filter.ts in SQLite, MongoDB in production. */
 export type Filter = Record<string, unknown>;
 
 /** Mongo update operators, e.g. {$set: {...}, $unset: {...}, $inc: {...}, $pull: {...}}. */
@@ -36,11 +36,23 @@ export interface Collection<T extends Document> {
   drop(): Promise<void>;
 }
 
+/** One field, or several in order (a compound index): top-level fields holding strings, numbers or null. */
+export type IndexSpec = string | readonly string[];
+
+export interface CollectionOptions {
+  /**
+   * The fields the queries look documents up and sort by. The SQLite store creates an index on
+   * each (once) and refuses documents holding an array, object or boolean in one of them, so
+   * its filters compare them plainly; the other stores ignore the list.
+   */
+  indexes?: readonly IndexSpec[];
+}
+
 export interface DocumentStore {
-  collection<T extends Document>(name: string): Collection<T>;
+  collection<T extends Document>(name: string, options?: CollectionOptions): Collection<T>;
   /** Drops every collection (read models are disposable: the log rebuilds them). */
   dropAll(): Promise<void>;
-  /** True when read models survive a restart (MongoDB); false for the in-memory store. */
+  /** True when read models survive a restart (SQLite, MongoDB); false for the in-memory store. */
   readonly persistent: boolean;
   close(): Promise<void>;
 }

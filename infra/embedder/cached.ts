@@ -7,18 +7,23 @@ import type { Embedder, EmbedPurpose } from './port.js';
 /**
  * Wraps an embedder with a cache keyed by the hash of model, purpose and text, kept in a
  * SQLite file in DATA_DIR: replays and restarts find their vectors there instead of paying
- * the provider again.
+ * the provider again. The model's name is in the key: vectors of another model are never served.
  */
 export class CachedEmbedder implements Embedder {
   private readonly db: Database.Database;
   private readonly select: Database.Statement<[string], { vector: Buffer }>;
   private readonly insert: Database.Statement<[string, Buffer]>;
   private closed = false;
+  private embedded = 0;
+  /** The inner embedder's stand-in vectors, when it has some (see the port); not cached, they are cheap. */
+  readonly provisional?: (texts: string[]) => Float32Array[];
 
   constructor(
     private readonly inner: Embedder,
     file: string,
   ) {
+    const provisional = inner.provisional?.bind(inner);
+    if (provisional) this.provisional = provisional;
     mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
@@ -40,17 +45,34 @@ export class CachedEmbedder implements Embedder {
     return createHash('sha256').update(`${this.inner.model}\u0000${purpose}\u0000${text}`).digest('hex');
   }
 
+  /** The vectors of every text when all are in the cache, else null: nothing is embedded. */
+  cachedOnly(texts: string[], purpose: EmbedPurpose): Float32Array[] | null {
+    if (this.closed) return null;
+    const vectors = this.lookup(texts.map((text) => this.key(text, purpose)));
+    return vectors.every((vector) => vector !== null) ? (vectors as Float32Array[]) : null;
+  }
+
+  /** Vectors embedded since this cache was opened (tests check a second index of the same content embeds nothing). */
+  get embeddedCount(): number {
+    return this.embedded;
+  }
+
+  private lookup(keys: string[]): (Float32Array | null)[] {
+    return keys.map((key) => {
+      const row = this.select.get(key);
+      return row ? new Float32Array(row.vector.buffer.slice(row.vector.byteOffset, row.vector.byteOffset + row.vector.byteLength)) : null;
+    });
+  }
+
   async embed(texts: string[], purpose: EmbedPurpose): Promise<Float32Array[]> {
     // A job may still be running while the runtime shuts down: it then goes without the cache.
     if (this.closed) return this.inner.embed(texts, purpose);
     const keys = texts.map((text) => this.key(text, purpose));
-    const vectors: (Float32Array | null)[] = keys.map((key) => {
-      const row = this.select.get(key);
-      return row ? new Float32Array(row.vector.buffer.slice(row.vector.byteOffset, row.vector.byteOffset + row.vector.byteLength)) : null;
-    });
+    const vectors = this.lookup(keys);
     const missing = vectors.flatMap((v, i) => (v === null ? [i] : []));
     if (missing.length > 0) {
       const fresh = await this.inner.embed(missing.map((i) => texts[i]), purpose);
+      this.embedded += fresh.length;
       const store = this.closed
         ? () => {}
         : this.db.transaction(() => {

@@ -10,5 +10,11 @@ export interface Embedder {
   readonly model: string;
   readonly dimension: number;
   embed(texts: string[], purpose: EmbedPurpose): Promise<Float32Array[]>;
+  /**
+   * Stand-in vectors of the same dimension available at once, from what is cheap to compute
+   * (the embedded default's word features), for an embedder whose model is slow: the index
+   * holds them until `embed` gives the real ones. Absent when `embed` is all there is.
+   */
+  provisional?(texts: string[]): Float32Array[];
   close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { AppConfig } from '../../app/config.js';
 import { CachedEmbedder } from './cached.js';
+import { HybridEmbedder } from './hybrid.js';
 import { LocalEmbedder } from './local.js';
 import type { Embedder } from './port.js';
 
@@ -9,10 +10,15 @@ export function embeddingCacheFile(config: AppConfig): string {
 }
 
 /**
- * Cohere when COHERE_API_KEY is set, the local hashed embedder otherwise; cached either way.
+ * Cohere when COHERE_API_KEY is set, the embedded sentence model with word features otherwise
+ * (word features alone with CHATBOT_SENTENCE_MODEL=off); cached either way.
  * Cohere's client is imported only when configured: loading it costs tens of megabytes of RSS.
  */
 export async function createEmbedder(config: AppConfig): Promise<CachedEmbedder> {
-  const inner: Embedder = config.cohereApiKey ? new (await import('./cohere.js')).CohereEmbedder(config.cohereApiKey) : new LocalEmbedder();
+  const inner: Embedder = config.cohereApiKey
+    ? new (await import('./cohere.js')).CohereEmbedder(config.cohereApiKey)
+    : config.chatbotSentenceModel
+      ? new HybridEmbedder()
+      : new LocalEmbedder();
   return new CachedEmbedder(inner, embeddingCacheFile(config));
 }

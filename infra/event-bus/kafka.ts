@@ -159,6 +159,11 @@ export class KafkaEventBus implements EventBus {
     }
   }
 
+  /** A cheap metadata request: answers while the brokers do (/health bounds the wait). */
+  async ping(): Promise<void> {
+    await guard(() => this.admin.fetchTopicOffsets(this.topic));
+  }
+
   /**
    * The newest position already published: the last message of each partition, read back with a
    * throw-away consumer. Publishing is in log order, so nothing before it is missing.

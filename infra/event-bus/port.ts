@@ -6,5 +6,7 @@ import type { AllEventsHandler, Subscription } from '../event-store/port.js';
  */
 export interface EventBus {
   subscribe(group: string, after: number, handler: AllEventsHandler): Promise<Subscription>;
+  /** Resolves when the bus's servers answer; absent for a bus in this process (the event store's own subscription). */
+  ping?(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Clock } from '../clock/port.js';
 import { secondsLeft } from '../fixed-windows.js';
-import { createRequestRedisClient, unlessRedisIsAway, type RedisOutageLogger } from '../redis/request-client.js';
+import { unlessRedisIsAway } from '../redis/request-client.js';
 import type { FailedLogins, FailureCount } from './port.js';
 
 /**
@@ -22,21 +22,17 @@ return redis.call('INCR', KEYS[1])
 /**
  * Failed logins counted in Redis, so every server shares the count. A window is two keys that
  * expire with it: the count, and the window's end by the runtime's clock, which the count is
- * read against (as the embedded counter does).
+ * read against (as the embedded counter does). The connection is the runtime's (see
+ * infra/redis/request-client.ts), which closes it.
  */
 export class RedisFailedLogins implements FailedLogins {
-  private readonly redis: Pick<Redis, 'eval' | 'mget' | 'del' | 'disconnect'>;
-
   constructor(
-    url: string,
+    private readonly redis: Pick<Redis, 'eval' | 'mget' | 'del'>,
     private readonly windowSeconds: number,
     private readonly clock: Clock,
     /** Servers with the same prefix share counts (see createFailedLogins). */
     private readonly prefix: string,
-    logger?: RedisOutageLogger,
-  ) {
-    this.redis = createRequestRedisClient(url, 'failed-login counter', logger);
-  }
+  ) {}
 
   private keysOf(key: string): [string, string] {
     return [`${this.prefix}${key}:failures`, `${this.prefix}${key}:ends`];
@@ -63,7 +59,6 @@ export class RedisFailedLogins implements FailedLogins {
     await this.command(() => this.redis.del(...this.keysOf(key)));
   }
 
-  async close(): Promise<void> {
-    this.redis.disconnect();
-  }
+  /** The connection is shared: the runtime closes it. */
+  async close(): Promise<void> {}
 }

@@ -4,6 +4,7 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { partialUploadName, TMP_FOLDER } from './partial-uploads.js';
 import { STORED_NAME, type ByteRange, type FileStorage, type PendingFile, type StoredFileInfo } from './port.js';
 
 /** file-type needs at most this many leading bytes to recognise a format. */
@@ -47,7 +48,7 @@ export class LocalFileStorage implements FileStorage {
   private readonly storeDir: string;
 
   constructor(root: string, area: string) {
-    this.tmpDir = join(root, 'tmp');
+    this.tmpDir = join(root, TMP_FOLDER);
     this.storeDir = join(root, area);
   }
 
@@ -59,7 +60,7 @@ export class LocalFileStorage implements FileStorage {
     const storedName = checkedName(extension ? `${randomUUID()}.${extension}` : randomUUID());
     await mkdir(this.tmpDir, { recursive: true });
     await mkdir(this.storeDir, { recursive: true });
-    const tempPath = join(this.tmpDir, `${randomUUID()}.part`);
+    const tempPath = join(this.tmpDir, partialUploadName());
     const discard = () => rm(tempPath, { force: true });
     const measure = new Measure();
     const sink = createWriteStream(tempPath, { flags: 'wx' });

@@ -9,6 +9,7 @@ import {
   type EnqueueOptions,
   type JobHandler,
   type JobQueue,
+  type QueueBacklog,
   type WorkerOptions,
 } from './port.js';
 
@@ -129,6 +130,7 @@ function readyOrGaveUp(client: Redis, ms: number): Promise<void> {
  * reconnect on their own and resume. Results and job data travel through Redis as JSON.
  */
 export class BullMqJobQueue implements JobQueue {
+  readonly durable = true;
   private readonly queues = new Map<string, Queue>();
   private readonly queueEvents = new Map<string, Promise<QueueEvents>>();
   /** The queue events' own connections, so close() can drop them even if Redis never answered. */
@@ -381,6 +383,23 @@ export class BullMqJobQueue implements JobQueue {
       if (Object.values(counts).every((n) => n === 0)) return;
       await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
     }
+  }
+
+  /** Counts of every queue this process has added to or works on; refused within seconds while Redis is away. */
+  async backlog(): Promise<QueueBacklog[]> {
+    this.refuseWhileDown();
+    const out: QueueBacklog[] = [];
+    const names = new Set([...this.queues.keys(), ...this.workers.map((worker) => worker.name)]);
+    for (const name of [...names].sort()) {
+      const counts = await within(this.queue(name).getJobCounts('waiting', 'active', 'failed'), this.commandTimeoutMs * 2, unavailable);
+      out.push({ queue: name, waiting: counts.waiting ?? 0, active: counts.active ?? 0, failed: counts.failed ?? 0 });
+    }
+    return out;
+  }
+
+  async ping(): Promise<void> {
+    this.refuseWhileDown();
+    await within(this.producer.ping(), this.commandTimeoutMs * 2, unavailable);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Fifo } from '../fifo.js';
-import { JobFailedError, PermanentJobError, type EnqueueOptions, type JobHandler, type JobQueue, type WorkerOptions } from './port.js';
+import { JobFailedError, PermanentJobError, type EnqueueOptions, type JobHandler, type JobQueue, type QueueBacklog, type WorkerOptions } from './port.js';
 
 interface PendingJob {
   id: string;
@@ -22,10 +22,13 @@ interface QueueState {
   handler?: JobHandler<unknown, unknown>;
   concurrency: number;
   idleWaiters: (() => void)[];
+  /** Jobs that failed after their last attempt, for /health. */
+  failed: number;
 }
 
 /** The embedded job queue: same contract as the BullMQ adapter, jobs run in this process. */
 export class InProcessJobQueue implements JobQueue {
+  readonly durable = false;
   private readonly queues = new Map<string, QueueState>();
   private closed = false;
   /** Prefix of the counter ids, so ids of two queue instances never meet (in logs, say). */
@@ -35,7 +38,7 @@ export class InProcessJobQueue implements JobQueue {
   private state(name: string): QueueState {
     let state = this.queues.get(name);
     if (!state) {
-      state = { waiting: new Fifo<PendingJob>(), active: 0, known: new Map(), unfinished: 0, concurrency: 1, idleWaiters: [] };
+      state = { waiting: new Fifo<PendingJob>(), active: 0, known: new Map(), unfinished: 0, concurrency: 1, idleWaiters: [], failed: 0 };
       this.queues.set(name, state);
     }
     return state;
@@ -125,6 +128,7 @@ export class InProcessJobQueue implements JobQueue {
         }, job.backoffMs * job.attemptsMade);
       } else {
         this.finished(state, job);
+        state.failed += 1;
         const message = error instanceof Error ? error.message : String(error);
         for (const waiter of job.settle ?? []) waiter.reject(new JobFailedError(message));
       }
@@ -146,6 +150,10 @@ export class InProcessJobQueue implements JobQueue {
     const state = this.state(queue);
     if (state.active === 0 && state.waiting.length === 0 && state.unfinished === 0) return Promise.resolve();
     return new Promise((resolve) => state.idleWaiters.push(resolve));
+  }
+
+  async backlog(): Promise<QueueBacklog[]> {
+    return [...this.queues].map(([queue, state]) => ({ queue, waiting: state.waiting.length, active: state.active, failed: state.failed }));
   }
 
   async close(): Promise<void> {

@@ -33,12 +33,30 @@ export class JobFailedError extends Error {
   }
 }
 
+/** What one queue holds, as far as the adapter can tell (/health). */
+export interface QueueBacklog {
+  queue: string;
+  waiting: number;
+  active: number;
+  /** Jobs that failed after their last attempt (since the start, for the in-process queue). */
+  failed: number;
+}
+
 export interface JobQueue {
+  /**
+   * Whether jobs outlive this process (BullMQ keeps them in Redis, where another process may be
+   * running one); the in-process queue's jobs die with it.
+   */
+  readonly durable: boolean;
   add<Data>(queue: string, data: Data, options?: EnqueueOptions): Promise<string>;
   /** Enqueues and resolves with the handler's result once the job finished, or rejects with JobFailedError. */
   addAndWait<Data, Result>(queue: string, data: Data, options?: EnqueueOptions & { timeoutMs?: number }): Promise<Result>;
   process<Data, Result>(queue: string, handler: JobHandler<Data, Result>, options?: WorkerOptions): Promise<void>;
   /** Resolves when every job added so far has finished (tests and read-your-writes of indexing). */
   drain(queue: string): Promise<void>;
+  /** The backlog of every queue this process has used; adapters that cannot tell leave it out. */
+  backlog?(): Promise<QueueBacklog[]>;
+  /** Resolves when the queue's server answers; absent for a queue in this process. */
+  ping?(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,27 +1,23 @@
 import type { Redis } from 'ioredis';
 import type { Clock } from '../clock/port.js';
-import { createRequestRedisClient, unlessRedisIsAway, type RedisOutageLogger } from '../redis/request-client.js';
+import { unlessRedisIsAway } from '../redis/request-client.js';
 import { newSessionToken, sessionKey, SESSION_TTL_MS, type SessionStore } from './port.js';
 
-type SessionClient = Pick<Redis, 'set' | 'get' | 'del' | 'disconnect'>;
+type SessionClient = Pick<Redis, 'set' | 'get' | 'del'>;
 
 /**
  * Sessions in Redis, shared by every server of a deployment. A key holds `userId:expiresAt` and
  * expires with the session; the stored expiry is checked too, so the store answers to the
- * runtime's clock as the embedded one does.
+ * runtime's clock as the embedded one does. The connection is the runtime's (see
+ * infra/redis/request-client.ts), which closes it.
  */
 export class RedisSessionStore implements SessionStore {
-  private readonly redis: SessionClient;
-
   constructor(
-    url: string,
+    private readonly redis: SessionClient,
     private readonly clock: Clock,
     /** Servers with the same prefix share sessions (see createSessionStore). */
     private readonly prefix: string,
-    logger?: RedisOutageLogger,
-  ) {
-    this.redis = createRequestRedisClient(url, 'session store', logger);
-  }
+  ) {}
 
   private keyOf(token: string): string {
     return `${this.prefix}${sessionKey(token)}`;
@@ -56,7 +52,6 @@ export class RedisSessionStore implements SessionStore {
     await this.command(() => this.redis.del(this.keyOf(token)));
   }
 
-  async close(): Promise<void> {
-    this.redis.disconnect();
-  }
+  /** The connection is shared: the runtime closes it. */
+  async close(): Promise<void> {}
 }

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { AppConfig } from '../../app/config.js';
 import type { Clock } from '../clock/port.js';
-import type { RedisOutageLogger } from '../redis/request-client.js';
+import type { Redis } from 'ioredis';
 import type { SessionStore } from './port.js';
 import { SqliteSessionStore } from './sqlite.js';
 
@@ -9,14 +9,17 @@ function sessionFileFor(dataDir: string): string {
   return join(dataDir, 'sessions.sqlite');
 }
 
-/** Sessions in Redis when REDIS_URL is set (shared by servers), else in DATA_DIR/sessions.sqlite. */
-export async function createSessionStore(config: AppConfig, clock: Clock, logger?: RedisOutageLogger): Promise<SessionStore> {
-  if (config.redisUrl) {
-    // Imported on demand, like every Redis client, so ioredis loads only when Redis is configured.
+/**
+ * Sessions in Redis when REDIS_URL is set (shared by servers), on the runtime's request-time
+ * connection (`redis`, infra/select.ts), else in DATA_DIR/sessions.sqlite.
+ */
+export async function createSessionStore(config: AppConfig, clock: Clock, redis: Redis | null): Promise<SessionStore> {
+  if (redis) {
+    // Imported on demand, so the Redis adapter's code loads only when Redis is configured.
     const { RedisSessionStore } = await import('./redis.js');
     const { queuePrefixFor } = await import('../job-queue/bullmq.js');
     // Keyed like the job queues: servers over one data directory share sessions, other apps on the Redis never see them.
-    return new RedisSessionStore(config.redisUrl, clock, `${queuePrefixFor(config.dataDir)}:session:`, logger);
+    return new RedisSessionStore(redis, clock, `${queuePrefixFor(config.dataDir)}:session:`);
   }
   return new SqliteSessionStore(sessionFileFor(config.dataDir), clock);
 }

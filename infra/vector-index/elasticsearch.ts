@@ -1,6 +1,6 @@
 import { Client, errors } from '@elastic/elasticsearch';
 import { DependencyUnavailableError } from '../errors.js';
-import { resourceKey, type ChunkInput, type IndexedResource, type ResourceType, type SearchFilter, type VectorHit, type VectorIndex } from './port.js';
+import { resourceKey, UNNAMED_MODEL, type ChunkInput, type IndexedResource, type ResourceType, type SearchFilter, type VectorHit, type VectorIndex } from './port.js';
 
 interface ChunkSource {
   resource_key: string;
@@ -12,6 +12,8 @@ interface ChunkSource {
   chunk_index: number;
   site_ids: number[];
   item_set_ids: number[];
+  /** The model that made the vector: searches compare only chunks of their query's model. */
+  model: string;
   vector: number[];
 }
 
@@ -24,9 +26,9 @@ function isIndexMissing(error: unknown): boolean {
   return error instanceof errors.ResponseError && error.statusCode === 404;
 }
 
-/** The filter of a search as an Elasticsearch bool query; the same rule as passesFilter. */
+/** The filter of a search as Elasticsearch clauses: its model's chunks only, then the same rule as passesFilter. */
 export function filterQuery(filter: SearchFilter): Record<string, unknown>[] {
-  const clauses: Record<string, unknown>[] = [];
+  const clauses: Record<string, unknown>[] = [{ term: { model: filter.model ?? UNNAMED_MODEL } }];
   if (filter.siteId !== undefined) clauses.push({ term: { site_ids: filter.siteId } });
   if (filter.itemSetIds && filter.itemSetIds.length > 0) {
     clauses.push({ terms: { resource_type: ['item', 'media'] } });
@@ -35,10 +37,14 @@ export function filterQuery(filter: SearchFilter): Record<string, unknown>[] {
   return clauses;
 }
 
+const MODEL_FIELD = { type: 'keyword' } as const;
+
 /**
- * Elasticsearch: one document per chunk with a `dense_vector` (cosine) field, kNN search with
- * the filter applied inside the kNN so k counts only allowed chunks. The index is created on
- * first write, when the embedder's dimension is known.
+ * Elasticsearch: one document per chunk with a `dense_vector` (cosine) field and the keyword
+ * of the model that made it, kNN search with the filter (the query's model first) applied
+ * inside the kNN so k counts only allowed chunks. The index is created on first write, when
+ * the embedder's dimension is known; an index made before chunks recorded their model gets the
+ * field added, and its old chunks, of no known model, are found again once reindexed.
  */
 export class ElasticsearchVectorIndex implements VectorIndex {
   readonly persistent = true;
@@ -56,7 +62,10 @@ export class ElasticsearchVectorIndex implements VectorIndex {
   private ensureIndex(dimension: number): Promise<void> {
     this.ready ??= (async () => {
       const exists = await this.client.indices.exists({ index: this.index });
-      if (exists) return;
+      if (exists) {
+        await this.client.indices.putMapping({ index: this.index, properties: { model: MODEL_FIELD } });
+        return;
+      }
       await this.client.indices.create({
         index: this.index,
         mappings: {
@@ -70,6 +79,7 @@ export class ElasticsearchVectorIndex implements VectorIndex {
             chunk_index: { type: 'integer' },
             site_ids: { type: 'integer' },
             item_set_ids: { type: 'integer' },
+            model: MODEL_FIELD,
             vector: { type: 'dense_vector', dims: dimension, index: true, similarity: 'cosine' },
           },
         },
@@ -81,7 +91,7 @@ export class ElasticsearchVectorIndex implements VectorIndex {
     return this.ready;
   }
 
-  async replace(resource: IndexedResource, chunks: ChunkInput[]): Promise<void> {
+  async replace(resource: IndexedResource, chunks: ChunkInput[], model = UNNAMED_MODEL): Promise<void> {
     try {
       if (chunks.length === 0) return await this.remove(resource.resourceType, resource.resourceId);
       await this.ensureIndex(chunks[0].vector.length);
@@ -98,6 +108,7 @@ export class ElasticsearchVectorIndex implements VectorIndex {
           chunk_index: index,
           site_ids: resource.siteIds,
           item_set_ids: resource.itemSetIds,
+          model,
           vector: Array.from(chunk.vector),
         };
         return [{ index: { _index: this.index, _id: `${key}-${index}` } }, source];
@@ -136,7 +147,7 @@ export class ElasticsearchVectorIndex implements VectorIndex {
           query_vector: Array.from(vector),
           k,
           num_candidates: Math.min(10_000, Math.max(k * 4, 100)),
-          ...(clauses.length > 0 ? { filter: clauses } : {}),
+          filter: clauses,
         },
         _source: { excludes: ['vector'] },
       });

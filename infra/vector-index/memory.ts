@@ -2,10 +2,12 @@ import { sharedList } from '../shared-lists.js';
 import { FloatVectorFile } from './float-file.js';
 import { ChunkTextFile } from './text-file.js';
 import { simdInt8Dots, type Int8DotsKernel } from './simd-int8-dot.js';
-import { passesFilter, resourceKey, type ChunkInput, type IndexedResource, type ResourceType, type SearchFilter, type VectorHit, type VectorIndex } from './port.js';
+import { passesFilter, resourceKey, UNNAMED_MODEL, type ChunkInput, type IndexedResource, type ResourceType, type SearchFilter, type VectorHit, type VectorIndex } from './port.js';
 
 interface ResourceEntry {
   resource: IndexedResource;
+  /** The model that made the vectors of its chunks. */
+  model: string;
   /** Slots of the resource's chunks in the flat arrays. */
   slots: number[];
 }
@@ -72,6 +74,8 @@ export class MemoryVectorIndex implements VectorIndex {
   private slotChunk = new Int32Array(0);
   private entries: (ResourceEntry | null)[] = [];
   private readonly entryByKey = new Map<string, number>();
+  /** Chunks held per model: a search for a model that made them all is spared a pass over the resources. */
+  private readonly chunksByModel = new Map<string, number>();
   private readonly freeEntries: number[] = [];
   private readonly floats: FloatVectorFile;
   private readonly texts: ChunkTextFile;
@@ -91,10 +95,17 @@ export class MemoryVectorIndex implements VectorIndex {
     return this.kernel !== null;
   }
 
-  async replace(resource: IndexedResource, chunks: ChunkInput[]): Promise<void> {
-    for (const chunk of chunks) this.checkDimension(chunk.vector);
+  async replace(resource: IndexedResource, chunks: ChunkInput[], model = UNNAMED_MODEL): Promise<void> {
+    // One dimension per index, except that once this replace leaves no other chunk, the chunks
+    // may bring another (a reindex with another model). Checked before anything is removed.
+    const oldEntryNo = this.entryByKey.get(resourceKey(resource.resourceType, resource.resourceId));
+    const held = oldEntryNo === undefined ? 0 : (this.entries[oldEntryNo] as ResourceEntry).slots.length;
+    if (this.count > held) for (const chunk of chunks) this.checkDimension(chunk.vector);
+    else if (chunks.some((chunk) => chunk.vector.length !== chunks[0].vector.length)) throw new Error('Vectors of one replace must share a dimension.');
     this.removeSync(resource.resourceType, resource.resourceId);
     if (chunks.length === 0) return;
+    if (this.count === 0) this.resetDimension();
+    for (const chunk of chunks) this.checkDimension(chunk.vector);
     const dim = this.dimension;
     const vectors = new Float32Array(chunks.length * dim);
     chunks.forEach((chunk, index) => normaliseInto(chunk.vector, vectors.subarray(index * dim, (index + 1) * dim)));
@@ -113,7 +124,8 @@ export class MemoryVectorIndex implements VectorIndex {
       itemSetIds: sharedList(resource.itemSetIds),
     };
     // Exactly as long as the chunks: an array grown by push keeps room for 17.
-    const entry: ResourceEntry = { resource: kept, slots: new Array<number>(chunks.length) };
+    const entry: ResourceEntry = { resource: kept, model, slots: new Array<number>(chunks.length) };
+    this.chunksByModel.set(model, (this.chunksByModel.get(model) ?? 0) + chunks.length);
     this.entries[entryNo] = entry;
     this.entryByKey.set(resourceKey(resource.resourceType, resource.resourceId), entryNo);
     const codes = new Int16Array(this.stride);
@@ -134,9 +146,11 @@ export class MemoryVectorIndex implements VectorIndex {
   }
 
   async search(vector: Float32Array, k: number, filter: SearchFilter = {}): Promise<VectorHit[]> {
-    if (this.count === 0 || k <= 0) return [];
+    const model = filter.model ?? UNNAMED_MODEL;
+    // No chunk of the query's model: nothing to compare with, whatever the others' dimension.
+    if (this.count === 0 || k <= 0 || !this.chunksByModel.get(model)) return [];
     this.checkDimension(vector);
-    const allowed = this.allowedEntries(filter);
+    const allowed = this.allowedEntries(filter, model);
     if (!allowed) return [];
     const query = normalised(vector);
     const candidates = this.candidates(query, allowed, k);
@@ -174,6 +188,7 @@ export class MemoryVectorIndex implements VectorIndex {
     this.slotTextLength = new Int32Array(0);
     this.entries = [];
     this.entryByKey.clear();
+    this.chunksByModel.clear();
     this.freeEntries.length = 0;
     this.largestErrors = new Float32Array(ERROR_TERMS);
     this.floatBuffer = new Float32Array(0);
@@ -186,17 +201,19 @@ export class MemoryVectorIndex implements VectorIndex {
   }
 
   /**
-   * Which resources (by number in `entries`) the filter lets through: 'all' for no filter (most
-   * searches, spared a pass over every resource), null when none passes.
+   * Which resources (by number in `entries`) the filter and the model let through: 'all' for no
+   * filter when the model made every chunk (most searches, spared a pass over every resource),
+   * null when none passes.
    */
-  private allowedEntries(filter: SearchFilter): Uint8Array | 'all' | null {
+  private allowedEntries(filter: SearchFilter, model: string): Uint8Array | 'all' | null {
     const { entries } = this;
-    if (filter.siteId === undefined && !(filter.itemSetIds && filter.itemSetIds.length > 0)) return this.entryByKey.size > 0 ? 'all' : null;
+    const everyChunk = this.chunksByModel.get(model) === this.count;
+    if (everyChunk && filter.siteId === undefined && !(filter.itemSetIds && filter.itemSetIds.length > 0)) return this.entryByKey.size > 0 ? 'all' : null;
     const allowed = new Uint8Array(entries.length);
     let anyAllowed = false;
     for (let n = 0; n < entries.length; n++) {
       const entry = entries[n];
-      if (entry && passesFilter(entry.resource, filter)) {
+      if (entry && entry.model === model && passesFilter(entry.resource, filter)) {
         allowed[n] = 1;
         anyAllowed = true;
       }
@@ -322,6 +339,12 @@ export class MemoryVectorIndex implements VectorIndex {
     if (missing > 0) this.memory.grow(Math.ceil(missing / PAGE));
   }
 
+  private resetDimension(): void {
+    this.dimension = 0;
+    this.stride = 0;
+    this.largestErrors = new Float32Array(ERROR_TERMS);
+  }
+
   private checkDimension(vector: Float32Array): void {
     if (this.dimension === 0) {
       if (vector.length > MAX_DIMENSION) throw new Error(`Vectors of more than ${MAX_DIMENSION} dimensions are not supported.`);
@@ -363,6 +386,9 @@ export class MemoryVectorIndex implements VectorIndex {
     }
     if (this.texts.needsCompaction) this.texts.compact(this.slotTextOffset, this.slotTextLength, this.count);
     this.floats.truncate(this.count, this.dimension);
+    const left = (this.chunksByModel.get(entry.model) ?? 0) - entry.slots.length;
+    if (left > 0) this.chunksByModel.set(entry.model, left);
+    else this.chunksByModel.delete(entry.model);
     this.entries[entryNo] = null;
     this.entryByKey.delete(key);
     this.freeEntries.push(entryNo);

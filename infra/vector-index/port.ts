@@ -17,7 +17,16 @@ export interface ChunkInput {
   vector: Float32Array;
 }
 
+/**
+ * The model a chunk's vector was made by when a caller names none (tests of the index itself).
+ * Vectors of two models are not comparable, so every chunk records its model and a search
+ * looks only at the chunks of its query's model.
+ */
+export const UNNAMED_MODEL = 'unnamed';
+
 export interface SearchFilter {
+  /** The model that made the query vector: only chunks it made are compared (UNNAMED_MODEL when absent). */
+  model?: string;
   /** Only resources that belong to this site. */
   siteId?: number;
   /** When non-empty: only items in at least one of these sets and their media. */
@@ -36,14 +45,16 @@ export interface VectorHit {
 }
 
 /**
- * Chunks of public resources with their vectors. A resource's chunks are replaced as a whole;
- * search is k nearest by cosine among the chunks the filter allows, nearest first.
+ * Chunks of public resources with their vectors and the model that made them. A resource's
+ * chunks are replaced as a whole; search is k nearest by cosine among the chunks of the query's
+ * model that the filter allows, nearest first. A reindex with another model moves each resource
+ * over to it as it goes.
  */
 export interface VectorIndex {
   /** True when the index outlives the process (Elasticsearch); the embedded one is rebuilt at start. */
   readonly persistent: boolean;
-  /** Replaces every chunk of the resource; no chunks removes it. */
-  replace(resource: IndexedResource, chunks: ChunkInput[]): Promise<void>;
+  /** Replaces every chunk of the resource, recording the model that made their vectors; no chunks removes it. */
+  replace(resource: IndexedResource, chunks: ChunkInput[], model?: string): Promise<void>;
   remove(resourceType: ResourceType, resourceId: number): Promise<void>;
   search(vector: Float32Array, k: number, filter?: SearchFilter): Promise<VectorHit[]>;
   /** Number of chunks held. */

@@ -40,6 +40,7 @@ export const backupsProjection = defineProjection({
         await docs.updateOne({ _id: event.data.id }, { $set: { status: 'failed', error: event.data.error } });
         return;
       case 'BackupDeleted':
+      case 'BackupArchiveNotRestored':
         await docs.deleteOne({ _id: event.data.id });
         return;
       default: {

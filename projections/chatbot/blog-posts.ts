@@ -23,7 +23,10 @@ export interface ChatbotBlogPostDoc {
 
 export const CHATBOT_BLOG_POSTS = 'chatbot_blog_posts';
 
-export const chatbotBlogPosts = (d: DocumentStore) => d.collection<ChatbotBlogPostDoc>(CHATBOT_BLOG_POSTS);
+/** The scheduled-post check looks published posts up by publication time (the SQLite store indexes it). */
+const CHATBOT_POST_INDEXES = { indexes: [['status', 'published_at']] } as const;
+
+export const chatbotBlogPosts = (d: DocumentStore) => d.collection<ChatbotBlogPostDoc>(CHATBOT_BLOG_POSTS, CHATBOT_POST_INDEXES);
 
 export const BLOG_POST_EVENTS = ['BlogPostCreated', 'BlogPostUpdated', 'BlogPostDeleted'] as const;
 

@@ -5,6 +5,8 @@ import { blogComments, type BlogCommentDoc } from './documents.js';
 export interface CommentFilters {
   status?: BlogCommentStatus;
   postId?: number;
+  /** Posts whose comments are left out (those the caller may not see). */
+  exceptPostIds?: readonly number[];
 }
 
 export function findComment(documents: DocumentStore, id: number): Promise<BlogCommentDoc | null> {
@@ -25,6 +27,10 @@ export async function listComments(
   const filter: Filter = {};
   if (filters.status !== undefined) filter.status = filters.status;
   if (filters.postId !== undefined) filter.post_id = filters.postId;
+  if (filters.exceptPostIds !== undefined && filters.exceptPostIds.length > 0) {
+    if (filters.postId !== undefined && filters.exceptPostIds.includes(filters.postId)) return { total: 0, comments: [] };
+    if (filters.postId === undefined) filter.post_id = { $nin: filters.exceptPostIds };
+  }
   const comments = blogComments(documents);
   const [total, page] = await Promise.all([
     comments.count(filter),

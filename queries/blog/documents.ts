@@ -79,10 +79,15 @@ export const BLOG_COLLECTIONS = {
 export const SETTINGS_ID = 'settings';
 export const POSTS_VERSION_ID = 'posts';
 
-export const blogPosts = (d: DocumentStore) => d.collection<BlogPostDoc>(BLOG_COLLECTIONS.posts);
-export const blogCategories = (d: DocumentStore) => d.collection<BlogCategoryDoc>(BLOG_COLLECTIONS.categories);
+/** The fields looked up other than _id (the SQLite store indexes them): a category's posts, a slug, a post's comments. */
+const POST_INDEXES = { indexes: ['category_id'] } as const;
+const CATEGORY_INDEXES = { indexes: ['slug'] } as const;
+const COMMENT_INDEXES = { indexes: ['post_id', 'status'] } as const;
+
+export const blogPosts = (d: DocumentStore) => d.collection<BlogPostDoc>(BLOG_COLLECTIONS.posts, POST_INDEXES);
+export const blogCategories = (d: DocumentStore) => d.collection<BlogCategoryDoc>(BLOG_COLLECTIONS.categories, CATEGORY_INDEXES);
 export const blogTags = (d: DocumentStore) => d.collection<BlogTagDoc>(BLOG_COLLECTIONS.tags);
-export const blogComments = (d: DocumentStore) => d.collection<BlogCommentDoc>(BLOG_COLLECTIONS.comments);
+export const blogComments = (d: DocumentStore) => d.collection<BlogCommentDoc>(BLOG_COLLECTIONS.comments, COMMENT_INDEXES);
 export const blogSettings = (d: DocumentStore) => d.collection<BlogSettingsDoc>(BLOG_COLLECTIONS.settings);
 export const blogPostSlugs = (d: DocumentStore) => d.collection<SlugDoc>(BLOG_COLLECTIONS.postSlugs);
 export const blogTagSlugs = (d: DocumentStore) => d.collection<SlugDoc>(BLOG_COLLECTIONS.tagSlugs);

@@ -23,7 +23,7 @@ export interface RetrievedResource {
 }
 
 /**
- * Embeds the text as a query, fetches the nearest chunks the filter allows, and keeps one entry
+ * Embeds the text as a query, fetches the nearest chunks of its model the filter allows, and keeps one entry
  * per resource URL with its best (nearest) chunk, nearest first.
  */
 export async function retrieve(
@@ -33,7 +33,8 @@ export async function retrieve(
   siteSlug?: string,
 ): Promise<RetrievedResource[]> {
   const [vector] = await deps.embedder.embed([text], 'query');
-  const hits = await deps.vectorIndex.search(vector, fetchLimit(filter), filter);
+  // Only chunks embedded by the query's model are comparable with it.
+  const hits = await deps.vectorIndex.search(vector, fetchLimit(filter), { siteId: filter.siteId, itemSetIds: filter.itemSetIds, model: deps.embedder.model });
   const byUrl = new Map<string, RetrievedResource>();
   for (const hit of [...hits].sort((a, b) => a.distance - b.distance)) {
     const url = publicUrl(hit.path, siteSlug);

@@ -1,14 +1,8 @@
-import type { Runtime } from '../../app/runtime.js';
+import type { Runtime } from '../../app/kernel.js';
 import type { Answerer } from '../../infra/answerer/port.js';
 import type { Embedder } from '../../infra/embedder/port.js';
 import type { VectorIndex } from '../../infra/vector-index/port.js';
 import type { IndexScheduler } from '../../workers/chatbot/index-queue.js';
-
-/** Counts requests per key in a fixed window. */
-export interface RateLimiter {
-  hit(key: string): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
-  close(): Promise<void>;
-}
 
 /**
  * The chatbot's ports for one runtime. Tests may swap one (e.g. a failing vector index)
@@ -18,8 +12,9 @@ export interface ChatbotServices {
   embedder: Embedder;
   vectorIndex: VectorIndex;
   answerer: Answerer;
-  rateLimiter: RateLimiter;
   indexing: IndexScheduler;
+  /** Jobs that replace a resource's stand-in vectors with the model's (EMBED_QUEUE). */
+  embedding: IndexScheduler;
 }
 
 const registry = new WeakMap<Runtime, ChatbotServices>();

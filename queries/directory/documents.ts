@@ -62,11 +62,15 @@ export interface ClickCountDoc {
 }
 
 export const libraryDocs = (d: DocumentStore) => d.collection<LibraryDoc>(DIRECTORY_COLLECTIONS.library);
-export const tokenDocs = (d: DocumentStore) => d.collection<TokenDoc>(DIRECTORY_COLLECTIONS.tokens);
+/** The fields looked up other than _id (the SQLite store indexes them): a token by its hash, clicks by day. */
+const TOKEN_INDEXES = { indexes: [['token_hash', 'revoked_at']] } as const;
+const CLICK_INDEXES = { indexes: ['date'] } as const;
+
+export const tokenDocs = (d: DocumentStore) => d.collection<TokenDoc>(DIRECTORY_COLLECTIONS.tokens, TOKEN_INDEXES);
 export const subjectDocs = (d: DocumentStore) => d.collection<TermDoc>(DIRECTORY_COLLECTIONS.subjects);
 export const typeDocs = (d: DocumentStore) => d.collection<TermDoc>(DIRECTORY_COLLECTIONS.types);
 export const databaseDocs = (d: DocumentStore) => d.collection<DatabaseDoc>(DIRECTORY_COLLECTIONS.databases);
 export const listDocs = (d: DocumentStore) => d.collection<ListDoc>(DIRECTORY_COLLECTIONS.lists);
-export const clickDocs = (d: DocumentStore) => d.collection<ClickCountDoc>(DIRECTORY_COLLECTIONS.clicks);
+export const clickDocs = (d: DocumentStore) => d.collection<ClickCountDoc>(DIRECTORY_COLLECTIONS.clicks, CLICK_INDEXES);
 
 export const clickDocId = (handle: string, date: string) => `${handle}|${date}`;

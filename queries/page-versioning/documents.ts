@@ -27,4 +27,7 @@ export interface PageVersionDoc {
 
 export const PAGE_VERSIONS = 'page_versions';
 
-export const pageVersions = (documents: DocumentStore) => documents.collection<PageVersionDoc>(PAGE_VERSIONS);
+/** A page's versions, and one by stream version (the SQLite store indexes them). */
+const VERSION_INDEXES = { indexes: [['resource_id', 'stream_version']] } as const;
+
+export const pageVersions = (documents: DocumentStore) => documents.collection<PageVersionDoc>(PAGE_VERSIONS, VERSION_INDEXES);

@@ -24,8 +24,13 @@ export const PLATFORM_COLLECTIONS = {
   sitePages: 'site_pages',
 } as const;
 
-export const sites = (d: DocumentStore) => d.collection<SiteDoc>(PLATFORM_COLLECTIONS.sites);
+/** The fields looked up other than _id (the SQLite store indexes them): slug clashes, a site's pages, an item's media. */
+const SITE_INDEXES = { indexes: ['slug'] } as const;
+const MEDIA_INDEXES = { indexes: ['item_id'] } as const;
+const SITE_PAGE_INDEXES = { indexes: [['site_id', 'slug']] } as const;
+
+export const sites = (d: DocumentStore) => d.collection<SiteDoc>(PLATFORM_COLLECTIONS.sites, SITE_INDEXES);
 export const itemSets = (d: DocumentStore) => d.collection<ItemSetDoc>(PLATFORM_COLLECTIONS.itemSets);
 export const items = (d: DocumentStore) => d.collection<ItemDoc>(PLATFORM_COLLECTIONS.items);
-export const mediaDocs = (d: DocumentStore) => d.collection<MediaDoc>(PLATFORM_COLLECTIONS.media);
-export const sitePages = (d: DocumentStore) => d.collection<SitePageDoc>(PLATFORM_COLLECTIONS.sitePages);
+export const mediaDocs = (d: DocumentStore) => d.collection<MediaDoc>(PLATFORM_COLLECTIONS.media, MEDIA_INDEXES);
+export const sitePages = (d: DocumentStore) => d.collection<SitePageDoc>(PLATFORM_COLLECTIONS.sitePages, SITE_PAGE_INDEXES);

@@ -1,10 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
-import type { Runtime } from '../../app/runtime.js';
-import { bulkDeleteAssets, bulkUpdateAssets, deleteAsset, type BulkChanges } from '../../commands/assets/asset-handlers.js';
+import type { AssetRoutesOptions } from './options.js';
+import type { RoutesPlugin } from '../../app/kernel.js';
+import { bulkDeleteAssets, bulkUpdateAssets, deleteAsset } from '../../commands/assets/asset-handlers.js';
 import { invalid } from '../../commands/assets/rules.js';
 import { NotFoundError } from '../../infra/errors.js';
-import type { FileStorage } from '../../infra/file-storage/port.js';
 import { findAsset, findAssets, listAssets } from '../../queries/assets/assets.js';
 import { requireAssetWriter } from './access.js';
 import { representAsset } from './representation.js';
@@ -22,29 +21,14 @@ import {
   TAG,
 } from './schemas.js';
 
-const BASE = '/api/asset-picker/assets';
 const DEFAULT_PER_PAGE = 24;
 const MAX_PER_PAGE = 100;
 
-interface ListQuery {
-  page?: number;
-  per_page?: number;
-  sort_by?: 'id' | 'name';
-  sort_order?: 'asc' | 'desc';
-  folder_id?: string;
-  search?: string;
-}
-
-interface BulkRequest extends BulkChanges {
-  ids: number[];
-  action?: 'delete';
-}
-
-export async function assetRoutes(app: FastifyInstance, runtime: Runtime, storage: FileStorage): Promise<void> {
+export const assetRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runtime, storage }) => {
   const baseUrl = runtime.config.baseUrl;
 
   app.get(
-    BASE,
+    '',
     {
       schema: {
         tags: [TAG],
@@ -56,7 +40,7 @@ export async function assetRoutes(app: FastifyInstance, runtime: Runtime, storag
       },
     },
     async (request) => {
-      const query = request.query as ListQuery;
+      const query = request.query;
       const page = query.page ?? 1;
       const perPage = Math.min(query.per_page ?? DEFAULT_PER_PAGE, MAX_PER_PAGE);
       const { assets, total } = await listAssets(runtime.documents, {
@@ -72,7 +56,7 @@ export async function assetRoutes(app: FastifyInstance, runtime: Runtime, storag
   );
 
   app.get(
-    `${BASE}/:id`,
+    '/:id',
     {
       schema: {
         tags: [TAG],
@@ -83,14 +67,14 @@ export async function assetRoutes(app: FastifyInstance, runtime: Runtime, storag
       },
     },
     async (request) => {
-      const asset = await findAsset(runtime.documents, (request.params as { id: number }).id);
+      const asset = await findAsset(runtime.documents, request.params.id);
       if (!asset) throw new NotFoundError('Asset not found.');
       return { status: 'success' as const, asset: representAsset(asset, baseUrl) };
     },
   );
 
   app.delete(
-    `${BASE}/:id`,
+    '/:id',
     {
       schema: {
         tags: [TAG],
@@ -103,13 +87,13 @@ export async function assetRoutes(app: FastifyInstance, runtime: Runtime, storag
     },
     async (request) => {
       const user = await requireAssetWriter(request);
-      await deleteAsset(runtime.commandContext(user.id, request.id), storage, (request.params as { id: number }).id);
+      await deleteAsset(runtime.commandContext(user.id, request.id), storage, request.params.id);
       return { status: 'success' as const, message: 'Asset deleted.' };
     },
   );
 
   app.patch(
-    `${BASE}/bulk`,
+    '/bulk',
     {
       schema: {
         tags: [TAG],
@@ -124,7 +108,7 @@ export async function assetRoutes(app: FastifyInstance, runtime: Runtime, storag
     },
     async (request) => {
       const user = await requireAssetWriter(request);
-      const body = request.body as BulkRequest;
+      const body = request.body;
       const ids = [...new Set(body.ids)];
       const ctx = runtime.commandContext(user.id, request.id);
       if (body.action === 'delete') {
@@ -142,4 +126,4 @@ export async function assetRoutes(app: FastifyInstance, runtime: Runtime, storag
       return { status: 'success' as const, assets };
     },
   );
-}
+};

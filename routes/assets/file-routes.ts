@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
-import type { Runtime } from '../../app/runtime.js';
+import type { AssetRoutesOptions } from './options.js';
+import type { RoutesPlugin } from '../../app/kernel.js';
 import { NotFoundError } from '../../infra/errors.js';
-import type { FileStorage } from '../../infra/file-storage/port.js';
 import { findAsset } from '../../queries/assets/assets.js';
 import { requestedRange } from './byte-range.js';
 import { ASSET_FILE_CSP, contentDisposition, servingPolicy } from './file-policy.js';
@@ -11,9 +10,9 @@ import { TAG } from './schemas.js';
 const FILE_NAME = /^([1-9][0-9]{0,15})(?:\.([a-z0-9]{1,16}))?$/;
 
 /** GET /asset-files/{id}.{ext}: the asset's current file, public (assets appear on public pages). */
-export async function fileRoutes(app: FastifyInstance, runtime: Runtime, storage: FileStorage): Promise<void> {
+export const fileRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runtime, storage }) => {
   app.get(
-    '/asset-files/:file',
+    '/:file',
     {
       schema: {
         tags: [TAG],
@@ -26,7 +25,7 @@ export async function fileRoutes(app: FastifyInstance, runtime: Runtime, storage
       },
     },
     async (request, reply) => {
-      const match = FILE_NAME.exec((request.params as { file: string }).file);
+      const match = FILE_NAME.exec(request.params.file);
       const asset = match ? await findAsset(runtime.documents, Number(match[1])) : null;
       if (!match || !asset || asset.extension !== (match[2] ?? '')) throw new NotFoundError('File not found.');
       const info = await storage.stat(asset.stored_name);
@@ -54,4 +53,4 @@ export async function fileRoutes(app: FastifyInstance, runtime: Runtime, storage
       return reply.header('Content-Length', info.size).send(storage.openRead(asset.stored_name));
     },
   );
-}
+};

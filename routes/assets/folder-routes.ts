@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify';
-import type { Runtime } from '../../app/runtime.js';
+import type { RoutesPlugin } from '../../app/kernel.js';
 import { createFolder, deleteFolder, updateFolder } from '../../commands/assets/folder-handlers.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { folderTree, folderWithChildren, type FolderNode } from '../../queries/assets/folders.js';
@@ -16,9 +15,7 @@ import {
   TAG,
 } from './schemas.js';
 
-const BASE = '/api/asset-picker/folders';
-
-export async function folderRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
+export const folderRoutes: RoutesPlugin = async (app, { runtime }) => {
   async function folderOrNotFound(id: number): Promise<FolderNode> {
     const folder = await folderWithChildren(runtime.documents, id);
     if (!folder) throw new NotFoundError('Folder not found.');
@@ -26,7 +23,7 @@ export async function folderRoutes(app: FastifyInstance, runtime: Runtime): Prom
   }
 
   app.get(
-    BASE,
+    '',
     {
       schema: {
         tags: [TAG],
@@ -40,7 +37,7 @@ export async function folderRoutes(app: FastifyInstance, runtime: Runtime): Prom
   );
 
   app.post(
-    BASE,
+    '',
     {
       schema: {
         tags: [TAG],
@@ -53,14 +50,14 @@ export async function folderRoutes(app: FastifyInstance, runtime: Runtime): Prom
     },
     async (request, reply) => {
       const user = await requireAssetWriter(request);
-      const body = request.body as { title: string; parent_id?: number | null };
+      const body = request.body;
       const id = await createFolder(runtime.commandContext(user.id, request.id), { title: body.title, parent_id: body.parent_id ?? null });
       return reply.status(201).send({ status: 'success', folder: await folderOrNotFound(id) });
     },
   );
 
   app.get(
-    `${BASE}/:id`,
+    '/:id',
     {
       schema: {
         tags: [TAG],
@@ -70,11 +67,11 @@ export async function folderRoutes(app: FastifyInstance, runtime: Runtime): Prom
         response: { 200: FolderEnvelope, ...errorResponses },
       },
     },
-    async (request) => ({ status: 'success' as const, folder: await folderOrNotFound((request.params as { id: number }).id) }),
+    async (request) => ({ status: 'success' as const, folder: await folderOrNotFound(request.params.id) }),
   );
 
   app.put(
-    `${BASE}/:id`,
+    '/:id',
     {
       schema: {
         tags: [TAG],
@@ -89,14 +86,14 @@ export async function folderRoutes(app: FastifyInstance, runtime: Runtime): Prom
     },
     async (request) => {
       const user = await requireAssetWriter(request);
-      const id = (request.params as { id: number }).id;
-      await updateFolder(runtime.commandContext(user.id, request.id), id, request.body as { title?: string; parent_id?: number | null });
+      const id = request.params.id;
+      await updateFolder(runtime.commandContext(user.id, request.id), id, request.body);
       return { status: 'success' as const, folder: await folderOrNotFound(id) };
     },
   );
 
   app.delete(
-    `${BASE}/:id`,
+    '/:id',
     {
       schema: {
         tags: [TAG],
@@ -109,8 +106,8 @@ export async function folderRoutes(app: FastifyInstance, runtime: Runtime): Prom
     },
     async (request) => {
       const user = await requireAssetWriter(request);
-      await deleteFolder(runtime.commandContext(user.id, request.id), (request.params as { id: number }).id);
+      await deleteFolder(runtime.commandContext(user.id, request.id), request.params.id);
       return { status: 'success' as const, message: 'Folder deleted.' };
     },
   );
-}
+};

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { MultipartFile } from '@fastify/multipart';
+import { PassThrough } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { invalid } from '../../commands/assets/rules.js';
 import { AppError, BadRequestError, PayloadTooLargeError } from '../../infra/errors.js';
@@ -31,9 +32,37 @@ function clientError(error: unknown, maxBytes: number): unknown {
   return new BadRequestError('The multipart body could not be read.');
 }
 
+function endedEarly(): BadRequestError {
+  return new BadRequestError('The multipart body ended inside a file, before its closing boundary.');
+}
+
+type FileStream = MultipartFile['file'];
+
+/**
+ * The part's file as a stream that ends, or fails, whatever happens to the body. A body that
+ * ends inside a file part leaves busboy's file stream destroyed (or errored) without an end,
+ * and a pipeline attached to it then waited for ever: the request was never answered. Such a
+ * file is refused at once, and one cut short later fails whoever reads it.
+ */
+function fileOf(part: MultipartFile): FileStream {
+  const file = part.file;
+  if (file.destroyed && !file.readableEnded) throw endedEarly();
+  const guarded = new PassThrough();
+  const fail = () => {
+    if (!file.readableEnded) guarded.destroy(endedEarly());
+  };
+  file.once('error', fail);
+  file.once('close', fail);
+  // The size limit's flag is busboy's, read once the file has ended.
+  Object.defineProperty(guarded, 'truncated', { get: () => file.truncated });
+  file.pipe(guarded);
+  return guarded as unknown as FileStream;
+}
+
 async function drain(part: MultipartFile): Promise<void> {
-  part.file.resume();
-  await finished(part.file);
+  const file = fileOf(part);
+  file.resume();
+  await finished(file);
 }
 
 /**
@@ -52,12 +81,13 @@ export async function receiveUpload(
   let extraFiles = 0;
   const fields: Record<string, string> = {};
   try {
-    for await (const part of request.parts()) {
-      if (part.type === 'field') {
-        if (part.valueTruncated) throw invalid(part.fieldname, `${part.fieldname} is too long.`);
-        fields[part.fieldname] = String(part.value);
+    for await (const next of request.parts()) {
+      if (next.type === 'field') {
+        if (next.valueTruncated) throw invalid(next.fieldname, `${next.fieldname} is too long.`);
+        fields[next.fieldname] = String(next.value);
         continue;
       }
+      const part = next;
       if (received || !fileFields.includes(part.fieldname)) {
         extraFiles++;
         await drain(part);
@@ -65,7 +95,7 @@ export async function receiveUpload(
       }
       const filename = sanitiseFilename(part.filename);
       const extension = extensionOf(filename);
-      const pending = await storage.receive(part.file, extension);
+      const pending = await storage.receive(fileOf(part), extension);
       received = { pending, filename, extension, mimeType: await sniffMimeType(pending.head, extension) };
       if (pending.truncated) throw tooLarge(maxBytes);
     }

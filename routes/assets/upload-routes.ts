@@ -1,16 +1,14 @@
-import type { FastifyInstance } from 'fastify';
-import type { Runtime } from '../../app/runtime.js';
+import type { AssetRoutesOptions } from './options.js';
+import type { RoutesPlugin } from '../../app/kernel.js';
 import { replaceAssetFile, uploadAsset } from '../../commands/assets/asset-handlers.js';
 import { invalid } from '../../commands/assets/rules.js';
 import { NotFoundError } from '../../infra/errors.js';
-import type { FileStorage } from '../../infra/file-storage/port.js';
 import { findAsset } from '../../queries/assets/assets.js';
 import { requireAssetWriter } from './access.js';
 import { receiveUpload, type ReceivedUpload } from './multipart-upload.js';
 import { representAsset } from './representation.js';
 import { AssetEnvelope, ErrorEnvelope, errorResponses, IdParams, multipartForm, SESSION_SECURITY, TAG } from './schemas.js';
 
-const BASE = '/api/asset-picker/assets';
 const UPLOAD_FILE_FIELDS = ['file[0]', 'file', 'file[]'];
 const REPLACE_FILE_FIELDS = ['file', 'file[0]'];
 
@@ -24,7 +22,7 @@ function fileInfo(upload: ReceivedUpload) {
   return { filename: upload.filename, extension: upload.extension, mime_type: upload.mimeType };
 }
 
-export async function uploadRoutes(app: FastifyInstance, runtime: Runtime, storage: FileStorage): Promise<void> {
+export const uploadRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runtime, storage }) => {
   const baseUrl = runtime.config.baseUrl;
   const maxBytes = runtime.config.maxUploadBytes;
   const uploadErrors = { ...errorResponses, 413: ErrorEnvelope };
@@ -36,7 +34,7 @@ export async function uploadRoutes(app: FastifyInstance, runtime: Runtime, stora
   }
 
   app.post(
-    BASE,
+    '',
     {
       schema: {
         tags: [TAG],
@@ -75,7 +73,7 @@ export async function uploadRoutes(app: FastifyInstance, runtime: Runtime, stora
   );
 
   app.put(
-    `${BASE}/:id/replace`,
+    '/:id/replace',
     {
       schema: {
         tags: [TAG],
@@ -92,7 +90,7 @@ export async function uploadRoutes(app: FastifyInstance, runtime: Runtime, stora
     },
     async (request) => {
       const user = await requireAssetWriter(request);
-      const id = (request.params as { id: number }).id;
+      const id = request.params.id;
       if (!(await findAsset(runtime.documents, id))) throw new NotFoundError('Asset not found.');
       const upload = await receiveUpload(request, storage, REPLACE_FILE_FIELDS, maxBytes);
       try {
@@ -103,4 +101,4 @@ export async function uploadRoutes(app: FastifyInstance, runtime: Runtime, stora
       return assetResponse(id);
     },
   );
-}
+};

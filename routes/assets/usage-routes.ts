@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify';
-import type { Runtime } from '../../app/runtime.js';
+import type { RoutesPlugin } from '../../app/kernel.js';
 import { recordAssetUsage } from '../../commands/assets/asset-handlers.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { findAsset, findUsage, recentUsage } from '../../queries/assets/assets.js';
@@ -7,9 +6,10 @@ import { requireAssetWriter } from './access.js';
 import { representUsage } from './representation.js';
 import { errorResponses, IdParams, SESSION_SECURITY, TAG, UsageBody, UsageEnvelope, UsageListEnvelope } from './schemas.js';
 
-const PATH = '/api/asset-picker/assets/:id/usage';
+/** Under the assets prefix (routes/assets/index.ts). */
+const PATH = '/:id/usage';
 
-export async function usageRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
+export const usageRoutes: RoutesPlugin = async (app, { runtime }) => {
   app.get(
     PATH,
     {
@@ -23,7 +23,7 @@ export async function usageRoutes(app: FastifyInstance, runtime: Runtime): Promi
       },
     },
     async (request) => {
-      const id = (request.params as { id: number }).id;
+      const id = request.params.id;
       if (!(await findAsset(runtime.documents, id))) throw new NotFoundError('Asset not found.');
       return { status: 'success' as const, usage: (await recentUsage(runtime.documents, id)).map(representUsage) };
     },
@@ -44,8 +44,8 @@ export async function usageRoutes(app: FastifyInstance, runtime: Runtime): Promi
     },
     async (request, reply) => {
       const user = await requireAssetWriter(request);
-      const body = request.body as { context_type: string; context_id?: number | null };
-      const usageId = await recordAssetUsage(runtime.commandContext(user.id, request.id), (request.params as { id: number }).id, {
+      const body = request.body;
+      const usageId = await recordAssetUsage(runtime.commandContext(user.id, request.id), request.params.id, {
         context_type: body.context_type,
         context_id: body.context_id ?? null,
       });
@@ -54,4 +54,4 @@ export async function usageRoutes(app: FastifyInstance, runtime: Runtime): Promi
       return reply.status(201).send({ status: 'success', usage: representUsage(usage) });
     },
   );
-}
+};

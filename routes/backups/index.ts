@@ -1,12 +1,14 @@
+import fp from 'fastify-plugin';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { RoutesPlugin } from '../../app/kernel.js';
 import { KEY_OR_SESSION, type Principal } from '../../app/auth.js';
+import { installJsonBodyParser } from '../../app/json-body.js';
 import { refuseOtherMethods } from '../../app/method-not-allowed.js';
-import type { Runtime } from '../../app/runtime.js';
 import { deleteBackup, failBackup, requestBackup } from '../../commands/backups/handlers.js';
 import { INCLUDE_FLAGS, type BackupIncludes } from '../../commands/backups/events.js';
 import { isAdmin } from '../../commands/users/roles.js';
-import { AppError, BadRequestError, DependencyUnavailableError, ForbiddenError, NotFoundError } from '../../infra/errors.js';
+import { AppError, DependencyUnavailableError, ForbiddenError, NotFoundError } from '../../infra/errors.js';
 import { findBackup, listBackups } from '../../queries/backups/backups.js';
 import { registerApiSource } from '../../workers/backups/api-export.js';
 import { BACKUP_QUEUE, type BackupJobData, type BackupJobResult } from '../../workers/backups/backup-job.js';
@@ -42,32 +44,20 @@ function includesFrom(body: Partial<BackupIncludes> | undefined): BackupIncludes
 }
 
 /**
- * Every flag defaults to true, so an empty body means "everything", also when a client labels it
- * JSON (Fastify's own parser refuses an empty JSON body). Scoped to these routes.
+ * /api/backups: Global Administrators and Supervisors only, by API key or session (seed 002).
+ * Not encapsulated (fastify-plugin), so the API source the backup worker exports through is
+ * the app itself: an encapsulated instance cannot be made ready again once the app has started.
  */
-function acceptEmptyJson(scope: FastifyInstance): void {
-  scope.removeContentTypeParser('application/json');
-  scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = String(body);
-    if (text.trim() === '') return done(null, {});
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(new BadRequestError('The request body is not valid JSON.'), undefined);
-    }
-  });
-}
+const backupsWithApiSource: RoutesPlugin = async (app, { runtime }) => {
+  registerApiSource(runtime, app);
+  await app.register(backupResourceRoutes, { runtime, prefix: '/api/backups' });
+};
+export const backupRoutes: RoutesPlugin = fp(backupsWithApiSource);
 
-/** /api/backups: Global Administrators and Supervisors only, by API key or session (seed 002). */
-export async function backupRoutes(root: FastifyInstance, runtime: Runtime): Promise<void> {
-  registerApiSource(runtime, root);
-  await root.register(async (app) => {
-    acceptEmptyJson(app);
-    await backupResourceRoutes(app, runtime);
-  });
-}
-
-async function backupResourceRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
+const backupResourceRoutes: RoutesPlugin = async (app, { runtime }) => {
+  // Every flag defaults to true, so an empty body means "everything", also when a client
+  // labels it JSON (an empty JSON body is refused elsewhere).
+  installJsonBodyParser(app, { emptyBody: () => ({}) });
   const baseUrl = runtime.config.baseUrl;
   const callers = new WeakMap<FastifyRequest, Principal>();
 
@@ -82,7 +72,7 @@ async function backupResourceRoutes(app: FastifyInstance, runtime: Runtime): Pro
   const errors = { 403: ErrorBody, 422: ErrorBody };
 
   app.get(
-    '/api/backups',
+    '',
     {
       preValidation: requireBackupAdmin,
       schema: {
@@ -96,28 +86,28 @@ async function backupResourceRoutes(app: FastifyInstance, runtime: Runtime): Pro
       },
     },
     async (request, reply) => {
-      const { status } = request.query as { status?: 'in_progress' | 'complete' | 'failed' };
+      const { status } = request.query;
       const records = await listBackups(runtime.documents, status);
       reply.header('Platform-Total-Results', String(records.length));
-      return records.map((doc) => representBackup(doc, baseUrl));
+      return records.map((doc) => representBackup(doc, baseUrl, runtime.config.dataDir));
     },
   );
 
   app.get(
-    '/api/backups/:id',
+    '/:id',
     {
       preValidation: requireBackupAdmin,
       schema: { tags: [TAG], summary: 'Read one backup', security: SECURITY, params: IdParams, response: { 200: BackupRecord, 404: ErrorBody, ...errors } },
     },
     async (request) => {
-      const record = await findBackup(runtime.documents, (request.params as { id: number }).id);
+      const record = await findBackup(runtime.documents, request.params.id);
       if (!record) throw new NotFoundError('Backup not found.');
-      return representBackup(record, baseUrl);
+      return representBackup(record, baseUrl, runtime.config.dataDir);
     },
   );
 
   app.post(
-    '/api/backups',
+    '',
     {
       preValidation: requireBackupAdmin,
       schema: {
@@ -134,7 +124,7 @@ async function backupResourceRoutes(app: FastifyInstance, runtime: Runtime): Pro
       const user = caller(request);
       const ctx = runtime.commandContext(user.id, request.id);
       const upTo = await runtime.eventStore.lastPosition();
-      const id = await requestBackup(ctx, { includes: includesFrom(request.body as Partial<BackupIncludes>), backupsDir: backupsDir(runtime.config.dataDir) });
+      const id = await requestBackup(ctx, { includes: includesFrom(request.body), backupsDir: backupsDir(runtime.config.dataDir) });
       let outcome: BackupJobResult;
       try {
         outcome = await runtime.jobs.addAndWait<BackupJobData, BackupJobResult>(
@@ -159,12 +149,12 @@ async function backupResourceRoutes(app: FastifyInstance, runtime: Runtime): Pro
         throw new AppError(`Backup failed: ${outcome.error ?? record?.error ?? 'unknown reason.'}`, 500);
       }
       await applyRetention(runtime, runtime.config.backupRetention, user.id);
-      return reply.status(201).send(representBackup(record, baseUrl));
+      return reply.status(201).send(representBackup(record, baseUrl, runtime.config.dataDir));
     },
   );
 
   app.delete(
-    '/api/backups/:id',
+    '/:id',
     {
       preValidation: requireBackupAdmin,
       schema: {
@@ -177,15 +167,15 @@ async function backupResourceRoutes(app: FastifyInstance, runtime: Runtime): Pro
       },
     },
     async (request) => {
-      const id = (request.params as { id: number }).id;
+      const id = request.params.id;
       const record = await findBackup(runtime.documents, id);
       if (!record) throw new NotFoundError('Backup not found.');
       await deleteBackup(runtime.commandContext(caller(request).id, request.id), id);
       await removeArchive(runtime, record);
-      return representBackup(record, baseUrl);
+      return representBackup(record, baseUrl, runtime.config.dataDir);
     },
   );
 
-  refuseOtherMethods(app, '/api/backups', ['GET', 'POST']);
-  refuseOtherMethods(app, '/api/backups/:id', ['GET', 'DELETE']);
-}
+  refuseOtherMethods(app, '', ['GET', 'POST']);
+  refuseOtherMethods(app, '/:id', ['GET', 'DELETE']);
+};

@@ -1,12 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import type { BackupDoc } from '../../queries/backups/backups.js';
+import { archiveFileFor } from '../../workers/backups/paths.js';
 import { jsonLd, sqlTimestamp } from '../json-ld.js';
 
-/** The `o:Backup` record (seed 002): every field, JSON-LD. */
-export function representBackup(doc: BackupDoc, baseUrl: string): Record<string, unknown> {
+/**
+ * The `o:Backup` record (seed 002): every field, JSON-LD. `o:path` is where this installation
+ * keeps the archive, not the path recorded when it was made: a DATA_DIR moved or restored
+ * elsewhere never shows a path on another server.
+ */
+export function representBackup(doc: BackupDoc, baseUrl: string, dataDir: string): Record<string, unknown> {
   return jsonLd(baseUrl, 'o:Backup', 'backups', doc.id, {
     'o:filename': doc.filename,
-    'o:path': doc.path,
+    'o:path': archiveFileFor(dataDir, doc.filename),
     'o:storage': doc.storage,
     'o:size': doc.size,
     'o:status': doc.status,

@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify';
-import type { Runtime } from '../../app/runtime.js';
+import type { RoutesPlugin } from '../../app/kernel.js';
 import { legacyBlogRoutes } from './legacy.js';
 import { nativeCategoryRoutes } from './native-categories.js';
 import { nativeCommentRoutes } from './native-comments.js';
@@ -7,10 +6,10 @@ import { nativePostRoutes } from './native-posts.js';
 import { nativeTagRoutes } from './native-tags.js';
 
 /** The blog's native resources under /api/ and its legacy endpoints under /api/blog/. */
-export async function blogRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
-  await nativePostRoutes(app, runtime);
-  await nativeCategoryRoutes(app, runtime);
-  await nativeTagRoutes(app, runtime);
-  await nativeCommentRoutes(app, runtime);
-  await legacyBlogRoutes(app, runtime);
-}
+export const blogRoutes: RoutesPlugin = async (app, { runtime }) => {
+  await app.register(nativePostRoutes, { runtime, prefix: '/api/blog_posts' });
+  await app.register(nativeCategoryRoutes, { runtime, prefix: '/api/blog_categories' });
+  await app.register(nativeTagRoutes, { runtime, prefix: '/api/blog_tags' });
+  await app.register(nativeCommentRoutes, { runtime, prefix: '/api/blog_comments' });
+  await app.register(legacyBlogRoutes, { runtime, prefix: '/api/blog' });
+};

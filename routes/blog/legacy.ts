@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { RoutesPlugin } from '../../app/kernel.js';
 import { SESSION_ONLY, type Principal } from '../../app/auth.js';
 import { refuseOtherMethods } from '../../app/method-not-allowed.js';
-import type { Runtime } from '../../app/runtime.js';
 import { postComment } from '../../commands/blog/comment-handlers.js';
 import { createPost, type PostInput } from '../../commands/blog/post-handlers.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../../infra/errors.js';
@@ -47,8 +47,6 @@ const CommentBody = Type.Object({
 });
 const CommentCreated = Type.Object({ id: Type.Integer(), status: Type.Literal('pending') });
 
-type CreateBodyValues = Omit<PostInput, 'tags' | 'site_ids'> & { title: string; content: string; tags?: string[] | string };
-
 function tagList(tags: string[] | string | undefined): string[] | undefined {
   if (tags === undefined) return undefined;
   const names = Array.isArray(tags) ? tags : tags.split(',');
@@ -56,7 +54,7 @@ function tagList(tags: string[] | string | undefined): string[] | undefined {
 }
 
 /** Legacy /api/blog/: plain JSON, published posts only, browser sessions only (API keys are not read). */
-export async function legacyBlogRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
+export const legacyBlogRoutes: RoutesPlugin = async (app, { runtime }) => {
   const { documents } = runtime;
 
   async function sessionUser(request: FastifyRequest): Promise<Principal> {
@@ -66,9 +64,10 @@ export async function legacyBlogRoutes(app: FastifyInstance, runtime: Runtime): 
   }
 
   app.get(
-    '/api/blog/posts',
+    '/posts',
     {
       schema: {
+        operationId: 'listLegacyBlogPosts',
         tags: [TAG],
         summary: 'Published posts, newest first (legacy)',
         description: 'Always public. Scheduled (future-dated) published posts are included; there is no site filter.',
@@ -77,7 +76,7 @@ export async function legacyBlogRoutes(app: FastifyInstance, runtime: Runtime): 
       },
     },
     async (request) => {
-      const q = request.query as { page?: number; per_page?: number; tag_slug?: string; category_slug?: string; author_id?: number; search?: string };
+      const q = request.query;
       const window = pageWindow(q, 10, 100);
       const { total, posts } = await listPosts(
         documents,
@@ -90,9 +89,10 @@ export async function legacyBlogRoutes(app: FastifyInstance, runtime: Runtime): 
   );
 
   app.get(
-    '/api/blog/posts/:id',
+    '/posts/:id',
     {
       schema: {
+        operationId: 'getLegacyBlogPost',
         tags: [TAG],
         summary: 'One published post (legacy)',
         description: 'A published post, scheduled ones included; 404 for any other.',
@@ -101,16 +101,17 @@ export async function legacyBlogRoutes(app: FastifyInstance, runtime: Runtime): 
       },
     },
     async (request) => {
-      const post = await findPost(documents, (request.params as { id: number }).id);
+      const post = await findPost(documents, request.params.id);
       if (!post || post.status !== 'published') throw new NotFoundError('Post not found.');
       return representLegacyPost(post);
     },
   );
 
   app.post(
-    '/api/blog/posts',
+    '/posts',
     {
       schema: {
+        operationId: 'createLegacyBlogPost',
         tags: [TAG],
         summary: 'Create a post as the logged-in user (legacy; any role)',
         description: 'Session only: anonymous requests (and API keys) get 401. status defaults to draft; site assignments cannot be set. Answers 201 with the post.',
@@ -121,7 +122,7 @@ export async function legacyBlogRoutes(app: FastifyInstance, runtime: Runtime): 
     },
     async (request, reply) => {
       const user = await sessionUser(request);
-      const { tags, ...rest } = request.body as CreateBodyValues;
+      const { tags, ...rest } = request.body;
       const input: PostInput = {
         title: rest.title,
         content: rest.content,
@@ -142,12 +143,13 @@ export async function legacyBlogRoutes(app: FastifyInstance, runtime: Runtime): 
   );
 
   app.post(
-    '/api/blog/posts/:id/comments',
+    '/posts/:id/comments',
     {
       preValidation: async () => {
         if (!(await readBlogSettings(documents)).comments_enabled) throw new ForbiddenError('Comments are disabled.');
       },
       schema: {
+        operationId: 'createLegacyBlogComment',
         tags: [TAG],
         summary: 'Comment on a published post (legacy; no login needed)',
         description:
@@ -158,8 +160,8 @@ export async function legacyBlogRoutes(app: FastifyInstance, runtime: Runtime): 
       },
     },
     async (request, reply) => {
-      const postId = (request.params as { id: number }).id;
-      const body = (request.body ?? {}) as { author_name?: string; author_email?: string; body?: string };
+      const postId = request.params.id;
+      const body = request.body ?? {};
       const missing = (['author_name', 'author_email', 'body'] as const).filter((field) => !body[field]?.trim());
       if (missing.length > 0) {
         throw new ValidationError(`${missing[0]}: This field is required.`, Object.fromEntries(missing.map((f) => [f, ['This field is required.']])));
@@ -176,7 +178,7 @@ export async function legacyBlogRoutes(app: FastifyInstance, runtime: Runtime): 
     },
   );
 
-  refuseOtherMethods(app, '/api/blog/posts', ['GET', 'POST']);
-  refuseOtherMethods(app, '/api/blog/posts/:id', ['GET']);
-  refuseOtherMethods(app, '/api/blog/posts/:id/comments', ['POST']);
-}
+  refuseOtherMethods(app, '/posts', ['GET', 'POST']);
+  refuseOtherMethods(app, '/posts/:id', ['GET']);
+  refuseOtherMethods(app, '/posts/:id/comments', ['POST']);
+};

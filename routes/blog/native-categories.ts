@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
-import type { Runtime } from '../../app/runtime.js';
-import { createCategory, deleteCategory, updateCategory, type CategoryInput } from '../../commands/blog/category-handlers.js';
+import type { RoutesPlugin } from '../../app/kernel.js';
+import { createCategory, deleteCategory, updateCategory } from '../../commands/blog/category-handlers.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { findCategory, listCategories } from '../../queries/blog/taxonomy.js';
 import { PageQuery, pageWindow, setPaginationHeaders } from '../json-ld.js';
@@ -18,7 +17,7 @@ const CreateBody = Type.Object({ name: Type.String({ description: 'Required' }),
 const UpdateBody = Type.Object({ name: Type.Optional(Type.String()), ...bodyProperties });
 
 /** Native /api/blog_categories: everyone reads, Editor and above write. */
-export async function nativeCategoryRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
+export const nativeCategoryRoutes: RoutesPlugin = async (app, { runtime }) => {
   const { documents } = runtime;
   const baseUrl = runtime.config.baseUrl;
 
@@ -29,7 +28,7 @@ export async function nativeCategoryRoutes(app: FastifyInstance, runtime: Runtim
   }
 
   app.get(
-    '/api/blog_categories',
+    '',
     {
       schema: {
         tags: [TAG],
@@ -41,7 +40,7 @@ export async function nativeCategoryRoutes(app: FastifyInstance, runtime: Runtim
       },
     },
     async (request, reply) => {
-      const q = request.query as { page?: number; per_page?: number };
+      const q = request.query;
       const all = await listCategories(documents);
       const window = pageWindow(q, Math.max(all.length, 1), q.per_page === undefined ? Number.MAX_SAFE_INTEGER : 100);
       setPaginationHeaders(request, reply, baseUrl, all.length, window);
@@ -50,13 +49,13 @@ export async function nativeCategoryRoutes(app: FastifyInstance, runtime: Runtim
   );
 
   app.get(
-    '/api/blog_categories/:id',
+    '/:id',
     { schema: { tags: [TAG], summary: 'Read one blog category', security: NATIVE_SECURITY, params: IdParams, response: { 200: BlogCategorySchema } } },
-    async (request) => representCategory(baseUrl, await existing((request.params as { id: number }).id)),
+    async (request) => representCategory(baseUrl, await existing(request.params.id)),
   );
 
   app.post(
-    '/api/blog_categories',
+    '',
     {
       schema: {
         tags: [TAG],
@@ -69,7 +68,7 @@ export async function nativeCategoryRoutes(app: FastifyInstance, runtime: Runtim
     },
     async (request, reply) => {
       const user = await requireEditor(request);
-      const id = await createCategory(runtime.commandContext(user.id, request.id), request.body as CategoryInput);
+      const id = await createCategory(runtime.commandContext(user.id, request.id), request.body);
       return reply.status(201).send(representCategory(baseUrl, await existing(id)));
     },
   );
@@ -77,7 +76,7 @@ export async function nativeCategoryRoutes(app: FastifyInstance, runtime: Runtim
   for (const method of ['PUT', 'PATCH'] as const) {
     app.route({
       method,
-      url: '/api/blog_categories/:id',
+      url: '/:id',
       schema: {
         tags: [TAG],
         summary: 'Update a blog category (Editor and above); only the fields present change',
@@ -89,15 +88,15 @@ export async function nativeCategoryRoutes(app: FastifyInstance, runtime: Runtim
       },
       handler: async (request) => {
         const user = await requireEditor(request);
-        const id = (request.params as { id: number }).id;
-        await updateCategory(runtime.commandContext(user.id, request.id), id, request.body as CategoryInput);
+        const id = request.params.id;
+        await updateCategory(runtime.commandContext(user.id, request.id), id, request.body);
         return representCategory(baseUrl, await existing(id));
       },
     });
   }
 
   app.delete(
-    '/api/blog_categories/:id',
+    '/:id',
     {
       schema: {
         tags: [TAG],
@@ -110,10 +109,10 @@ export async function nativeCategoryRoutes(app: FastifyInstance, runtime: Runtim
     },
     async (request) => {
       const user = await requireEditor(request);
-      const id = (request.params as { id: number }).id;
+      const id = request.params.id;
       const representation = representCategory(baseUrl, await existing(id));
       await deleteCategory(runtime.commandContext(user.id, request.id), id);
       return representation;
     },
   );
-}
+};

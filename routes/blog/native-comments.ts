@@ -1,13 +1,15 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
-import type { Runtime } from '../../app/runtime.js';
-import { deleteComment, moderateComment, postComment, type CommentInput } from '../../commands/blog/comment-handlers.js';
+import type { RoutesPlugin } from '../../app/kernel.js';
+import { deleteComment, moderateComment, postComment } from '../../commands/blog/comment-handlers.js';
 import { COMMENT_STATUSES } from '../../commands/blog/events.js';
 import { NotFoundError } from '../../infra/errors.js';
+import { utcTimestamp } from '../../commands/blog/time.js';
 import { findComment, listComments } from '../../queries/blog/comments.js';
+import { postsHiddenFromPublic } from '../../queries/blog/hidden-posts.js';
+import { findPost } from '../../queries/blog/posts.js';
 import { PageQuery, pageWindow, setPaginationHeaders } from '../json-ld.js';
 import { BlogCommentSchema, representComment } from './representations.js';
-import { NATIVE_SECURITY, nativeViewer, oneOf, requireEditor } from './viewer.js';
+import { isPublic, NATIVE_SECURITY, nativeViewer, oneOf, requireEditor } from './viewer.js';
 
 const TAG = 'blog';
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
@@ -28,41 +30,48 @@ const ModerateBody = Type.Object(
 );
 
 /** Native /api/blog_comments: everyone reads what is approved and may comment; Editor and above moderate. */
-export async function nativeCommentRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
+export const nativeCommentRoutes: RoutesPlugin = async (app, { runtime }) => {
   const { documents } = runtime;
   const baseUrl = runtime.config.baseUrl;
+  const now = () => utcTimestamp(runtime.clock.now());
+  const postIsPublic = async (postId: number) => {
+    const post = await findPost(documents, postId);
+    return post !== null && isPublic(post, now());
+  };
 
   app.get(
-    '/api/blog_comments',
+    '',
     {
       schema: {
         tags: [TAG],
         summary: 'List blog comments, newest first',
         description:
-          'Callers below Editor get approved comments only, without o:author_email; their status is ignored. per_page default 50, above 100 treated as 100; total in Platform-Total-Results.',
+          'Callers below Editor get approved comments of posts the public site shows (published, publish time passed) only, without o:author_email; their status is ignored. per_page default 50, above 100 treated as 100; total in Platform-Total-Results.',
         security: NATIVE_SECURITY,
         querystring: ListQuery,
         response: { 200: Type.Array(BlogCommentSchema) },
       },
     },
     async (request, reply) => {
-      const q = request.query as { status?: string; post_id?: number; page?: number; per_page?: number };
+      const q = request.query;
       const viewer = await nativeViewer(request);
       const status = viewer.seesEverything ? oneOf(q.status, COMMENT_STATUSES, 'status') : 'approved';
       const window = pageWindow(q, 50);
-      const { total, comments } = await listComments(documents, { status, postId: q.post_id }, window.skip, window.perPage);
+      // Below Editor, comments of posts the public site does not show are hidden like their posts.
+      const exceptPostIds = viewer.seesEverything ? undefined : await postsHiddenFromPublic(documents, now());
+      const { total, comments } = await listComments(documents, { status, postId: q.post_id, exceptPostIds }, window.skip, window.perPage);
       setPaginationHeaders(request, reply, baseUrl, total, window);
       return comments.map((c) => representComment(baseUrl, c, viewer.seesEverything));
     },
   );
 
   app.get(
-    '/api/blog_comments/:id',
+    '/:id',
     {
       schema: {
         tags: [TAG],
         summary: 'Read one blog comment',
-        description: 'Pending and spam comments are 404 for callers below Editor.',
+        description: 'Pending and spam comments, and comments of posts the public site does not show, are 404 for callers below Editor.',
         security: NATIVE_SECURITY,
         params: IdParams,
         response: { 200: BlogCommentSchema },
@@ -70,14 +79,16 @@ export async function nativeCommentRoutes(app: FastifyInstance, runtime: Runtime
     },
     async (request) => {
       const viewer = await nativeViewer(request);
-      const comment = await findComment(documents, (request.params as { id: number }).id);
-      if (!comment || (!viewer.seesEverything && comment.status !== 'approved')) throw new NotFoundError('Blog comment not found.');
+      const comment = await findComment(documents, request.params.id);
+      if (!comment || (!viewer.seesEverything && !(comment.status === 'approved' && (await postIsPublic(comment.post_id))))) {
+        throw new NotFoundError('Blog comment not found.');
+      }
       return representComment(baseUrl, comment, viewer.seesEverything);
     },
   );
 
   app.post(
-    '/api/blog_comments',
+    '',
     {
       schema: {
         tags: [TAG],
@@ -90,7 +101,7 @@ export async function nativeCommentRoutes(app: FastifyInstance, runtime: Runtime
     },
     async (request, reply) => {
       const viewer = await nativeViewer(request);
-      const id = await postComment(runtime.commandContext(viewer.user?.id ?? null, request.id), request.body as CommentInput);
+      const id = await postComment(runtime.commandContext(viewer.user?.id ?? null, request.id), request.body);
       const comment = await findComment(documents, id);
       if (!comment) throw new NotFoundError('Blog comment not found.');
       return reply.status(201).send(representComment(baseUrl, comment, viewer.seesEverything));
@@ -100,7 +111,7 @@ export async function nativeCommentRoutes(app: FastifyInstance, runtime: Runtime
   for (const method of ['PUT', 'PATCH'] as const) {
     app.route({
       method,
-      url: '/api/blog_comments/:id',
+      url: '/:id',
       schema: {
         tags: [TAG],
         summary: 'Moderate a comment (Editor and above): status approved or spam',
@@ -112,8 +123,8 @@ export async function nativeCommentRoutes(app: FastifyInstance, runtime: Runtime
       },
       handler: async (request) => {
         const user = await requireEditor(request);
-        const id = (request.params as { id: number }).id;
-        const { status } = request.body as { status: string };
+        const id = request.params.id;
+        const { status } = request.body;
         await moderateComment(runtime.commandContext(user.id, request.id), id, status);
         const comment = await findComment(documents, id);
         if (!comment) throw new NotFoundError('Blog comment not found.');
@@ -123,7 +134,7 @@ export async function nativeCommentRoutes(app: FastifyInstance, runtime: Runtime
   }
 
   app.delete(
-    '/api/blog_comments/:id',
+    '/:id',
     {
       schema: {
         tags: [TAG],
@@ -136,7 +147,7 @@ export async function nativeCommentRoutes(app: FastifyInstance, runtime: Runtime
     },
     async (request) => {
       const user = await requireEditor(request);
-      const id = (request.params as { id: number }).id;
+      const id = request.params.id;
       const comment = await findComment(documents, id);
       if (!comment) throw new NotFoundError('Blog comment not found.');
       const representation = representComment(baseUrl, comment, true);
@@ -144,4 +155,4 @@ export async function nativeCommentRoutes(app: FastifyInstance, runtime: Runtime
       return representation;
     },
   );
-}
+};

@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
-import type { Runtime } from '../../app/runtime.js';
+import type { RoutesPlugin } from '../../app/kernel.js';
 import { POST_STATUSES } from '../../commands/blog/events.js';
-import { createPost, deletePost, updatePost, type PostInput } from '../../commands/blog/post-handlers.js';
+import { createPost, deletePost, updatePost } from '../../commands/blog/post-handlers.js';
 import { utcTimestamp } from '../../commands/blog/time.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { findPost, listPosts, type PostFilters } from '../../queries/blog/posts.js';
@@ -27,19 +26,6 @@ const ListQuery = Type.Object({
   ...PageQuery,
 });
 
-type ListQueryValues = {
-  status?: string;
-  exclude_future?: string;
-  site_id?: number;
-  category_id?: number;
-  category_slug?: string;
-  tag_slug?: string;
-  author_id?: number;
-  search?: string;
-  page?: number;
-  per_page?: number;
-};
-
 const postBodyProperties = {
   slug: Type.Optional(Type.String({ maxLength: 190, description: 'Generated from the title when omitted (kept unique); a given slug must be free' })),
   excerpt: Type.Optional(Type.String({ description: 'HTML' })),
@@ -59,13 +45,13 @@ const CreateBody = Type.Object({ title: Type.String({ description: 'Required' })
 const UpdateBody = Type.Object({ title: Type.Optional(Type.String()), ...postBodyProperties });
 
 /** Native /api/blog_posts: JSON-LD, role-aware visibility, create/update/delete for Editor and above. */
-export async function nativePostRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
+export const nativePostRoutes: RoutesPlugin = async (app, { runtime }) => {
   const { documents } = runtime;
   const baseUrl = runtime.config.baseUrl;
   const now = () => utcTimestamp(runtime.clock.now());
 
   app.get(
-    '/api/blog_posts',
+    '',
     {
       schema: {
         tags: [TAG],
@@ -78,7 +64,7 @@ export async function nativePostRoutes(app: FastifyInstance, runtime: Runtime): 
       },
     },
     async (request, reply) => {
-      const q = request.query as ListQueryValues;
+      const q = request.query;
       const viewer = await nativeViewer(request);
       const filters: PostFilters = {
         siteId: q.site_id,
@@ -105,7 +91,7 @@ export async function nativePostRoutes(app: FastifyInstance, runtime: Runtime): 
   );
 
   app.get(
-    '/api/blog_posts/:id',
+    '/:id',
     {
       schema: {
         tags: [TAG],
@@ -118,14 +104,14 @@ export async function nativePostRoutes(app: FastifyInstance, runtime: Runtime): 
     },
     async (request) => {
       const viewer = await nativeViewer(request);
-      const post = await findPost(documents, (request.params as { id: number }).id);
+      const post = await findPost(documents, request.params.id);
       if (!post || (!viewer.seesEverything && !isPublic(post, now()))) throw new NotFoundError('Blog post not found.');
       return representPost(documents, baseUrl, post);
     },
   );
 
   app.post(
-    '/api/blog_posts',
+    '',
     {
       schema: {
         tags: [TAG],
@@ -138,7 +124,7 @@ export async function nativePostRoutes(app: FastifyInstance, runtime: Runtime): 
     },
     async (request, reply) => {
       const user = await requireEditor(request);
-      const id = await createPost(runtime.commandContext(user.id, request.id), user.id, request.body as PostInput);
+      const id = await createPost(runtime.commandContext(user.id, request.id), user.id, request.body);
       const post = await findPost(documents, id);
       if (!post) throw new NotFoundError('Blog post not found.');
       return reply.status(201).send(await representPost(documents, baseUrl, post));
@@ -148,7 +134,7 @@ export async function nativePostRoutes(app: FastifyInstance, runtime: Runtime): 
   for (const method of ['PUT', 'PATCH'] as const) {
     app.route({
       method,
-      url: '/api/blog_posts/:id',
+      url: '/:id',
       schema: {
         tags: [TAG],
         summary: 'Update a blog post (Editor and above); only the fields present change',
@@ -161,8 +147,8 @@ export async function nativePostRoutes(app: FastifyInstance, runtime: Runtime): 
       },
       handler: async (request) => {
         const user = await requireEditor(request);
-        const id = (request.params as { id: number }).id;
-        await updatePost(runtime.commandContext(user.id, request.id), id, request.body as PostInput);
+        const id = request.params.id;
+        await updatePost(runtime.commandContext(user.id, request.id), id, request.body);
         const post = await findPost(documents, id);
         if (!post) throw new NotFoundError('Blog post not found.');
         return representPost(documents, baseUrl, post);
@@ -171,7 +157,7 @@ export async function nativePostRoutes(app: FastifyInstance, runtime: Runtime): 
   }
 
   app.delete(
-    '/api/blog_posts/:id',
+    '/:id',
     {
       schema: {
         tags: [TAG],
@@ -184,7 +170,7 @@ export async function nativePostRoutes(app: FastifyInstance, runtime: Runtime): 
     },
     async (request) => {
       const user = await requireEditor(request);
-      const id = (request.params as { id: number }).id;
+      const id = request.params.id;
       const post = await findPost(documents, id);
       if (!post) throw new NotFoundError('Blog post not found.');
       const representation = await representPost(documents, baseUrl, post);
@@ -192,4 +178,4 @@ export async function nativePostRoutes(app: FastifyInstance, runtime: Runtime): 
       return representation;
     },
   );
-}
+};

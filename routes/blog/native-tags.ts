@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
-import type { Runtime } from '../../app/runtime.js';
+import type { RoutesPlugin } from '../../app/kernel.js';
 import { MethodNotAllowedError, NotFoundError } from '../../infra/errors.js';
 import { findTag, listTags } from '../../queries/blog/taxonomy.js';
 import { PageQuery, pageWindow, setPaginationHeaders } from '../json-ld.js';
@@ -13,12 +12,12 @@ const NO_WRITES = 'Blog tags have no create, update or delete operation; tags ar
 const NotAllowed = Type.Object({ errors: Type.Object({ error: Type.String() }) }, { description: NO_WRITES });
 
 /** Native /api/blog_tags: read only. Writes answer 405 with an Allow header, on both paths alike. */
-export async function nativeTagRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
+export const nativeTagRoutes: RoutesPlugin = async (app, { runtime }) => {
   const { documents } = runtime;
   const baseUrl = runtime.config.baseUrl;
 
   app.get(
-    '/api/blog_tags',
+    '',
     {
       schema: {
         tags: [TAG],
@@ -30,7 +29,7 @@ export async function nativeTagRoutes(app: FastifyInstance, runtime: Runtime): P
       },
     },
     async (request, reply) => {
-      const q = request.query as { page?: number; per_page?: number };
+      const q = request.query;
       const all = await listTags(documents);
       const window = pageWindow(q, Math.max(all.length, 1), q.per_page === undefined ? Number.MAX_SAFE_INTEGER : 100);
       setPaginationHeaders(request, reply, baseUrl, all.length, window);
@@ -39,10 +38,10 @@ export async function nativeTagRoutes(app: FastifyInstance, runtime: Runtime): P
   );
 
   app.get(
-    '/api/blog_tags/:id',
+    '/:id',
     { schema: { tags: [TAG], summary: 'Read one blog tag', security: NATIVE_SECURITY, params: IdParams, response: { 200: BlogTagSchema } } },
     async (request) => {
-      const tag = await findTag(documents, (request.params as { id: number }).id);
+      const tag = await findTag(documents, request.params.id);
       if (!tag) throw new NotFoundError('Blog tag not found.');
       return representTag(baseUrl, tag);
     },
@@ -54,14 +53,14 @@ export async function nativeTagRoutes(app: FastifyInstance, runtime: Runtime): P
   };
   app.route({
     method: ['POST', 'PUT', 'PATCH', 'DELETE'],
-    url: '/api/blog_tags',
+    url: '',
     schema: { tags: [TAG], summary: 'Not available: tags cannot be written (405)', description: NO_WRITES, response: { 405: NotAllowed } },
     handler: refuse('GET'),
   });
   app.route({
     method: ['POST', 'PUT', 'PATCH', 'DELETE'],
-    url: '/api/blog_tags/:id',
+    url: '/:id',
     schema: { tags: [TAG], summary: 'Not available: tags cannot be written (405)', description: NO_WRITES, response: { 405: NotAllowed } },
     handler: refuse('GET'),
   });
-}
+};

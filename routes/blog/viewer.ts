@@ -32,14 +32,14 @@ export function parseFlag(value: string | undefined, field: string): boolean | u
   if (value === undefined || value === '') return undefined;
   if (value === '1' || value === 'true') return true;
   if (value === '0' || value === 'false') return false;
-  throw ValidationError.field(field, 'Must be 1, true, 0 or false.');
+  throw ValidationError.field(field, `${field} must be 1, true, 0 or false.`);
 }
 
 /** An allowed value, or a 422 naming the field. */
 export function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], field: string): T | undefined {
   if (value === undefined || value === '') return undefined;
   if ((allowed as readonly string[]).includes(value)) return value as T;
-  throw ValidationError.field(field, `Must be one of ${allowed.join(', ')}.`);
+  throw ValidationError.field(field, `${field} must be one of ${allowed.join(', ')}.`);
 }
 
 /** Empty query values mean "no filter". */

@@ -1,10 +1,12 @@
-import type { FastifyInstance } from 'fastify';
-import type { Runtime } from '../../app/runtime.js';
+import type { FastifyPluginAsync } from 'fastify';
+import type { RoutesOptions, RoutesPlugin } from '../../app/kernel.js';
 import { refuseOtherMethods } from '../../app/method-not-allowed.js';
 import { answerQuestion } from '../../queries/chatbot/chat.js';
 import { searchCollection } from '../../queries/chatbot/search.js';
 import { chatbotServices } from '../../queries/chatbot/services.js';
-import { rateLimitHook } from './rate-limit.js';
+import { chatWidgetRoutes } from './chat-widget.js';
+import { CORS_NOTE, registerChatbotCors } from './cors.js';
+import { chatbotRateLimit } from './rate-limit.js';
 import { parseChatRequest, parseSearchRequest } from './request.js';
 import { ChatBody, ChatResponseSchema, errorResponses, SearchBody, SearchResponseSchema } from './schemas.js';
 
@@ -19,10 +21,24 @@ const CONSUMES = ['application/json', 'application/x-www-form-urlencoded'];
  */
 const documentOnly = () => () => true;
 
-/** POST /chatbot/api/chat and POST /chatbot/api/search: public, limited per client IP together. */
-export async function chatbotRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
+/**
+ * POST /chatbot/api/chat and POST /chatbot/api/search, public and limited per client IP
+ * together, callable from pages of other origins (CORS, in their own scope); and the chat
+ * panel's script.
+ */
+export const chatbotRoutes: RoutesPlugin = async (app, { runtime }) => {
+  await app.register(chatbotApiRoutes, { runtime });
+  await app.register(chatWidgetRoutes, { runtime });
+};
+
+/**
+ * Not typed from the body schemas: they only document the bodies (documentOnly), so a body
+ * here is as unknown as it arrives until parseChatRequest or parseSearchRequest checks it.
+ */
+const chatbotApiRoutes: FastifyPluginAsync<RoutesOptions> = async (app, { runtime }) => {
   const services = () => chatbotServices(runtime);
-  const onRequest = rateLimitHook(() => services().rateLimiter);
+  const onRequest = await chatbotRateLimit(app, runtime);
+  registerChatbotCors(app, runtime.config.chatbotAllowedOrigins, [CHAT, SEARCH]);
 
   app.post(
     CHAT,
@@ -36,7 +52,8 @@ export async function chatbotRoutes(app: FastifyInstance, runtime: Runtime): Pro
           'Retrieves the nearest public content (items, media, blog posts, site pages) with the given filters, numbers it ' +
           'as evidence and answers citing it as [N]. JSON or form body. Shares a per-IP limit with search ' +
           '(CHATBOT_RATE_LIMIT per CHATBOT_RATE_WINDOW_SECONDS, default 10 per 60); the IP is taken from ' +
-          'Edge-Connecting-IP, then the first X-Forwarded-For address, then the remote address.',
+          'Edge-Connecting-IP, then the first X-Forwarded-For address, then the remote address; with TRUST_PROXY set, only headers set by those proxies count. ' +
+          CORS_NOTE,
         consumes: CONSUMES,
         body: ChatBody,
         response: { 200: ChatResponseSchema, ...errorResponses },
@@ -55,7 +72,8 @@ export async function chatbotRoutes(app: FastifyInstance, runtime: Runtime): Pro
         summary: 'Semantic search over the collection',
         description:
           'Fetches the nearest chunks (at most 100, or 150 with site_id) and returns one result per resource URL with its ' +
-          'best cosine distance, nearest first; total counts the distinct resources among the fetched chunks. JSON or form body.',
+          'best cosine distance, nearest first; total counts the distinct resources among the fetched chunks. JSON or form body. ' +
+          CORS_NOTE,
         consumes: CONSUMES,
         body: SearchBody,
         response: { 200: SearchResponseSchema, ...errorResponses },
@@ -66,4 +84,4 @@ export async function chatbotRoutes(app: FastifyInstance, runtime: Runtime): Pro
 
   refuseOtherMethods(app, CHAT, ['POST']);
   refuseOtherMethods(app, SEARCH, ['POST']);
-}
+};

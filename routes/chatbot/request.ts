@@ -1,3 +1,4 @@
+import { isFormBody } from '../../app/validation.js';
 import { BadRequestError } from '../../infra/errors.js';
 import type { ChatParams } from '../../queries/chatbot/chat.js';
 import type { SearchParams } from '../../queries/chatbot/search.js';
@@ -15,15 +16,21 @@ function fields(body: unknown): Body {
   return body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Body) : {};
 }
 
-/** A form repeats a key to send a list; for a single-valued field the first value counts. */
-function single(value: unknown): unknown {
-  return Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string') ? value[0] : value;
+/**
+ * A form repeats a key to send a list; for a single-valued field its first value counts. Only
+ * a form: a JSON array where a string belongs is a wrong type, refused as any other.
+ */
+function singleFrom(form: boolean): (value: unknown) => unknown {
+  if (!form) return (value) => value;
+  return (value) => (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string') ? value[0] : value);
 }
+
+/** Lone UTF-16 surrogates: text no URL, and no slug, can be made of. */
+const LONE_SURROGATE = /\p{Cs}/u;
 
 const charCount = (text: string) => [...text].length;
 
-function requiredText(value: unknown, label: string, max: number): string {
-  const raw = single(value);
+function requiredText(raw: unknown, label: string, max: number): string {
   if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) throw new BadRequestError(`${label} is required.`);
   if (typeof raw !== 'string') throw new BadRequestError(`${label} must be a string.`);
   const text = raw.trim();
@@ -31,8 +38,7 @@ function requiredText(value: unknown, label: string, max: number): string {
   return text;
 }
 
-function optionalText(value: unknown, name: string, max: number): string | undefined {
-  const raw = single(value);
+function optionalText(raw: unknown, name: string, max: number): string | undefined {
   if (raw === undefined || raw === null || raw === '') return undefined;
   if (typeof raw !== 'string') throw new BadRequestError(`${name} must be a string.`);
   if (charCount(raw) > max) throw new BadRequestError(`${name} must be at most ${max} characters.`);
@@ -48,8 +54,7 @@ function toPositiveInt(value: unknown): number | null {
   return null;
 }
 
-function optionalPositiveInt(value: unknown, name: string): number | undefined {
-  const raw = single(value);
+function optionalPositiveInt(raw: unknown, name: string): number | undefined {
   if (raw === undefined || raw === null || raw === '') return undefined;
   const n = toPositiveInt(raw);
   if (n === null) throw new BadRequestError(`${name} must be a positive integer.`);
@@ -67,32 +72,33 @@ export function itemSetIds(body: Body): number[] {
   return [...new Set(ids)];
 }
 
-function siteFields(body: Body): { siteId?: number; siteSlug?: string } {
-  return {
-    siteId: optionalPositiveInt(body.site_id, 'site_id'),
-    siteSlug: optionalText(body.site_slug, 'site_slug', 190),
-  };
+function siteFields(body: Body, single: (value: unknown) => unknown): { siteId?: number; siteSlug?: string } {
+  const siteSlug = optionalText(single(body.site_slug), 'site_slug', 190);
+  if (siteSlug !== undefined && LONE_SURROGATE.test(siteSlug)) throw new BadRequestError('site_slug is not valid text.');
+  return { siteId: optionalPositiveInt(single(body.site_id), 'site_id'), siteSlug };
 }
 
 export function parseChatRequest(body: unknown): ChatParams {
   const f = fields(body);
-  const question = requiredText(f.question, 'Question', QUESTION_MAX);
+  const single = singleFrom(isFormBody(body));
+  const question = requiredText(single(f.question), 'Question', QUESTION_MAX);
   return {
     question,
-    ...siteFields(f),
-    systemPrompt: optionalText(f.system_prompt, 'system_prompt', SYSTEM_PROMPT_MAX),
+    ...siteFields(f, single),
+    systemPrompt: optionalText(single(f.system_prompt), 'system_prompt', SYSTEM_PROMPT_MAX),
     itemSetIds: itemSetIds(f),
   };
 }
 
 export function parseSearchRequest(body: unknown): SearchParams {
   const f = fields(body);
-  const query = requiredText(f.query, 'Query', QUERY_MAX);
+  const single = singleFrom(isFormBody(body));
+  const query = requiredText(single(f.query), 'Query', QUERY_MAX);
   return {
     query,
-    page: optionalPositiveInt(f.page, 'page') ?? 1,
-    perPage: Math.min(optionalPositiveInt(f.per_page, 'per_page') ?? PER_PAGE_DEFAULT, PER_PAGE_MAX),
-    ...siteFields(f),
+    page: optionalPositiveInt(single(f.page), 'page') ?? 1,
+    perPage: Math.min(optionalPositiveInt(single(f.per_page), 'per_page') ?? PER_PAGE_DEFAULT, PER_PAGE_MAX),
+    ...siteFields(f, single),
     itemSetIds: itemSetIds(f),
   };
 }

@@ -63,9 +63,17 @@ export const SearchResponseSchema = Type.Object({
 export const ErrorBody = Type.Object({ error: Type.String() });
 
 export const errorResponses = {
-  400: { ...ErrorBody, description: 'Missing or over-length question or query, or a malformed field.' },
+  400: {
+    ...ErrorBody,
+    description:
+      'Missing or over-length question or query, or a malformed field: a wrong type (a JSON array where a string belongs), a site_slug that is not valid text (a lone surrogate), or a JSON body past a limit (README, Request limits).',
+  },
   405: { ...ErrorBody, description: 'Not a POST.' },
   429: { ...ErrorBody, description: 'The per-IP limit (shared by both endpoints) was hit; see Retry-After.' },
   500: { ...ErrorBody, description: 'An unexpected error.' },
-  503: { ...ErrorBody, description: 'The vector index, the model provider or the rate limit store (Redis, with REDIS_URL) is unavailable.' },
+  503: {
+    ...ErrorBody,
+    description:
+      'The vector index, the model provider, the embedded sentence model (its thread stopped, or did not answer within 10 s) or the rate limit store (Redis, with REDIS_URL) is unavailable.',
+  },
 };

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Runtime } from '../../app/runtime.js';
+import type { Runtime } from '../../app/kernel.js';
+import { queryText } from '../../app/query-text.js';
 import { normalizeOrigin, planAllowsApi } from '../../commands/directory/values.js';
 import { sha256 } from '../../infra/crypto/secret-hash.js';
 import { ForbiddenError, UnauthorizedError } from '../../infra/errors.js';
@@ -29,8 +30,7 @@ export function presentedToken(request: FastifyRequest): string | null {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     return match ? match[1] : '';
   }
-  const token = (request.query as Record<string, unknown> | undefined)?.token;
-  return typeof token === 'string' ? token : null;
+  return queryText(request, 'token') ?? null;
 }
 
 export async function tokenFor(runtime: Runtime, token: string): Promise<TokenDoc | null> {

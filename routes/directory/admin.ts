@@ -1,9 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { RoutesPlugin } from '../../app/kernel.js';
 import { KEY_OR_SESSION, type Principal } from '../../app/auth.js';
-import type { Runtime } from '../../app/runtime.js';
 import { configureLibrary, generateToken, issueToken, revokeToken, updateDatabase } from '../../commands/directory/handlers.js';
-import type { DatabaseFields } from '../../commands/directory/events.js';
 import { ACCESS_VALUES, BRAND_COLOR_PATTERN, PLANS } from '../../commands/directory/values.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../infra/errors.js';
 import { clickCounts } from '../../queries/directory/clicks.js';
@@ -55,7 +54,7 @@ const DatabaseAdminRecord = Type.Object({ handle: Type.String(), ...DatabasePatc
  * The directory's admin area ("API & widget"): tokens, click counts, library settings and
  * database changes. Global Administrators only, by API key or session; native error bodies.
  */
-export async function directoryAdminRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
+export const directoryAdminRoutes: RoutesPlugin = async (app, { runtime }) => {
   const { documents } = runtime;
 
   async function requireGlobalAdmin(request: FastifyRequest): Promise<Principal> {
@@ -65,7 +64,7 @@ export async function directoryAdminRoutes(app: FastifyInstance, runtime: Runtim
   }
 
   app.post(
-    '/api/directory/tokens',
+    '/tokens',
     {
       schema: {
         tags,
@@ -89,7 +88,7 @@ export async function directoryAdminRoutes(app: FastifyInstance, runtime: Runtim
     },
     async (request, reply) => {
       const user = await requireGlobalAdmin(request);
-      const body = (request.body ?? {}) as { allowed_origins?: string[]; label?: string };
+      const body = request.body;
       const token = generateToken();
       const id = await issueToken(runtime.commandContext(user.id, request.id), {
         token,
@@ -102,7 +101,7 @@ export async function directoryAdminRoutes(app: FastifyInstance, runtime: Runtim
   );
 
   app.get(
-    '/api/directory/tokens',
+    '/tokens',
     {
       schema: {
         tags,
@@ -115,13 +114,13 @@ export async function directoryAdminRoutes(app: FastifyInstance, runtime: Runtim
     },
     async (request) => {
       await requireGlobalAdmin(request);
-      const flag = (request.query as { include_revoked?: string }).include_revoked;
+      const flag = request.query.include_revoked;
       return listTokens(documents, flag === '1' || flag === 'true');
     },
   );
 
   app.delete(
-    '/api/directory/tokens/:id',
+    '/tokens/:id',
     {
       schema: {
         tags,
@@ -134,7 +133,7 @@ export async function directoryAdminRoutes(app: FastifyInstance, runtime: Runtim
     },
     async (request) => {
       const user = await requireGlobalAdmin(request);
-      const { id } = request.params as { id: number };
+      const { id } = request.params;
       if (!(await findToken(documents, id))) throw new NotFoundError('Token not found.');
       await revokeToken(runtime.commandContext(user.id, request.id), id);
       return summarizeToken((await findToken(documents, id))!);
@@ -142,7 +141,7 @@ export async function directoryAdminRoutes(app: FastifyInstance, runtime: Runtim
   );
 
   app.get(
-    '/api/directory/clicks',
+    '/clicks',
     {
       schema: {
         tags,
@@ -159,14 +158,14 @@ export async function directoryAdminRoutes(app: FastifyInstance, runtime: Runtim
     },
     async (request) => {
       await requireGlobalAdmin(request);
-      const query = request.query as { from?: string; to?: string; handle?: string };
+      const query = request.query;
       if (query.from && query.to && query.from > query.to) throw ValidationError.field('from', 'Must not be after to.');
       return clickCounts(documents, query);
     },
   );
 
   app.get(
-    '/api/directory/library',
+    '/library',
     {
       schema: { tags, security, summary: "The library's directory settings", response: { 200: LibrarySettings, 404: NativeError, ...adminErrors } },
     },
@@ -180,7 +179,7 @@ export async function directoryAdminRoutes(app: FastifyInstance, runtime: Runtim
   );
 
   app.patch(
-    '/api/directory/library',
+    '/library',
     {
       schema: {
         tags,
@@ -201,12 +200,12 @@ export async function directoryAdminRoutes(app: FastifyInstance, runtime: Runtim
     },
     async (request) => {
       const user = await requireGlobalAdmin(request);
-      return configureLibrary(runtime.commandContext(user.id, request.id), request.body as Record<string, string>);
+      return configureLibrary(runtime.commandContext(user.id, request.id), request.body);
     },
   );
 
   app.patch(
-    '/api/directory/databases/:handle',
+    '/databases/:handle',
     {
       schema: {
         tags,
@@ -220,12 +219,12 @@ export async function directoryAdminRoutes(app: FastifyInstance, runtime: Runtim
     },
     async (request) => {
       const user = await requireGlobalAdmin(request);
-      const { handle } = request.params as { handle: string };
+      const { handle } = request.params;
       if (!(await databaseDocs(documents).findOne({ _id: handle }))) throw new NotFoundError('Database not found.');
-      await updateDatabase(runtime.commandContext(user.id, request.id), handle, request.body as Partial<DatabaseFields>);
+      await updateDatabase(runtime.commandContext(user.id, request.id), handle, request.body);
       const doc = (await databaseDocs(documents).findOne({ _id: handle }))!;
       const { name, description, url, subjects, types, access, audience, featured, hidden, proxied } = doc;
       return { handle, name, description, url, subjects, types, access, audience, featured, hidden, proxied };
     },
   );
-}
+};

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
-import type { Runtime } from '../../app/runtime.js';
+import type { RoutesPlugin } from '../../app/kernel.js';
 import { ACCESS_VALUES } from '../../commands/directory/values.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { countVisibleDatabases, findVisibleDatabase, searchDatabases, type DatabaseView } from '../../queries/directory/databases.js';
@@ -43,13 +42,13 @@ const DatabasesQuery = Type.Object({
 const HandleParams = Type.Object({ handle: Type.String({ minLength: 1, maxLength: 200 }) });
 
 /** The read-only directory API under /api/v1/ (CONTRACT.md section 5); the access hook and rate limit wrap it. */
-export async function directoryApiRoutes(scope: FastifyInstance, runtime: Runtime): Promise<void> {
+export const directoryApiRoutes: RoutesPlugin = async (scope, { runtime }) => {
   const { documents } = runtime;
   const baseUrl = runtime.config.baseUrl;
   const record = (db: DatabaseView) => ({ ...db, links: { open: openUrl(baseUrl, db.handle), details: detailsUrl(baseUrl, db.handle) } });
 
   scope.get(
-    '/api/v1/library',
+    '/library',
     {
       schema: {
         tags,
@@ -81,7 +80,7 @@ export async function directoryApiRoutes(scope: FastifyInstance, runtime: Runtim
   );
 
   scope.get(
-    '/api/v1/databases',
+    '/databases',
     {
       schema: {
         tags,
@@ -94,16 +93,7 @@ export async function directoryApiRoutes(scope: FastifyInstance, runtime: Runtim
       },
     },
     async (request) => {
-      const query = request.query as {
-        q?: string;
-        subject?: string;
-        type?: string;
-        access?: string;
-        audience?: string;
-        featured?: string;
-        page?: number;
-        per_page?: number;
-      };
+      const query = request.query;
       const page = query.page ?? 1;
       const perPage = Math.min(query.per_page ?? DEFAULT_PER_PAGE, MAX_PER_PAGE);
       const { databases, total } = await searchDatabases(
@@ -123,7 +113,7 @@ export async function directoryApiRoutes(scope: FastifyInstance, runtime: Runtim
   );
 
   scope.get(
-    '/api/v1/databases/:handle',
+    '/databases/:handle',
     {
       schema: {
         tags,
@@ -136,15 +126,15 @@ export async function directoryApiRoutes(scope: FastifyInstance, runtime: Runtim
       },
     },
     async (request) => {
-      const db = await findVisibleDatabase(documents, (request.params as { handle: string }).handle);
+      const db = await findVisibleDatabase(documents, request.params.handle);
       if (!db) throw new NotFoundError('Database not found.');
       return { data: record(db) };
     },
   );
 
   for (const [path, label, load] of [
-    ['/api/v1/subjects', 'subjects', subjectsWithCounts],
-    ['/api/v1/types', 'database types', typesWithCounts],
+    ['/subjects', 'subjects', subjectsWithCounts],
+    ['/types', 'database types', typesWithCounts],
   ] as const) {
     scope.get(
       path,
@@ -163,7 +153,7 @@ export async function directoryApiRoutes(scope: FastifyInstance, runtime: Runtim
   }
 
   scope.get(
-    '/api/v1/lists',
+    '/lists',
     {
       schema: {
         tags,
@@ -177,7 +167,7 @@ export async function directoryApiRoutes(scope: FastifyInstance, runtime: Runtim
   );
 
   scope.get(
-    '/api/v1/lists/:handle',
+    '/lists/:handle',
     {
       schema: {
         tags,
@@ -190,9 +180,9 @@ export async function directoryApiRoutes(scope: FastifyInstance, runtime: Runtim
       },
     },
     async (request) => {
-      const list = await findList(documents, (request.params as { handle: string }).handle);
+      const list = await findList(documents, request.params.handle);
       if (!list) throw new NotFoundError('List not found.');
       return { data: { ...list, databases: list.databases.map(record) } };
     },
   );
-}
+};

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Runtime } from '../../app/runtime.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RoutesPlugin } from '../../app/kernel.js';
+import type { Runtime } from '../../app/kernel.js';
 import { recordClick } from '../../commands/directory/handlers.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { findVisibleDatabase, findVisibleDatabaseDoc } from '../../queries/directory/databases.js';
@@ -32,9 +33,9 @@ async function notFound(request: FastifyRequest, reply: FastifyReply, runtime: R
  * The patron-facing links of every database record: the tracked redirect (no token: patrons
  * follow it from anywhere) and the HTML details page. Hidden and unknown databases are 404.
  */
-export async function directoryLinkRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
+export const directoryLinkRoutes: RoutesPlugin = async (app, { runtime }) => {
   app.get(
-    '/directory/go/:handle',
+    '/go/:handle',
     {
       schema: {
         tags,
@@ -46,7 +47,7 @@ export async function directoryLinkRoutes(app: FastifyInstance, runtime: Runtime
       },
     },
     async (request, reply) => {
-      const { handle } = request.params as { handle: string };
+      const { handle } = request.params;
       const db = await findVisibleDatabaseDoc(runtime.documents, handle);
       if (!db) return notFound(request, reply, runtime);
       const library = await findLibrary(runtime.documents);
@@ -59,7 +60,7 @@ export async function directoryLinkRoutes(app: FastifyInstance, runtime: Runtime
   );
 
   app.get(
-    '/directory/databases/:handle',
+    '/databases/:handle',
     {
       schema: {
         tags,
@@ -71,7 +72,7 @@ export async function directoryLinkRoutes(app: FastifyInstance, runtime: Runtime
       },
     },
     async (request, reply) => {
-      const { handle } = request.params as { handle: string };
+      const { handle } = request.params;
       const db = await findVisibleDatabase(runtime.documents, handle);
       if (!db) return notFound(request, reply, runtime);
       const library = await findLibrary(runtime.documents);
@@ -79,4 +80,4 @@ export async function directoryLinkRoutes(app: FastifyInstance, runtime: Runtime
       return reply.type('text/html; charset=utf-8').send(html);
     },
   );
-}
+};

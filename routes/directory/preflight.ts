@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Runtime } from '../../app/runtime.js';
+import type { Runtime } from '../../app/kernel.js';
 import { errorBody } from '../../app/error-format.js';
 import { allowCors, originAllowed, presentedToken, tokenFor } from './access.js';
 

@@ -3,6 +3,7 @@ import { ITEM, ITEM_SET, MEDIA, SITE, SITE_PAGE } from '../../commands/platform/
 import type { ItemFields, ItemSetFields, MediaFields, PageBlock, SiteFields, SitePageFields } from '../../commands/platform/fields.js';
 import type { ItemDoc, ItemSetDoc, MediaDoc, SiteDoc, SitePageDoc } from '../../queries/platform/documents.js';
 import { jsonLd, reference, sqlTimestamp } from '../json-ld.js';
+import { visibleIds } from './hidden-ids.js';
 import type { ResourceRoutes } from './resource-routes.js';
 import { definedKeys } from '../../commands/defined-keys.js';
 
@@ -87,16 +88,17 @@ export const itemRoutes: ResourceRoutes<ItemFields, ItemDoc> = {
       item_set_ids: refIds(b['o:item_set']),
       site_ids: refIds(b['o:site']),
     }),
-  represent: (doc, baseUrl) => jsonLd(baseUrl, 'o:Item', 'items', doc.id, {
+  represent: (doc, baseUrl, hidden) => jsonLd(baseUrl, 'o:Item', 'items', doc.id, {
     'o:title': doc.title,
     'o:description': doc.description,
     'o:is_public': doc.is_public,
-    'o:item_set': doc.item_set_ids.map((id) => reference(baseUrl, 'item_sets', id)),
+    'o:item_set': visibleIds(doc.item_set_ids, hidden.itemSets).map((id) => reference(baseUrl, 'item_sets', id)),
     'o:site': doc.site_ids.map((id) => reference(baseUrl, 'sites', id)),
-    'o:media': [...doc.media_ids].sort((a, b) => a - b).map((id) => reference(baseUrl, 'media', id)),
+    'o:media': [...visibleIds(doc.media_ids, hidden.media)].sort((a, b) => a - b).map((id) => reference(baseUrl, 'media', id)),
     ...stamps(doc, baseUrl),
   }),
   isPrivate: (doc) => !doc.is_public,
+  references: (docs) => ({ media: docs.flatMap((doc) => doc.media_ids), itemSets: docs.flatMap((doc) => doc.item_set_ids) }),
   listQuery: {
     item_set_id: Type.Optional(Type.Integer({ minimum: 1 })),
     site_id: Type.Optional(Type.Integer({ minimum: 1 })),
@@ -105,6 +107,7 @@ export const itemRoutes: ResourceRoutes<ItemFields, ItemDoc> = {
     ...(q.item_set_id !== undefined ? { item_set_ids: q.item_set_id } : {}),
     ...(q.site_id !== undefined ? { site_ids: q.site_id } : {}),
   }),
+  listFilterReferences: (q) => ({ itemSets: q.item_set_id !== undefined ? [q.item_set_id as number] : [] }),
 };
 
 export const mediaRoutes: ResourceRoutes<MediaFields, MediaDoc> = {
@@ -134,7 +137,11 @@ export const mediaRoutes: ResourceRoutes<MediaFields, MediaDoc> = {
     'o:is_public': doc.is_public,
     ...stamps(doc, baseUrl),
   }),
-  isPrivate: (doc) => !doc.is_public,
+  // A media of a private item is private too: the public site does not show it, and its
+  // representation would name the item.
+  isPrivate: (doc, hidden) => !doc.is_public || hidden.items.has(doc.item_id),
+  references: (docs) => ({ items: docs.map((doc) => doc.item_id) }),
+  privateByReference: true,
   listQuery: { item_id: Type.Optional(Type.Integer({ minimum: 1 })) },
   listFilter: (q) => (q.item_id !== undefined ? { item_id: q.item_id } : {}),
 };

@@ -1,11 +1,10 @@
-import type { FastifyInstance } from 'fastify';
-import type { Runtime } from '../../app/runtime.js';
+import type { RoutesPlugin } from '../../app/kernel.js';
 import { contextUrl } from '../json-ld.js';
 import { itemRoutes, itemSetRoutes, mediaRoutes, sitePageRoutes, siteRoutes } from './definitions.js';
 import { resourceRoutes } from './resource-routes.js';
 
 /** The host platform API: /api/sites, /api/item_sets, /api/items, /api/media, /api/site_pages. */
-export async function platformRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
+export const platformRoutes: RoutesPlugin = async (app, { runtime }) => {
   app.get('/api-context', { schema: { hide: true } }, async () => ({
     '@context': {
       o: 'http://omeka.org/s/vocabs/o#',
@@ -13,9 +12,9 @@ export async function platformRoutes(app: FastifyInstance, runtime: Runtime): Pr
       '@base': contextUrl(runtime.config.baseUrl),
     },
   }));
-  await resourceRoutes(app, runtime, siteRoutes);
-  await resourceRoutes(app, runtime, itemSetRoutes);
-  await resourceRoutes(app, runtime, itemRoutes);
-  await resourceRoutes(app, runtime, mediaRoutes);
-  await resourceRoutes(app, runtime, sitePageRoutes);
-}
+  await app.register(resourceRoutes(siteRoutes), { runtime, prefix: `/api/${siteRoutes.path}` });
+  await app.register(resourceRoutes(itemSetRoutes), { runtime, prefix: `/api/${itemSetRoutes.path}` });
+  await app.register(resourceRoutes(itemRoutes), { runtime, prefix: `/api/${itemRoutes.path}` });
+  await app.register(resourceRoutes(mediaRoutes), { runtime, prefix: `/api/${mediaRoutes.path}` });
+  await app.register(resourceRoutes(sitePageRoutes), { runtime, prefix: `/api/${sitePageRoutes.path}` });
+};

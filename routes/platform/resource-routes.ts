@@ -1,7 +1,7 @@
 import { Type, type TObject, type TProperties } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { RoutesPlugin } from '../../app/kernel.js';
 import { KEY_OR_SESSION, type Principal } from '../../app/auth.js';
-import type { Runtime } from '../../app/runtime.js';
 import { isEditorOrAbove } from '../../commands/users/roles.js';
 import {
   createResource,
@@ -12,6 +12,7 @@ import {
 import type { Document, Filter } from '../../infra/document-store/port.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../infra/errors.js';
 import { JsonLdObject, PageQuery, pageWindow, setPaginationHeaders } from '../json-ld.js';
+import { hiddenAmong, namesHidden, NOTHING_HIDDEN, type HiddenIds, type References } from './hidden-ids.js';
 
 /** What the generic routes need to serve one host platform resource under /api/{path}. */
 export interface ResourceRoutes<Fields extends object, Doc extends Document> {
@@ -27,111 +28,145 @@ export interface ResourceRoutes<Fields extends object, Doc extends Document> {
   defaults: () => Fields;
   /** Maps the body's `o:` keys to fields; keys absent from the body stay absent. */
   fromBody(body: Record<string, unknown>): Partial<Fields>;
-  represent(doc: Doc, baseUrl: string): Record<string, unknown>;
-  /** Records that only Editor and above may see. */
-  isPrivate(doc: Doc): boolean;
+  /** `hidden`: private children the caller may not see, left out of the lists of children. */
+  represent(doc: Doc, baseUrl: string, hidden: HiddenIds): Record<string, unknown>;
+  /** Records that only Editor and above may see; `hidden` is what else such callers may not see. */
+  isPrivate(doc: Doc, hidden: HiddenIds): boolean;
+  /**
+   * The records these documents' representations refer to (an item's media and sets; a
+   * media's item): below Editor, the private ones among them are looked up per request.
+   */
+  references?(docs: readonly Doc[]): References;
+  /** True when isPrivate depends on the referred records too (a media on its item). */
+  privateByReference?: boolean;
   /** Extra list filters from the query string. */
   listQuery?: TProperties;
   listFilter?(query: Record<string, unknown>): Filter;
+  /** The records the list filters name (`item_set_id`): filtering by a private one lists nothing below Editor. */
+  listFilterReferences?(query: Record<string, unknown>): References;
 }
 
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 
-export async function resourceRoutes<Fields extends object, Doc extends Document>(
-  app: FastifyInstance,
-  runtime: Runtime,
-  def: ResourceRoutes<Fields, Doc>,
-): Promise<void> {
-  const base = `/api/${def.path}`;
-  const collection = () => runtime.documents.collection<Doc>(def.path);
-  const baseUrl = runtime.config.baseUrl;
+/** The list, read, create, update and delete routes of one resource, registered under the prefix `/api/{path}`. */
+export function resourceRoutes<Fields extends object, Doc extends Document>(def: ResourceRoutes<Fields, Doc>): RoutesPlugin {
+  return async (app, { runtime }) => {
+    const collection = () => runtime.documents.collection<Doc>(def.path);
+    const baseUrl = runtime.config.baseUrl;
+    const privacy =
+      'Private records are visible to Editor and above only (404 and left out of lists for others), and the records a ' +
+      'representation refers to (`o:media`, `o:item_set`, a media\'s item) are listed only when the caller may see them.';
 
-  async function requireEditor(request: FastifyRequest): Promise<Principal> {
-    const user = await request.principal(KEY_OR_SESSION);
-    if (!user || !isEditorOrAbove(user.role)) throw new ForbiddenError('Editor or above is required to change this resource.');
-    return user;
-  }
-
-  async function visibleOne(request: FastifyRequest, id: number): Promise<Doc> {
-    const user = await request.principal(KEY_OR_SESSION);
-    const doc = await collection().findOne({ _id: id });
-    if (!doc || (def.isPrivate(doc) && !isEditorOrAbove(user?.role))) throw new NotFoundError(`${def.spec.label} not found.`);
-    return doc;
-  }
-
-  function missingOnCreate(body: Record<string, unknown>): Record<string, string[]> | null {
-    const missing = def.requiredOnCreate.filter((key) => body[key] === undefined || body[key] === null);
-    return missing.length ? Object.fromEntries(missing.map((key) => [key, ['This field is required.']])) : null;
-  }
-
-  app.get(
-    base,
-    {
-      schema: {
-        tags: [def.tag],
-        summary: `List ${def.path}`,
-        querystring: Type.Object({ ...PageQuery, ...(def.listQuery ?? {}) }),
-        response: { 200: Type.Array(JsonLdObject) },
-      },
-    },
-    async (request, reply) => {
-      const query = request.query as Record<string, unknown> & { page?: number; per_page?: number };
+    async function requireEditor(request: FastifyRequest): Promise<Principal> {
       const user = await request.principal(KEY_OR_SESSION);
-      const filter: Filter = { ...(def.listFilter?.(query) ?? {}) };
-      const all = await collection().find(filter, { sort: { id: 1 } });
-      const visible = isEditorOrAbove(user?.role) ? all : all.filter((doc) => !def.isPrivate(doc));
-      const window = pageWindow(query, 25);
-      setPaginationHeaders(request, reply, baseUrl, visible.length, window);
-      return visible.slice(window.skip, window.skip + window.perPage).map((doc) => def.represent(doc, baseUrl));
-    },
-  );
+      if (!user || !isEditorOrAbove(user.role)) throw new ForbiddenError('Editor or above is required to change this resource.');
+      return user;
+    }
 
-  app.get(
-    `${base}/:id`,
-    { schema: { tags: [def.tag], summary: `Read one of ${def.path}`, params: IdParams, response: { 200: JsonLdObject } } },
-    async (request) => def.represent(await visibleOne(request, (request.params as { id: number }).id), baseUrl),
-  );
+    /** What a caller below Editor may not see of the records these documents refer to. */
+    async function hiddenFor(docs: readonly Doc[]): Promise<HiddenIds> {
+      return def.references && docs.length > 0 ? hiddenAmong(runtime.documents, def.references(docs)) : NOTHING_HIDDEN;
+    }
 
-  app.post(
-    base,
-    { schema: { tags: [def.tag], summary: `Create one of ${def.path}`, body: def.body, response: { 201: JsonLdObject } } },
-    async (request, reply) => {
-      const user = await requireEditor(request);
-      const body = request.body as Record<string, unknown>;
-      const missing = missingOnCreate(body);
-      if (missing) throw new ValidationError('Required fields are missing.', missing);
-      const fields = { ...def.defaults(), ...def.fromBody(body) } as Fields;
-      const id = await createResource(runtime.commandContext(user.id, request.id), def.spec, fields);
-      const doc = await collection().findOne({ _id: id });
-      return reply.status(201).send(def.represent(doc as Doc, baseUrl));
-    },
-  );
-
-  for (const method of ['PUT', 'PATCH'] as const) {
-    app.route({
-      method,
-      url: `${base}/:id`,
-      schema: { tags: [def.tag], summary: `Update one of ${def.path} (only keys present change)`, params: IdParams, body: def.body, response: { 200: JsonLdObject } },
-      handler: async (request) => {
-        const user = await requireEditor(request);
-        const id = (request.params as { id: number }).id;
-        await updateResource(runtime.commandContext(user.id, request.id), def.spec, id, def.fromBody(request.body as Record<string, unknown>));
-        return def.represent((await collection().findOne({ _id: id })) as Doc, baseUrl);
-      },
-    });
-  }
-
-  app.delete(
-    `${base}/:id`,
-    { schema: { tags: [def.tag], summary: `Delete one of ${def.path}`, params: IdParams, response: { 200: JsonLdObject } } },
-    async (request) => {
-      const user = await requireEditor(request);
-      const id = (request.params as { id: number }).id;
+    /** The document and what the caller may not see of what it refers to; 404 when it is private. */
+    async function visibleOne(request: FastifyRequest, id: number): Promise<{ doc: Doc; hidden: HiddenIds }> {
+      const user = await request.principal(KEY_OR_SESSION);
       const doc = await collection().findOne({ _id: id });
       if (!doc) throw new NotFoundError(`${def.spec.label} not found.`);
-      const representation = def.represent(doc, baseUrl);
-      await deleteResource(runtime.commandContext(user.id, request.id), def.spec, id);
-      return representation;
-    },
-  );
+      if (isEditorOrAbove(user?.role)) return { doc, hidden: NOTHING_HIDDEN };
+      const hidden = await hiddenFor([doc]);
+      if (def.isPrivate(doc, hidden)) throw new NotFoundError(`${def.spec.label} not found.`);
+      return { doc, hidden };
+    }
+
+    function missingOnCreate(body: Record<string, unknown>): Record<string, string[]> | null {
+      const missing = def.requiredOnCreate.filter((key) => body[key] === undefined || body[key] === null);
+      return missing.length ? Object.fromEntries(missing.map((key) => [key, ['This field is required.']])) : null;
+    }
+
+    app.get(
+      '',
+      {
+        schema: {
+          tags: [def.tag],
+          summary: `List ${def.path}`,
+          description: privacy,
+          querystring: Type.Object({ ...PageQuery, ...(def.listQuery ?? {}) }),
+          response: { 200: Type.Array(JsonLdObject) },
+        },
+      },
+      async (request, reply) => {
+        const query = request.query;
+        const user = await request.principal(KEY_OR_SESSION);
+        const filter: Filter = { ...(def.listFilter?.(query) ?? {}) };
+        const all = await collection().find(filter, { sort: { id: 1 } });
+        const seesAll = isEditorOrAbove(user?.role);
+        if (!seesAll && def.listFilterReferences && namesHidden(await hiddenAmong(runtime.documents, def.listFilterReferences(query)))) {
+          // Which public records belong to a private one is not told: as for an unknown id, nothing.
+          setPaginationHeaders(request, reply, baseUrl, 0, pageWindow(query, 25));
+          return [];
+        }
+        const hiddenAmongAll = !seesAll && def.privateByReference ? await hiddenFor(all) : NOTHING_HIDDEN;
+        const visible = seesAll ? all : all.filter((doc) => !def.isPrivate(doc, hiddenAmongAll));
+        const window = pageWindow(query, 25);
+        setPaginationHeaders(request, reply, baseUrl, visible.length, window);
+        const shown = visible.slice(window.skip, window.skip + window.perPage);
+        const hidden = seesAll ? NOTHING_HIDDEN : def.privateByReference ? hiddenAmongAll : await hiddenFor(shown);
+        return shown.map((doc) => def.represent(doc, baseUrl, hidden));
+      },
+    );
+
+    app.get(
+      '/:id',
+      { schema: { tags: [def.tag], summary: `Read one of ${def.path}`, description: privacy, params: IdParams, response: { 200: JsonLdObject } } },
+      async (request) => {
+        const { doc, hidden } = await visibleOne(request, request.params.id);
+        return def.represent(doc, baseUrl, hidden);
+      },
+    );
+
+    app.post(
+      '',
+      { schema: { tags: [def.tag], summary: `Create one of ${def.path}`, body: def.body, response: { 201: JsonLdObject } } },
+      async (request, reply) => {
+        const user = await requireEditor(request);
+        const body = request.body;
+        const missing = missingOnCreate(body);
+        if (missing) throw new ValidationError('Required fields are missing.', missing);
+        const fields = { ...def.defaults(), ...def.fromBody(body) } as Fields;
+        const id = await createResource(runtime.commandContext(user.id, request.id), def.spec, fields);
+        const doc = await collection().findOne({ _id: id });
+        // Writers are Editor and above, who see every child.
+        return reply.status(201).send(def.represent(doc as Doc, baseUrl, NOTHING_HIDDEN));
+      },
+    );
+
+    for (const method of ['PUT', 'PATCH'] as const) {
+      app.route({
+        method,
+        url: '/:id',
+        schema: { tags: [def.tag], summary: `Update one of ${def.path} (only keys present change)`, params: IdParams, body: def.body, response: { 200: JsonLdObject } },
+        handler: async (request) => {
+          const user = await requireEditor(request);
+          const id = request.params.id;
+          await updateResource(runtime.commandContext(user.id, request.id), def.spec, id, def.fromBody(request.body));
+          return def.represent((await collection().findOne({ _id: id })) as Doc, baseUrl, NOTHING_HIDDEN);
+        },
+      });
+    }
+
+    app.delete(
+      '/:id',
+      { schema: { tags: [def.tag], summary: `Delete one of ${def.path}`, params: IdParams, response: { 200: JsonLdObject } } },
+      async (request) => {
+        const user = await requireEditor(request);
+        const id = request.params.id;
+        const doc = await collection().findOne({ _id: id });
+        if (!doc) throw new NotFoundError(`${def.spec.label} not found.`);
+        const representation = def.represent(doc, baseUrl, NOTHING_HIDDEN);
+        await deleteResource(runtime.commandContext(user.id, request.id), def.spec, id);
+        return representation;
+      },
+    );
+  };
 }

@@ -14,7 +14,7 @@ const cases = [
 
 for (const { script, entry, flags, measuredBy } of cases) {
   t.test(`npm run ${script} runs node with the flags ${measuredBy} uses`, async (t) => {
-    // The last command of the script (`npm start` builds first).
+    // The last command of the script.
     const words = scripts[script].split('&&').at(-1)?.trim().split(/\s+/) ?? [];
     t.equal(words[0], 'node', 'node itself, so the flags reach V8');
     const at = words.indexOf(entry);

@@ -1,7 +1,5 @@
 import { join } from 'node:path';
 import type { CommandContext } from '../../commands/command-context.js';
-import { KeyedExclusion } from '../../commands/keyed-exclusion.js';
-import { SlugClaims } from '../../commands/slug-claims.js';
 import { FixedClock } from '../../infra/clock/port.js';
 import { MemoryDocumentStore } from '../../infra/document-store/memory.js';
 import { SqliteEventStore } from '../../infra/event-store/sqlite.js';
@@ -16,7 +14,5 @@ export function sqliteCommandContext(t: { testdir(): string; teardown(fn: () => 
     clock: new FixedClock(new Date('2026-01-02T03:04:05Z')),
     userId: 1,
     waitForProjections: async () => {},
-    exclusive: new KeyedExclusion(),
-    slugClaims: new SlugClaims(),
   };
 }

@@ -47,6 +47,8 @@ export function runCli(script: string, args: string[], env: Record<string, strin
 export interface ServerProcess {
   baseUrl: string;
   child: ChildProcess;
+  /** What the server has written to its standard output so far (its log lines). */
+  stdout(): string;
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
@@ -57,9 +59,11 @@ export async function startServer(env: Record<string, string>, timeoutMs = 60_00
   const child = spawn(process.execPath, [...SERVE_NODE_FLAGS, '--import', 'tsx', join(ROOT, 'bin', 'serve.ts')], {
     cwd: ROOT,
     env: childEnv({ HOST: '127.0.0.1', PORT: String(port), ...env }),
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let stdout = '';
   let stderr = '';
+  child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const deadline = Date.now() + timeoutMs;
@@ -80,6 +84,7 @@ export async function startServer(env: Record<string, string>, timeoutMs = 60_00
   return {
     baseUrl,
     child,
+    stdout: () => stdout,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (child.exitCode === null) child.kill(signal);
       await exited;

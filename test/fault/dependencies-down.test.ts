@@ -1,12 +1,11 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
 import { DependencyUnavailableError } from '../../infra/errors.js';
 import { BullMqJobQueue } from '../../infra/job-queue/bullmq.js';
 import { ROLE_USERS } from '../helper.js';
 import { freePort, runCli, startServer } from '../e2e/process.js';
+import { REDIS_SERVER, startRedis } from '../throwaway-redis.js';
 
 // Two child processes compile the app with tsx and Redis goes down and up twice: slow on a busy machine, never stuck.
 t.setTimeout(240_000);
@@ -30,53 +29,6 @@ const fixture = {
     databases: [{ handle: 'jstor', name: 'JSTOR', description: 'Journals', url: 'https://www.jstor.org/', access: 'subscription' }],
   },
 };
-
-function redisServerBinary(): string | null {
-  try {
-    return execFileSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).trim() || null;
-  } catch {
-    return null;
-  }
-}
-
-const REDIS_SERVER = redisServerBinary();
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-interface RedisProcess {
-  stop(): Promise<void>;
-}
-
-/** A throw-away redis-server with no persistence: when it comes back, it comes back empty. */
-async function startRedis(port: number): Promise<RedisProcess> {
-  const child: ChildProcess = spawn(REDIS_SERVER as string, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
-    stdio: 'ignore',
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const deadline = Date.now() + 10_000;
-  while (!(await accepts(port))) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`redis-server did not start on port ${port}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return {
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
-    },
-  };
-}
 
 interface Timed {
   status: number;

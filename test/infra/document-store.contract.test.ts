@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t from 'tap';
 import { MemoryDocumentStore } from '../../infra/document-store/memory.js';
 import { MongoDocumentStore, databaseFromUrl } from '../../infra/document-store/mongo.js';
+import { SqliteDocumentStore } from '../../infra/document-store/sqlite.js';
 import type { Document, DocumentStore } from '../../infra/document-store/port.js';
 import { DependencyUnavailableError } from '../../infra/errors.js';
 
@@ -175,6 +179,25 @@ documentStoreContract('in-memory document store', async (t) => {
 documentStoreContract('in-memory document store, long strings spilled at once', async (t) => {
   const store = new MemoryDocumentStore({ youngChars: 0 });
   t.teardown(() => store.close());
+  return store;
+});
+
+/** A store in a directory of its own, removed with it on teardown. */
+function sqliteStore(t: Context): SqliteDocumentStore {
+  const directory = mkdtempSync(join(tmpdir(), 'docstore-contract-'));
+  const store = new SqliteDocumentStore(join(directory, 'read-models.sqlite'));
+  t.teardown(async () => {
+    await store.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+  return store;
+}
+
+documentStoreContract('SQLite document store', async (t) => sqliteStore(t));
+
+documentStoreContract('SQLite document store, with the fields the contract queries declared as indexes', async (t) => {
+  const store = sqliteStore(t);
+  store.collection('items', { indexes: ['title', 'year', ['year', 'title']] });
   return store;
 });
 

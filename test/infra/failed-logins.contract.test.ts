@@ -5,6 +5,7 @@ import { FixedClock } from '../../infra/clock/port.js';
 import { MemoryFailedLogins } from '../../infra/failed-logins/memory.js';
 import type { FailedLogins } from '../../infra/failed-logins/port.js';
 import { RedisFailedLogins } from '../../infra/failed-logins/redis.js';
+import { createRequestRedisClient } from '../../infra/redis/request-client.js';
 
 interface Context {
   teardown(fn: () => unknown): void;
@@ -83,13 +84,18 @@ function memoryFactory(t: Context, clock: FixedClock): ReturnType<Factory> {
 function redisFactory(t: Context, clock: FixedClock): ReturnType<Factory> {
   const prefix = `test-failed-logins-${randomUUID()}:`;
   const opened: FailedLogins[] = [];
+  const connections: Redis[] = [];
   const open = () => {
-    const counter = new RedisFailedLogins(REDIS_URL as string, WINDOW_SECONDS, clock, prefix);
+    // A connection of its own, as another server process would have.
+    const connection = createRequestRedisClient(REDIS_URL as string, { uses: 'failed-login counter test' });
+    connections.push(connection);
+    const counter = new RedisFailedLogins(connection, WINDOW_SECONDS, clock, prefix);
     opened.push(counter);
     return counter;
   };
   t.teardown(async () => {
     for (const counter of opened) await counter.close();
+    for (const connection of connections) connection.disconnect();
     const admin = new Redis(REDIS_URL as string);
     const keys = await admin.keys(`${prefix}*`);
     if (keys.length > 0) await admin.del(...keys);

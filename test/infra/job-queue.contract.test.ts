@@ -30,9 +30,13 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 /** The one contract every JobQueue adapter keeps. */
-function jobQueueContract(name: string, factory: Factory | null, skip?: string): void {
+function jobQueueContract(name: string, factory: Factory | null, durable: boolean, skip?: string): void {
   t.test(name, skip ? { skip } : {}, async (t) => {
     const make = factory as Factory;
+
+    t.test('the queue says whether its jobs outlive the process', async (t) => {
+      t.equal((await make(t)).durable, durable);
+    });
 
     t.test('add runs the handler with the data and the job id; drain waits for it', async (t) => {
       const queue = await make(t);
@@ -122,6 +126,29 @@ function jobQueueContract(name: string, factory: Factory | null, skip?: string):
       t.equal(calls, 1, 'one attempt only');
     });
 
+    t.test('backlog tells waiting, active and failed jobs per queue (for /health)', async (t) => {
+      const queue = await make(t);
+      const release = deferred();
+      const started = deferred();
+      await queue.process('busy', async (data: { fail?: boolean }) => {
+        if (data.fail) throw new PermanentJobError('no');
+        started.resolve();
+        await release.promise;
+      });
+      await queue.addAndWait('busy', { fail: true }).catch(() => undefined);
+      await queue.add('busy', {});
+      await within(started.promise, 10_000, 'the first job starting');
+      await queue.add('busy', {});
+      await queue.add('busy', {});
+      const backlog = await (queue.backlog as () => Promise<{ queue: string; waiting: number; active: number; failed: number }[]>).call(queue);
+      t.same(
+        backlog.find((b) => b.queue === 'busy'),
+        { queue: 'busy', waiting: 2, active: 1, failed: 1 },
+      );
+      release.resolve();
+      await within(queue.drain('busy'), 10_000, 'drain');
+    });
+
     t.test('concurrency bounds how many jobs run at once', async (t) => {
       const queue = await make(t);
       let active = 0;
@@ -186,11 +213,15 @@ function jobQueueContract(name: string, factory: Factory | null, skip?: string):
   });
 }
 
-jobQueueContract('in-process job queue', async (t) => {
-  const queue = new InProcessJobQueue();
-  t.teardown(() => queue.close());
-  return queue;
-});
+jobQueueContract(
+  'in-process job queue',
+  async (t) => {
+    const queue = new InProcessJobQueue();
+    t.teardown(() => queue.close());
+    return queue;
+  },
+  false,
+);
 
 /** Every test gets its own key prefix; its keys are deleted afterwards. */
 const bullMqFactory: Factory = async (t) => {
@@ -206,7 +237,7 @@ const bullMqFactory: Factory = async (t) => {
   return queue;
 };
 
-jobQueueContract('BullMQ job queue', REDIS_URL ? bullMqFactory : null, REDIS_URL ? undefined : 'REDIS_URL unset');
+jobQueueContract('BullMQ job queue', REDIS_URL ? bullMqFactory : null, true, REDIS_URL ? undefined : 'REDIS_URL unset');
 
 t.test('BullMQ: an unreachable Redis does not fail the start; jobs are refused fast with DependencyUnavailableError', async (t) => {
   const started = Date.now();

@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import t from 'tap';
 import { FixedClock } from '../../infra/clock/port.js';
 import { SESSION_TTL_MS, type SessionStore } from '../../infra/session-store/port.js';
+import { createRequestRedisClient } from '../../infra/redis/request-client.js';
 import { RedisSessionStore } from '../../infra/session-store/redis.js';
 import { SqliteSessionStore } from '../../infra/session-store/sqlite.js';
 
@@ -118,15 +119,20 @@ function redisBacking(t: Context): Backing {
   const prefix = `test-sessions-${randomUUID()}:`;
   const admin = new Redis(REDIS_URL as string);
   const open: SessionStore[] = [];
+  const connections: Redis[] = [];
   t.teardown(async () => {
     for (const store of open) await store.close();
+    for (const connection of connections) connection.disconnect();
     const keys = await admin.keys(`${prefix}*`);
     if (keys.length > 0) await admin.del(...keys);
     admin.disconnect();
   });
   return {
     open(clock) {
-      const store = new RedisSessionStore(REDIS_URL as string, clock, prefix);
+      // A connection of its own, as another server process would have.
+      const connection = createRequestRedisClient(REDIS_URL as string, { uses: 'session store test' });
+      connections.push(connection);
+      const store = new RedisSessionStore(connection, clock, prefix);
       open.push(store);
       return store;
     },

@@ -6,6 +6,8 @@ import { SqliteEventStore } from '../../infra/event-store/sqlite.js';
 import type { StoredEvent } from '../../infra/event-store/port.js';
 import { defineProjection } from '../../projections/projection.js';
 import { ProjectionRunner } from '../../projections/runner.js';
+import { PROJECTIONS_CONTROL_STREAM, retryRequested, skipRequested } from '../../projections/control-events.js';
+import { DependencyUnavailableError } from '../../infra/errors.js';
 
 const meta = { userId: null, at: '2026-01-01T00:00:00.000Z' };
 
@@ -23,11 +25,20 @@ function setup(t: { testdir(): string; teardown(fn: () => unknown): void }) {
       await c.put({ _id: 'x', n: doc.n + 1, seen: [...doc.seen, event.position] });
     },
   });
+  // Fails on events marked `fail` until the test "fixes" it; records what it applied.
+  const fault = { fixed: false, unavailableOnce: false };
   const broken = defineProjection({
     name: 'broken',
     handles: ['Counted'],
-    async apply(event) {
-      if ((event.data as { fail?: boolean }).fail) throw new Error('bad data');
+    async apply(event, docs) {
+      if (fault.unavailableOnce) {
+        fault.unavailableOnce = false;
+        throw new DependencyUnavailableError('test store');
+      }
+      if ((event.data as { fail?: boolean }).fail && !fault.fixed) throw new Error('bad data');
+      const c = docs.collection<{ _id: string; seen: number[] }>('broken-seen');
+      const doc = (await c.findOne({ _id: 'x' })) ?? { _id: 'x', seen: [] };
+      if (!doc.seen.includes(event.position)) await c.put({ _id: 'x', seen: [...doc.seen, event.position] });
     },
   });
   const runner = new ProjectionRunner([counter, broken], new EmbeddedEventBus(store), store, documents, logger);
@@ -35,7 +46,7 @@ function setup(t: { testdir(): string; teardown(fn: () => unknown): void }) {
     await runner.stop();
     await store.close();
   });
-  return { store, documents, runner, errors };
+  return { store, documents, runner, errors, fault };
 }
 
 t.test('applies events once even when a batch is delivered twice', async (t) => {
@@ -49,22 +60,83 @@ t.test('applies events once even when a batch is delivered twice', async (t) => 
   t.equal(runner.currentPosition, 2);
 });
 
-t.test('a failing handler is logged and skipped; the others and the checkpoint go on', async (t) => {
+async function seenBy(documents: MemoryDocumentStore, collection: string): Promise<number[]> {
+  return (await documents.collection<{ _id: string; seen: number[] }>(collection).findOne({ _id: 'x' }))?.seen ?? [];
+}
+
+const counted = (data: object = {}) => ({ type: 'Counted', data, metadata: meta });
+
+t.test('a failing handler parks its projection at that event; the others go on; waits still answer', async (t) => {
   const { store, documents, runner, errors } = setup(t);
   await runner.start();
-  const { position } = await store.append(
-    's-1',
-    [
-      { type: 'Counted', data: { fail: true }, metadata: meta },
-      { type: 'Counted', data: {}, metadata: meta },
-    ],
-    0,
-  );
-  await runner.waitFor(position);
-  const doc = await documents.collection<{ _id: string; n: number }>('counts').findOne({ _id: 'x' });
-  t.equal(doc?.n, 2);
+  await store.append('s-1', [counted(), counted({ fail: true }), counted()], 0);
+  const { position } = await store.append('s-2', [counted()], 0);
+  await t.resolves(runner.waitFor(position, 2_000), 'a read-your-writes wait is not held by a parked projection');
+  t.same(await seenBy(documents, 'counts'), [1, 2, 3, 4], 'the other projection applied every event');
+  t.same(await seenBy(documents, 'broken-seen'), [1], 'the parked one applied nothing after the failed event');
   t.equal(errors.length, 1, 'the failure was logged once');
-  t.match(errors[0], { projection: 'broken', eventType: 'Counted', position: 1 });
+  t.match(errors[0], { projection: 'broken', eventType: 'Counted', position: 2 });
+  const broken = runner.status().find((s) => s.name === 'broken');
+  t.match(broken, { position: 1, parked: { name: 'broken', position: 2, eventType: 'Counted', error: 'bad data' } });
+  t.match(runner.status().find((s) => s.name === 'counter'), { position: 4, parked: null });
+});
+
+t.test('a skip that names the parked event resumes the projection past that event only', async (t) => {
+  const { store, documents, runner } = setup(t);
+  await runner.start();
+  await store.append('s-1', [counted(), counted({ fail: true }), counted()], 0);
+  const { position: before } = await store.append('s-2', [counted()], 0);
+  await runner.waitFor(before);
+  const wrong = await store.append(PROJECTIONS_CONTROL_STREAM, [skipRequested('broken', 3, meta)], 'any');
+  await runner.waitFor(wrong.position);
+  t.match(runner.status().find((s) => s.name === 'broken'), { parked: { position: 2 } }, 'a skip of another event leaves it parked');
+  const skip = await store.append(PROJECTIONS_CONTROL_STREAM, [skipRequested('broken', 2, meta)], 'any');
+  await runner.waitFor(skip.position);
+  t.same(await seenBy(documents, 'broken-seen'), [1, 3, 4], 'every event but the skipped one is applied');
+  const { position } = await store.append('s-3', [counted()], 0);
+  await runner.waitFor(position);
+  t.same(await seenBy(documents, 'broken-seen'), [1, 3, 4, 7], 'and it keeps applying new ones');
+  t.match(runner.status().find((s) => s.name === 'broken'), { position: 7, parked: null });
+});
+
+t.test('a retry after the fault is fixed applies the failed event; a retry before parks it again', async (t) => {
+  const { store, documents, runner, errors, fault } = setup(t);
+  await runner.start();
+  const { position } = await store.append('s-1', [counted(), counted({ fail: true }), counted()], 0);
+  await runner.waitFor(position);
+  const early = await store.append(PROJECTIONS_CONTROL_STREAM, [retryRequested('broken', meta)], 'any');
+  await runner.waitFor(early.position);
+  t.match(runner.status().find((s) => s.name === 'broken'), { position: 1, parked: { position: 2 } }, 'still broken: parked again');
+  t.equal(errors.length, 2);
+  fault.fixed = true;
+  const retry = await store.append(PROJECTIONS_CONTROL_STREAM, [retryRequested('broken', meta)], 'any');
+  await runner.waitFor(retry.position);
+  t.same(await seenBy(documents, 'broken-seen'), [1, 2, 3]);
+  t.match(runner.status().find((s) => s.name === 'broken'), { position: 5, parked: null });
+});
+
+t.test('a replay knows the skips recorded in the log: the skipped event is passed over if it still fails', async (t) => {
+  const { store, documents, runner } = setup(t);
+  await runner.start();
+  await store.append('s-1', [counted(), counted({ fail: true }), counted()], 0);
+  const skip = await store.append(PROJECTIONS_CONTROL_STREAM, [skipRequested('broken', 2, meta)], 'any');
+  await runner.waitFor(skip.position);
+  await runner.stop();
+  await runner.reset();
+  await runner.start();
+  await runner.catchUp();
+  t.same(await seenBy(documents, 'broken-seen'), [1, 3]);
+  t.match(runner.status().find((s) => s.name === 'broken'), { parked: null });
+});
+
+t.test('an unavailable dependency parks nothing: the batch is refused, to be delivered again', async (t) => {
+  const { store, runner, fault } = setup(t);
+  await store.append('s-1', [counted()], 0);
+  fault.unavailableOnce = true;
+  await t.rejects(runner.handle(await store.readAll(0, 100)), DependencyUnavailableError);
+  t.match(runner.status().find((s) => s.name === 'broken'), { position: 0, parked: null });
+  await runner.handle(await store.readAll(0, 100));
+  t.match(runner.status().find((s) => s.name === 'broken'), { position: 1, parked: null });
 });
 
 t.test('read-your-writes: waitFor resolves after the projections pass the position', async (t) => {

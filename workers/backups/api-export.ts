@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import type { Runtime } from '../../app/runtime.js';
+import type { Runtime } from '../../app/kernel.js';
 import { SESSION_COOKIE } from '../../app/session-cookie.js';
+import { OPERATIONS_TAG } from '../../routes/health/tag.js';
 
 /** The HTTP app serving a runtime, so the worker can export the API as it answers. */
 const apps = new WeakMap<Runtime, FastifyInstance>();
@@ -18,12 +19,15 @@ export function apiSourceFor(runtime: Runtime): FastifyInstance | null {
 
 const MAX_PAGES = 10_000;
 
-/** GET paths of the OpenAPI document that need no path parameter, e.g. `/api/items`. */
+/**
+ * GET paths of the OpenAPI document that need no path parameter, e.g. `/api/items`. Operations
+ * routes (/health) describe the process, not the site's data: not exported.
+ */
 export async function listablePaths(app: FastifyInstance): Promise<string[]> {
   await app.ready();
-  const document = app.swagger() as { paths?: Record<string, Record<string, unknown>> };
+  const document = app.swagger() as { paths?: Record<string, Record<string, { tags?: string[] } | undefined>> };
   return Object.entries(document.paths ?? {})
-    .filter(([path, operations]) => operations.get !== undefined && !path.includes('{'))
+    .filter(([path, operations]) => operations.get !== undefined && !path.includes('{') && !operations.get.tags?.includes(OPERATIONS_TAG))
     .map(([path]) => path)
     .sort();
 }

@@ -1,4 +1,4 @@
-import type { Runtime } from '../../app/runtime.js';
+import type { Runtime } from '../../app/kernel.js';
 import { completeBackup, failBackup } from '../../commands/backups/handlers.js';
 import { findBackup } from '../../queries/backups/backups.js';
 import { apiSourceFor } from './api-export.js';

@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import type { BackupIncludes } from '../../commands/backups/events.js';
 import { BACKUP_MODULE_VERSION } from '../../commands/backups/module-version.js';
 import type { EventStore } from '../../infra/event-store/port.js';
+import { TMP_FOLDER } from '../../infra/file-storage/partial-uploads.js';
 import { apiExports } from './api-export.js';
 import { storeUncompressed } from './compression.js';
 import { eventLogStream } from './event-log.js';
@@ -44,9 +45,12 @@ export interface ArchiveResult {
   manifest: Manifest;
 }
 
-/** Folders of DATA_DIR copied as they are: uploaded files, themes, modules. */
-const FOLDER_PARTS: readonly { part: PartName; flag: keyof BackupIncludes; folder: string }[] = [
-  { part: 'files', flag: 'include_files', folder: 'files' },
+/**
+ * Folders of DATA_DIR copied as they are: uploaded files, themes, modules. Uploads still being
+ * received (files/tmp) are no file of the site, and a crash may have left some there.
+ */
+const FOLDER_PARTS: readonly { part: PartName; flag: keyof BackupIncludes; folder: string; skip?: readonly string[] }[] = [
+  { part: 'files', flag: 'include_files', folder: 'files', skip: [TMP_FOLDER] },
   { part: 'themes', flag: 'include_themes', folder: 'themes' },
   { part: 'modules', flag: 'include_modules', folder: 'modules' },
 ];
@@ -77,9 +81,9 @@ export async function createArchive(request: ArchiveRequest): Promise<ArchiveRes
       const written = await zip.add(EVENT_LOG_NAME, eventLogStream(request.eventStore, request.upTo, counter));
       entries.push({ ...written, part: 'db' });
     }
-    for (const { part, flag, folder } of FOLDER_PARTS) {
+    for (const { part, flag, folder, skip } of FOLDER_PARTS) {
       if (!request.includes[flag]) continue;
-      for await (const file of filesUnder(join(request.dataDir, folder))) {
+      for await (const file of filesUnder(join(request.dataDir, folder), '', skip)) {
         // Opened before it is added: a file deleted meanwhile is skipped, and once open it
         // stays readable to the end even if it is deleted.
         const handle = await openIfExists(file.absolute);

@@ -5,8 +5,9 @@ import { join } from 'node:path';
 /**
  * Regular files under a folder, depth first in name order, as paths relative to it (with `/`).
  * A missing folder has no files; symbolic links are skipped so nothing outside is archived.
+ * `skip` names folders directly under the root to leave out.
  */
-export async function* filesUnder(root: string, relative = ''): AsyncGenerator<{ absolute: string; relative: string }> {
+export async function* filesUnder(root: string, relative = '', skip: readonly string[] = []): AsyncGenerator<{ absolute: string; relative: string }> {
   let entries: Dirent[];
   try {
     entries = await readdir(join(root, relative), { withFileTypes: true });
@@ -17,6 +18,7 @@ export async function* filesUnder(root: string, relative = ''): AsyncGenerator<{
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of entries) {
     const rel = relative ? `${relative}/${entry.name}` : entry.name;
+    if (entry.isDirectory() && relative === '' && skip.includes(entry.name)) continue;
     if (entry.isDirectory()) yield* filesUnder(root, rel);
     else if (entry.isFile()) yield { absolute: join(root, rel), relative: rel };
   }

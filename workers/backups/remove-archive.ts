@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import type { Runtime } from '../../app/runtime.js';
+import type { Runtime } from '../../app/kernel.js';
 import type { BackupDoc } from '../../queries/backups/backups.js';
 import { archiveFileFor, checksumFileFor } from './paths.js';
 

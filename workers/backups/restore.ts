@@ -7,8 +7,10 @@ import type { Logger } from 'pino';
 import type { AppConfig } from '../../app/config.js';
 import { VersionConflictError } from '../../infra/errors.js';
 import type { EventStore, NewEvent } from '../../infra/event-store/port.js';
+import { TMP_FOLDER } from '../../infra/file-storage/partial-uploads.js';
 import { createInfrastructure } from '../../infra/select.js';
 import type { EventLine } from './event-log.js';
+import { RestoredBackupRecords } from './restored-records.js';
 import { EVENT_LOG_NAME, type Manifest } from './manifest.js';
 import { checkChecksumFile, RestoreRefusedError, verifyArchive } from './verify-archive.js';
 import type { ZipArchive } from './zip-reader.js';
@@ -23,12 +25,20 @@ export interface RestoreProgress {
 export interface RestoreResult {
   events: number;
   files: number;
+  /** Backup records closed because their archives are not in the restored data. */
+  backupsNotRestored: number;
   checkedChecksumFile: boolean;
   manifest: Manifest;
 }
 
 const APPEND_BATCH = 500;
 const RESTORED_FOLDERS = ['files/', 'themes/', 'modules/'];
+/** Partial uploads an archive made before they were left out may hold: no file of the site. */
+const NOT_RESTORED = `files/${TMP_FOLDER}/`;
+
+function isRestored(path: string): boolean {
+  return RESTORED_FOLDERS.some((prefix) => path.startsWith(prefix)) && !path.startsWith(NOT_RESTORED);
+}
 const silentProgress: RestoreProgress = { start: () => ({ tick() {}, stop() {} }) };
 
 async function assertEmptyTarget(dir: string): Promise<void> {
@@ -48,7 +58,13 @@ async function assertEmptyTarget(dir: string): Promise<void> {
  * Appends the log stream by stream in its original order, each run of one stream's events in
  * one append with the version the stream had, so ids, versions and order come back as they were.
  */
-async function replayEvents(zip: ZipArchive, store: EventStore, manifest: Manifest, tick: (n: number) => void): Promise<number> {
+async function replayEvents(
+  zip: ZipArchive,
+  store: EventStore,
+  manifest: Manifest,
+  backups: RestoredBackupRecords,
+  tick: (n: number) => void,
+): Promise<number> {
   const lines = createInterface({ input: await zip.open(EVENT_LOG_NAME), crlfDelay: Infinity });
   let run: EventLine[] = [];
   let count = 0;
@@ -84,6 +100,7 @@ async function replayEvents(zip: ZipArchive, store: EventStore, manifest: Manife
     }
     if (run.length === 0) runStartLine = count;
     run.push(line);
+    backups.see(line);
   }
   await flush();
   if (count !== manifest.event_count) {
@@ -95,7 +112,7 @@ async function replayEvents(zip: ZipArchive, store: EventStore, manifest: Manife
 async function extractFolders(zip: ZipArchive, manifest: Manifest, target: string, tick: () => void): Promise<number> {
   let files = 0;
   for (const entry of manifest.entries) {
-    if (!RESTORED_FOLDERS.some((prefix) => entry.path.startsWith(prefix))) continue;
+    if (!isRestored(entry.path)) continue;
     const destination = join(target, ...entry.path.split('/'));
     await mkdir(dirname(destination), { recursive: true });
     await pipeline(await zip.open(entry.path), createWriteStream(destination, { flags: 'wx' }));
@@ -134,21 +151,25 @@ export async function restoreArchive(options: {
   // Built inside the target, so moving it into place never crosses file systems (DATA_DIR may be a mount).
   const staging = join(target, `.restoring-${process.pid}`);
   await mkdir(staging, { recursive: true });
-  const bar = progress.start('restore', manifest.event_count + manifest.entries.filter((e) => RESTORED_FOLDERS.some((p) => e.path.startsWith(p))).length);
+  const bar = progress.start('restore', manifest.event_count + manifest.entries.filter((e) => isRestored(e.path)).length);
   try {
     const infra = await createInfrastructure({ ...config, dataDir: staging }, logger);
     let events = 0;
     let files = 0;
+    let backupsNotRestored = 0;
     try {
       if ((await infra.eventStore.lastPosition()) > 0) throw new RestoreRefusedError('The target event store is not empty.');
-      if (manifest.includes.include_db) events = await replayEvents(zip.zip, infra.eventStore, manifest, (n) => bar.tick(n));
+      const backups = new RestoredBackupRecords();
+      if (manifest.includes.include_db) events = await replayEvents(zip.zip, infra.eventStore, manifest, backups, (n) => bar.tick(n));
       files = await extractFolders(zip.zip, manifest, staging, () => bar.tick());
+      // After the files: an archive the restore put in place would count as present.
+      backupsNotRestored = await backups.closeMissing(infra.eventStore, staging, { userId: null, at: new Date().toISOString(), requestId: 'restore' });
     } finally {
       await infra.close();
     }
     for (const name of await readdir(staging)) await rename(join(staging, name), join(target, name));
     await rmdir(staging);
-    return { events, files, checkedChecksumFile, manifest };
+    return { events, files, backupsNotRestored, checkedChecksumFile, manifest };
   } catch (error) {
     await rm(staging, { recursive: true, force: true });
     if (!targetExisted) await rmdir(target).catch(() => undefined);

@@ -1,4 +1,4 @@
-import type { Runtime } from '../../app/runtime.js';
+import type { Runtime } from '../../app/kernel.js';
 import { deleteBackup } from '../../commands/backups/handlers.js';
 import { listBackups, type BackupDoc } from '../../queries/backups/backups.js';
 import { removeArchive } from './remove-archive.js';

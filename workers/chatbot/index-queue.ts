@@ -4,6 +4,11 @@ import { resourceKey } from '../../infra/vector-index/port.js';
 import type { ResourceRef } from '../../projections/chatbot/index-jobs.js';
 
 export const INDEX_QUEUE = 'chatbot-index';
+/**
+ * Jobs that give a resource indexed with stand-in vectors (its words) the model's vectors: a
+ * queue of its own, so that index jobs, which take milliseconds, never wait behind the model.
+ */
+export const EMBED_QUEUE = 'chatbot-embed';
 
 /** Retries of postponed jobs start after this and back off, doubling, to the maximum. */
 const RETRY_FIRST_MS = 1_000;
@@ -34,6 +39,7 @@ export class IndexScheduler {
   constructor(
     private readonly jobs: JobQueue,
     private readonly logger?: IndexSchedulerLogger,
+    private readonly queue: string = INDEX_QUEUE,
   ) {}
 
   async enqueue(ref: ResourceRef): Promise<void> {
@@ -74,7 +80,7 @@ export class IndexScheduler {
     this.waiting.add(key);
     try {
       // No jobId: `waiting` already dedupes, and a jobId would make BullMQ look the id up first.
-      await this.jobs.add<ResourceRef>(INDEX_QUEUE, { type: ref.type, id: ref.id }, { attempts: 3, backoffMs: 500 });
+      await this.jobs.add<ResourceRef>(this.queue, { type: ref.type, id: ref.id }, { attempts: 3, backoffMs: 500 });
     } catch (error) {
       this.waiting.delete(key);
       throw error;

@@ -1,8 +1,8 @@
-import type { Runtime } from '../../app/runtime.js';
+import type { Runtime } from '../../app/kernel.js';
 import type { ResourceRef } from '../../projections/chatbot/index-jobs.js';
 import { chatbotServices } from '../../queries/chatbot/services.js';
 import { allResources } from './all-resources.js';
-import { INDEX_QUEUE } from './index-queue.js';
+import { EMBED_QUEUE, INDEX_QUEUE } from './index-queue.js';
 import { indexResource } from './index-resource.js';
 import { postsDueBetween, SCHEDULED_POST_CHECK_MS } from './scheduled-posts.js';
 
@@ -34,6 +34,19 @@ export async function startChatbotWorker(runtime: Runtime): Promise<void> {
     async (ref) => {
       const services = chatbotServices(runtime);
       services.indexing.started(ref);
+      const deps = { documents: runtime.documents, embedder: services.embedder, vectorIndex: services.vectorIndex };
+      const outcome = await indexResource(deps, ref, runtime.clock.now(), { provisionalFirst: true });
+      if (outcome === 'provisional') await services.embedding.enqueue(ref);
+      return outcome;
+    },
+    { concurrency: 1 },
+  );
+  // One at a time: the model has one thread, and searches take turns with these on it.
+  await runtime.jobs.process<ResourceRef, string>(
+    EMBED_QUEUE,
+    async (ref) => {
+      const services = chatbotServices(runtime);
+      services.embedding.started(ref);
       return indexResource({ documents: runtime.documents, embedder: services.embedder, vectorIndex: services.vectorIndex }, ref, runtime.clock.now());
     },
     { concurrency: 1 },

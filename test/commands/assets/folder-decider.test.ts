@@ -42,3 +42,12 @@ t.test('delete once', async (t) => {
   folders.given([created, deleted]).when({ type: 'DeleteAssetFolder', data: {} }).thenThrows(t, NotFoundError);
   folders.given([created, deleted]).when({ type: 'UpdateAssetFolder', data: { title: 'X', slug: 'x', parent_id: null } }).thenThrows(t, NotFoundError);
 });
+
+t.test('a folder the tree removed is deleted, or withdrawn when its create has not been written', async (t) => {
+  const remove = { type: 'RemoveAssetFolder' as const, data: { id: 2 } };
+  folders.given([created]).when(remove).then(t, [{ type: 'AssetFolderDeleted', data: { id: 2 } }]);
+  folders.given([]).when(remove).then(t, [{ type: 'AssetFolderWithdrawn', data: { id: 2 } }]);
+  folders.given([created, { type: 'AssetFolderDeleted', data: { id: 2 } }]).when(remove).then(t, []);
+  const withdrawn: AssetFolderEvent = { type: 'AssetFolderWithdrawn', data: { id: 2 } };
+  folders.given([withdrawn]).when({ type: 'CreateAssetFolder', data: { id: 2, title: 'Maps', slug: 'maps', parent_id: 1 } }).thenThrows(t, ValidationError);
+});

@@ -113,3 +113,14 @@ t.test('delete removes the post once', async (t) => {
   spec.given([created, { type: 'BlogPostDeleted', data: { id: 7 } }]).when({ type: 'DeleteBlogPost', data: {} }).thenThrows(t, NotFoundError);
   spec.given([]).when({ type: 'DeleteBlogPost', data: {} }).thenThrows(t, NotFoundError);
 });
+
+t.test('a deleted category tells each post filed in it', async (t) => {
+  const categoryDeleted = (categoryId: number) => ({ type: 'CategoryDeleted' as const, data: { id: 7, category_id: categoryId, now: NOW } });
+  spec.given([created]).when(categoryDeleted(1)).then(t, [{ type: 'BlogPostUpdated', data: { id: 7, fields: { ...draft, category_id: null } } }], 'a post in it is uncategorised');
+  spec.given([]).when(categoryDeleted(1)).then(t, [{ type: 'BlogPostWithdrawn', data: { id: 7, category_id: 1 } }], 'a post not written yet is withdrawn');
+  spec.given([created]).when(categoryDeleted(2)).then(t, [{ type: 'BlogPostDetached', data: { id: 7, category_id: 2 } }], 'a post in another category only moves its stream on');
+  spec.given([created, { type: 'BlogPostDeleted', data: { id: 7 } }]).when(categoryDeleted(1)).then(t, []);
+  const withdrawn: BlogPostEvent = { type: 'BlogPostWithdrawn', data: { id: 7, category_id: 1 } };
+  spec.given([withdrawn]).when({ type: 'CreateBlogPost', data: { id: 7, fields: draft, now: NOW } }).thenThrows(t, ValidationError, 'its create is refused: the category must exist');
+  spec.given([withdrawn]).when({ type: 'UpdateBlogPost', data: { patch: { title: 'x' }, now: NOW } }).thenThrows(t, NotFoundError);
+});

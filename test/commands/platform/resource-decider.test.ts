@@ -53,3 +53,18 @@ t.test('sites need a slug and a title', async (t) => {
   ]);
   sites.given([]).when({ type: 'Create', data: { id: 1, fields: { slug: '', title: 'Main' } } }).thenThrows(t, ValidationError);
 });
+
+t.test('a deleted site tells each page attached to it', async (t) => {
+  const parentDeleted = { type: 'ParentDeleted' as const, data: { id: 5, parent_id: 1 } };
+  pages.given([created]).when(parentDeleted).then(t, [{ type: 'SitePageDeleted', data: { id: 5 } }], 'a page of the site is deleted');
+  pages.given([]).when(parentDeleted).then(t, [{ type: 'SitePageWithdrawn', data: { id: 5, parent_id: 1 } }], 'a page not written yet is withdrawn');
+  pages
+    .given([created])
+    .when({ type: 'ParentDeleted', data: { id: 5, parent_id: 2 } })
+    .then(t, [{ type: 'SitePageDetached', data: { id: 5, parent_id: 2 } }], 'a page in another site only moves its stream on');
+  pages.given([created, { type: 'SitePageDeleted', data: { id: 5 } }]).when(parentDeleted).then(t, [], 'a deleted page stays deleted');
+  const withdrawn: ResourceEvent<SitePageFields> = { type: 'SitePageWithdrawn', data: { id: 5, parent_id: 1 } };
+  pages.given([withdrawn]).when(parentDeleted).then(t, []);
+  pages.given([withdrawn]).when({ type: 'Create', data: { id: 5, fields: page } }).thenThrows(t, ValidationError, 'its create is refused: the site must exist');
+  pages.given([withdrawn]).when({ type: 'Update', data: { patch: { title: 'x' } } }).thenThrows(t, NotFoundError);
+});

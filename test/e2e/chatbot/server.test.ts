@@ -1,5 +1,5 @@
 import t from 'tap';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, startServer } from '../process.js';
 import { chatbotFixture } from '../../routes/chatbot/support.js';
@@ -33,6 +33,14 @@ t.test('the real server indexes an imported collection, answers both endpoints; 
   }
   t.equal(body.total, 6, 'every public resource is indexed, nothing private');
   t.equal(body.results[0].url, '/item/101');
+  // Found by meaning, through the server's model thread, once it has read the collection (until
+  // then the index holds the words alone): no word of the question is in the item.
+  let meaning = await search('an Italian fiddle');
+  for (let i = 0; i < 100 && !['/item/101', '/media/1010'].includes(meaning.results[0]?.url); i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    meaning = await search('an Italian fiddle');
+  }
+  t.ok(['/item/101', '/media/1010'].includes(meaning.results[0]?.url), `the violin by meaning (${meaning.results[0]?.url})`);
 
   const chat = await call('/chatbot/api/chat', {
     method: 'POST',
@@ -54,8 +62,12 @@ t.test('the real server indexes an imported collection, answers both endpoints; 
 
   // npm run reindex: rebuilds the index from the read models, with a progress bar.
   await server.stop();
+  // Without the embedding cache the model reads everything again: words first, then meaning.
+  for (const file of ['embeddings.sqlite', 'embeddings.sqlite-wal', 'embeddings.sqlite-shm']) rmSync(join(dataDir, file), { force: true });
   const reindex = await runCli('reindex.ts', [], env);
   t.equal(reindex.code, 0, reindex.stderr);
   t.match(reindex.stdout, /Reindexed 6 public resources of 10 \(\d+ chunks\)\./);
-  t.match(reindex.stderr, /reindex \[.*\] 100% \| 10\/10/);
+  t.match(reindex.stderr, /reindex: words \[.*\] 100% \| 10\/10/, 'every resource by its words first');
+  t.match(reindex.stderr, /reindex: meaning \[.*\] 100% \| 6\/6 \| .* \| ETA /, "then the public ones' meaning, with the time left");
+  t.match(reindex.stdout, /Model: use-lite-512-p40\+/, 'the embedded default: the sentence model');
 });

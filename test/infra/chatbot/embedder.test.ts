@@ -2,12 +2,16 @@ import t from 'tap';
 import { join } from 'node:path';
 import { CachedEmbedder } from '../../../infra/embedder/cached.js';
 import { CohereEmbedder } from '../../../infra/embedder/cohere.js';
+import { HybridEmbedder } from '../../../infra/embedder/hybrid.js';
 import { LocalEmbedder } from '../../../infra/embedder/local.js';
 import type { Embedder, EmbedPurpose } from '../../../infra/embedder/port.js';
 
 const cosine = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i], 0);
 
-const adapters: [string, () => Embedder][] = [['local', () => new LocalEmbedder()]];
+const adapters: [string, () => Embedder][] = [
+  ['local', () => new LocalEmbedder()],
+  ['hybrid (sentence model and words)', () => new HybridEmbedder()],
+];
 if (process.env.COHERE_API_KEY) adapters.push(['cohere', () => new CohereEmbedder(process.env.COHERE_API_KEY as string)]);
 
 for (const [name, create] of adapters) {

@@ -6,19 +6,14 @@ import { join } from 'node:path';
 import { MemoryVectorIndex } from '../../../infra/vector-index/memory.js';
 import { passesFilter, type IndexedResource, type SearchFilter, type VectorHit } from '../../../infra/vector-index/port.js';
 import { simdInt8Dots } from '../../../infra/vector-index/simd-int8-dot.js';
+import { seededRandom } from '../../seeded-random.js';
 
 /** Rounding of float32 storage: far below the gaps the near-ties below are built with. */
 const TOLERANCE = 1e-6;
 
-/** A seeded generator (mulberry32), so a failure can be replayed. */
+/** A seeded generator, so a failure can be replayed. */
 function generator(seed: number) {
-  let state = seed >>> 0;
-  const uniform = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(state ^ (state >>> 15), 1 | state);
-    x ^= x + Math.imul(x ^ (x >>> 7), 61 | x);
-    return ((x ^ (x >>> 14)) >>> 0) / 2 ** 32;
-  };
+  const uniform = seededRandom(seed);
   const gaussian = () => Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());
   return { uniform, gaussian, int: (n: number) => Math.floor(uniform() * n) };
 }

@@ -98,25 +98,27 @@ t.test('Elasticsearch index: dense_vector cosine mapping, kNN with filters, scor
   await index.replace(
     { resourceType: 'item', resourceId: 1, title: 'T', path: '/item/1', siteIds: [1], itemSetIds: [10] },
     [{ text: 'a', vector: Float32Array.from([1, 0, 0]) }, { text: 'b', vector: Float32Array.from([0, 1, 0]) }],
+    'model-a',
   );
   const create = calls.find((c) => c.api === 'create')?.request as { mappings: { properties: Record<string, unknown> } };
   t.same(create.mappings.properties.vector, { type: 'dense_vector', dims: 3, index: true, similarity: 'cosine' });
+  t.same(create.mappings.properties.model, { type: 'keyword' }, 'each chunk records its model as a keyword');
   t.match(calls.find((c) => c.api === 'deleteByQuery')?.request, { query: { term: { resource_key: 'item-1' } } }, 'old chunks go first');
   const bulk = calls.find((c) => c.api === 'bulk')?.request as { operations: unknown[] };
   t.equal(bulk.operations.length, 4);
-  t.match(bulk.operations[1], { resource_type: 'item', site_ids: [1], item_set_ids: [10], vector: [1, 0, 0] });
+  t.match(bulk.operations[1], { resource_type: 'item', site_ids: [1], item_set_ids: [10], model: 'model-a', vector: [1, 0, 0] });
 
-  const hits = await index.search(Float32Array.from([1, 0, 0]), 5, { siteId: 1, itemSetIds: [10] });
+  const hits = await index.search(Float32Array.from([1, 0, 0]), 5, { siteId: 1, itemSetIds: [10], model: 'model-a' });
   t.same(hits.map((h) => [h.resourceType, h.distance]), [['item', 0], ['media', 0.5]], 'score (1 + cos) / 2 becomes 1 - cos');
   const search = calls.find((c) => c.api === 'search')?.request as { knn: Record<string, unknown>; size: number };
   t.equal(search.size, 5);
   t.match(search.knn, {
     field: 'vector',
     k: 5,
-    filter: [{ term: { site_ids: 1 } }, { terms: { resource_type: ['item', 'media'] } }, { terms: { item_set_ids: [10] } }],
+    filter: [{ term: { model: 'model-a' } }, { term: { site_ids: 1 } }, { terms: { resource_type: ['item', 'media'] } }, { terms: { item_set_ids: [10] } }],
   });
-  await index.search(Float32Array.from([1, 0, 0]), 5);
-  t.notOk('filter' in (calls.filter((c) => c.api === 'search')[1].request.knn as object), 'no filter when none is asked');
+  await index.search(Float32Array.from([1, 0, 0]), 5, { model: 'model-b' });
+  t.same((calls.filter((c) => c.api === 'search')[1].request.knn as { filter: unknown }).filter, [{ term: { model: 'model-b' } }], 'only the model when no other filter is asked');
 
   const down = new ElasticsearchVectorIndex('http://es', 'chunks', {
     search: async () => {
@@ -126,4 +128,22 @@ t.test('Elasticsearch index: dense_vector cosine mapping, kNN with filters, scor
   const error = await down.search(Float32Array.from([1, 0, 0]), 5).catch((e: unknown) => e);
   t.ok(error instanceof DependencyUnavailableError);
   t.equal((error as Error).message, 'The vector index is unavailable.', 'no driver message leaks');
+});
+
+t.test('Elasticsearch index made before chunks recorded their model: the model field is added to its mapping', async (t) => {
+  const calls: { api: string; request: Record<string, unknown> }[] = [];
+  const record = (api: string, answer: unknown = {}) => async (request: Record<string, unknown>) => {
+    calls.push({ api, request });
+    return answer;
+  };
+  const client = {
+    indices: { exists: record('exists', true), create: record('create'), putMapping: record('putMapping') },
+    deleteByQuery: record('deleteByQuery'),
+    bulk: record('bulk', { errors: false }),
+    close: async () => {},
+  } as unknown as Client;
+  const index = new ElasticsearchVectorIndex('http://es', 'chunks', client);
+  await index.replace({ resourceType: 'item', resourceId: 1, title: 'T', path: '/item/1', siteIds: [1], itemSetIds: [] }, [{ text: 'a', vector: Float32Array.from([1, 0, 0]) }], 'model-a');
+  t.notOk(calls.some((c) => c.api === 'create'), 'the index is kept');
+  t.match(calls.find((c) => c.api === 'putMapping')?.request, { index: 'chunks', properties: { model: { type: 'keyword' } } });
 });

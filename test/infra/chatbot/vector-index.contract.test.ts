@@ -110,6 +110,25 @@ for (const [name, create] of adapters) {
       t.same((await index.search(vec(0), 1, { siteId: 2 })).map((h) => h.text), ['m2'], 'k counts allowed chunks only');
     });
 
+    t.test('each chunk records its model, and a search sees only its own model\'s chunks', async (t) => {
+      const index = await make(t);
+      await index.replace(resource({ resourceType: 'item', resourceId: 1 }), [{ text: 'a1', vector: vec(0) }], 'model-a');
+      await index.replace(resource({ resourceType: 'item', resourceId: 2 }), [{ text: 'a2', vector: vec(0, 1, 0.5) }], 'model-a');
+      await index.replace(resource({ resourceType: 'item', resourceId: 3, siteIds: [2] }), [{ text: 'b3', vector: vec(0) }], 'model-b');
+      const texts = async (filter: object) => (await index.search(vec(0), 10, filter)).map((h) => h.text);
+      t.same(await texts({ model: 'model-a' }), ['a1', 'a2']);
+      t.same(await texts({ model: 'model-b' }), ['b3']);
+      t.same(await texts({ model: 'model-c' }), [], 'a model with no chunks finds nothing');
+      t.same(await texts({}), [], 'nor does a search that names no model');
+      t.same(await texts({ model: 'model-a', siteId: 2 }), [], 'the model and the filter both hold');
+      t.same(await texts({ model: 'model-b', siteId: 2 }), ['b3']);
+      // A reindex moves a resource to the other model.
+      await index.replace(resource({ resourceType: 'item', resourceId: 1 }), [{ text: 'b1', vector: vec(0) }], 'model-b');
+      t.same(await texts({ model: 'model-a' }), ['a2']);
+      t.same((await texts({ model: 'model-b' })).sort(), ['b1', 'b3'], 'equally near: either order');
+      t.equal(await index.size(), 3);
+    });
+
     t.test('random vectors of 384 dimensions: the same ranking as a brute-force scan', async (t) => {
       const index = await make(t);
       let seed = 7;
@@ -155,3 +174,17 @@ for (const [name, create] of adapters) {
     });
   });
 }
+
+t.test('the embedded index takes another dimension once the last chunk of the old model is gone', async (t) => {
+  const index = new MemoryVectorIndex();
+  t.teardown(() => index.close());
+  await index.replace(resource({ resourceType: 'item', resourceId: 1 }), [{ text: 'old', vector: vec(0) }], 'old-model');
+  t.same(await index.search(new Float32Array(16).fill(1), 5, { model: 'new-model' }), [], 'a query of a model with no chunks finds nothing, whatever its dimension');
+  await t.rejects(index.replace(resource({ resourceType: 'item', resourceId: 2 }), [{ text: 'new', vector: new Float32Array(16).fill(1) }], 'new-model'), /dimension 16/);
+  await index.replace(resource({ resourceType: 'item', resourceId: 2 }), [{ text: 'old 2', vector: vec(1) }], 'old-model');
+  await t.rejects(index.replace(resource({ resourceType: 'item', resourceId: 2 }), [{ text: 'new', vector: new Float32Array(16).fill(1) }], 'new-model'), /dimension 16/);
+  t.same((await index.search(vec(1), 1, { model: 'old-model' })).map((h) => h.text), ['old 2'], 'a refused replace loses nothing');
+  await index.remove('item', 2);
+  await index.replace(resource({ resourceType: 'item', resourceId: 1 }), [{ text: 'new', vector: new Float32Array(16).fill(1) }], 'new-model');
+  t.same((await index.search(new Float32Array(16).fill(1), 5, { model: 'new-model' })).map((h) => h.text), ['new']);
+});

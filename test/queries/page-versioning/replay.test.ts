@@ -8,6 +8,7 @@ import { FixedClock } from '../../../infra/clock/port.js';
 import { pageAtVersion } from '../../../queries/page-versioning/replay.js';
 import { findVersion, listVersions } from '../../../queries/page-versioning/versions.js';
 import { sitePages } from '../../../queries/platform/documents.js';
+import { appModules } from '../../../app/modules.js';
 
 const FIELDS = ['site_id', 'slug', 'title', 'is_public', 'layout', 'layout_data', 'blocks'] as const;
 
@@ -25,7 +26,7 @@ t.test('the payload of version N is the page after its first N events, across re
   const dir = t.testdir();
   const config = embeddedConfig(dir);
   const clock = new FixedClock(new Date('2026-05-01T08:00:00Z'));
-  let runtime = await createRuntime(config, { clock, startWorkers: false });
+  let runtime = await createRuntime(config, { modules: appModules, clock, startWorkers: false });
   t.teardown(() => runtime.close());
   const ctx = runtime.commandContext(null);
 
@@ -72,7 +73,7 @@ t.test('the payload of version N is the page after its first N events, across re
   }
 
   await runtime.close();
-  runtime = await createRuntime(config, { clock, startWorkers: false });
+  runtime = await createRuntime(config, { modules: appModules, clock, startWorkers: false });
   const replayed = await allVersions(runtime, pageId);
   t.same(replayed, versions, 'after a restart the read model is rebuilt with the same ids and rows');
 });

@@ -118,6 +118,10 @@ t.test('POST /chatbot/api/chat', async (t) => {
       [{ query: 'violin' }, 'Question is required.'],
       [{ question: 'x'.repeat(1001) }, 'Question must be at most 1000 characters.'],
       [{ question: ['a', 1] }, 'Question must be a string.'],
+      [{ question: ['a', 'b'] }, 'Question must be a string.'],
+      [{ question: ['a'] }, 'Question must be a string.'],
+      [{ question: 'violin', site_slug: '\ud800' }, 'site_slug is not valid text.'],
+      [{ question: 'violin', system_prompt: ['p', 'q'] }, 'system_prompt must be a string.'],
       [{ question: 'violin', site_id: 0 }, 'site_id must be a positive integer.'],
       [{ question: 'violin', system_prompt: 'p'.repeat(4001) }, 'system_prompt must be at most 4000 characters.'],
     ];

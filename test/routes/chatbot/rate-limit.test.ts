@@ -1,13 +1,19 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { buildTestApp, json } from '../../helper.js';
-import { FixedClock } from '../../../infra/clock/port.js';
 import { form, post } from './support.js';
 
 const LIMITED = { error: 'Rate limit exceeded. Please try again shortly.' };
+const redisUrl = process.env.REDIS_URL;
+
+/** An address no other run uses: counts in Redis outlive a test for up to its window. */
+function freshAddress(): string {
+  return `2001:db8::${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}`;
+}
 
 t.test('one per-IP limit shared by both endpoints', async (t) => {
-  const clock = new FixedClock(new Date('2026-03-01T12:00:00Z'));
-  const { app } = await buildTestApp(t, { clock, config: { chatbotRateLimit: 3, chatbotRateWindowSeconds: 60 } });
+  const { app } = await buildTestApp(t, { config: { chatbotRateLimit: 3, chatbotRateWindowSeconds: 60 } });
 
   t.test('valid or not, every POST counts; the fourth is refused with Retry-After', async (t) => {
     const ip = { 'x-forwarded-for': '203.0.113.1' };
@@ -18,14 +24,10 @@ t.test('one per-IP limit shared by both endpoints', async (t) => {
     t.equal(refused.statusCode, 429);
     t.same(json(refused), LIMITED);
     t.equal(refused.headers['retry-after'], '60');
+    t.notOk(refused.headers['x-ratelimit-limit'], 'no count headers: the chatbot answers as before');
     const bad = await app.inject({ method: 'POST', url: '/chatbot/api/search', headers: { 'content-type': 'application/json', ...ip }, payload: '{' });
     t.equal(bad.statusCode, 429, 'refused before the body is read');
     t.equal((await app.inject({ method: 'GET', url: '/chatbot/api/search', headers: ip })).statusCode, 405, 'a GET is not limited');
-
-    clock.advance(30_000);
-    t.equal((await post(app, 'search', { query: 'maps' }, ip)).headers['retry-after'], '30');
-    clock.advance(30_000);
-    t.equal((await post(app, 'search', { query: 'maps' }, ip)).statusCode, 200, 'a new window starts');
   });
 
   t.test('the client IP: Edge-Connecting-IP, then the first X-Forwarded-For address, then the remote address', async (t) => {
@@ -46,11 +48,55 @@ t.test('one per-IP limit shared by both endpoints', async (t) => {
   });
 });
 
-t.test('CHATBOT_RATE_LIMIT and the window come from the configuration', async (t) => {
-  const { app } = await buildTestApp(t, { config: { chatbotRateLimit: 1, chatbotRateWindowSeconds: 5 } });
+t.test('CHATBOT_RATE_LIMIT and the window come from the configuration; Retry-After counts down; a new window starts', async (t) => {
+  const { app } = await buildTestApp(t, { config: { chatbotRateLimit: 1, chatbotRateWindowSeconds: 2 } });
   t.equal((await post(app, 'search', { query: 'x' })).statusCode, 200);
   const refused = await post(app, 'chat', { question: 'x' });
   t.equal(refused.statusCode, 429);
+  t.equal(refused.headers['retry-after'], '2', 'the whole 2 s window is left');
+  await sleep(1_200);
+  t.equal((await post(app, 'chat', { question: 'x' })).headers['retry-after'], '1', 'less than a second is left');
+  await sleep(1_000);
+  t.equal((await post(app, 'search', { query: 'x' })).statusCode, 200, 'the window has ended: a new one starts');
+});
+
+t.test('CHATBOT_RATE_LIMIT=0 turns the limit off', async (t) => {
+  const { app } = await buildTestApp(t, { config: { chatbotRateLimit: 0, chatbotRateWindowSeconds: 60 } });
+  for (let i = 0; i < 15; i++) {
+    const answer = await post(app, 'search', { query: 'x' });
+    if (answer.statusCode !== 200) t.fail(`request ${i + 1}: ${answer.statusCode}`);
+  }
+  t.pass('15 requests from one address, none refused');
+});
+
+t.test('with REDIS_URL, servers share one budget per address in Redis', { skip: redisUrl ? false : 'REDIS_URL is not set' }, async (t) => {
+  const config = { redisUrl, chatbotRateLimit: 3, chatbotRateWindowSeconds: 60 };
+  const one = await buildTestApp(t, { config });
+  const two = await buildTestApp(t, { config });
+  const ip = { 'x-forwarded-for': freshAddress() };
+  t.equal((await post(one.app, 'search', { query: 'maps' }, ip)).statusCode, 200);
+  t.equal((await post(two.app, 'chat', {}, ip)).statusCode, 400, 'an invalid request counts on the other server too');
+  t.equal((await post(one.app, 'search', { query: 'maps' }, ip)).statusCode, 200);
+  const refused = await post(two.app, 'search', { query: 'maps' }, ip);
+  t.equal(refused.statusCode, 429, 'the fourth request is refused, though this server saw only two');
+  t.same(json(refused), LIMITED);
   const retryAfter = Number(refused.headers['retry-after']);
-  t.ok(retryAfter >= 1 && retryAfter <= 5, `Retry-After within the 5 s window (${retryAfter})`);
+  t.ok(retryAfter >= 59 && retryAfter <= 60, `Retry-After is the window's time left (${retryAfter})`);
+  t.equal((await post(one.app, 'chat', { question: 'maps' }, { 'x-forwarded-for': freshAddress() })).statusCode, 200, 'another address has its own budget');
+});
+
+t.test('with Redis away, a POST is a fast 503 in the chatbot error shape, never let through uncounted', async (t) => {
+  // Nothing listens on port 1: every connection attempt is refused at once.
+  const { app } = await buildTestApp(t, { config: { redisUrl: 'redis://127.0.0.1:1', chatbotRateLimit: 3 } });
+  for (const endpoint of ['search', 'chat'] as const) {
+    const started = Date.now();
+    const answer = await post(app, endpoint, endpoint === 'search' ? { query: 'maps' } : { question: 'maps' }, { origin: 'https://museum.example.org' });
+    const ms = Date.now() - started;
+    t.equal(answer.statusCode, 503, endpoint);
+    t.same(json(answer), { error: 'The rate limit store is unavailable.' });
+    t.equal(answer.headers['access-control-allow-origin'], '*', 'the page can read why');
+    t.ok(ms < 3_000, `${endpoint} answered in ${ms} ms`);
+  }
+  const preflight = await app.inject({ method: 'OPTIONS', url: '/chatbot/api/chat', headers: { origin: 'https://museum.example.org' } });
+  t.equal(preflight.statusCode, 204, 'a preflight does not ask Redis');
 });

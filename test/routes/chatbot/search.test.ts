@@ -75,6 +75,9 @@ t.test('POST /chatbot/api/search', async (t) => {
     t.equal(comma.total, 5);
     const single = json<SearchBody>(await form(app, 'search', 'query=violin&item_set_ids=10&site_id=1&site_slug=main'));
     t.same(single.results.map((r) => r.url).sort(), ['/s/main/item/100', '/s/main/media/1000']);
+    const twice = await form(app, 'search', 'query=violin&query=map&per_page=2&per_page=3');
+    t.equal(twice.statusCode, 200, 'a form may repeat a single-valued field: its first value counts');
+    t.equal(json<SearchBody>(twice).per_page, 2);
   });
 
   t.test('paging: default 10, over 50 treated as 50, pages beyond the end are empty', async (t) => {
@@ -104,6 +107,11 @@ t.test('POST /chatbot/api/search', async (t) => {
       [{ query: 'violin', per_page: 1.5 }, 'per_page must be a positive integer.'],
       [{ query: 'violin', site_id: 'main' }, 'site_id must be a positive integer.'],
       [{ query: 'violin', site_slug: 5 }, 'site_slug must be a string.'],
+      [{ query: 'map', site_slug: '\ud800' }, 'site_slug is not valid text.'],
+      [{ query: 'map', site_slug: 'a\udfffb' }, 'site_slug is not valid text.'],
+      [{ query: ['violin', 'map'] }, 'Query must be a string.'],
+      [{ query: 'violin', page: ['2'] }, 'page must be a positive integer.'],
+      [{ query: 'violin', site_slug: ['main'] }, 'site_slug must be a string.'],
     ];
     for (const [payload, error] of cases) {
       const res = await post(app, 'search', payload);

@@ -1,6 +1,6 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import type { Runtime } from '../../../app/runtime.js';
-import { INDEX_QUEUE } from '../../../workers/chatbot/index-queue.js';
+import type { Runtime } from '../../../app/kernel.js';
+import { EMBED_QUEUE, INDEX_QUEUE } from '../../../workers/chatbot/index-queue.js';
 
 /** A small public collection with private corners, on two sites. */
 export const chatbotFixture = {
@@ -72,10 +72,11 @@ export async function writePost(runtime: Runtime, id: number, fields: PostFields
   await settle(runtime);
 }
 
-/** Waits until the read models and the index jobs have caught up with the log. */
+/** Waits until the read models and the index jobs (the model's vectors included) have caught up with the log. */
 export async function settle(runtime: Runtime): Promise<void> {
   await runtime.projections.catchUp();
   await runtime.jobs.drain(INDEX_QUEUE);
+  await runtime.jobs.drain(EMBED_QUEUE);
 }
 
 export function post(app: FastifyInstance, path: 'search' | 'chat', payload: object, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {

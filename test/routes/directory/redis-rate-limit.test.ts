@@ -22,3 +22,23 @@ t.test('with REDIS_URL, app instances share the per-token count', { skip: redisU
   t.ok(Number(last.headers['retry-after']) >= 1);
   t.equal((await call(two.app)).statusCode, 429);
 });
+
+t.test('with Redis away, requests are let through uncounted rather than refused, fast', async (t) => {
+  const token = 'redis-away-token';
+  const fixture = { directory: directoryFixture({ tokens: [{ token, allowed_origins: [] }] }) };
+  // Nothing listens on port 1: every connection attempt is refused at once.
+  const { app } = await buildTestApp(t, { fixture, config: { redisUrl: 'redis://127.0.0.1:1' } });
+  const started = Date.now();
+  const answer = await app.inject({ method: 'GET', url: `/api/v1/types?token=${token}` });
+  const ms = Date.now() - started;
+  t.equal(answer.statusCode, 200, answer.body);
+  t.notOk(answer.headers['x-ratelimit-remaining'], 'no count to report');
+  t.ok(ms < 3_000, `the first answered in ${ms} ms`);
+  // Once Redis is known to be away, requests no longer wait for it at all.
+  for (let i = 0; i < 5; i++) {
+    const again = Date.now();
+    t.equal((await app.inject({ method: 'GET', url: `/api/v1/types?token=${token}` })).statusCode, 200);
+    const took = Date.now() - again;
+    t.ok(took < 300, `then one answered in ${took} ms`);
+  }
+});

@@ -260,6 +260,23 @@ t.test('page version history over HTTP', async (t) => {
     t.equal((await list(6, '', 'global_admin')).total, 1);
   });
 
+  await t.test("a private page's versions and diffs are 404 too, not its private text", async (t) => {
+    const privateVersion = (await list(6, '', 'global_admin')).versions[0].id;
+    const urls = [`/api/page-versioning/version/${privateVersion}`, `/api/page-versioning/version/${privateVersion}/diff`];
+    for (const role of ['reviewer', 'author', 'researcher'] as const) {
+      for (const url of urls) {
+        const res = await get(url, role);
+        t.equal(res.statusCode, 404, `${role} ${url}`);
+        t.same(json(res), { status: 'error', message: 'Version not found.' }, 'as for an id that never existed');
+        t.notMatch(res.body, /Draft page/, 'nothing of the page is told');
+      }
+    }
+    for (const url of urls) t.equal((await get(url, 'editor')).statusCode, 200, `an editor reads ${url}`);
+    const diffAgainstPrivate = await get(`/api/page-versioning/version/${createId}/diff?against=${privateVersion}`, 'researcher');
+    t.equal(diffAgainstPrivate.statusCode, 400, 'a version of another page is refused without its content');
+    t.notMatch(diffAgainstPrivate.body, /Draft page/);
+  });
+
   await t.test('400 for bad ids and parameters, 404 for unknown pages and versions', async (t) => {
     for (const url of [
       '/api/page-versioning/abc/versions',

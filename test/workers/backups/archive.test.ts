@@ -40,6 +40,9 @@ t.test('archive contents for every include combination', async (t) => {
     mkdirSync(join(data, path, '..'), { recursive: true });
     writeFileSync(join(data, path), bytes);
   }
+  // An upload being received (or one a crash left) is no file of the site.
+  mkdirSync(join(data, 'files', 'tmp'), { recursive: true });
+  writeFileSync(join(data, 'files', 'tmp', 'host@1@partial.part'), 'half an upload');
   // Other backups must never end up inside an archive.
   mkdirSync(join(data, 'backups'), { recursive: true });
   writeFileSync(join(data, 'backups', 'older.zip'), 'an older backup');
@@ -70,6 +73,7 @@ t.test('archive contents for every include combination', async (t) => {
     const names = [...entries.keys()];
     t.ok(names.includes('manifest.json'), `${label}: manifest`);
     t.notOk(names.some((name) => name.startsWith('backups/') || name.includes('older.zip')), `${label}: no other backup inside`);
+    t.notOk(names.some((name) => name.startsWith('files/tmp/')), `${label}: no partial upload inside`);
     t.equal(names.includes('events.ndjson'), includes.include_db, `${label}: event log iff include_db`);
     for (const [path, content] of Object.entries(sources)) {
       const part = path.split('/')[0] as 'files' | 'themes' | 'modules';
@@ -78,6 +82,7 @@ t.test('archive contents for every include combination', async (t) => {
       if (wanted) t.same(entries.get(path)?.content, content, `${label}: ${path} content`);
     }
     t.equal(names.some((name) => name.startsWith('api/')), includes.include_api, `${label}: api exports iff include_api`);
+    t.notOk(names.includes('api/health.json'), `${label}: the health report is no data of the site`);
 
     const manifest = parseManifest(entries.get('manifest.json')!.content.toString('utf8'));
     t.equal(manifest.backup_module_version, '0.1.0');

@@ -7,12 +7,13 @@ import { requestBackup } from '../../../commands/backups/handlers.js';
 import { findBackup } from '../../../queries/backups/backups.js';
 import { INTERRUPTED_MESSAGE } from '../../../workers/backups/interrupted.js';
 import { backupsDir } from '../../../workers/backups/paths.js';
+import { appModules } from '../../../app/modules.js';
 
 const ALL = { include_db: true, include_files: true, include_themes: true, include_modules: true, include_api: true };
 
 t.test('a backup left in progress by a stopped server is failed at the next start', async (t) => {
   const config = embeddedConfig(t.testdir());
-  const before = await createRuntime(config, { startWorkers: false });
+  const before = await createRuntime(config, { modules: appModules, startWorkers: false });
   const id = await requestBackup(before.commandContext(1), { includes: ALL, backupsDir: backupsDir(config.dataDir) });
   const record = await findBackup(before.documents, id);
   t.equal(record?.status, 'in_progress');
@@ -21,7 +22,7 @@ t.test('a backup left in progress by a stopped server is failed at the next star
   const partial = join(backupsDir(config.dataDir), `${record!.filename}.partial`);
   writeFileSync(partial, 'half an archive');
 
-  const after = await createRuntime(config);
+  const after = await createRuntime(config, { modules: appModules });
   t.teardown(() => after.close());
   const now = await findBackup(after.documents, id);
   t.equal(now?.status, 'failed');

@@ -4,13 +4,16 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import pino from 'pino';
 import t from 'tap';
+import { buildApp } from '../../../app/app.js';
 import { embeddedConfig } from '../../../app/config.js';
+import { createRuntime } from '../../../app/runtime.js';
 import { SqliteEventStore } from '../../../infra/event-store/sqlite.js';
 import type { StoredEvent } from '../../../infra/event-store/port.js';
 import { createArchive } from '../../../workers/backups/create-archive.js';
 import { restoreArchive, RestoreRefusedError } from '../../../workers/backups/restore.js';
 import { buildTestApp, json, keyFor, ROLE_USERS } from '../../helper.js';
 import { unzip } from './zip-helpers.js';
+import { appModules } from '../../../app/modules.js';
 
 const logger = pino({ level: 'silent' });
 const ALL = { include_db: true, include_files: true, include_themes: true, include_modules: true, include_api: true };
@@ -218,4 +221,33 @@ t.test('a backup made while writes keep arriving holds a prefix of the log', asy
     const result = await restore(file, target);
     t.equal(result.events, lines.length, 'and it restores');
   }
+});
+
+t.test('backups listed in the restored log whose archives are not in the restored data leave the list', async (t) => {
+  const { app } = await buildTestApp(t, { fixture: { users: ROLE_USERS.slice(0, 1) } });
+  const older = await app.inject({ method: 'POST', url: `/api/backups?${admin}` });
+  t.equal(older.statusCode, 201);
+  const olderId = json<{ 'o:id': number }>(older)['o:id'];
+  const latest = await app.inject({ method: 'POST', url: `/api/backups?${admin}` });
+  t.equal(latest.statusCode, 201);
+  const root = mkdtempSync(join(tmpdir(), 'restore-records-'));
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  const target = join(root, 'restored');
+  const result = await restore(json<{ 'o:path': string }>(latest)['o:path'], target);
+  t.equal(result.backupsNotRestored, 1, 'the older backup, complete in the restored log, has no archive here');
+  const events = await eventsOf(target);
+  t.match(events[events.length - 1], { streamId: `backup-${olderId}`, type: 'BackupArchiveNotRestored', data: { id: olderId } });
+
+  const restored = await createRuntime(embeddedConfig(target), { modules: appModules });
+  const restoredApp = await buildApp(restored);
+  t.teardown(async () => {
+    await restoredApp.close();
+    await restored.close();
+  });
+  const list = await restoredApp.inject({ method: 'GET', url: `/api/backups?${admin}` });
+  t.same(json(list), [], 'no record points at an archive this installation does not have');
+  t.equal((await restoredApp.inject({ method: 'GET', url: `/api/backups/${olderId}?${admin}` })).statusCode, 404);
+  const made = await restoredApp.inject({ method: 'POST', url: `/api/backups?${admin}` });
+  t.equal(made.statusCode, 201);
+  t.equal(json<{ 'o:path': string }>(made)['o:path'].startsWith(join(target, 'backups')), true, 'new records show this installation\'s path');
 });

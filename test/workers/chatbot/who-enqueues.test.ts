@@ -5,6 +5,7 @@ import { createPost } from '../../../commands/blog/post-handlers.js';
 import { InProcessJobQueue } from '../../../infra/job-queue/in-process.js';
 import type { EnqueueOptions } from '../../../infra/job-queue/port.js';
 import { INDEX_QUEUE } from '../../../workers/chatbot/index-queue.js';
+import { appModules } from '../../../app/modules.js';
 
 /** The embedded queue, counting what is added to it. */
 class CountingQueue extends InProcessJobQueue {
@@ -19,14 +20,14 @@ const published = { title: 'Maps of the county', content: '<p>Old maps.</p>', st
 
 t.test('a runtime without workers (a CLI) enqueues no index jobs; the server does', async (t) => {
   const cliJobs = new CountingQueue();
-  const cli = await createRuntime(embeddedConfig(t.testdir()), { startWorkers: false, infrastructure: { jobs: cliJobs } });
+  const cli = await createRuntime(embeddedConfig(t.testdir()), { modules: appModules, startWorkers: false, infrastructure: { jobs: cliJobs } });
   t.teardown(() => cli.close());
   t.notOk(cli.runsWorkers);
   await createPost(cli.commandContext(null), null, published);
   t.same(cliJobs.added, [], 'a rebuild or import replaying the log leaves no jobs behind');
 
   const serverJobs = new CountingQueue();
-  const server = await createRuntime(embeddedConfig(t.testdir()), { infrastructure: { jobs: serverJobs } });
+  const server = await createRuntime(embeddedConfig(t.testdir()), { modules: appModules, infrastructure: { jobs: serverJobs } });
   t.teardown(() => server.close());
   t.ok(server.runsWorkers);
   await createPost(server.commandContext(null), null, published);

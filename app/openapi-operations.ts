@@ -1,0 +1,153 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { FastifySchema, RouteOptions } from 'fastify';
+import { surfaceFor, validationStatusFor, type ErrorSurface } from './error-format.js';
+import type { Credential, Permission } from './permissions.js';
+
+/**
+ * Completes each operation of the OpenAPI document from what the app already knows, so no route
+ * can forget it: a stable operationId, its security (from the permission table), the 4xx answers
+ * it can give in its surface's error shape, and the headers it sends. It changes the document
+ * only: responses are still serialised through the schemas the routes declare.
+ */
+
+/** The error body of each surface (CONTRACT.md section 3, app/error-format.ts). */
+export const ERROR_BODIES: Record<ErrorSurface, TSchema> = {
+  native: Type.Object(
+    {
+      errors: Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())]), {
+        description: '`{"error": "message"}`, or for a validation error each field with its messages.',
+      }),
+    },
+    { title: 'NativeError' },
+  ),
+  plain: Type.Object({ error: Type.String() }, { title: 'PlainError' }),
+  'status-envelope': Type.Object({ status: Type.Literal('error'), message: Type.String() }, { title: 'StatusError' }),
+};
+
+const RETRY_AFTER = { 'Retry-After': Type.Integer({ description: 'Seconds to wait before trying again.' }) };
+const PAGINATION = {
+  'Platform-Total-Results': Type.Integer({ description: 'How many records match, over all pages.' }),
+  Link: Type.String({ description: 'RFC 8288 links to the first, previous, next and last pages (`rel="first"` ...), carrying only the parameters the route knows.' }),
+};
+const LOCATION = { Location: Type.String({ description: 'Where the client is sent.' }) };
+
+type Headers = Record<string, TSchema>;
+
+interface Answer {
+  description: string;
+  headers?: Headers;
+}
+
+/** `GET /api/blog_posts/{id}` (or `:id`) → `getApiBlogPostsById`: stable as long as the route is. */
+export function derivedOperationId(method: string, path: string): string {
+  const words = path
+    .split('/')
+    .filter(Boolean)
+    .map((segment) => segment.replace(/^\{(.*)\}$/, ':$1'))
+    .map((segment) => (segment.startsWith(':') ? `by_${segment.slice(1)}` : segment === '*' ? 'path' : segment))
+    .flatMap((segment) => segment.split(/[^A-Za-z0-9]+/))
+    .filter(Boolean);
+  return method.toLowerCase() + words.map((word) => word[0].toUpperCase() + word.slice(1)).join('');
+}
+
+const SCHEMES: Record<Credential, Record<string, string[]>> = {
+  api_key: { apiKeyIdentity: [], apiKeyCredential: [] },
+  session: { session: [] },
+  directory_token: { directoryToken: [] },
+};
+
+/**
+ * Each way to call the operation; `{}` first when a caller needs no credential at all. The
+ * directory's `?token=` stays a documented query parameter of its routes: a query-string security
+ * scheme of that name would hide it.
+ */
+export function securityFor(permission: Permission): Record<string, string[]>[] {
+  const ways: Record<string, string[]>[] = permission.credentials.map((credential) => SCHEMES[credential]);
+  const anonymousWelcome = permission.allow === 'public' || permission.allow === 'everyone';
+  return anonymousWelcome && ways.length > 0 ? [{}, ...ways] : ways;
+}
+
+function isRateLimited(method: string, url: string): boolean {
+  return url.startsWith('/chatbot/api/') || url.startsWith('/api/v1/') || (method === 'POST' && url === '/login');
+}
+
+/** A list answered as pages: a JSON array on a native surface, with `page` and `per_page` in its query. */
+function isPaginatedList(method: string, url: string, schema: FastifySchema): boolean {
+  const ok = (schema.response as Record<string, { type?: string }> | undefined)?.['200'];
+  const query = (schema.querystring as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
+  return method === 'GET' && surfaceFor(url) === 'native' && ok?.type === 'array' && 'per_page' in query;
+}
+
+/** The 4xx answers an operation can give, whatever its route declared. */
+function clientErrors(method: string, url: string, schema: FastifySchema, permission: Permission | undefined): Map<number, Answer> {
+  const answers = new Map<number, Answer>();
+  const add = (status: number, description: string, headers?: Headers) => {
+    const known = answers.get(status);
+    answers.set(status, known ? { description: `${known.description} Or: ${description}`, headers: known.headers ?? headers } : { description, headers });
+  };
+  const surface = surfaceFor(url);
+  if (schema.body) {
+    add(400, 'The body is not valid JSON, or holds a key that is not accepted.');
+    add(413, 'The body is too large.');
+    add(415, 'The content type is not accepted.');
+  }
+  if (schema.body || schema.querystring || schema.params) {
+    add(validationStatusFor(surface, url), 'The request is not valid: each message names the field and what it accepts.');
+  }
+  if (permission?.anonymous) add(permission.anonymous.status, permission.anonymous.message);
+  if (permission?.insufficientRole) add(permission.insufficientRole.status, permission.insufficientRole.message);
+  if (permission?.credentials.includes('api_key')) add(403, 'The API key pair (key_identity, key_credential) is wrong.');
+  if (url.includes(':') || url.includes('*')) add(404, 'Not found, or not visible to the caller.');
+  if (isRateLimited(method, url)) add(429, 'Too many requests from this client; wait as Retry-After says.', RETRY_AFTER);
+  return answers;
+}
+
+function withHeaders(response: TSchema | undefined, description: string, headers: Headers): TSchema {
+  const base = response ?? Type.Null({ description });
+  return { ...base, headers: { ...((base as { headers?: Headers }).headers ?? {}), ...headers } } as TSchema;
+}
+
+/** The transform of @fastify/swagger: the route's schema as the document shows it. */
+export function completeOperation(schema: FastifySchema | undefined, url: string, route: RouteOptions): FastifySchema {
+  const own: FastifySchema = schema ?? {};
+  if ((own as { hide?: boolean }).hide) return own;
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  const method = methods.find((m) => m !== 'HEAD') ?? 'GET';
+  const permission = route.config?.permissions?.[method];
+  // Without a declared response the plugin would document a default 200; the 4xx added must not hide it.
+  const responses: Record<string, TSchema> = { ...((own.response as Record<string, TSchema> | undefined) ?? { 200: Type.Unknown({ description: 'Success.' }) }) };
+  for (const [status, answer] of clientErrors(method, url, own, permission)) {
+    const declared = responses[String(status)];
+    responses[String(status)] = declared
+      ? withHeaders(declared, answer.description, answer.headers ?? {})
+      : { ...ERROR_BODIES[surfaceFor(url)], description: answer.description, ...(answer.headers ? { headers: answer.headers } : {}) };
+  }
+  if (isPaginatedList(method, url, own)) responses['200'] = withHeaders(responses['200'], 'The page asked for.', PAGINATION);
+  for (const status of Object.keys(responses)) {
+    if (/^3\d\d$/.test(status)) responses[status] = withHeaders(responses[status], 'A redirect.', LOCATION);
+  }
+  return {
+    ...own,
+    ...(permission ? { security: securityFor(permission) } : {}),
+    response: responses,
+  } as FastifySchema;
+}
+
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+
+type OperationsByMethod = Record<string, { operationId?: string } | undefined>;
+
+/**
+ * The transformObject of @fastify/swagger: names every operation the route did not name. Done on
+ * the document, where each method of a route has an operation of its own (a route serving
+ * several methods shares one schema, so the transform cannot name them apart).
+ */
+export function nameOperations<Document extends { paths?: object }>(document: Document): Document {
+  for (const [path, operations] of Object.entries((document.paths ?? {}) as Record<string, OperationsByMethod>)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      // The methods of one route share one operation object: each gets a copy with its own name.
+      if (HTTP_METHODS.has(method) && operation && !operation.operationId) operations[method] = { ...operation, operationId: derivedOperationId(method, path) };
+    }
+  }
+  return document;
+}

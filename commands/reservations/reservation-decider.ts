@@ -1,0 +1,73 @@
+import { ConflictError } from '../../infra/errors.js';
+import type { Decider, DomainCommand, DomainEvent } from '../decider.js';
+
+/**
+ * One unique key (a slug in its scope) as a stream of its own, `reservation-<key>`: whoever
+ * appends KeyReserved at the stream's version holds the key, and the event store lets exactly
+ * one of two racing writers do so, in one process or many. `owner` is the stream of the
+ * resource that holds the key (`site-5`).
+ */
+export type KeyReserved = DomainEvent<'KeyReserved', { key: string; owner: string }>;
+/** The owner let go of the key (renamed or deleted): it may be reserved again. */
+export type KeyReleased = DomainEvent<'KeyReleased', { key: string; owner: string }>;
+export type ReservationEvent = KeyReserved | KeyReleased;
+
+/**
+ * `abandonedBy`: the holder the handler judged abandoned (its reservation is old and the key is
+ * in use nowhere): only that holder's reservation may be taken over.
+ */
+export type ReserveKey = DomainCommand<'ReserveKey', { key: string; owner: string; abandonedBy: string | null }>;
+export type ReleaseKey = DomainCommand<'ReleaseKey', { key: string; owner: string }>;
+export type ReservationCommand = ReserveKey | ReleaseKey;
+
+export interface ReservationState {
+  /** The owner holding the key, or null when it is free. */
+  holder: string | null;
+}
+
+/** Another owner holds the key; the handler turns it into the caller's own refusal (the duplicate's 422). */
+export class KeyHeldError extends ConflictError {
+  constructor(
+    readonly key: string,
+    readonly holder: string,
+  ) {
+    super(`The key ${key} is held by ${holder}.`);
+  }
+}
+
+/** The state depends on the last event alone, so a handler may fold just that one. */
+export const reservationDecider: Decider<ReservationState, ReservationCommand, ReservationEvent> = {
+  initialState: () => ({ holder: null }),
+
+  evolve(_state, event) {
+    switch (event.type) {
+      case 'KeyReserved':
+        return { holder: event.data.owner };
+      case 'KeyReleased':
+        return { holder: null };
+      default: {
+        const _exhaustive: never = event;
+        return _state;
+      }
+    }
+  },
+
+  decide(command, state) {
+    switch (command.type) {
+      case 'ReserveKey': {
+        const { key, owner, abandonedBy } = command.data;
+        if (state.holder === owner) return [];
+        if (state.holder !== null && state.holder !== abandonedBy) throw new KeyHeldError(key, state.holder);
+        return [{ type: 'KeyReserved', data: { key, owner } }];
+      }
+      case 'ReleaseKey': {
+        const { key, owner } = command.data;
+        return state.holder === owner ? [{ type: 'KeyReleased', data: { key, owner } }] : [];
+      }
+      default: {
+        const _exhaustive: never = command;
+        return [];
+      }
+    }
+  },
+};

@@ -1,0 +1,156 @@
+import { VersionConflictError, type AppError } from '../../infra/errors.js';
+import type { StoredEvent } from '../../infra/event-store/port.js';
+import { uniqueSlug } from '../../infra/text/slug.js';
+import { metadataFor, type CommandContext } from '../command-context.js';
+import { toDomainEvents } from '../handle-command.js';
+import { KeyHeldError, reservationDecider, type ReservationCommand, type ReservationEvent, type ReservationState } from './reservation-decider.js';
+
+/**
+ * Unique keys across processes (docs/DEVELOPING.md, "Rules that span records"). A command that
+ * writes a unique key first checks the read models (which cover resources written before
+ * reservations existed), then reserves the key in its own stream; the reservation settles a race
+ * the read models cannot see, since the event store takes exactly one append at a version.
+ */
+export const reservationStream = (key: string): string => `reservation-${key}`;
+
+/**
+ * How long a reservation is trusted when nothing in the read models holds its key: the holder
+ * crashed between the reservation and its write, or let go of the key without releasing it.
+ * Past it the key may be taken over (at the reservation's version, so by one writer only).
+ */
+export const ABANDONED_AFTER_MS = 30_000;
+
+/** Every conflict means another writer moved the stream on, so retrying makes progress; this only bounds a pathological run. */
+const MAX_ATTEMPTS = 100;
+
+export interface KeyReservation {
+  key: string;
+  /** The stream of the resource that will hold the key (`site-5`). */
+  owner: string;
+  /** What a caller that finds the key held gets: the same refusal as a duplicate found in the read models. */
+  refuse(): AppError;
+  /** Whether a resource other than the owner holds the key in the read models (an abandoned reservation is one whose key is in use nowhere). */
+  inUse(): Promise<boolean>;
+}
+
+function stateOf(last: StoredEvent | null): ReservationState {
+  return last ? reservationDecider.evolve(reservationDecider.initialState(), toDomainEvents<ReservationEvent>([last])[0]) : reservationDecider.initialState();
+}
+
+/** The holder of `last`'s reservation when it may be taken over by `owner`, else null. */
+async function abandonedHolder(ctx: CommandContext, last: StoredEvent | null, owner: string, inUse: () => Promise<boolean>): Promise<string | null> {
+  const holder = stateOf(last).holder;
+  if (!last || holder === null || holder === owner) return null;
+  const age = ctx.clock.now().getTime() - Date.parse(last.metadata.at);
+  if (!(age >= ABANDONED_AFTER_MS)) return null;
+  return (await inUse()) ? null : holder;
+}
+
+/**
+ * Decides against the key's last event and appends at its version; a conflict (another writer
+ * got there first) is decided again against the event that won.
+ */
+async function runOnKey(ctx: CommandContext, key: string, command: (last: StoredEvent | null) => Promise<ReservationCommand>): Promise<void> {
+  const stream = reservationStream(key);
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const last = await ctx.eventStore.readLastEvent(stream);
+    const events = reservationDecider.decide(await command(last), stateOf(last));
+    if (events.length === 0) return;
+    try {
+      const metadata = metadataFor(ctx);
+      await ctx.eventStore.append(stream, events.map((e) => ({ type: e.type, data: e.data, metadata })), last ? last.streamVersion : 0);
+      return;
+    } catch (error) {
+      if (!(error instanceof VersionConflictError)) throw error;
+    }
+  }
+  throw new VersionConflictError(stream, 'any', -1);
+}
+
+/** Reserves the key for its owner, or throws the reservation's refusal when another owner holds it. */
+export async function reserveKey(ctx: CommandContext, reservation: KeyReservation): Promise<void> {
+  const { key, owner } = reservation;
+  try {
+    await runOnKey(ctx, key, async (last) => ({
+      type: 'ReserveKey',
+      data: { key, owner, abandonedBy: await abandonedHolder(ctx, last, owner, reservation.inUse) },
+    }));
+  } catch (error) {
+    if (error instanceof KeyHeldError) throw reservation.refuse();
+    throw error;
+  }
+}
+
+/** Lets go of the key if `owner` holds it (after a rename or a delete, or when the write it guarded failed). */
+export async function releaseKey(ctx: CommandContext, key: string, owner: string): Promise<void> {
+  await runOnKey(ctx, key, async () => ({ type: 'ReleaseKey', data: { key, owner } }));
+}
+
+/** Releases without failing the caller: its write is done, and a key left reserved is taken over once abandoned. */
+export async function releaseKeyQuietly(ctx: CommandContext, key: string, owner: string): Promise<void> {
+  try {
+    await releaseKey(ctx, key, owner);
+  } catch {
+    // Nothing to undo: ABANDONED_AFTER_MS frees the key once its owner no longer uses it.
+  }
+}
+
+/** Whether an owner other than `owner` holds the key now (an abandoned reservation counts as free). */
+async function heldByOther(ctx: CommandContext, key: string, owner: string, inUse: () => Promise<boolean>): Promise<boolean> {
+  const last = await ctx.eventStore.readLastEvent(reservationStream(key));
+  const holder = stateOf(last).holder;
+  if (holder === null || holder === owner) return false;
+  return (await abandonedHolder(ctx, last, owner, inUse)) === null;
+}
+
+export interface SlugScope {
+  /** The reservation key of a slug in this scope (`blog_post-slug-<slug>`). */
+  keyOf(slug: string): string;
+  /** Whether another resource has the slug in the read models. */
+  taken(slug: string): Promise<boolean>;
+}
+
+/**
+ * Reserves the first free slug of `base`, `base-2`, ... (uniqueSlug), a slug reserved by
+ * another owner counting as taken. Losing a race for the slug found starts the search again:
+ * the winner's reservation now counts as taken.
+ */
+export async function reserveUniqueSlug(ctx: CommandContext, scope: SlugScope, base: string, owner: string): Promise<string> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const slug = await uniqueSlug(base, async (candidate) => {
+      const inUse = () => scope.taken(candidate);
+      return (await inUse()) || (await heldByOther(ctx, scope.keyOf(candidate), owner, inUse));
+    });
+    try {
+      await reserveKey(ctx, { key: scope.keyOf(slug), owner, refuse: () => new KeyHeldError(scope.keyOf(slug), 'another owner'), inUse: () => scope.taken(slug) });
+      return slug;
+    } catch (error) {
+      if (!(error instanceof KeyHeldError)) throw error;
+    }
+  }
+  throw new VersionConflictError(scope.keyOf(base), 'any', -1);
+}
+
+/**
+ * Runs a write that gives its owner `key` in place of `previous` (a rename, or the first key of a
+ * create when `previous` is null): the new key is reserved first, the write runs, then the old
+ * key is released. A write that fails lets go of the new key again.
+ */
+export async function withKey<T>(ctx: CommandContext, reservation: KeyReservation | null, previous: string | null, write: () => Promise<T>): Promise<T> {
+  if (reservation === null || reservation.key === previous) return write();
+  await reserveKey(ctx, reservation);
+  return withReservedKey(ctx, reservation.key, reservation.owner, previous, write);
+}
+
+/** As withKey, for a key already reserved (reserveUniqueSlug). */
+export async function withReservedKey<T>(ctx: CommandContext, key: string, owner: string, previous: string | null, write: () => Promise<T>): Promise<T> {
+  let result: T;
+  try {
+    result = await write();
+  } catch (error) {
+    if (key !== previous) await releaseKeyQuietly(ctx, key, owner);
+    throw error;
+  }
+  if (previous !== null && previous !== key) await releaseKeyQuietly(ctx, previous, owner);
+  return result;
+}

@@ -1,0 +1,418 @@
+import Database from 'better-sqlite3';
+import type { Collection, CollectionOptions, Document, DocumentStore, Filter, FindOptions, IndexSpec, Update } from './port.js';
+import { DependencyUnavailableError } from '../errors.js';
+import { applyUpdate } from './document-updates.js';
+import { whereClause } from './sql-filter.js';
+import { UnsupportedQueryError, pathSegments } from './sql-paths.js';
+import { orderByClause } from './sql-sort.js';
+
+/** Every collection is a table named with this prefix, so dropAll finds them and nothing else. */
+const TABLE_PREFIX = 'docs_';
+const COLLECTION_NAME = /^[A-Za-z0-9_-]+$/;
+const STATEMENT_CACHE_LIMIT = 500;
+const REGEX_CACHE_LIMIT = 200;
+const ANSWER_CACHE_LIMIT = 200;
+const ANSWER_DOCUMENTS_LIMIT = 500;
+
+function tableOf(name: string): string {
+  if (!COLLECTION_NAME.test(name)) throw new UnsupportedQueryError(`the collection name "${name}" is not letters, digits, _ and -.`);
+  return `"${TABLE_PREFIX}${name}"`;
+}
+
+/** The fields of an index declaration: top-level names only (their values are checked on every write). */
+function indexFields(spec: IndexSpec): string[] {
+  const fields = typeof spec === 'string' ? [spec] : [...spec];
+  if (fields.length === 0) throw new UnsupportedQueryError('an index needs at least one field.');
+  for (const field of fields) {
+    if (field === '_id' || pathSegments(field).length !== 1) {
+      throw new UnsupportedQueryError(`the index field "${field}" must be a top-level field other than _id.`);
+    }
+  }
+  return fields;
+}
+
+function isIndexableValue(value: unknown): boolean {
+  return value === undefined || value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+/** The key of a filter that is only `{_id: string or finite number}`. */
+function idLookup(filter: Filter): string | number | undefined {
+  const id = filter._id;
+  if (!(typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)))) return undefined;
+  for (const key in filter) if (key !== '_id') return undefined;
+  return id;
+}
+
+/** A skip or limit as a whole number of rows; a negative or non-number one is a developer error. */
+function windowNumber(name: string, value: number): number {
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 0) throw new UnsupportedQueryError(`${name} must be a number of documents, not ${String(value)}.`);
+  return Math.floor(value);
+}
+
+function encode(doc: Document): string {
+  const id: unknown = doc._id;
+  if (!(typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)))) {
+    throw new UnsupportedQueryError(`a document's _id must be a string or a finite number, not ${JSON.stringify(id)}.`);
+  }
+  return JSON.stringify(doc);
+}
+
+/** What a collection asks of its store: statements, and the write transaction of this turn. */
+interface CollectionHost {
+  readonly db: Database.Database;
+  statement(sql: string): Database.Statement;
+  /** Forgets remembered answers when another connection has committed since the last look (the rebuild CLI). */
+  noticeOtherWriters(): void;
+  /** Runs `work` inside the open write transaction, which commits within the commit interval. */
+  write<T>(work: () => T): T;
+}
+
+class SqliteCollection<T extends Document> implements Collection<T> {
+  private readonly table: string;
+  /** Declared index fields: strings, numbers or null in every document, so filters compare them plainly. */
+  private readonly plain = new Set<string>();
+  private readonly indexes = new Map<string, string[]>();
+  private created = false;
+
+  constructor(
+    private readonly host: CollectionHost,
+    readonly name: string,
+  ) {
+    this.table = tableOf(name);
+  }
+
+  /** Adds index declarations; documents already stored must hold indexable values in the new fields. */
+  declare(specs: readonly IndexSpec[]): void {
+    for (const spec of specs) {
+      const fields = indexFields(spec);
+      const key = fields.join(',');
+      if (this.indexes.has(key)) continue;
+      const newFields = fields.filter((field) => !this.plain.has(field));
+      if (this.created) for (const field of newFields) this.checkStored(field);
+      this.indexes.set(key, fields);
+      for (const field of fields) this.plain.add(field);
+      if (this.created) this.createIndex(fields);
+    }
+  }
+
+  private checkStored(field: string): void {
+    const offending = this.host
+      .statement(`SELECT _id FROM ${this.table} WHERE json_type(doc, '$.${field}') NOT IN ('text', 'integer', 'real', 'null') LIMIT 1`)
+      .pluck()
+      .get();
+    if (offending !== undefined) {
+      throw new UnsupportedQueryError(`collection ${this.name}: "${field}" cannot be indexed, document ${JSON.stringify(offending)} holds an array, object or boolean there.`);
+    }
+  }
+
+  private createIndex(fields: string[]): void {
+    const name = `"${TABLE_PREFIX}${this.name}__${fields.join('__')}"`;
+    const expressions = fields.map((field) => `json_extract(doc, '$.${field}')`).join(', ');
+    this.host.write(() => this.host.db.exec(`CREATE INDEX IF NOT EXISTS ${name} ON ${this.table} (${expressions})`));
+  }
+
+  /** Creates the table and its indexes when first used (again after a drop). */
+  private ensure(): void {
+    if (this.created) return;
+    this.host.write(() => this.host.db.exec(`CREATE TABLE IF NOT EXISTS ${this.table} (_id PRIMARY KEY NOT NULL, doc TEXT NOT NULL)`));
+    this.created = true;
+    for (const fields of this.indexes.values()) this.createIndex(fields);
+  }
+
+  /** Forgets the table (it was dropped): the next use creates it again. */
+  dropped(): void {
+    this.created = false;
+    this.changed();
+  }
+
+  private encodeChecked(doc: T): string {
+    for (const field of this.plain) {
+      if (!isIndexableValue(doc[field])) {
+        throw new UnsupportedQueryError(`collection ${this.name}: the indexed field "${field}" of document ${JSON.stringify(doc._id)} must hold a string, a number or null.`);
+      }
+    }
+    return encode(doc);
+  }
+
+  private select(columns: string, filter: Filter, options: FindOptions = {}): { sql: string; params: (string | number)[] } {
+    const id = idLookup(filter);
+    // The most common read by far: one key, at most one row, nothing to translate or order.
+    if (id !== undefined && !options.skip) return { sql: `SELECT ${columns} FROM ${this.table} WHERE _id = ?`, params: [id] };
+    const where = whereClause(filter, this.plain);
+    let sql = `SELECT ${columns} FROM ${this.table} WHERE ${where.sql} ${orderByClause(options.sort)}`;
+    const params = [...where.params];
+    const skip = windowNumber('skip', options.skip ?? 0);
+    const limit = options.limit === undefined ? -1 : windowNumber('limit', options.limit);
+    if (limit !== -1 || skip > 0) {
+      // Past SQLite's 64-bit integers (a page number of 23 digits) means past every row, or no limit.
+      sql += ' LIMIT ? OFFSET ?';
+      params.push(limit > Number.MAX_SAFE_INTEGER ? -1 : limit, Math.min(skip, Number.MAX_SAFE_INTEGER));
+    }
+    return { sql, params };
+  }
+
+  /**
+   * Answers of reads since the collection last changed, by statement and parameters: lists read
+   * far more often than they change, and a hit skips the query and the JSON parsing. The
+   * documents are shared, as the port allows (callers never change them).
+   */
+  private readonly answers = new Map<string, unknown>();
+
+  private remembered<R>(sql: string, params: readonly (string | number)[], read: () => R): R {
+    this.host.noticeOtherWriters();
+    const key = `${sql}\u0000${JSON.stringify(params)}`;
+    if (this.answers.has(key)) return this.answers.get(key) as R;
+    const answer = read();
+    // A long list (every post, for an index the caller keeps itself) is read seldom: not kept twice.
+    if (Array.isArray(answer) && answer.length > ANSWER_DOCUMENTS_LIMIT) return answer;
+    if (this.answers.size >= ANSWER_CACHE_LIMIT) this.answers.clear();
+    this.answers.set(key, answer);
+    return answer;
+  }
+
+  /** Forgets every remembered answer: the collection changed (here or in another process). */
+  changed(): void {
+    if (this.answers.size > 0) this.answers.clear();
+  }
+
+  /** Matching documents; `fresh` ones are parsed for this caller alone (an update changes them in place). */
+  private rows(filter: Filter, options?: FindOptions, fresh = false): T[] {
+    this.ensure();
+    const { sql, params } = this.select('doc', filter, options);
+    const read = () => (this.host.statement(sql).pluck().all(...params) as string[]).map((json) => JSON.parse(json) as T);
+    // A copy of the remembered list: a caller may sort or splice what it gets (the blog's post index does).
+    return fresh ? read() : this.remembered(sql, params, read).slice();
+  }
+
+  /** The steps SQLite plans for a find (EXPLAIN QUERY PLAN), for tests that check an index serves it. */
+  plan(filter: Filter, options?: FindOptions): string[] {
+    this.ensure();
+    const { sql, params } = this.select('doc', filter, options);
+    return (this.host.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail);
+  }
+
+  async findOne(filter: Filter): Promise<T | null> {
+    return this.rows(filter, { limit: 1 })[0] ?? null;
+  }
+
+  async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    if (options.limit === 0) {
+      whereClause(filter, this.plain);
+      return [];
+    }
+    return this.rows(filter, options);
+  }
+
+  async count(filter: Filter = {}): Promise<number> {
+    this.ensure();
+    const where = whereClause(filter, this.plain);
+    const sql = `SELECT count(*) FROM ${this.table} WHERE ${where.sql}`;
+    return this.remembered(sql, where.params, () => this.host.statement(sql).pluck().get(...where.params) as number);
+  }
+
+  private upsert(rows: [T['_id'], string][]): void {
+    const statement = this.host.statement(`INSERT INTO ${this.table} (_id, doc) VALUES (?, ?) ON CONFLICT (_id) DO UPDATE SET doc = excluded.doc`);
+    this.host.write(() => {
+      for (const [id, json] of rows) statement.run(id, json);
+    });
+    if (rows.length > 0) this.changed();
+  }
+
+  async put(doc: T): Promise<void> {
+    this.ensure();
+    this.upsert([[doc._id, this.encodeChecked(doc)]]);
+  }
+
+  async putMany(docs: T[]): Promise<void> {
+    this.ensure();
+    // Every document is checked before the first is written: a bad one leaves none half stored.
+    this.upsert(docs.map((doc) => [doc._id, this.encodeChecked(doc)]));
+  }
+
+  private update(filter: Filter, update: Update, limit?: number): number {
+    const docs = this.rows(filter, limit === undefined ? {} : { limit }, true);
+    const rows = docs.map((doc): [T['_id'], string] => {
+      const id = doc._id;
+      applyUpdate(doc, update);
+      return [id, this.encodeChecked(doc)];
+    });
+    this.upsert(rows);
+    return rows.length;
+  }
+
+  async updateOne(filter: Filter, update: Update): Promise<number> {
+    return this.update(filter, update, 1);
+  }
+
+  async updateMany(filter: Filter, update: Update): Promise<number> {
+    return this.update(filter, update);
+  }
+
+  private delete(filter: Filter, limit?: number): number {
+    this.ensure();
+    const { sql, params } = this.select('rowid', filter, limit === undefined ? {} : { limit });
+    const statement = this.host.statement(`DELETE FROM ${this.table} WHERE rowid IN (${sql})`);
+    const deleted = this.host.write(() => statement.run(...params).changes);
+    if (deleted > 0) this.changed();
+    return deleted;
+  }
+
+  async deleteOne(filter: Filter): Promise<number> {
+    return this.delete(filter, 1);
+  }
+
+  async deleteMany(filter: Filter): Promise<number> {
+    return this.delete(filter);
+  }
+
+  async drop(): Promise<void> {
+    this.host.write(() => this.host.db.exec(`DROP TABLE IF EXISTS ${this.table}`));
+    this.dropped();
+  }
+}
+
+export interface SqliteDocumentStoreOptions {
+  /** Milliseconds a statement waits for another connection's lock (a backup, the rebuild CLI). */
+  busyTimeoutMs?: number;
+  /**
+   * How long writes gather in one transaction before it commits (default 50 ms). Read models
+   * are rebuilt from the log, and a checkpoint is written after the documents it covers, so
+   * any commit boundary leaves them consistent; committing per event made an import spend most
+   * of its time in COMMIT and the WAL checkpoints it triggers.
+   */
+  commitIntervalMs?: number;
+}
+
+/**
+ * The embedded read-model store: one SQLite file (WAL), one table of JSON documents per
+ * collection, expression indexes on the fields each collection declares, filters translated to
+ * SQL (sql-filter.ts). Read models survive a restart, so projections resume from their
+ * checkpoints. Writes gather in one transaction that commits every `commitIntervalMs`: no write
+ * waits for a commit of its own, and a checkpoint never commits before the documents it covers.
+ */
+export class SqliteDocumentStore implements DocumentStore {
+  readonly persistent = true;
+  private readonly db: Database.Database;
+  private readonly collections = new Map<string, SqliteCollection<Document>>();
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly regexes = new Map<string, RegExp>();
+  private commitTimer: NodeJS.Timeout | null = null;
+  private readonly commitIntervalMs: number;
+  private readonly declared = new WeakSet<readonly IndexSpec[]>();
+  private readonly host: CollectionHost;
+  /** Changes when another connection commits to the file: remembered answers may be stale then. */
+  private readonly dataVersion: Database.Statement;
+  private lastDataVersion: number;
+
+  constructor(file: string, options: SqliteDocumentStoreOptions = {}) {
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    // Read models are rebuilt from the log: a commit lost to a power cut is replayed, not lost.
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+    this.commitIntervalMs = Math.max(0, options.commitIntervalMs ?? 50);
+    this.db.function('mongo_regex', { deterministic: true }, (value: unknown, source: unknown, flags: unknown) =>
+      typeof value === 'string' && this.regex(String(source), String(flags)).test(value) ? 1 : 0,
+    );
+    this.host = {
+      db: this.db,
+      statement: (sql) => this.statement(sql),
+      write: (work) => this.write(work),
+      noticeOtherWriters: () => this.noticeOtherWriters(),
+    };
+    this.dataVersion = this.db.prepare('PRAGMA data_version').pluck();
+    this.lastDataVersion = this.dataVersion.get() as number;
+  }
+
+  private noticeOtherWriters(): void {
+    const version = this.dataVersion.get() as number;
+    if (version === this.lastDataVersion) return;
+    this.lastDataVersion = version;
+    for (const collection of this.collections.values()) collection.changed();
+  }
+
+  private regex(source: string, flags: string): RegExp {
+    const key = `${flags}/${source}`;
+    let regex = this.regexes.get(key);
+    if (!regex) {
+      if (this.regexes.size >= REGEX_CACHE_LIMIT) this.regexes.clear();
+      regex = new RegExp(source, flags);
+      this.regexes.set(key, regex);
+    }
+    return regex;
+  }
+
+  private statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      if (this.statements.size >= STATEMENT_CACHE_LIMIT) this.statements.clear();
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  private write<T>(work: () => T): T {
+    if (!this.db.inTransaction) {
+      try {
+        this.db.exec('BEGIN IMMEDIATE');
+      } catch (error) {
+        // Another process (the rebuild CLI) has held the file past the busy timeout: the
+        // projection runner waits and retries on this error instead of skipping the event.
+        if (error instanceof Database.SqliteError && error.code.startsWith('SQLITE_BUSY')) {
+          throw new DependencyUnavailableError('read models', 'The read-model file is locked by another process.');
+        }
+        throw error;
+      }
+      if (!this.commitTimer) {
+        this.commitTimer = setTimeout(() => this.commit(), this.commitIntervalMs);
+      }
+    }
+    return work();
+  }
+
+  private commit(): void {
+    if (this.commitTimer) clearTimeout(this.commitTimer);
+    this.commitTimer = null;
+    if (this.db.open && this.db.inTransaction) this.db.exec('COMMIT');
+  }
+
+  collection<T extends Document>(name: string, options: CollectionOptions = {}): Collection<T> {
+    let collection = this.collections.get(name);
+    if (!collection) {
+      collection = new SqliteCollection<Document>(this.host, name);
+      this.collections.set(name, collection);
+    }
+    // Accessors pass the same constant list on every call: declared once, then only looked up.
+    if (options.indexes && !this.declared.has(options.indexes)) {
+      collection.declare(options.indexes);
+      this.declared.add(options.indexes);
+    }
+    return collection as unknown as Collection<T>;
+  }
+
+  /** EXPLAIN QUERY PLAN of a find in a collection (tests check that the hot look-ups use an index). */
+  plan(name: string, filter: Filter, options?: FindOptions): string[] {
+    const collection = this.collection(name) as unknown as SqliteCollection<Document>;
+    return collection.plan(filter, options);
+  }
+
+  async dropAll(): Promise<void> {
+    const tables = this.db
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, ${TABLE_PREFIX.length}) = ?`)
+      .pluck()
+      .all(TABLE_PREFIX) as string[];
+    this.write(() => {
+      for (const table of tables) this.db.exec(`DROP TABLE IF EXISTS "${table.replaceAll('"', '""')}"`);
+    });
+    for (const collection of this.collections.values()) collection.dropped();
+    this.statements.clear();
+  }
+
+  async close(): Promise<void> {
+    if (!this.db.open) return;
+    this.commit();
+    this.statements.clear();
+    this.db.close();
+  }
+}

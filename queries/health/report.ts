@@ -1,0 +1,102 @@
+import { access, constants } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import type { AppConfig } from '../../app/config.js';
+import { filesDir, type Runtime } from '../../app/runtime.js';
+import type { QueueBacklog } from '../../infra/job-queue/port.js';
+import type { SessionStore } from '../../infra/session-store/port.js';
+import { chatbotServices } from '../chatbot/services.js';
+import { answers } from './probe.js';
+import { cohereReachable } from './provider-probe.js';
+
+export type Adapter = 'embedded' | 'production';
+
+export interface PortHealth {
+  adapter: Adapter;
+  reachable: boolean;
+}
+
+export const PORTS = ['event_store', 'event_bus', 'document_store', 'vector_index', 'job_queue', 'embedder', 'session_store', 'file_storage'] as const;
+export type PortName = (typeof PORTS)[number];
+
+/** Without these nothing can be read or written: /health answers 503 while either is away. */
+export const CORE_PORTS: readonly PortName[] = ['event_store', 'document_store'];
+
+export interface HealthReport {
+  /** `unavailable`: a core store is away; `degraded`: another port is away or a projection is parked. */
+  status: 'ok' | 'degraded' | 'unavailable';
+  ports: Record<PortName, PortHealth>;
+  log: { last_position: number | null };
+  /** stale: parked, so its read model lacks the log's events after its position. */
+  projections: { name: string; position: number; stale: boolean }[];
+  parked: { name: string; position: number; event_type: string; error: string; since: string }[];
+  jobs: { queues: QueueBacklog[] | null };
+}
+
+/** A lookup of a token no session can have: a read of the store that changes nothing. */
+const PROBE_TOKEN = 'health-probe';
+
+function adapterOf(config: AppConfig, port: PortName): Adapter {
+  const production: Record<PortName, unknown> = {
+    event_store: config.eventStoreUrl,
+    event_bus: config.kafkaBrokers?.length,
+    document_store: config.mongoUrl,
+    vector_index: config.elasticsearchUrl,
+    job_queue: config.redisUrl,
+    embedder: config.cohereApiKey,
+    session_store: config.redisUrl,
+    // DATA_DIR/files in both; production mounts a shared volume there.
+    file_storage: undefined,
+  };
+  return production[port] ? 'production' : 'embedded';
+}
+
+async function backlogOf(runtime: Runtime): Promise<QueueBacklog[] | null> {
+  if (!runtime.jobs.backlog) return null;
+  let queues: QueueBacklog[] | null = null;
+  const told = await answers(async () => {
+    queues = await (runtime.jobs.backlog as () => Promise<QueueBacklog[]>).call(runtime.jobs);
+  });
+  return told ? queues : null;
+}
+
+/**
+ * Each port's adapter and whether a cheap check of it answers within a second, the projections'
+ * positions against the log's, the parked ones, and the job queues' backlog. Checks run side by
+ * side, so the report takes about one timeout at worst.
+ */
+export async function healthReport(runtime: Runtime, sessions: SessionStore): Promise<HealthReport> {
+  const { config } = runtime;
+  let lastPosition: number | null = null;
+  const files = filesDir(config);
+  const checks: Record<PortName, () => Promise<boolean>> = {
+    event_store: () =>
+      answers(async () => {
+        lastPosition = await runtime.eventStore.lastPosition();
+      }),
+    // The embedded bus is the event store's own subscription: it answers when the store does.
+    event_bus: () => (runtime.bus.ping ? answers(() => (runtime.bus.ping as () => Promise<void>).call(runtime.bus)) : answers(() => runtime.eventStore.lastPosition())),
+    document_store: () => answers(() => runtime.documents.collection('_checkpoints').count()),
+    vector_index: () => answers(() => chatbotServices(runtime).vectorIndex.size()),
+    job_queue: () => (runtime.jobs.ping ? answers(() => (runtime.jobs.ping as () => Promise<void>).call(runtime.jobs)) : Promise.resolve(true)),
+    // The local model runs in this process; Cohere is asked whether the key is good.
+    embedder: () => (config.cohereApiKey ? cohereReachable(config) : Promise.resolve(true)),
+    session_store: () => answers(() => sessions.userIdFor(PROBE_TOKEN)),
+    file_storage: () => answers(() => access(existsSync(files) ? files : config.dataDir, constants.R_OK | constants.W_OK)),
+  };
+  const [reachable, queues] = await Promise.all([Promise.all(PORTS.map((port) => checks[port]())), backlogOf(runtime)]);
+  const ports = Object.fromEntries(PORTS.map((port, i) => [port, { adapter: adapterOf(config, port), reachable: reachable[i] }])) as Record<PortName, PortHealth>;
+  const status = runtime.projections.status();
+  const parked = status.flatMap((p) =>
+    p.parked ? [{ name: p.name, position: p.parked.position, event_type: p.parked.eventType, error: p.parked.error, since: p.parked.since }] : [],
+  );
+  const coreDown = CORE_PORTS.some((port) => !ports[port].reachable);
+  const anyDown = PORTS.some((port) => !ports[port].reachable);
+  return {
+    status: coreDown ? 'unavailable' : anyDown || parked.length > 0 ? 'degraded' : 'ok',
+    ports,
+    log: { last_position: lastPosition },
+    projections: status.map((p) => ({ name: p.name, position: p.position, stale: p.parked !== null })),
+    parked,
+    jobs: { queues },
+  };
+}

@@ -1,0 +1,21 @@
+import t from 'tap';
+import { loadConfig } from '../../app/config.js';
+
+t.test('CHATBOT_ALLOWED_ORIGINS', async (t) => {
+  t.same(loadConfig({}).chatbotAllowedOrigins, [], 'unset: any origin');
+  t.same(loadConfig({ CHATBOT_ALLOWED_ORIGINS: ' ' }).chatbotAllowedOrigins, []);
+  t.same(
+    loadConfig({ CHATBOT_ALLOWED_ORIGINS: 'https://Museum.example.org/, http://localhost:3000,https://museum.example.org' }).chatbotAllowedOrigins,
+    ['https://museum.example.org', 'http://localhost:3000'],
+    'comma-separated, normalised, each once',
+  );
+  t.throws(() => loadConfig({ CHATBOT_ALLOWED_ORIGINS: 'museum.example.org' }), /CHATBOT_ALLOWED_ORIGINS must list origins .* got "museum.example.org"/);
+  t.throws(() => loadConfig({ CHATBOT_ALLOWED_ORIGINS: 'https://museum.example.org/chat' }), /got "https:\/\/museum.example.org\/chat"/, 'a path is not an origin');
+});
+
+t.test('CHATBOT_SENTENCE_MODEL', async (t) => {
+  t.equal(loadConfig({}).chatbotSentenceModel, true, 'on by default');
+  t.equal(loadConfig({ CHATBOT_SENTENCE_MODEL: 'OFF' }).chatbotSentenceModel, false);
+  t.equal(loadConfig({ CHATBOT_SENTENCE_MODEL: 'on' }).chatbotSentenceModel, true);
+  t.throws(() => loadConfig({ CHATBOT_SENTENCE_MODEL: 'no' }), /CHATBOT_SENTENCE_MODEL must be on or off, got "no"/);
+});

@@ -1,0 +1,53 @@
+import t from 'tap';
+import { derivedOperationId, securityFor } from '../../app/openapi-operations.js';
+import { buildTestApp, json } from '../helper.js';
+
+interface Operation {
+  operationId?: string;
+  security?: Record<string, string[]>[];
+  responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema: { title?: string } }> }>;
+}
+type Paths = Record<string, Record<string, Operation>>;
+
+/** Operations that answer no 4xx by design (listed with the reason in redocly.yaml). */
+const NO_CLIENT_ERROR = new Set(['post /logout', 'get /widget.js', 'get /chat-widget.js', 'get /health']);
+
+t.test('operation ids are derived from the method and the path', async (t) => {
+  t.equal(derivedOperationId('GET', '/api/blog_posts/:id'), 'getApiBlogPostsById');
+  t.equal(derivedOperationId('POST', '/api/page-versioning/version/:versionId/revert'), 'postApiPageVersioningVersionByVersionIdRevert');
+});
+
+t.test('security follows the permission table: anonymous callers welcome show an empty requirement first', async (t) => {
+  t.same(securityFor({ credentials: [], allow: 'public' }), []);
+  t.same(securityFor({ credentials: ['api_key', 'session'], allow: 'everyone' }), [{}, { apiKeyIdentity: [], apiKeyCredential: [] }, { session: [] }]);
+  t.same(securityFor({ credentials: ['session'], allow: 'logged_in' }), [{ session: [] }]);
+  t.same(securityFor({ credentials: ['directory_token'], allow: 'directory_token' }), [{ directoryToken: [] }]);
+});
+
+t.test('every operation of /api/docs.json has a unique id, its security, its 4xx answers and its headers', async (t) => {
+  const { app } = await buildTestApp(t);
+  const doc = json<{ paths: Paths }>(await app.inject({ method: 'GET', url: '/api/docs.json' }));
+  const ids = new Map<string, string>();
+  for (const [path, operations] of Object.entries(doc.paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      const name = `${method} ${path}`;
+      t.ok(operation.operationId, `${name} has an operationId`);
+      t.notOk(ids.has(operation.operationId ?? ''), `${name}: ${operation.operationId} is unique (also ${ids.get(operation.operationId ?? '')})`);
+      ids.set(operation.operationId ?? '', name);
+      t.ok(Array.isArray(operation.security), `${name} declares its security`);
+      const clientErrors = Object.keys(operation.responses).filter((status) => status.startsWith('4'));
+      if (!NO_CLIENT_ERROR.has(name)) t.ok(clientErrors.length > 0, `${name} lists its 4xx answers`);
+      for (const status of clientErrors) t.ok(operation.responses[status].content, `${name} ${status} has a body schema`);
+      if (operation.responses['429']) t.ok(operation.responses['429'].headers?.['Retry-After'], `${name} 429 documents Retry-After`);
+    }
+  }
+  t.ok(ids.size > 90, `${ids.size} operations`);
+  const items = doc.paths['/api/items'].get;
+  t.ok(items.responses['200'].headers?.['Platform-Total-Results'] && items.responses['200'].headers.Link, 'lists document their pagination headers');
+  t.equal(items.responses['422'].content?.['application/json'].schema.title, 'NativeError', 'in the native error shape');
+  t.equal(doc.paths['/api/blog/posts/{id}'].get.responses['404'].content?.['application/json'].schema.title, 'PlainError', 'legacy blog in its own');
+  t.ok(doc.paths['/directory/go/{handle}'].get.responses['302'].headers?.Location, 'a redirect documents Location');
+  t.same(doc.paths['/api/backups'].get.security, [{ apiKeyIdentity: [], apiKeyCredential: [] }, { session: [] }], 'backups need a key or a session');
+  t.same(doc.paths['/api/page-versioning/{pageId}/versions'].get.security, [{ session: [] }], 'version history needs a session');
+  t.same(doc.paths['/chatbot/api/chat'].post.security, [], 'the chatbot is public');
+});

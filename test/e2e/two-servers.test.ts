@@ -1,0 +1,45 @@
+import t from 'tap';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli, startServer } from './process.js';
+
+/**
+ * Two real server processes on one DATA_DIR (issue 22): each has its own connection to the log
+ * and its own read models, so only the event store can give a unique slug to one of them.
+ */
+const fixture = {
+  users: [{ id: 1, email: 'admin@example.org', name: 'Ada', role: 'global_admin', password: 's3cret-pass', api_keys: [{ identity: 'ID', credential: 'CRED', label: 'ci' }] }],
+  sites: [{ id: 1, slug: 'main', title: 'Main site' }],
+};
+const KEY = 'key_identity=ID&key_credential=CRED';
+const EACH = 10;
+
+t.test('two servers on one DATA_DIR creating the same slug at once: exactly one wins', async (t) => {
+  const dataDir = t.testdir();
+  const file = join(dataDir, '..', `two-servers-${process.pid}.json`);
+  writeFileSync(file, JSON.stringify(fixture));
+  const imported = await runCli('import.ts', [file], { DATA_DIR: dataDir });
+  t.equal(imported.code, 0, `import exits 0: ${imported.stderr}`);
+  const servers = await Promise.all([startServer({ DATA_DIR: dataDir }), startServer({ DATA_DIR: dataDir })]);
+  t.teardown(() => Promise.all(servers.map((server) => server.stop('SIGKILL'))));
+
+  const fromBoth = (path: string, body: (i: number) => object) =>
+    Promise.all(
+      servers.flatMap((server, s) =>
+        Array.from({ length: EACH }, (_, i) =>
+          fetch(`${server.baseUrl}${path}?${KEY}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(s * EACH + i)) }).then(
+            (res) => res.status,
+          ),
+        ),
+      ),
+    );
+  for (const [label, path, body] of [
+    ['sites', '/api/sites', (i: number) => ({ 'o:slug': 'shared', 'o:title': `Site ${i}` })],
+    ['site pages', '/api/site_pages', (i: number) => ({ 'o:site': { 'o:id': 1 }, 'o:slug': 'shared', 'o:title': `Page ${i}` })],
+    ['blog posts', '/api/blog_posts', (i: number) => ({ title: `Post ${i}`, slug: 'shared' })],
+  ] as const) {
+    const codes = await fromBoth(path, body);
+    t.equal(codes.filter((c) => c === 201).length, 1, `${label}: one 201 (${codes.join(' ')})`);
+    t.equal(codes.filter((c) => c === 422).length, 2 * EACH - 1, `${label}: the others 422`);
+  }
+});

@@ -1,0 +1,85 @@
+import t from 'tap';
+import { HybridEmbedder } from '../../../infra/embedder/hybrid.js';
+import { SentenceModel } from '../../../infra/embedder/sentence-model/client.js';
+import { piecesOf, PIECE_WORDS } from '../../../infra/embedder/sentence-model/pieces.js';
+import { SENTENCE_DIMENSION } from '../../../infra/embedder/sentence-model/protocol.js';
+
+const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i], 0);
+const norm = (a: Float32Array) => Math.sqrt(dot(a, a));
+
+t.test('texts are cut into bounded pieces; nothing meaningful, no piece', async (t) => {
+  t.same(piecesOf(''), []);
+  t.same(piecesOf('   \n\t '), []);
+  t.same(piecesOf('... -- !!'), [], 'punctuation alone');
+  t.same(piecesOf('  The   violin\nof Cremona. '), ['The violin of Cremona.']);
+  const long = Array.from({ length: 2 * PIECE_WORDS + 5 }, (_, i) => `w${i}`).join(' ');
+  const pieces = piecesOf(long);
+  t.equal(pieces.length, 3);
+  t.ok(pieces.every((p) => p.split(' ').length <= PIECE_WORDS));
+  t.equal(pieces.join(' '), long, 'every word kept, in order');
+  t.ok(piecesOf('x'.repeat(10_000)).every((p) => p.length <= 40), 'a word without spaces is clipped');
+});
+
+t.test('the sentence model on its thread', async (t) => {
+  // One thread for the file: loading the model costs about a second.
+  const model = new SentenceModel();
+  t.teardown(() => model.close());
+
+  t.test('one unit vector per text, empty texts included (the model throws on them or drops their row)', async (t) => {
+    const vectors = await model.embed(['The violin of Cremona', '', 'A map of Lisbon', '   '], 'document');
+    t.equal(vectors.length, 4);
+    t.ok(Math.abs(norm(vectors[0]) - 1) < 1e-4 && Math.abs(norm(vectors[2]) - 1) < 1e-4, 'unit length');
+    t.equal(norm(vectors[1]), 0, 'an empty text has no meaning: a zero vector');
+    t.equal(norm(vectors[3]), 0);
+    t.equal(vectors[0].length, SENTENCE_DIMENSION);
+    t.same(await model.embed([], 'query'), []);
+  });
+
+  t.test('the same text gives the same vector, alone or in a batch', async (t) => {
+    const [alone] = await model.embed(['Jazz trumpet recordings'], 'query');
+    const [, inBatch] = await model.embed(['Opening hours', 'Jazz trumpet recordings'], 'document');
+    t.ok(dot(alone, inBatch) > 0.9999);
+  });
+
+  t.test('meaning: a question finds its answer in other words', async (t) => {
+    const [question, jazz, hours] = await model.embed(
+      ['Do you have any music from New Orleans?', 'Louis Armstrong playing jazz trumpet, recorded in 1928', 'The museum opens at ten every day except Monday'],
+      'document',
+    );
+    t.ok(dot(question, jazz) > dot(question, hours), `jazz ${dot(question, jazz).toFixed(3)} > opening hours ${dot(question, hours).toFixed(3)}`);
+  });
+
+  t.test('a long text is embedded piece by piece, and a query goes before the documents waiting', async (t) => {
+    const long = Array.from({ length: 12 }, () => 'The map shows the harbour, the castle and the cathedral of the city before the earthquake.').join(' ');
+    const order: string[] = [];
+    const documents = model.embed(Array.from({ length: 6 }, () => long), 'document').then(() => order.push('documents'));
+    await new Promise((r) => setTimeout(r, 20));
+    const query = model.embed(['Where is the castle?'], 'query').then(() => order.push('query'));
+    await Promise.all([documents, query]);
+    t.same(order, ['query', 'documents'], 'the query did not wait for the documents');
+  });
+
+  t.test('queries take turns: a short one does not wait for all of a long one', async (t) => {
+    const sentence = 'The map shows the harbour, the castle and the cathedral of the city before the earthquake.';
+    const order: string[] = [];
+    const chat = model.embed(Array.from({ length: 30 }, (_, i) => `${sentence} ${i}`), 'query').then(() => order.push('many sentences'));
+    await new Promise((r) => setTimeout(r, 20));
+    const search = model.embed(['Where is the castle?'], 'query').then(() => order.push('one search'));
+    await Promise.all([chat, search]);
+    t.same(order, ['one search', 'many sentences']);
+  });
+});
+
+t.test('the hybrid embedder', async (t) => {
+  const embedder = new HybridEmbedder();
+  t.teardown(() => embedder.close());
+  t.equal(embedder.dimension, SENTENCE_DIMENSION + 384);
+  t.match(embedder.model, /^use-lite-512-p40\+local-hashed-ngrams-v1-384:1\/0\.5$/, 'the model name says both parts, the piece size and the weights');
+  const [full] = await embedder.embed(['Stradivari violin'], 'document');
+  const [provisional] = embedder.provisional(['Stradivari violin']);
+  t.ok(Math.abs(norm(full) - 1) < 1e-4 && Math.abs(norm(provisional) - 1) < 1e-4, 'both unit length');
+  t.ok(provisional.subarray(0, SENTENCE_DIMENSION).every((x) => x === 0), 'a stand-in has no meaning part');
+  t.ok(dot(full, provisional) > 0.3, 'but shares the words part');
+  const [stopwords] = await embedder.embed(['the of and'], 'query');
+  t.ok(stopwords.every((x) => Number.isFinite(x)), 'no NaN for a text without content words');
+});

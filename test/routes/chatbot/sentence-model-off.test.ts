@@ -1,0 +1,16 @@
+import t from 'tap';
+import { chatbotServices } from '../../../queries/chatbot/services.js';
+import { buildTestApp, json } from '../../helper.js';
+import { chatbotFixture, post, settle, type SearchBody } from './support.js';
+
+t.test('with CHATBOT_SENTENCE_MODEL=off the chatbot embeds by words alone, and still finds by them', async (t) => {
+  const { app, runtime } = await buildTestApp(t, { fixture: chatbotFixture, config: { chatbotSentenceModel: false } });
+  await settle(runtime);
+  const { embedder } = chatbotServices(runtime);
+  t.notMatch(embedder.model, /use-lite/, `the model is the word features alone (${embedder.model})`);
+  const res = await post(app, 'search', { query: 'Stradivari violin' });
+  t.equal(res.statusCode, 200);
+  const body = json<SearchBody>(res);
+  t.match(body.results[0], { title: 'Stradivari violin' }, 'a title in its own words comes first');
+  for (const result of body.results) t.ok(result.distance >= 0 && result.distance <= 2, 'distances stay cosine distances');
+});
