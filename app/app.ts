@@ -72,7 +72,8 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   await app.register(authPlugin, { runtime });
   await app.register(authRoutes, { runtime });
   for (const module of runtime.modules) {
-    if (module.routes) await app.register(module.routes, { runtime });
+    const { routes } = runtime.module(module);
+    if (routes) await app.register(routes, { runtime });
   }
   return app;
 }

@@ -33,6 +33,12 @@ export interface Runtime {
   projections: ProjectionRunner;
   modules: readonly AppModule[];
   /**
+   * What a module built for this runtime (its services, routes, workers), the instance its
+   * create returned, typed by its definition: `runtime.module(chatbotModule).services`. Throws
+   * for a module this runtime does not run.
+   */
+  module<Instance extends ModuleInstance>(definition: AppModule<Instance>): Instance;
+  /**
    * Whether this process runs the modules' job workers (the server does; the CLIs do not). A
    * CLI enqueues no background jobs: the embedded queue would only hold them until it exits,
    * and the server's own projections see the CLI's events and enqueue what they need.
@@ -57,20 +63,30 @@ export interface RoutesOptions {
 export type RoutesPlugin<Options extends RoutesOptions = RoutesOptions> = FastifyPluginAsync<Options, RawServerDefault, TypeBoxRequestProvider>;
 
 /**
- * One feature module (platform, blog, assets, ...): its projections, its routes, what it
- * imports from a fixture, and the workers it runs. The app and the CLIs are built from the list
- * in modules.ts.
+ * One feature module (platform, blog, assets, ...): its projections and what it imports from a
+ * fixture, the same in every runtime, and create, which builds what it runs in one runtime. The
+ * app and the CLIs are built from the list in modules.ts.
  */
-export interface AppModule {
+export interface AppModule<Instance extends ModuleInstance = ModuleInstance> {
   name: string;
   projections?: Projection[];
+  importer?: FixtureImporter;
+  /**
+   * Builds the module's services for this runtime, once, before the projections start, and
+   * hands them to its routes, workers and projection listeners: nothing looks them up later.
+   * Without it the module runs nothing of its own (projections and an importer only).
+   */
+  create?(runtime: Runtime): Instance | Promise<Instance>;
+}
+
+/** What a module runs in one runtime, with the services its create built. */
+export interface ModuleInstance {
   /** Registered once on the app with `{ runtime }`, in the order of modules.ts. */
   routes?: RoutesPlugin;
-  importer?: FixtureImporter;
-  /** Runs before projections start (e.g. to create indexes or register listeners). */
-  init?(runtime: Runtime): Promise<void>;
-  startWorkers?(runtime: Runtime): Promise<void>;
-  stop?(runtime: Runtime): Promise<void>;
+  /** Started after the projections, in a runtime that runs workers (the server's). */
+  startWorkers?(): Promise<void>;
+  /** Called when the runtime closes, in the reverse order of modules.ts. */
+  stop?(): Promise<void>;
 }
 
 /** The fixture document of CONTRACT.md section 4; every key optional, each module reads its own. */

@@ -7,7 +7,7 @@ import { backupsModule } from './modules/backups.js';
 import { pageVersioningModule } from './modules/page-versioning.js';
 import { chatbotModule } from './modules/chatbot.js';
 import { directoryModule } from './modules/directory.js';
-import { operationsModule } from './modules/operations.js';
+import { createOperationsModule } from './modules/operations.js';
 
 /** Every feature module, in start order. Add a module here with one import and one entry. */
 export const appModules: readonly AppModule[] = [
@@ -19,5 +19,6 @@ export const appModules: readonly AppModule[] = [
   pageVersioningModule,
   chatbotModule,
   directoryModule,
-  operationsModule,
+  // /health checks the vector index the chatbot module built in the same runtime.
+  createOperationsModule({ vectorIndex: (runtime) => runtime.module(chatbotModule).services.vectorIndex }),
 ];

@@ -7,7 +7,7 @@ import { createInfrastructure, startupError, type Infrastructure } from '../infr
 import { ProjectionRunner } from '../projections/runner.js';
 import type { AppConfig } from './config.js';
 import { createLogger } from './logger.js';
-import type { AppModule, Runtime } from './kernel.js';
+import type { AppModule, ModuleInstance, Runtime } from './kernel.js';
 
 export type { Runtime } from './kernel.js';
 
@@ -38,6 +38,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions):
     infra.documents,
     logger,
   );
+  const instances = new Map<AppModule, ModuleInstance>();
   const runtime: Runtime = {
     config,
     logger,
@@ -49,6 +50,12 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions):
     jobs: infra.jobs,
     projections,
     modules,
+    module<Instance extends ModuleInstance>(definition: AppModule<Instance>): Instance {
+      const instance = instances.get(definition);
+      if (!instance) throw new Error(`The ${definition.name} module does not run in this runtime.`);
+      // The map holds what definition.create returned for this very definition: its Instance.
+      return instance as Instance;
+    },
     runsWorkers: options.startWorkers !== false,
     commandContext(userId, requestId) {
       return {
@@ -62,7 +69,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions):
     },
     async close() {
       await projections.stop();
-      for (const module of [...modules].reverse()) await module.stop?.(runtime);
+      for (const instance of [...instances.values()].reverse()) await instance.stop?.();
       // Nothing takes ids any more: the next process goes on from the last one taken. Should
       // the log refuse, the reserve is only a gap in the ids, and the adapters still close.
       await releaseReservedIds(infra.eventStore, metadataFor(runtime.commandContext(null))).catch((err: unknown) =>
@@ -72,10 +79,10 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions):
     },
   };
   try {
-    for (const module of modules) await module.init?.(runtime);
+    for (const module of modules) instances.set(module, (await module.create?.(runtime)) ?? {});
     await projections.start();
     if (runtime.runsWorkers) {
-      for (const module of modules) await module.startWorkers?.(runtime);
+      for (const instance of instances.values()) await instance.startWorkers?.();
     }
     await projections.catchUp();
   } catch (error) {

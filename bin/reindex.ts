@@ -1,7 +1,8 @@
 import { loadConfig } from '../app/config.js';
+import { appModules } from '../app/modules.js';
+import { chatbotModule } from '../app/modules/chatbot.js';
 import { createRuntime } from '../app/runtime.js';
 import type { ResourceRef } from '../projections/chatbot/index-jobs.js';
-import { chatbotServices } from '../queries/chatbot/services.js';
 import { allResources } from '../workers/chatbot/all-resources.js';
 import { indexResource, type IndexOptions, type IndexOutcome } from '../workers/chatbot/index-resource.js';
 import { progressBar, type ProgressBar } from './progress.js';
@@ -11,7 +12,6 @@ import { progressBar, type ProgressBar } from './progress.js';
  * thread never idles between resources.
  */
 const IN_FLIGHT = 4;
-import { appModules } from '../app/modules.js';
 
 /**
  * `npm run reindex`: empties the chatbot's vector index and indexes every resource again from
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   const config = { ...loadConfig(), logLevel: process.env.LOG_LEVEL ?? 'warn' };
   const runtime = await createRuntime(config, { modules: appModules, startWorkers: false });
   try {
-    const services = chatbotServices(runtime);
+    const { services } = runtime.module(chatbotModule);
     const deps = { documents: runtime.documents, embedder: services.embedder, vectorIndex: services.vectorIndex };
     const refs = await allResources(runtime.documents);
     await services.vectorIndex.clear();

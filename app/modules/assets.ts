@@ -8,7 +8,12 @@ import { filesDir } from '../runtime.js';
 export const assetsModule: AppModule = {
   name: 'assets',
   projections: assetProjections,
-  routes: async (app, { runtime }) => {
-    await app.register(assetLibraryRoutes, { runtime, storage: new LocalFileStorage(filesDir(runtime.config), 'assets') });
+  create(runtime) {
+    const storage = new LocalFileStorage(filesDir(runtime.config), 'assets');
+    return {
+      routes: async (app) => {
+        await app.register(assetLibraryRoutes, { runtime, storage });
+      },
+    };
   },
 };

@@ -7,6 +7,6 @@ import { blogRoutes } from '../../routes/blog/index.js';
 export const blogModule: AppModule = {
   name: 'blog',
   projections: blogProjections,
-  routes: blogRoutes,
+  create: () => ({ routes: blogRoutes }),
   importer: blogImporter,
 };

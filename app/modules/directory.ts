@@ -7,6 +7,6 @@ import { directoryRoutes } from '../../routes/directory/index.js';
 export const directoryModule: AppModule = {
   name: 'directory',
   projections: directoryProjections,
-  routes: directoryRoutes,
+  create: () => ({ routes: directoryRoutes }),
   importer: directoryImporter,
 };

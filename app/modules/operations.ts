@@ -1,16 +1,28 @@
-import type { AppModule } from '../kernel.js';
+import type { AppModule, Runtime } from '../kernel.js';
 import { removeLeftoverUploads } from '../../infra/file-storage/partial-uploads.js';
+import type { VectorIndex } from '../../infra/vector-index/port.js';
 import { healthRoutes } from '../../routes/health/index.js';
 import { filesDir } from '../runtime.js';
 
+/** The ports /health checks that another module builds; app/modules.ts says which one. */
+export interface OperationsSources {
+  vectorIndex(runtime: Runtime): VectorIndex;
+}
+
 /** What operators look at and rely on: GET /health, and a start that clears what a crash left. */
-export const operationsModule: AppModule = {
-  name: 'operations',
-  routes: healthRoutes,
-  async startWorkers(runtime) {
-    // Wall-clock times, not runtime.clock: they are compared with the files' modification times.
-    const now = Date.now();
-    const removed = await removeLeftoverUploads(filesDir(runtime.config), { startedAt: now - process.uptime() * 1000, now });
-    if (removed.length > 0) runtime.logger.info({ count: removed.length }, 'removed partial uploads left by an earlier process');
-  },
-};
+export function createOperationsModule(sources: OperationsSources): AppModule {
+  return {
+    name: 'operations',
+    create(runtime) {
+      return {
+        routes: healthRoutes({ vectorIndex: () => sources.vectorIndex(runtime) }),
+        async startWorkers() {
+          // Wall-clock times, not runtime.clock: they are compared with the files' modification times.
+          const now = Date.now();
+          const removed = await removeLeftoverUploads(filesDir(runtime.config), { startedAt: now - process.uptime() * 1000, now });
+          if (removed.length > 0) runtime.logger.info({ count: removed.length }, 'removed partial uploads left by an earlier process');
+        },
+      };
+    },
+  };
+}

@@ -6,5 +6,5 @@ import { pageVersioningRoutes } from '../../routes/page-versioning/index.js';
 export const pageVersioningModule: AppModule = {
   name: 'page-versioning',
   projections: [pageVersionsProjection],
-  routes: pageVersioningRoutes,
+  create: () => ({ routes: pageVersioningRoutes }),
 };

@@ -7,6 +7,6 @@ import { platformImporter } from '../../commands/platform/importer.js';
 export const platformModule: AppModule = {
   name: 'platform',
   projections: platformProjections,
-  routes: platformRoutes,
+  create: () => ({ routes: platformRoutes }),
   importer: platformImporter,
 };

@@ -4,7 +4,7 @@ import type { AppConfig } from '../../app/config.js';
 import { filesDir, type Runtime } from '../../app/runtime.js';
 import type { QueueBacklog } from '../../infra/job-queue/port.js';
 import type { SessionStore } from '../../infra/session-store/port.js';
-import { chatbotServices } from '../chatbot/services.js';
+import type { VectorIndex } from '../../infra/vector-index/port.js';
 import { answers } from './probe.js';
 import { cohereReachable } from './provider-probe.js';
 
@@ -60,11 +60,19 @@ async function backlogOf(runtime: Runtime): Promise<QueueBacklog[] | null> {
 }
 
 /**
+ * The ports no runtime holds, asked for when checked: the chatbot module builds the vector
+ * index, and a test may swap it after the app is built.
+ */
+export interface ModulePorts {
+  vectorIndex(): VectorIndex;
+}
+
+/**
  * Each port's adapter and whether a cheap check of it answers within a second, the projections'
  * positions against the log's, the parked ones, and the job queues' backlog. Checks run side by
  * side, so the report takes about one timeout at worst.
  */
-export async function healthReport(runtime: Runtime, sessions: SessionStore): Promise<HealthReport> {
+export async function healthReport(runtime: Runtime, sessions: SessionStore, modulePorts: ModulePorts): Promise<HealthReport> {
   const { config } = runtime;
   let lastPosition: number | null = null;
   const files = filesDir(config);
@@ -76,7 +84,7 @@ export async function healthReport(runtime: Runtime, sessions: SessionStore): Pr
     // The embedded bus is the event store's own subscription: it answers when the store does.
     event_bus: () => (runtime.bus.ping ? answers(() => (runtime.bus.ping as () => Promise<void>).call(runtime.bus)) : answers(() => runtime.eventStore.lastPosition())),
     document_store: () => answers(() => runtime.documents.collection('_checkpoints').count()),
-    vector_index: () => answers(() => chatbotServices(runtime).vectorIndex.size()),
+    vector_index: () => answers(() => modulePorts.vectorIndex().size()),
     job_queue: () => (runtime.jobs.ping ? answers(() => (runtime.jobs.ping as () => Promise<void>).call(runtime.jobs)) : Promise.resolve(true)),
     // The local model runs in this process; Cohere is asked whether the key is good.
     embedder: () => (config.cohereApiKey ? cohereReachable(config) : Promise.resolve(true)),

@@ -10,7 +10,7 @@ import { INCLUDE_FLAGS, type BackupIncludes } from '../../commands/backups/event
 import { isAdmin } from '../../commands/users/roles.js';
 import { AppError, DependencyUnavailableError, ForbiddenError, NotFoundError } from '../../infra/errors.js';
 import { findBackup, listBackups } from '../../queries/backups/backups.js';
-import { registerApiSource } from '../../workers/backups/api-export.js';
+import type { ApiSource } from '../../workers/backups/api-export.js';
 import { BACKUP_QUEUE, type BackupJobData, type BackupJobResult } from '../../workers/backups/backup-job.js';
 import { backupsDir } from '../../workers/backups/paths.js';
 import { removeArchive } from '../../workers/backups/remove-archive.js';
@@ -45,14 +45,17 @@ function includesFrom(body: Partial<BackupIncludes> | undefined): BackupIncludes
 
 /**
  * /api/backups: Global Administrators and Supervisors only, by API key or session (seed 002).
- * Not encapsulated (fastify-plugin), so the API source the backup worker exports through is
- * the app itself: an encapsulated instance cannot be made ready again once the app has started.
+ * Not encapsulated (fastify-plugin), so the app attached to the backups module's API source
+ * (what its worker exports through) is the app itself: an encapsulated instance cannot be made
+ * ready again once the app has started.
  */
-const backupsWithApiSource: RoutesPlugin = async (app, { runtime }) => {
-  registerApiSource(runtime, app);
-  await app.register(backupResourceRoutes, { runtime, prefix: '/api/backups' });
-};
-export const backupRoutes: RoutesPlugin = fp(backupsWithApiSource);
+export function backupRoutes(apiSource: ApiSource): RoutesPlugin {
+  const withApiSource: RoutesPlugin = async (app, { runtime }) => {
+    apiSource.attach(app);
+    await app.register(backupResourceRoutes, { runtime, prefix: '/api/backups' });
+  };
+  return fp(withApiSource);
+}
 
 const backupResourceRoutes: RoutesPlugin = async (app, { runtime }) => {
   // Every flag defaults to true, so an empty body means "everything", also when a client

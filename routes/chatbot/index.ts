@@ -3,7 +3,7 @@ import type { RoutesOptions, RoutesPlugin } from '../../app/kernel.js';
 import { refuseOtherMethods } from '../../app/method-not-allowed.js';
 import { answerQuestion } from '../../queries/chatbot/chat.js';
 import { searchCollection } from '../../queries/chatbot/search.js';
-import { chatbotServices } from '../../queries/chatbot/services.js';
+import type { ChatbotServices } from '../../queries/chatbot/services.js';
 import { chatWidgetRoutes } from './chat-widget.js';
 import { CORS_NOTE, registerChatbotCors } from './cors.js';
 import { chatbotRateLimit } from './rate-limit.js';
@@ -26,8 +26,8 @@ const documentOnly = () => () => true;
  * together, callable from pages of other origins (CORS, in their own scope); and the chat
  * panel's script.
  */
-export const chatbotRoutes: RoutesPlugin = async (app, { runtime }) => {
-  await app.register(chatbotApiRoutes, { runtime });
+export const chatbotRoutes = (services: ChatbotServices): RoutesPlugin => async (app, { runtime }) => {
+  await app.register(chatbotApiRoutes(services), { runtime });
   await app.register(chatWidgetRoutes, { runtime });
 };
 
@@ -35,8 +35,7 @@ export const chatbotRoutes: RoutesPlugin = async (app, { runtime }) => {
  * Not typed from the body schemas: they only document the bodies (documentOnly), so a body
  * here is as unknown as it arrives until parseChatRequest or parseSearchRequest checks it.
  */
-const chatbotApiRoutes: FastifyPluginAsync<RoutesOptions> = async (app, { runtime }) => {
-  const services = () => chatbotServices(runtime);
+const chatbotApiRoutes = (services: ChatbotServices): FastifyPluginAsync<RoutesOptions> => async (app, { runtime }) => {
   const onRequest = await chatbotRateLimit(app, runtime);
   registerChatbotCors(app, runtime.config.chatbotAllowedOrigins, [CHAT, SEARCH]);
 
@@ -59,7 +58,7 @@ const chatbotApiRoutes: FastifyPluginAsync<RoutesOptions> = async (app, { runtim
         response: { 200: ChatResponseSchema, ...errorResponses },
       },
     },
-    async (request) => answerQuestion(services(), parseChatRequest(request.body)),
+    async (request) => answerQuestion(services, parseChatRequest(request.body)),
   );
 
   app.post(
@@ -79,7 +78,7 @@ const chatbotApiRoutes: FastifyPluginAsync<RoutesOptions> = async (app, { runtim
         response: { 200: SearchResponseSchema, ...errorResponses },
       },
     },
-    async (request) => searchCollection(services(), parseSearchRequest(request.body)),
+    async (request) => searchCollection(services, parseSearchRequest(request.body)),
   );
 
   refuseOtherMethods(app, CHAT, ['POST']);

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { RoutesPlugin } from '../../app/kernel.js';
-import { healthReport, PORTS } from '../../queries/health/report.js';
+import { healthReport, PORTS, type ModulePorts } from '../../queries/health/report.js';
 import { OPERATIONS_TAG } from './tag.js';
 
 const Port = Type.Object({
@@ -40,8 +40,11 @@ const HealthBody = Type.Object({
   }),
 });
 
-/** GET /health: what a load balancer or an operator checks; no credentials, no secrets. */
-export const healthRoutes: RoutesPlugin = async (app, { runtime }) => {
+/**
+ * GET /health: what a load balancer or an operator checks; no credentials, no secrets. The
+ * ports other modules build are given by the composition (app/modules.ts).
+ */
+export const healthRoutes = (modulePorts: ModulePorts): RoutesPlugin => async (app, { runtime }) => {
   app.get(
     '/health',
     {
@@ -54,7 +57,7 @@ export const healthRoutes: RoutesPlugin = async (app, { runtime }) => {
       },
     },
     async (_request, reply) => {
-      const report = await healthReport(runtime, app.sessions);
+      const report = await healthReport(runtime, app.sessions, modulePorts);
       return reply.status(report.status === 'unavailable' ? 503 : 200).header('cache-control', 'no-store').send(report);
     },
   );

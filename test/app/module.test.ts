@@ -19,9 +19,11 @@ const postParts: RoutesPlugin = async (app, { runtime }) => {
 function moduleWith(prefix: string): AppModule {
   return {
     name: 'test-routes',
-    routes: async (app, { runtime }) => {
-      await app.register(postParts, { runtime, prefix });
-    },
+    create: () => ({
+      routes: async (app, { runtime }) => {
+        await app.register(postParts, { runtime, prefix });
+      },
+    }),
   };
 }
 

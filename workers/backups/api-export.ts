@@ -1,20 +1,25 @@
 import type { FastifyInstance } from 'fastify';
-import type { Runtime } from '../../app/kernel.js';
 import { SESSION_COOKIE } from '../../app/session-cookie.js';
 import { OPERATIONS_TAG } from '../../routes/health/tag.js';
 
-/** The HTTP app serving a runtime, so the worker can export the API as it answers. */
-const apps = new WeakMap<Runtime, FastifyInstance>();
+/**
+ * The HTTP app serving the backups module's runtime, so its worker can export the API as it
+ * answers: the module builds one, its routes attach the app they are registered on, its
+ * worker reads it. Empty in a process without the app (a CLI), or once the app has closed.
+ */
+export class ApiSource {
+  private current: FastifyInstance | null = null;
 
-export function registerApiSource(runtime: Runtime, app: FastifyInstance): void {
-  apps.set(runtime, app);
-  app.addHook('onClose', async () => {
-    if (apps.get(runtime) === app) apps.delete(runtime);
-  });
-}
+  attach(app: FastifyInstance): void {
+    this.current = app;
+    app.addHook('onClose', async () => {
+      if (this.current === app) this.current = null;
+    });
+  }
 
-export function apiSourceFor(runtime: Runtime): FastifyInstance | null {
-  return apps.get(runtime) ?? null;
+  get app(): FastifyInstance | null {
+    return this.current;
+  }
 }
 
 const MAX_PAGES = 10_000;

@@ -1,7 +1,7 @@
 import type { Runtime } from '../../app/kernel.js';
 import { completeBackup, failBackup } from '../../commands/backups/handlers.js';
 import { findBackup } from '../../queries/backups/backups.js';
-import { apiSourceFor } from './api-export.js';
+import type { ApiSource } from './api-export.js';
 import { createArchive } from './create-archive.js';
 import { backupFailureMessage } from './failure-message.js';
 import { archiveFileFor } from './paths.js';
@@ -24,7 +24,7 @@ export interface BackupJobResult {
  * Writes the archive of a requested backup and records the outcome as events. A failure is a
  * result, not an exception: the record is kept as failed with a message people can act on.
  */
-export async function runBackupJob(runtime: Runtime, data: BackupJobData): Promise<BackupJobResult> {
+export async function runBackupJob(runtime: Runtime, apiSource: ApiSource, data: BackupJobData): Promise<BackupJobResult> {
   // A worker in another process may not have applied the request yet.
   let record = await findBackup(runtime.documents, data.backupId);
   if (!record) {
@@ -35,7 +35,7 @@ export async function runBackupJob(runtime: Runtime, data: BackupJobData): Promi
   if (record.status === 'complete') return { status: 'complete' };
   if (record.status === 'failed') return { status: 'failed', error: record.error ?? undefined };
   const ctx = runtime.commandContext(record.created_by);
-  const app = apiSourceFor(runtime);
+  const app = apiSource.app;
   if (record.includes.include_api && !app) runtime.logger.warn({ backupId: record.id }, 'no HTTP app in this process: the api part stays empty');
   try {
     const result = await createArchive({

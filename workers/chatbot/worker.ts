@@ -1,38 +1,27 @@
 import type { Runtime } from '../../app/kernel.js';
 import type { ResourceRef } from '../../projections/chatbot/index-jobs.js';
-import { chatbotServices } from '../../queries/chatbot/services.js';
+import type { ChatbotServices } from '../../queries/chatbot/services.js';
 import { allResources } from './all-resources.js';
 import { EMBED_QUEUE, INDEX_QUEUE } from './index-queue.js';
 import { indexResource } from './index-resource.js';
 import { postsDueBetween, SCHEDULED_POST_CHECK_MS } from './scheduled-posts.js';
 
-interface WorkerState {
-  timer: NodeJS.Timeout;
-  /** The last time scheduled posts were looked for. */
-  checkedUntil: Date;
-}
-
-const workers = new WeakMap<Runtime, WorkerState>();
-
-/** Enqueues the posts whose publication time has come since the last check. */
-export async function checkScheduledPosts(runtime: Runtime): Promise<void> {
-  const state = workers.get(runtime);
-  if (!state) return;
-  const now = runtime.clock.now();
-  const due = await postsDueBetween(runtime.documents, state.checkedUntil, now);
-  state.checkedUntil = now;
-  for (const ref of due) await chatbotServices(runtime).indexing.enqueue(ref);
+/** The chatbot's running worker in one runtime. */
+export interface ChatbotWorker {
+  /** Enqueues the posts whose publication time has come since the last check. */
+  checkScheduledPosts(): Promise<void>;
+  stop(): void;
 }
 
 /**
- * Runs the index jobs and the periodic check for scheduled posts. When the read models survive
- * restarts but the vector index does not, nothing would replay into it, so it is refilled here.
+ * Runs the index jobs and the periodic check for scheduled posts, with the chatbot module's
+ * services. When the read models survive restarts but the vector index does not, nothing would
+ * replay into it, so it is refilled here.
  */
-export async function startChatbotWorker(runtime: Runtime): Promise<void> {
+export async function startChatbotWorker(runtime: Runtime, services: ChatbotServices): Promise<ChatbotWorker> {
   await runtime.jobs.process<ResourceRef, string>(
     INDEX_QUEUE,
     async (ref) => {
-      const services = chatbotServices(runtime);
       services.indexing.started(ref);
       const deps = { documents: runtime.documents, embedder: services.embedder, vectorIndex: services.vectorIndex };
       const outcome = await indexResource(deps, ref, runtime.clock.now(), { provisionalFirst: true });
@@ -45,28 +34,25 @@ export async function startChatbotWorker(runtime: Runtime): Promise<void> {
   await runtime.jobs.process<ResourceRef, string>(
     EMBED_QUEUE,
     async (ref) => {
-      const services = chatbotServices(runtime);
       services.embedding.started(ref);
       return indexResource({ documents: runtime.documents, embedder: services.embedder, vectorIndex: services.vectorIndex }, ref, runtime.clock.now());
     },
     { concurrency: 1 },
   );
-  const state: WorkerState = {
-    checkedUntil: runtime.clock.now(),
-    timer: setInterval(() => {
-      checkScheduledPosts(runtime).catch((error: unknown) => runtime.logger.error({ err: error }, 'scheduled post check failed'));
-    }, SCHEDULED_POST_CHECK_MS),
+  /** The last time scheduled posts were looked for. */
+  let checkedUntil = runtime.clock.now();
+  const checkScheduledPosts = async () => {
+    const now = runtime.clock.now();
+    const due = await postsDueBetween(runtime.documents, checkedUntil, now);
+    checkedUntil = now;
+    for (const ref of due) await services.indexing.enqueue(ref);
   };
-  state.timer.unref();
-  workers.set(runtime, state);
-  const services = chatbotServices(runtime);
+  const timer = setInterval(() => {
+    checkScheduledPosts().catch((error: unknown) => runtime.logger.error({ err: error }, 'scheduled post check failed'));
+  }, SCHEDULED_POST_CHECK_MS);
+  timer.unref();
   if (runtime.documents.persistent && !services.vectorIndex.persistent) {
     for (const ref of await allResources(runtime.documents)) await services.indexing.enqueue(ref);
   }
-}
-
-export function stopChatbotWorker(runtime: Runtime): void {
-  const state = workers.get(runtime);
-  if (state) clearInterval(state.timer);
-  workers.delete(runtime);
+  return { checkScheduledPosts, stop: () => clearInterval(timer) };
 }

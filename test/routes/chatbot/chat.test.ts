@@ -3,7 +3,7 @@ import { buildTestApp, json } from '../../helper.js';
 import { DependencyUnavailableError } from '../../../infra/errors.js';
 import { NO_ANSWER, type Answerer, type AnswerRequest } from '../../../infra/answerer/port.js';
 import { MemoryVectorIndex } from '../../../infra/vector-index/memory.js';
-import { chatbotServices } from '../../../queries/chatbot/services.js';
+import { chatbotModule } from '../../../app/modules/chatbot.js';
 import { chatbotFixture, form, post, settle, type ChatBody } from './support.js';
 
 const sup = (n: number) => `<sup><a href="#chatbot-source-${n}" class="chatbot-citation">${n}</a></sup>`;
@@ -11,7 +11,7 @@ const sup = (n: number) => `<sup><a href="#chatbot-source-${n}" class="chatbot-c
 t.test('POST /chatbot/api/chat', async (t) => {
   const { app, runtime } = await buildTestApp(t, { fixture: chatbotFixture, config: { chatbotRateLimit: 0 } });
   await settle(runtime);
-  const services = chatbotServices(runtime);
+  const services = runtime.module(chatbotModule).services;
   const chat = async (payload: object) => {
     const res = await post(app, 'chat', payload);
     t.equal(res.statusCode, 200, JSON.stringify(payload));

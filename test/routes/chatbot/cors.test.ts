@@ -1,7 +1,7 @@
 import t from 'tap';
 import { buildTestApp, json } from '../../helper.js';
 import { DependencyUnavailableError } from '../../../infra/errors.js';
-import { chatbotServices } from '../../../queries/chatbot/services.js';
+import { chatbotModule } from '../../../app/modules/chatbot.js';
 import { chatbotFixture, post, settle } from './support.js';
 
 const PAGE = 'https://museum.example.org';
@@ -55,7 +55,7 @@ t.test('by default any origin may call both endpoints', async (t) => {
   });
 
   t.test('a 503 and a 500 carry Access-Control-Allow-Origin too', async (t) => {
-    const services = chatbotServices(runtime);
+    const services = runtime.module(chatbotModule).services;
     const original = services.answerer;
     t.teardown(() => {
       services.answerer = original;

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { HybridEmbedder } from '../../../infra/embedder/hybrid.js';
-import { chatbotServices } from '../../../queries/chatbot/services.js';
+import { chatbotModule } from '../../../app/modules/chatbot.js';
 import { buildTestApp, json } from '../../helper.js';
 import { chatbotFixture, post, settle, type SearchBody } from './support.js';
 
@@ -11,13 +11,13 @@ t.test('a model thread that stops or hangs fails only the search it holds, and t
   await settle(runtime);
   // Not cached: every query goes to the thread.
   const embedder = new HybridEmbedder({ threadScript: misbehavingThread, batchTimeoutMs: 1_000 });
-  const original = chatbotServices(runtime).embedder;
+  const original = runtime.module(chatbotModule).services.embedder;
   t.teardown(async () => {
     await embedder.close();
     // The runtime closes the embedder it holds at the end, this one: the original is closed here.
     await original.close();
   });
-  chatbotServices(runtime).embedder = embedder;
+  runtime.module(chatbotModule).services.embedder = embedder;
 
   const violinFirst = async (label: string) => {
     const res = await post(app, 'search', { query: 'Stradivari violin' });

@@ -1,12 +1,12 @@
 import t from 'tap';
-import { chatbotServices } from '../../../queries/chatbot/services.js';
+import { chatbotModule } from '../../../app/modules/chatbot.js';
 import { buildTestApp, json } from '../../helper.js';
 import { chatbotFixture, post, settle, type SearchBody } from './support.js';
 
 t.test('with CHATBOT_SENTENCE_MODEL=off the chatbot embeds by words alone, and still finds by them', async (t) => {
   const { app, runtime } = await buildTestApp(t, { fixture: chatbotFixture, config: { chatbotSentenceModel: false } });
   await settle(runtime);
-  const { embedder } = chatbotServices(runtime);
+  const { embedder } = runtime.module(chatbotModule).services;
   t.notMatch(embedder.model, /use-lite/, `the model is the word features alone (${embedder.model})`);
   const res = await post(app, 'search', { query: 'Stradivari violin' });
   t.equal(res.statusCode, 200);

@@ -2,7 +2,7 @@ import t from 'tap';
 import { buildTestApp, json } from '../../helper.js';
 import { FixedClock } from '../../../infra/clock/port.js';
 import { deleteResource, ITEM, MEDIA, SITE_PAGE, updateResource } from '../../../commands/platform/handlers.js';
-import { checkScheduledPosts } from '../../../workers/chatbot/worker.js';
+import { chatbotModule } from '../../../app/modules/chatbot.js';
 import { chatbotFixture, indexedKeys, post, settle, writePost, type ChatBody } from './support.js';
 
 const PUBLIC = ['item-100', 'item-101', 'item-102', 'media-1000', 'media-1010', 'site_page-5'];
@@ -26,11 +26,11 @@ t.test('only what the public site shows is indexed, and it leaves when it stops 
     await writePost(runtime, 3, { title: 'Old news', slug: 'old-news', content: 'The violin arrived.', status: 'published', published_at: '2026-02-01 09:00:00' });
     t.same(await indexedKeys(app), [...PUBLIC, 'blog_post-3'].sort());
     clock.advance(4 * 60_000);
-    await checkScheduledPosts(runtime);
+    await runtime.module(chatbotModule).checkScheduledPosts();
     await settle(runtime);
     t.notOk((await indexedKeys(app)).includes('blog_post-2'), 'still a minute early');
     clock.advance(60_000);
-    await checkScheduledPosts(runtime);
+    await runtime.module(chatbotModule).checkScheduledPosts();
     await settle(runtime);
     t.ok((await indexedKeys(app)).includes('blog_post-2'), 'the scheduled post enters the index when its time comes');
     await writePost(runtime, 3, { title: 'Old news', slug: 'old-news', content: 'The violin arrived.', status: 'draft', published_at: '2026-02-01 09:00:00' }, 'BlogPostUpdated');
@@ -84,8 +84,7 @@ t.test('a restart rebuilds the embedded index from the log without re-embedding'
   const dir = t.testdir();
   const { runtime: first } = await buildTestApp({ testdir: () => dir, teardown: () => {} }, { fixture: chatbotFixture });
   await settle(first);
-  const { chatbotServices } = await import('../../../queries/chatbot/services.js');
-  const cacheSize = (runtime: typeof first) => (chatbotServices(runtime).embedder as unknown as { size(): number }).size();
+  const cacheSize = (runtime: typeof first) => (runtime.module(chatbotModule).services.embedder as unknown as { size(): number }).size();
   const cached = cacheSize(first);
   t.ok(cached > 0);
   await first.close();
@@ -110,7 +109,7 @@ t.test('posts imported through the blog module are indexed by the same rules', a
   await settle(runtime);
   t.same(await indexedKeys(app, 'violin news'), ['blog_post-1'], 'only the published, past post');
   clock.advance(24 * 3600_000);
-  await checkScheduledPosts(runtime);
+  await runtime.module(chatbotModule).checkScheduledPosts();
   await settle(runtime);
   t.same(await indexedKeys(app, 'violin news'), ['blog_post-1', 'blog_post-3'], 'the scheduled post follows when its time comes');
 });

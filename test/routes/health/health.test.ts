@@ -2,10 +2,12 @@ import t from 'tap';
 import { join } from 'node:path';
 import { appModules } from '../../../app/modules.js';
 import type { AppModule } from '../../../app/kernel.js';
+import { chatbotModule } from '../../../app/modules/chatbot.js';
 import { MemoryDocumentStore } from '../../../infra/document-store/memory.js';
 import type { Collection, Document } from '../../../infra/document-store/port.js';
 import { DependencyUnavailableError } from '../../../infra/errors.js';
 import { SqliteEventStore } from '../../../infra/event-store/sqlite.js';
+import type { VectorIndex } from '../../../infra/vector-index/port.js';
 import { defineProjection } from '../../../projections/projection.js';
 import { PORTS } from '../../../queries/health/report.js';
 import { buildTestApp, ROLE_USERS } from '../../helper.js';
@@ -107,4 +109,20 @@ t.test('503 within about a second when the event store does not answer', async (
   t.equal(body.log.last_position, null);
   t.equal(body.ports.document_store.reachable, true);
   eventStore.down = false;
+});
+
+t.test('the vector index checked is the one the chatbot module built for this runtime, as it is now', async (t) => {
+  const { app, runtime } = await buildTestApp(t);
+  const services = runtime.module(chatbotModule).services;
+  const original = services.vectorIndex;
+  t.teardown(() => {
+    services.vectorIndex = original;
+  });
+  // The index as it is, but its size cannot be had: an Elasticsearch gone away.
+  services.vectorIndex = Object.assign(Object.create(original) as VectorIndex, { size: () => Promise.reject(new DependencyUnavailableError('Elasticsearch')) });
+  const body = (await app.inject({ method: 'GET', url: '/health' })).json();
+  t.same(body.ports.vector_index, { adapter: 'embedded', reachable: false });
+  t.equal(body.status, 'degraded');
+  services.vectorIndex = original;
+  t.same((await app.inject({ method: 'GET', url: '/health' })).json().ports.vector_index, { adapter: 'embedded', reachable: true });
 });

@@ -5,7 +5,7 @@ import t from 'tap';
 import type { BackupIncludes } from '../../../commands/backups/events.js';
 import { INCLUDE_FLAGS } from '../../../commands/backups/events.js';
 import type { EventStore } from '../../../infra/event-store/port.js';
-import { apiSourceFor } from '../../../workers/backups/api-export.js';
+import { backupsModule } from '../../../app/modules/backups.js';
 import { createArchive } from '../../../workers/backups/create-archive.js';
 import { parseManifest } from '../../../workers/backups/manifest.js';
 import { buildTestApp, ROLE_USERS } from '../../helper.js';
@@ -27,7 +27,7 @@ function combinations(): BackupIncludes[] {
 
 t.test('archive contents for every include combination', async (t) => {
   const { runtime, config } = await buildTestApp(t, { fixture });
-  const app = apiSourceFor(runtime);
+  const app = runtime.module(backupsModule).apiSource.app;
   t.ok(app, 'the app registered itself as the API source');
   const data = config.dataDir;
   const sources: Record<string, Buffer> = {

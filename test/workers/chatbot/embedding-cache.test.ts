@@ -2,7 +2,7 @@ import t from 'tap';
 import { CachedEmbedder } from '../../../infra/embedder/cached.js';
 import { HybridEmbedder } from '../../../infra/embedder/hybrid.js';
 import { MemoryVectorIndex } from '../../../infra/vector-index/memory.js';
-import { chatbotServices } from '../../../queries/chatbot/services.js';
+import { chatbotModule } from '../../../app/modules/chatbot.js';
 import { retrieve } from '../../../queries/chatbot/retrieve.js';
 import { allResources } from '../../../workers/chatbot/all-resources.js';
 import { indexResource } from '../../../workers/chatbot/index-resource.js';
@@ -12,7 +12,7 @@ import { chatbotFixture, post, settle, type SearchBody } from '../../routes/chat
 t.test('vectors are cached by model and text: a reindex of the same content embeds nothing, a change embeds only itself', async (t) => {
   const { app, runtime } = await buildTestApp(t, { fixture: { ...chatbotFixture, users: ROLE_USERS }, config: { chatbotRateLimit: 0 } });
   await settle(runtime);
-  const services = chatbotServices(runtime);
+  const services = runtime.module(chatbotModule).services;
   const embedder = services.embedder as CachedEmbedder;
   const first = embedder.embeddedCount;
   t.ok(first >= 6, `the first index embedded every chunk (${first})`);
