@@ -56,7 +56,13 @@ export async function importBenchmark(options: BenchOptions): Promise<BenchResul
       name: 'import',
       title: `import ${items} items with one media each`,
       status: 'ran',
-      setup: { items, records: output.records, seconds: round(output.seconds, 1), rss_after_mb: round(output.rss / 2 ** 20, 1) },
+      setup: {
+        items,
+        records: output.records,
+        seconds: round(output.seconds, 1),
+        rate_per_tenth: Array.from({ length: 10 }, (_, i) => round(tenthRate(output, i + 1))),
+        rss_after_mb: round(output.rss / 2 ** 20, 1),
+      },
       figures: [
         figure('import', round(output.records / output.seconds), 'records/s', { target: { op: '>=', value: 2_000 } }),
         figure('first tenth', round(first), 'records/s', { target: { op: '>=', value: 2_000 } }),
