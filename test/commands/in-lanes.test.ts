@@ -16,7 +16,9 @@ t.test('every index runs once, at most `lanes` at a time', async (t) => {
   });
   t.same([...done].sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i));
   t.equal(most, 4);
-  await inLanes(0, 4, async () => t.fail('no work'));
+  await inLanes(0, 4, async () => {
+    t.fail('no work');
+  });
 });
 
 t.test('after a failure nothing new starts, the work under way finishes, then the first failure is thrown', async (t) => {
