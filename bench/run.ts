@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { backupBenchmark } from './backup.js';
 import { embeddingBenchmark } from './embedding.js';
+import { importBenchmark } from './import.js';
 import { startContentServer, type ContentServer } from './content-server.js';
 import { memoryBenchmark } from './memory.js';
 import { missingModules, registeredModules } from './modules.js';
@@ -42,6 +43,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   { name: 'search', title: 'chatbot search latency', needs: ['blog', 'chatbot'], run: async (o, s) => searchBenchmark(o, await s.contentServer(o)) },
   { name: 'memory', title: 'server RSS with posts and chunks', needs: ['blog', 'chatbot'], run: async (o, s) => memoryBenchmark(o, await s.contentServer(o)) },
   { name: 'backup', title: 'backup archive throughput', needs: ['backups'], run: backupBenchmark },
+  { name: 'import', title: 'fixture import of items with one media each', needs: ['platform'], run: importBenchmark },
   { name: 'embedding', title: 'embedded sentence model: speed, indexing, search', needs: ['chatbot'], run: embeddingBenchmark },
 ];
 

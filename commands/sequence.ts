@@ -180,6 +180,31 @@ export async function reserveId(ctx: CommandContext, resourceType: string, id: n
   await allocatorFor(ctx.eventStore, resourceType).claim((last) => (id > last ? id : null), false, () => metadataFor(ctx));
 }
 
+/**
+ * The ids a list of creates would take one after another, in one claim (one IdAllocated event
+ * at most): a given id is kept (and moves the sequence past it), a missing one is the next
+ * after the highest so far. An importer takes them first, so its creates, given these ids,
+ * append nothing to the sequence and may run concurrently without changing which id each gets.
+ */
+export async function idsInOrder(ctx: CommandContext, resourceType: string, given: readonly (number | undefined)[]): Promise<number[]> {
+  let ids: number[] = [];
+  // Called again with the log's last id if the append meets a conflict: the ids are worked out afresh.
+  const choose = (last: number): number | null => {
+    ids = [];
+    let at = last;
+    for (const id of given) {
+      if (id === undefined) ids.push(++at);
+      else {
+        if (id > at) at = id;
+        ids.push(id);
+      }
+    }
+    return at > last ? at : null;
+  };
+  await allocatorFor(ctx.eventStore, resourceType).claim(choose, false, () => metadataFor(ctx));
+  return ids;
+}
+
 /** The id to use for a create: the given one (reserved) or the next in sequence. */
 export async function idFor(ctx: CommandContext, resourceType: string, given?: number): Promise<number> {
   if (given === undefined) return nextId(ctx, resourceType);

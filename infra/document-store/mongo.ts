@@ -10,7 +10,8 @@ import {
   type UpdateFilter,
 } from 'mongodb';
 import { DependencyUnavailableError } from '../errors.js';
-import type { Collection, Document, DocumentStore, Filter, FindOptions, Update } from './port.js';
+import { checkedFields } from './picked-fields.js';
+import type { Collection, Document, DocumentStore, Filter, FindFieldsOptions, FindOptions, Update } from './port.js';
 
 const DEPENDENCY = 'MongoDB';
 const DEFAULT_DATABASE = 'collections';
@@ -56,6 +57,8 @@ class MongoBackedCollection<T extends Document> implements Collection<T> {
     return guard(async () => (await this.collection.findOne(asFilter(filter))) as unknown as T | null);
   }
 
+  find<K extends keyof T & string>(filter: Filter, options: FindFieldsOptions<K>): Promise<Pick<T, K | '_id'>[]>;
+  find(filter: Filter, options?: FindOptions): Promise<T[]>;
   find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
     // Mongo reads limit 0 as "no limit"; the port means no documents.
     if (options.limit === 0) return Promise.resolve([]);
@@ -64,6 +67,7 @@ class MongoBackedCollection<T extends Document> implements Collection<T> {
         ...(options.sort ? { sort: options.sort } : {}),
         ...(options.skip ? { skip: options.skip } : {}),
         ...(options.limit !== undefined ? { limit: options.limit } : {}),
+        ...(options.fields ? { projection: Object.fromEntries(checkedFields(options.fields).map((field) => [field, 1])) } : {}),
       });
       return (await cursor.toArray()) as unknown as T[];
     });

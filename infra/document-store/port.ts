@@ -16,7 +16,15 @@ export interface FindOptions {
   sort?: SortSpec;
   skip?: number;
   limit?: number;
+  /**
+   * Top-level fields to read: each document comes back with `_id` and those of them it holds, so
+   * a caller listing ids does not read (and SQLite does not parse) whole documents.
+   */
+  fields?: readonly string[];
 }
+
+/** A find with `fields`: `_id` and the fields asked for. */
+export type FindFieldsOptions<K extends string> = FindOptions & { fields: readonly K[] };
 
 /**
  * A read-model collection. Documents handed out are the store's own: callers must not
@@ -24,6 +32,7 @@ export interface FindOptions {
  */
 export interface Collection<T extends Document> {
   findOne(filter: Filter): Promise<T | null>;
+  find<K extends keyof T & string>(filter: Filter, options: FindFieldsOptions<K>): Promise<Pick<T, K | '_id'>[]>;
   find(filter: Filter, options?: FindOptions): Promise<T[]>;
   count(filter?: Filter): Promise<number>;
   /** Inserts or replaces the document with the same _id; the caller must not change it afterwards. */

@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
-import type { Collection, CollectionOptions, Document, DocumentStore, Filter, FindOptions, IndexSpec, Update } from './port.js';
+import type { Collection, CollectionOptions, Document, DocumentStore, Filter, FindFieldsOptions, FindOptions, IndexSpec, Update } from './port.js';
 import { DependencyUnavailableError } from '../errors.js';
 import { applyUpdate } from './document-updates.js';
+import { checkedFields } from './picked-fields.js';
 import { whereClause } from './sql-filter.js';
 import { UnsupportedQueryError, pathSegments } from './sql-paths.js';
 import { orderByClause } from './sql-sort.js';
@@ -178,10 +179,29 @@ class SqliteCollection<T extends Document> implements Collection<T> {
   /** Matching documents; `fresh` ones are parsed for this caller alone (an update changes them in place). */
   private rows(filter: Filter, options?: FindOptions, fresh = false): T[] {
     this.ensure();
+    if (options?.fields) return this.picked(filter, options, checkedFields(options.fields));
     const { sql, params } = this.select('doc', filter, options);
     const read = () => (this.host.statement(sql).pluck().all(...params) as string[]).map((json) => JSON.parse(json) as T);
     // A copy of the remembered list: a caller may sort or splice what it gets (the blog's post index does).
     return fresh ? read() : this.remembered(sql, params, read).slice();
+  }
+
+  /** `_id` and the asked fields of matching documents: only those fields are read out of the JSON and parsed. */
+  private picked(filter: Filter, options: FindOptions, fields: string[]): T[] {
+    // `->` gives each value as JSON (strings quoted, so they come back as strings), NULL when absent.
+    const columns = ['_id', ...fields.map((field) => `doc -> '$.${field}'`)].join(', ');
+    const { sql, params } = this.select(columns, filter, options);
+    const read = () =>
+      (this.host.statement(sql).raw().all(...params) as unknown[][]).map((row) => {
+        const doc: Document = { _id: row[0] as T['_id'] };
+        fields.forEach((field, i) => {
+          const json = row[i + 1] as string | null;
+          if (json !== null) doc[field] = JSON.parse(json) as unknown;
+        });
+        // The port's overload gives callers `Pick<T, fields | '_id'>`: this is that document.
+        return doc as T;
+      });
+    return this.remembered(sql, params, read).slice();
   }
 
   /** The steps SQLite plans for a find (EXPLAIN QUERY PLAN), for tests that check an index serves it. */
@@ -195,6 +215,8 @@ class SqliteCollection<T extends Document> implements Collection<T> {
     return this.rows(filter, { limit: 1 })[0] ?? null;
   }
 
+  find<K extends keyof T & string>(filter: Filter, options: FindFieldsOptions<K>): Promise<Pick<T, K | '_id'>[]>;
+  find(filter: Filter, options?: FindOptions): Promise<T[]>;
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
     if (options.limit === 0) {
       whereClause(filter, this.plain);

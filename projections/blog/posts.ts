@@ -2,7 +2,6 @@ import type { BlogPostCreated, BlogPostDeleted, BlogPostFields, BlogPostUpdated 
 import { utcTimestamp } from '../../commands/blog/time.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import type { StoredEvent } from '../../infra/event-store/port.js';
-import { sharedList } from '../../infra/shared-lists.js';
 import { slugify } from '../../infra/text/slug.js';
 import { blogMeta, blogPostSlugs, blogPosts, POSTS_VERSION_ID, type BlogPostDoc, type TagRef } from '../../queries/blog/documents.js';
 import { findTagBySlug } from '../../queries/blog/taxonomy.js';
@@ -12,8 +11,6 @@ import { defineProjection } from '../projection.js';
 export function postSortTime(publishedAt: string | null, createdAt: string): string {
   return publishedAt ?? utcTimestamp(createdAt);
 }
-
-const NO_TAGS: TagRef[] = sharedList<never>([]);
 
 /** Tags never change once created, so a post keeps their id, name and slug with it. */
 async function tagRefs(documents: DocumentStore, names: string[]): Promise<TagRef[]> {
@@ -44,11 +41,9 @@ async function savePost(event: StoredEvent, documents: DocumentStore, id: number
     id,
     created_at: createdAt,
     updated_at: event.metadata.at,
-    tags: sharedList(fields.tags),
-    site_ids: sharedList(fields.site_ids),
     sort_time: postSortTime(fields.published_at, createdAt),
-    tag_refs: refs.length === 0 ? NO_TAGS : refs,
-    tag_slugs: sharedList(refs.map((t) => t.slug)),
+    tag_refs: refs,
+    tag_slugs: refs.map((t) => t.slug),
   });
   await blogPosts(documents).put(doc);
 }

@@ -1,5 +1,4 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import { sharedList } from '../../infra/shared-lists.js';
 import { defineProjection } from '../projection.js';
 
 /**
@@ -31,8 +30,8 @@ export const chatbotBlogPosts = (d: DocumentStore) => d.collection<ChatbotBlogPo
 export const BLOG_POST_EVENTS = ['BlogPostCreated', 'BlogPostUpdated', 'BlogPostDeleted'] as const;
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
-const ids = (value: unknown): number[] => sharedList(Array.isArray(value) ? value.filter((v): v is number => Number.isInteger(v)) : []);
-const names = (value: unknown): string[] => sharedList(Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
+const ids = (value: unknown): number[] => (Array.isArray(value) ? value.filter((v): v is number => Number.isInteger(v)) : []);
+const names = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
 
 export const chatbotBlogPostsProjection = defineProjection({
   name: 'chatbot-blog-posts',

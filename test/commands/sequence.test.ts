@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { sqliteCommandContext } from './sqlite-context.js';
 import type { CommandContext } from '../../commands/command-context.js';
-import { nextId, RESERVE, releaseReservedIds, reserveId } from '../../commands/sequence.js';
+import { idsInOrder, idFor, nextId, RESERVE, releaseReservedIds, reserveId } from '../../commands/sequence.js';
 import { SqliteEventStore } from '../../infra/event-store/sqlite.js';
 
 const meta = { userId: null, at: '2026-01-02T03:04:05.000Z' };
@@ -143,4 +143,34 @@ t.test('another process allocating from the same log: the conflict makes this on
   const ranges = (await sequenceEvents(here, 'sequence-thing')).map(([, from, id]) => [from ?? id, id]);
   for (let i = 1; i < ranges.length; i++) t.equal(ranges[i][0], ranges[i - 1][1] + 1, 'each event records the ids after the one before');
   for (const id of taken) t.ok(ranges.some(([from, to]) => id >= from && id <= to), `id ${id} is recorded`);
+});
+
+t.test('idsInOrder gives the ids creates one after another would take, in one append, and later creates given them append nothing', async (t) => {
+  const given = [undefined, 10, undefined, 5, undefined, 3];
+  const oneByOne = sqliteCommandContext(t);
+  await nextId(oneByOne, 'thing');
+  const expected: number[] = [];
+  for (const id of given) expected.push(await idFor(oneByOne, 'thing', id));
+  t.same(expected, [2, 10, 11, 5, 12, 3], 'one by one: a missing id is the next after the highest so far');
+
+  const ctx = sqliteCommandContext(t);
+  await nextId(ctx, 'thing');
+  t.same(await idsInOrder(ctx, 'thing', given), expected, 'the same ids');
+  t.same((await sequenceEvents(ctx, 'sequence-thing')).at(-1), ['IdAllocated', 2, 12], 'recorded by one event');
+  const events = (await sequenceEvents(ctx, 'sequence-thing')).length;
+  for (const id of expected) t.equal(await idFor(ctx, 'thing', id), id);
+  t.equal((await sequenceEvents(ctx, 'sequence-thing')).length, events, 'creates given those ids append nothing');
+  t.equal(await nextId(ctx, 'thing'), 13, 'the next id comes after them');
+  t.same(await idsInOrder(ctx, 'thing', [4, 13]), [4, 13], 'given ids already passed take nothing');
+  t.equal((await sequenceEvents(ctx, 'sequence-thing')).length, events + 1, 'only the next id\'s own append');
+  t.same(await idsInOrder(ctx, 'thing', []), [], 'an empty list');
+});
+
+t.test('idsInOrder works the ids out again from the log when another process appended meanwhile', async (t) => {
+  const file = join(t.testdir(), 'events.sqlite');
+  const ours = sqliteCommandContext(t, file);
+  t.equal(await nextId(ours, 'thing'), 1);
+  const theirs = sqliteCommandContext(t, file);
+  t.same(await Promise.all([nextId(theirs, 'thing'), nextId(theirs, 'thing')]), [2, 3]);
+  t.same(await idsInOrder(ours, 'thing', [undefined, undefined]), [4, 5], 'after the other process\'s ids (it believed 1 was the last), not over them');
 });
