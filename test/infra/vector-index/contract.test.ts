@@ -208,9 +208,9 @@ t.test('the embedded index persists: reopened on the same file, it searches at o
   t.equal(new SqliteVectorIndex().persistent, false, "':memory:' is not persistent");
 });
 
-t.test('the embedded index over more chunks than it re-ranks in full: the sign-bit pass then the exact re-ranking', async (t) => {
-  // 3,000 chunks of 64 dimensions in clusters, queries near stored chunks: the candidates
-  // come from the sign-bit pass, not from every chunk, and the top 10 must match a brute-force scan.
+t.test('the embedded index over 3,000 clustered chunks: the same top 10 as a brute-force scan', async (t) => {
+  // Chunks of 64 dimensions in tight clusters, queries near stored chunks: where sign bits or
+  // int8 codes could not tell the neighbours apart (a sign-bit first pass found 0.805 of them).
   const index = new SqliteVectorIndex();
   t.teardown(() => index.close());
   let seed = 11;
@@ -243,5 +243,5 @@ t.test('the embedded index over more chunks than it re-ranks in full: the sign-b
     found += hits.filter((hit) => expected.some((e) => e.id === hit.resourceId && Math.abs(e.distance - hit.distance) < 1e-5)).length;
     asked += 10;
   }
-  t.ok(found / asked >= 0.99, `recall@10 ${found / asked}`);
+  t.equal(found, asked, 'every hit is one of the exact top 10, at its exact distance');
 });
