@@ -26,7 +26,9 @@ export async function checkScheduledPosts(runtime: Runtime): Promise<void> {
 
 /**
  * Runs the index jobs and the periodic check for scheduled posts. When the read models survive
- * restarts but the vector index does not, nothing would replay into it, so it is refilled here.
+ * restarts but the vector index does not (or it is empty: its file was new or deleted), nothing
+ * would replay into it, so it is refilled here. A persistent index that holds chunks is searched
+ * as it is, and nothing is embedded at start.
  */
 export async function startChatbotWorker(runtime: Runtime): Promise<void> {
   await runtime.jobs.process<ResourceRef, string>(
@@ -60,7 +62,7 @@ export async function startChatbotWorker(runtime: Runtime): Promise<void> {
   state.timer.unref();
   workers.set(runtime, state);
   const services = chatbotServices(runtime);
-  if (runtime.documents.persistent && !services.vectorIndex.persistent) {
+  if (runtime.documents.persistent && (!services.vectorIndex.persistent || (await services.vectorIndex.size()) === 0)) {
     for (const ref of await allResources(runtime.documents)) await services.indexing.enqueue(ref);
   }
 }
