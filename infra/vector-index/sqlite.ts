@@ -57,7 +57,6 @@ interface HitRow {
 export class SqliteVectorIndex implements VectorIndex {
   readonly persistent: boolean;
   private readonly db: Database.Database;
-  private dimension: number;
 
   constructor(file = ':memory:') {
     this.persistent = file !== ':memory:';
@@ -70,8 +69,6 @@ export class SqliteVectorIndex implements VectorIndex {
       this.db.pragma('synchronous = NORMAL');
     }
     this.db.exec(SCHEMA);
-    const row = this.db.prepare<[], { value: number }>("select value from vector_settings where key = 'dimension'").get();
-    this.dimension = row?.value ?? 0;
   }
 
   async replace(resource: IndexedResource, chunks: ChunkInput[], model = UNNAMED_MODEL): Promise<void> {
@@ -100,7 +97,8 @@ export class SqliteVectorIndex implements VectorIndex {
   async search(vector: Float32Array, k: number, filter: SearchFilter = {}): Promise<VectorHit[]> {
     const model = filter.model ?? UNNAMED_MODEL;
     if (k <= 0 || !this.db.prepare('select 1 from vector_chunks where model = ? limit 1').get(model)) return [];
-    if (vector.length !== this.dimension) throw new Error(`Vector of dimension ${vector.length} given to an index of dimension ${this.dimension}.`);
+    const held = this.dimension();
+    if (vector.length !== held) throw new Error(`Vector of dimension ${vector.length} given to an index of dimension ${held}.`);
     const { where, params } = filterClause(filter);
     // The nearest chunks first, by the vectors alone; only the k kept are joined to their resources and texts.
     const rows = this.db
@@ -146,17 +144,24 @@ export class SqliteVectorIndex implements VectorIndex {
 
   /** The index holds one dimension; another is taken only once no chunk is left. */
   private ensureDimension(dimension: number): void {
-    if (dimension === this.dimension) return;
+    const held = this.dimension();
+    if (dimension === held) return;
     if (this.db.prepare('select 1 from vector_chunks limit 1').get()) {
-      throw new Error(`Vector of dimension ${dimension} given to an index of dimension ${this.dimension}.`);
+      throw new Error(`Vector of dimension ${dimension} given to an index of dimension ${held}.`);
     }
     this.db.prepare("insert or replace into vector_settings (key, value) values ('dimension', ?)").run(dimension);
-    this.dimension = dimension;
+  }
+
+  /**
+   * The dimension of the chunks held (0 for none), read each time rather than kept: the reindex
+   * CLI may clear the file and fill it with another model's while a server has it open.
+   */
+  private dimension(): number {
+    return this.db.prepare<[], { value: number }>("select value from vector_settings where key = 'dimension'").get()?.value ?? 0;
   }
 
   private resetDimension(): void {
     this.db.exec("delete from vector_settings where key = 'dimension';");
-    this.dimension = 0;
   }
 
   private removeSync(resourceType: ResourceType, resourceId: number): void {

@@ -245,3 +245,20 @@ t.test('the embedded index over 3,000 clustered chunks: the same top 10 as a bru
   }
   t.equal(found, asked, 'every hit is one of the exact top 10, at its exact distance');
 });
+
+t.test('two handles on one file (a server and the reindex CLI): a clear and another model\'s dimension are seen by both', async (t) => {
+  const file = `${t.testdir()}/vector-index.sqlite`;
+  const server = new SqliteVectorIndex(file);
+  const cli = new SqliteVectorIndex(file);
+  t.teardown(async () => {
+    await server.close();
+    await cli.close();
+  });
+  await server.replace(resource({ resourceType: 'item', resourceId: 1 }), [{ text: 'old', vector: vec(0) }], 'old-model');
+  await cli.clear();
+  const wide = new Float32Array(16).fill(1);
+  await cli.replace(resource({ resourceType: 'item', resourceId: 1 }), [{ text: 'new', vector: wide }], 'new-model');
+  t.same((await server.search(wide, 5, { model: 'new-model' })).map((h) => h.text), ['new']);
+  await t.rejects(server.replace(resource({ resourceType: 'item', resourceId: 2 }), [{ text: 'x', vector: vec(0) }], 'old-model'), /dimension 8/);
+  t.equal(await server.size(), 1);
+});
