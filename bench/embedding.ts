@@ -6,7 +6,7 @@ import { HybridEmbedder, SEMANTIC_WEIGHT, WORD_WEIGHT } from '../infra/embedder/
 import { LocalEmbedder } from '../infra/embedder/local.js';
 import { SentenceModel } from '../infra/embedder/sentence-model/client.js';
 import { SENTENCE_DIMENSION } from '../infra/embedder/sentence-model/protocol.js';
-import { MemoryVectorIndex } from '../infra/vector-index/memory.js';
+import { SqliteVectorIndex } from '../infra/vector-index/sqlite.js';
 import { retrieve } from '../queries/chatbot/retrieve.js';
 import { chunkText } from '../workers/chatbot/chunker.js';
 import { EnglishGenerator } from './english.js';
@@ -55,7 +55,7 @@ export async function embeddingBenchmark(options: BenchOptions): Promise<BenchRe
     // BENCH_EMBEDDING_ITEMS indexes fewer items than the scale says (the time for 20,000 is then
     // extrapolated), so the search over 100,000 chunks can run without an hour of indexing first.
     const items = process.env.BENCH_EMBEDDING_ITEMS ? Math.max(50, Number(process.env.BENCH_EMBEDDING_ITEMS)) : scaled(options, ITEMS, 50);
-    const indexed = new MemoryVectorIndex({ directory: dir });
+    const indexed = new SqliteVectorIndex(join(dir, 'vector-index.sqlite'));
     const documents = Array.from({ length: items }, (_, id) => ({ id, title: english.title(), text: english.description(80) }));
     const whileIndexing: number[] = [];
     let indexing = true;
@@ -102,7 +102,7 @@ export async function embeddingBenchmark(options: BenchOptions): Promise<BenchRe
     for (const doc of documents.slice(0, 2000)) {
       pool.push((await cached.embed([`${doc.title}\n${chunkText(doc.text)[0]}`], 'document'))[0].slice(0, SENTENCE_DIMENSION));
     }
-    const index = new MemoryVectorIndex({ directory: dir });
+    const index = new SqliteVectorIndex(join(dir, 'vector-index.sqlite'));
     let noise = 12345;
     const jitter = () => ((noise = (noise * 1103515245 + 12345) >>> 0) / 2 ** 32 - 0.5) * 0.04;
     const built = performance.now();

@@ -11,6 +11,7 @@ import { readBenchmark } from './read.js';
 import { replayBenchmark } from './replay.js';
 import { formatTable, skipped, writeResults, type BenchResult } from './report.js';
 import { searchBenchmark } from './search.js';
+import { vectorIndexBenchmark } from './vector-index.js';
 import { writeBenchmark } from './write.js';
 
 /** What several benchmarks measure on: built once, on first use. */
@@ -44,6 +45,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   { name: 'memory', title: 'server RSS with posts and chunks', needs: ['blog', 'chatbot'], run: async (o, s) => memoryBenchmark(o, await s.contentServer(o)) },
   { name: 'backup', title: 'backup archive throughput', needs: ['backups'], run: backupBenchmark },
   { name: 'import', title: 'fixture import of items with one media each', needs: ['platform'], run: importBenchmark },
+  { name: 'vector-index', title: 'embedded vector index alone: latency, recall, RSS', needs: ['chatbot'], run: vectorIndexBenchmark },
   { name: 'embedding', title: 'embedded sentence model: speed, indexing, search', needs: ['chatbot'], run: embeddingBenchmark },
 ];
 

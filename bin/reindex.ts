@@ -18,10 +18,9 @@ const IN_FLIGHT = 4;
  * the read models, with the embedder configured now (so it also moves the index from one model
  * to another). Vectors come from the embedding cache when their text and model have not
  * changed. With the embedded model, a first pass indexes what the cache lacks by its words
- * (seconds), so a persistent index (Elasticsearch) answers searches while the second pass,
- * with a progress bar and the time left, gives it the model's vectors. The embedded index
- * lives in the server's memory and is rebuilt at each start; run against it, this fills the
- * embedding cache only.
+ * (seconds), so the index (Elasticsearch, or the embedded one's file, which a running server
+ * shares) answers searches while the second pass, with a progress bar and the time left, gives
+ * it the model's vectors.
  */
 async function main(): Promise<void> {
   const config = { ...loadConfig(), logLevel: process.env.LOG_LEVEL ?? 'warn' };

@@ -1,16 +1,17 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppConfig } from '../../app/config.js';
-import { MemoryVectorIndex } from './memory.js';
 import type { VectorIndex } from './port.js';
+import { SqliteVectorIndex } from './sqlite.js';
 
-/**
- * The embedded exact index unless ELASTICSEARCH_URL is set (its client is imported only then);
- * the embedded index keeps its full-precision vectors in a file under the data directory.
- */
+/** The embedded index's file: its own, beside the read models, so a restart searches at once. */
+export function vectorIndexFile(config: AppConfig): string {
+  return join(config.dataDir, 'vector-index.sqlite');
+}
+
+/** The embedded index (sqlite-vec, in `vectorIndexFile`) unless ELASTICSEARCH_URL is set (its client is imported only then). */
 export async function createVectorIndex(config: AppConfig): Promise<VectorIndex> {
   if (config.elasticsearchUrl) return new (await import('./elasticsearch.js')).ElasticsearchVectorIndex(config.elasticsearchUrl);
-  const directory = join(config.dataDir, 'vector-index');
-  mkdirSync(directory, { recursive: true });
-  return new MemoryVectorIndex({ directory });
+  mkdirSync(config.dataDir, { recursive: true });
+  return new SqliteVectorIndex(vectorIndexFile(config));
 }

@@ -14,9 +14,10 @@ export interface ChatbotWorker {
 }
 
 /**
- * Runs the index jobs and the periodic check for scheduled posts, with the chatbot module's
- * services. When the read models survive restarts but the vector index does not, nothing would
- * replay into it, so it is refilled here.
+ * Runs the index jobs and the periodic check for scheduled posts. When the read models survive
+ * restarts but the vector index does not (or it is empty: its file was new or deleted), nothing
+ * would replay into it, so it is refilled here. A persistent index that holds chunks is searched
+ * as it is, and nothing is embedded at start.
  */
 export async function startChatbotWorker(runtime: Runtime, services: ChatbotServices): Promise<ChatbotWorker> {
   await runtime.jobs.process<ResourceRef, string>(
@@ -51,7 +52,7 @@ export async function startChatbotWorker(runtime: Runtime, services: ChatbotServ
     checkScheduledPosts().catch((error: unknown) => runtime.logger.error({ err: error }, 'scheduled post check failed'));
   }, SCHEDULED_POST_CHECK_MS);
   timer.unref();
-  if (runtime.documents.persistent && !services.vectorIndex.persistent) {
+  if (runtime.documents.persistent && (!services.vectorIndex.persistent || (await services.vectorIndex.size()) === 0)) {
     for (const ref of await allResources(runtime.documents)) await services.indexing.enqueue(ref);
   }
   return { checkScheduledPosts, stop: () => clearInterval(timer) };

@@ -2,7 +2,7 @@ import t from 'tap';
 import { buildTestApp, json } from '../../helper.js';
 import { DependencyUnavailableError } from '../../../infra/errors.js';
 import { NO_ANSWER, type Answerer, type AnswerRequest } from '../../../infra/answerer/port.js';
-import { MemoryVectorIndex } from '../../../infra/vector-index/memory.js';
+import { SqliteVectorIndex } from '../../../infra/vector-index/sqlite.js';
 import { chatbotModule } from '../../../app/modules/chatbot.js';
 import { chatbotFixture, form, post, settle, type ChatBody } from './support.js';
 
@@ -142,7 +142,7 @@ t.test('POST /chatbot/api/chat', async (t) => {
       services.vectorIndex = index;
       services.answerer = answerer;
     });
-    const failing = new MemoryVectorIndex();
+    const failing = new SqliteVectorIndex();
     failing.search = async () => {
       throw new DependencyUnavailableError('vector index', 'The vector index is unavailable.');
     };

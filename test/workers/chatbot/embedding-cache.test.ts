@@ -1,7 +1,7 @@
 import t from 'tap';
 import { CachedEmbedder } from '../../../infra/embedder/cached.js';
 import { HybridEmbedder } from '../../../infra/embedder/hybrid.js';
-import { MemoryVectorIndex } from '../../../infra/vector-index/memory.js';
+import { SqliteVectorIndex } from '../../../infra/vector-index/sqlite.js';
 import { chatbotModule } from '../../../app/modules/chatbot.js';
 import { retrieve } from '../../../queries/chatbot/retrieve.js';
 import { allResources } from '../../../workers/chatbot/all-resources.js';
@@ -42,7 +42,7 @@ t.test('a resource is found by its words before the model has read it, and by me
   t.teardown(() => embedder.close());
   const { runtime } = await buildTestApp(t, { fixture: chatbotFixture });
   await settle(runtime);
-  const vectorIndex = new MemoryVectorIndex();
+  const vectorIndex = new SqliteVectorIndex();
   const deps = { documents: runtime.documents, embedder, vectorIndex };
   const ref = { type: 'item' as const, id: 101 };
 

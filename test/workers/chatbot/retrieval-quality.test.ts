@@ -4,7 +4,7 @@ import { HybridEmbedder } from '../../../infra/embedder/hybrid.js';
 import { LocalEmbedder } from '../../../infra/embedder/local.js';
 import type { Embedder } from '../../../infra/embedder/port.js';
 import { contentTerms } from '../../../infra/embedder/tokens.js';
-import { MemoryVectorIndex } from '../../../infra/vector-index/memory.js';
+import { SqliteVectorIndex } from '../../../infra/vector-index/sqlite.js';
 import type { ResourceType, VectorIndex } from '../../../infra/vector-index/port.js';
 import { retrieve } from '../../../queries/chatbot/retrieve.js';
 import { chunkText } from '../../../workers/chatbot/chunker.js';
@@ -25,7 +25,7 @@ const collection = fixture('retrieval-collection.json') as Collection;
 const paraphrases = (fixture('paraphrase-questions.json') as { questions: Question[] }).questions;
 
 async function indexCollection(embedder: Embedder): Promise<VectorIndex> {
-  const vectorIndex = new MemoryVectorIndex();
+  const vectorIndex = new SqliteVectorIndex();
   for (const doc of collection.documents) {
     const chunks = chunkText(doc.text);
     const vectors = await embedder.embed(chunks.map((c) => `${doc.title}\n${c}`), 'document');

@@ -1,0 +1,195 @@
+import Database from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
+import { UNNAMED_MODEL, type ChunkInput, type IndexedResource, type ResourceType, type SearchFilter, type VectorHit, type VectorIndex } from './port.js';
+
+const SCHEMA = `
+  create table if not exists vector_resources (
+    id integer primary key,
+    resource_type text not null,
+    resource_id integer not null,
+    title text not null,
+    path text not null,
+    unique (resource_type, resource_id)
+  );
+  create table if not exists vector_resource_sites (
+    site_id integer not null,
+    resource integer not null,
+    primary key (site_id, resource)
+  ) without rowid;
+  create table if not exists vector_resource_item_sets (
+    item_set_id integer not null,
+    resource integer not null,
+    primary key (item_set_id, resource)
+  ) without rowid;
+  create table if not exists vector_chunks (
+    id integer primary key,
+    resource integer not null,
+    chunk_index integer not null,
+    model text not null,
+    -- Before the text: a scan reads the vectors and never walks through the texts.
+    vector blob not null,
+    text text not null
+  );
+  create index if not exists vector_chunks_resource on vector_chunks (resource);
+  create index if not exists vector_chunks_model on vector_chunks (model);
+  create table if not exists vector_settings (key text primary key, value integer not null);
+`;
+
+interface HitRow {
+  resource_type: ResourceType;
+  resource_id: number;
+  title: string;
+  path: string;
+  text: string;
+  chunk_index: number;
+  distance: number;
+}
+
+/**
+ * The embedded vector index on sqlite-vec, in one SQLite file (or ':memory:'): chunks with their
+ * float32 vectors and the model that made them, the resources with their sites and item sets.
+ * A search is exact: sqlite-vec's `vec_distance_cosine` over every chunk of the query's model
+ * that the filter allows, the k nearest kept by SQLite's sorter. (A first pass on sign bits in a
+ * vec0 table, re-ranked exactly, was measured and dropped: recall@10 0.28 on the words
+ * embedder's sparse vectors; see bench/README.md.) Nothing is held in the JavaScript heap: the
+ * vectors stay in the file and the page cache, so a restart searches at once.
+ */
+export class SqliteVectorIndex implements VectorIndex {
+  readonly persistent: boolean;
+  private readonly db: Database.Database;
+
+  constructor(file = ':memory:') {
+    this.persistent = file !== ':memory:';
+    this.db = new Database(file);
+    sqliteVec.load(this.db);
+    if (this.persistent) {
+      this.db.pragma('journal_mode = WAL');
+      // The reindex CLI may write while the server reads.
+      this.db.pragma('busy_timeout = 5000');
+      this.db.pragma('synchronous = NORMAL');
+    }
+    this.db.exec(SCHEMA);
+  }
+
+  async replace(resource: IndexedResource, chunks: ChunkInput[], model = UNNAMED_MODEL): Promise<void> {
+    const dimension = chunks[0]?.vector.length ?? 0;
+    if (chunks.some((chunk) => chunk.vector.length !== dimension)) throw new Error('Vectors of one replace must share a dimension.');
+    this.db.transaction(() => {
+      this.removeSync(resource.resourceType, resource.resourceId);
+      if (chunks.length === 0) return;
+      this.ensureDimension(dimension);
+      const { lastInsertRowid: id } = this.db
+        .prepare('insert into vector_resources (resource_type, resource_id, title, path) values (?, ?, ?, ?)')
+        .run(resource.resourceType, resource.resourceId, resource.title, resource.path);
+      const site = this.db.prepare('insert or ignore into vector_resource_sites (site_id, resource) values (?, ?)');
+      for (const siteId of resource.siteIds) site.run(siteId, id);
+      const itemSet = this.db.prepare('insert or ignore into vector_resource_item_sets (item_set_id, resource) values (?, ?)');
+      for (const itemSetId of resource.itemSetIds) itemSet.run(itemSetId, id);
+      const chunk = this.db.prepare('insert into vector_chunks (resource, chunk_index, model, vector, text) values (?, ?, ?, ?, ?)');
+      chunks.forEach(({ text, vector }, index) => chunk.run(id, index, model, blob(vector), text));
+    })();
+  }
+
+  async remove(resourceType: ResourceType, resourceId: number): Promise<void> {
+    this.db.transaction(() => this.removeSync(resourceType, resourceId))();
+  }
+
+  async search(vector: Float32Array, k: number, filter: SearchFilter = {}): Promise<VectorHit[]> {
+    const model = filter.model ?? UNNAMED_MODEL;
+    if (k <= 0 || !this.db.prepare('select 1 from vector_chunks where model = ? limit 1').get(model)) return [];
+    const held = this.dimension();
+    if (vector.length !== held) throw new Error(`Vector of dimension ${vector.length} given to an index of dimension ${held}.`);
+    const { where, params } = filterClause(filter);
+    // The nearest chunks first, by the vectors alone; only the k kept are joined to their resources and texts.
+    const rows = this.db
+      .prepare<unknown[], HitRow>(
+        `select r.resource_type, r.resource_id, r.title, r.path, c.text, c.chunk_index, best.distance
+         from (
+           select c.id, coalesce(vec_distance_cosine(c.vector, ?), 1) as distance
+           from vector_chunks c
+           where c.model = ?${where}
+           order by distance, c.id
+           limit ?
+         ) best
+         join vector_chunks c on c.id = best.id
+         join vector_resources r on r.id = c.resource
+         order by best.distance, best.id`,
+      )
+      .all(blob(vector), model, ...params, k);
+    return rows.map((row) => ({
+      resourceType: row.resource_type,
+      resourceId: row.resource_id,
+      title: row.title,
+      path: row.path,
+      text: row.text,
+      chunkIndex: row.chunk_index,
+      distance: Math.min(2, Math.max(0, row.distance)),
+    }));
+  }
+
+  async size(): Promise<number> {
+    return this.db.prepare<[], { n: number }>('select count(*) as n from vector_chunks').get()?.n ?? 0;
+  }
+
+  async clear(): Promise<void> {
+    this.db.transaction(() => {
+      this.db.exec('delete from vector_chunks; delete from vector_resources; delete from vector_resource_sites; delete from vector_resource_item_sets;');
+      this.resetDimension();
+    })();
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  /** The index holds one dimension; another is taken only once no chunk is left. */
+  private ensureDimension(dimension: number): void {
+    const held = this.dimension();
+    if (dimension === held) return;
+    if (this.db.prepare('select 1 from vector_chunks limit 1').get()) {
+      throw new Error(`Vector of dimension ${dimension} given to an index of dimension ${held}.`);
+    }
+    this.db.prepare("insert or replace into vector_settings (key, value) values ('dimension', ?)").run(dimension);
+  }
+
+  /**
+   * The dimension of the chunks held (0 for none), read each time rather than kept: the reindex
+   * CLI may clear the file and fill it with another model's while a server has it open.
+   */
+  private dimension(): number {
+    return this.db.prepare<[], { value: number }>("select value from vector_settings where key = 'dimension'").get()?.value ?? 0;
+  }
+
+  private resetDimension(): void {
+    this.db.exec("delete from vector_settings where key = 'dimension';");
+  }
+
+  private removeSync(resourceType: ResourceType, resourceId: number): void {
+    const row = this.db.prepare<[string, number], { id: number }>('select id from vector_resources where resource_type = ? and resource_id = ?').get(resourceType, resourceId);
+    if (!row) return;
+    this.db.prepare('delete from vector_chunks where resource = ?').run(row.id);
+    this.db.prepare('delete from vector_resource_sites where resource = ?').run(row.id);
+    this.db.prepare('delete from vector_resource_item_sets where resource = ?').run(row.id);
+    this.db.prepare('delete from vector_resources where id = ?').run(row.id);
+  }
+}
+
+/** The SQL of `passesFilter` (port.ts) over the chunks `c`, with its parameters. */
+function filterClause(filter: SearchFilter): { where: string; params: unknown[] } {
+  let where = '';
+  const params: unknown[] = [];
+  if (filter.siteId !== undefined) {
+    where += ' and c.resource in (select resource from vector_resource_sites where site_id = ?)';
+    params.push(filter.siteId);
+  }
+  if (filter.itemSetIds && filter.itemSetIds.length > 0) {
+    where +=
+      " and c.resource in (select s.resource from vector_resource_item_sets s join vector_resources r on r.id = s.resource where r.resource_type in ('item', 'media') and s.item_set_id in (select value from json_each(?)))";
+    params.push(JSON.stringify(filter.itemSetIds));
+  }
+  return { where, params };
+}
+
+function blob(vector: Float32Array): Buffer {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+}
