@@ -1,6 +1,7 @@
 import type { Runtime } from '../../app/kernel.js';
 import { completeBackup, failBackup } from '../../commands/backups/handlers.js';
 import { findBackup } from '../../queries/backups/backups.js';
+import { readSideFiles } from '../../infra/read-side-files.js';
 import { apiSourceFor } from './api-export.js';
 import { createArchive } from './create-archive.js';
 import { backupFailureMessage } from './failure-message.js';
@@ -46,6 +47,7 @@ export async function runBackupJob(runtime: Runtime, data: BackupJobData): Promi
       createdAt: new Date(record.created_at),
       eventStore: runtime.eventStore,
       upTo: data.upTo,
+      readSide: readSideFiles(runtime.config),
       api: app ? { app, baseUrl: runtime.config.baseUrl, userId: record.created_by } : null,
     });
     try {

@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
+import { createReadStream } from 'node:fs';
 import { mkdir, open, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { BackupIncludes } from '../../commands/backups/events.js';
 import { BACKUP_MODULE_VERSION } from '../../commands/backups/module-version.js';
 import type { EventStore } from '../../infra/event-store/port.js';
+import type { ReadSideFile } from '../../infra/read-side-files.js';
 import { TMP_FOLDER } from '../../infra/file-storage/partial-uploads.js';
 import { apiExports } from './api-export.js';
 import { storeUncompressed } from './compression.js';
@@ -15,12 +17,14 @@ import {
   EVENT_LOG_NAME,
   MANIFEST_NAME,
   PARTS,
+  READ_SIDE_PREFIX,
   type Manifest,
   type ManifestEntry,
   type PartName,
   type PartSummary,
 } from './manifest.js';
 import { checksumFileFor } from './paths.js';
+import { snapshotReadSide } from './read-side-snapshot.js';
 import { ZipWriter } from './zip-writer.js';
 
 export interface ArchiveRequest {
@@ -31,8 +35,16 @@ export interface ArchiveRequest {
   backupId: number | null;
   createdAt: Date;
   eventStore: EventStore;
-  /** The log position the archive's event log ends at (a consistent prefix). */
+  /**
+   * The log position the archive's event log ends at (a consistent prefix); later when read-side
+   * snapshots are taken: then it is the log's end once they are, so it covers their checkpoints.
+   */
   upTo: number;
+  /**
+   * The read side's SQLite files to snapshot into read-side/ with the log (include_db), so a
+   * restored server starts without a rebuild; absent or empty: the log alone.
+   */
+  readSide?: readonly ReadSideFile[];
   /** The app to export the API from, as this user sees it; null leaves the api part empty. */
   api: { app: FastifyInstance; baseUrl: string; userId: number | null } | null;
 }
@@ -76,10 +88,20 @@ export async function createArchive(request: ArchiveRequest): Promise<ArchiveRes
   const zip = new ZipWriter(partial, request.createdAt);
   const entries: ManifestEntry[] = [];
   const counter = { events: 0 };
+  const snapshotFolder = `${request.file}.read-side.partial`;
+  let upTo = request.upTo;
   try {
     if (request.includes.include_db) {
-      const written = await zip.add(EVENT_LOG_NAME, eventLogStream(request.eventStore, request.upTo, counter));
+      // The snapshots first, then the log up to its end at that moment: every event the read
+      // side reflects is in the archive, and a restored start applies only what comes after.
+      const snapshots = await snapshotReadSide(request.readSide ?? [], snapshotFolder);
+      if (snapshots.length > 0) upTo = Math.max(upTo, await request.eventStore.lastPosition());
+      const written = await zip.add(EVENT_LOG_NAME, eventLogStream(request.eventStore, upTo, counter));
       entries.push({ ...written, part: 'db' });
+      for (const snapshot of snapshots) {
+        const name = `${READ_SIDE_PREFIX}${snapshot.file.name}`;
+        entries.push({ ...(await zip.add(name, createReadStream(snapshot.path, { highWaterMark: 1024 * 1024 }))), part: 'db' });
+      }
     }
     for (const { part, flag, folder, skip } of FOLDER_PARTS) {
       if (!request.includes[flag]) continue;
@@ -98,7 +120,7 @@ export async function createArchive(request: ArchiveRequest): Promise<ArchiveRes
         entries.push({ ...(await zip.add(exported.name, exported.body)), part: 'api' });
       }
     }
-    const manifest = buildManifest(request, entries, counter.events);
+    const manifest = buildManifest(request, entries, counter.events, upTo);
     await zip.add(MANIFEST_NAME, JSON.stringify(manifest, null, 2));
     const { size, sha256 } = await zip.finish();
     await rename(partial, request.file);
@@ -110,10 +132,12 @@ export async function createArchive(request: ArchiveRequest): Promise<ArchiveRes
     await rm(request.file, { force: true });
     await rm(checksumFileFor(request.file), { force: true });
     throw error;
+  } finally {
+    await rm(snapshotFolder, { recursive: true, force: true });
   }
 }
 
-function buildManifest(request: ArchiveRequest, entries: ManifestEntry[], eventCount: number): Manifest {
+function buildManifest(request: ArchiveRequest, entries: ManifestEntry[], eventCount: number, upTo: number): Manifest {
   const parts = Object.fromEntries(
     PARTS.map(({ name, flag }) => {
       const mine = entries.filter((e) => e.part === name);
@@ -130,7 +154,7 @@ function buildManifest(request: ArchiveRequest, entries: ManifestEntry[], eventC
     includes: request.includes,
     parts,
     event_count: request.includes.include_db ? eventCount : 0,
-    last_position: request.includes.include_db ? request.upTo : 0,
+    last_position: request.includes.include_db ? upTo : 0,
     entries,
   };
 }
