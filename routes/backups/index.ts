@@ -13,6 +13,7 @@ import { findBackup, listBackups } from '../../queries/backups/backups.js';
 import { registerApiSource } from '../../workers/backups/api-export.js';
 import { BACKUP_QUEUE, type BackupJobData, type BackupJobResult } from '../../workers/backups/backup-job.js';
 import { backupsDir } from '../../workers/backups/paths.js';
+import { backupStartingPoint } from '../../workers/backups/read-side-snapshot.js';
 import { removeArchive } from '../../workers/backups/remove-archive.js';
 import { applyRetention } from '../../workers/backups/retention.js';
 import { BackupRecord, representBackup } from './representation.js';
@@ -123,13 +124,20 @@ const backupResourceRoutes: RoutesPlugin = async (app, { runtime }) => {
     async (request, reply) => {
       const user = caller(request);
       const ctx = runtime.commandContext(user.id, request.id);
-      const upTo = await runtime.eventStore.lastPosition();
-      const id = await requestBackup(ctx, { includes: includesFrom(request.body), backupsDir: backupsDir(runtime.config.dataDir) });
+      const includes = includesFrom(request.body);
+      const start = await backupStartingPoint(runtime.config, runtime.eventStore, includes.include_db);
       let outcome: BackupJobResult;
+      let id: number;
+      try {
+        id = await requestBackup(ctx, { includes, backupsDir: backupsDir(runtime.config.dataDir) });
+      } catch (error) {
+        await start.discard();
+        throw error;
+      }
       try {
         outcome = await runtime.jobs.addAndWait<BackupJobData, BackupJobResult>(
           BACKUP_QUEUE,
-          { backupId: id, upTo },
+          { backupId: id, upTo: start.upTo, readSide: start.readSide },
           { jobId: `backup-${id}`, timeoutMs: BACKUP_TIMEOUT_MS },
         );
       } catch (error) {
@@ -141,6 +149,8 @@ const backupResourceRoutes: RoutesPlugin = async (app, { runtime }) => {
         }
         outcome = { status: 'failed', error: 'The backup job did not finish.' };
         await failBackup(ctx, id, outcome.error as string).catch(() => undefined);
+      } finally {
+        await start.discard();
       }
       // The worker may run in another process: wait until this one's read models have its events.
       await runtime.projections.catchUp();

@@ -5,7 +5,6 @@ import { basename, dirname, join } from 'node:path';
 import type { BackupIncludes } from '../../commands/backups/events.js';
 import { BACKUP_MODULE_VERSION } from '../../commands/backups/module-version.js';
 import type { EventStore } from '../../infra/event-store/port.js';
-import type { ReadSideFile } from '../../infra/read-side-files.js';
 import { TMP_FOLDER } from '../../infra/file-storage/partial-uploads.js';
 import { apiExports } from './api-export.js';
 import { storeUncompressed } from './compression.js';
@@ -24,7 +23,7 @@ import {
   type PartSummary,
 } from './manifest.js';
 import { checksumFileFor } from './paths.js';
-import { snapshotReadSide } from './read-side-snapshot.js';
+import type { ReadSideSnapshot } from './read-side-snapshot.js';
 import { ZipWriter } from './zip-writer.js';
 
 export interface ArchiveRequest {
@@ -36,15 +35,15 @@ export interface ArchiveRequest {
   createdAt: Date;
   eventStore: EventStore;
   /**
-   * The log position the archive's event log ends at (a consistent prefix); later when read-side
-   * snapshots are taken: then it is the log's end once they are, so it covers their checkpoints.
+   * The log position the archive's event log ends at (a consistent prefix). With read-side
+   * snapshots, it was read after they were taken, so the log covers their checkpoints.
    */
   upTo: number;
   /**
-   * The read side's SQLite files to snapshot into read-side/ with the log (include_db), so a
-   * restored server starts without a rebuild; absent or empty: the log alone.
+   * Snapshots of the read side's SQLite files (read-side-snapshot.ts), added under read-side/
+   * with the log (include_db), so a restored server starts without a rebuild; absent: the log alone.
    */
-  readSide?: readonly ReadSideFile[];
+  readSide?: readonly ReadSideSnapshot[];
   /** The app to export the API from, as this user sees it; null leaves the api part empty. */
   api: { app: FastifyInstance; baseUrl: string; userId: number | null } | null;
 }
@@ -88,17 +87,11 @@ export async function createArchive(request: ArchiveRequest): Promise<ArchiveRes
   const zip = new ZipWriter(partial, request.createdAt);
   const entries: ManifestEntry[] = [];
   const counter = { events: 0 };
-  const snapshotFolder = `${request.file}.read-side.partial`;
-  let upTo = request.upTo;
   try {
     if (request.includes.include_db) {
-      // The snapshots first, then the log up to its end at that moment: every event the read
-      // side reflects is in the archive, and a restored start applies only what comes after.
-      const snapshots = await snapshotReadSide(request.readSide ?? [], snapshotFolder);
-      if (snapshots.length > 0) upTo = Math.max(upTo, await request.eventStore.lastPosition());
-      const written = await zip.add(EVENT_LOG_NAME, eventLogStream(request.eventStore, upTo, counter));
+      const written = await zip.add(EVENT_LOG_NAME, eventLogStream(request.eventStore, request.upTo, counter));
       entries.push({ ...written, part: 'db' });
-      for (const snapshot of snapshots) {
+      for (const snapshot of request.readSide ?? []) {
         const name = `${READ_SIDE_PREFIX}${snapshot.file.name}`;
         entries.push({ ...(await zip.add(name, createReadStream(snapshot.path, { highWaterMark: 1024 * 1024 }))), part: 'db' });
       }
@@ -120,7 +113,7 @@ export async function createArchive(request: ArchiveRequest): Promise<ArchiveRes
         entries.push({ ...(await zip.add(exported.name, exported.body)), part: 'api' });
       }
     }
-    const manifest = buildManifest(request, entries, counter.events, upTo);
+    const manifest = buildManifest(request, entries, counter.events);
     await zip.add(MANIFEST_NAME, JSON.stringify(manifest, null, 2));
     const { size, sha256 } = await zip.finish();
     await rename(partial, request.file);
@@ -132,12 +125,10 @@ export async function createArchive(request: ArchiveRequest): Promise<ArchiveRes
     await rm(request.file, { force: true });
     await rm(checksumFileFor(request.file), { force: true });
     throw error;
-  } finally {
-    await rm(snapshotFolder, { recursive: true, force: true });
   }
 }
 
-function buildManifest(request: ArchiveRequest, entries: ManifestEntry[], eventCount: number, upTo: number): Manifest {
+function buildManifest(request: ArchiveRequest, entries: ManifestEntry[], eventCount: number): Manifest {
   const parts = Object.fromEntries(
     PARTS.map(({ name, flag }) => {
       const mine = entries.filter((e) => e.part === name);
@@ -154,7 +145,7 @@ function buildManifest(request: ArchiveRequest, entries: ManifestEntry[], eventC
     includes: request.includes,
     parts,
     event_count: request.includes.include_db ? eventCount : 0,
-    last_position: request.includes.include_db ? upTo : 0,
+    last_position: request.includes.include_db ? request.upTo : 0,
     entries,
   };
 }

@@ -1,8 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { ReadSideFile } from '../../infra/read-side-files.js';
+import type { AppConfig } from '../../app/config.js';
+import type { EventStore } from '../../infra/event-store/port.js';
+import { readSideFiles, type ReadSideFile } from '../../infra/read-side-files.js';
+import { backupsDir } from './paths.js';
 
 export interface ReadSideSnapshot {
   file: ReadSideFile;
@@ -40,4 +44,30 @@ export async function snapshotReadSide(files: readonly ReadSideFile[], folder: s
     snapshots.push({ file, path });
   }
   return snapshots;
+}
+
+export interface BackupStartingPoint {
+  /** The log position the archive ends at: read after the snapshots, so it covers their checkpoints. */
+  upTo: number;
+  readSide: ReadSideSnapshot[];
+  /** Removes the snapshots (once the archive holds them, or the backup failed). */
+  discard(): Promise<void>;
+}
+
+/**
+ * Where a backup starts, taken before its request is appended: the read side's snapshots, then
+ * the log's end. The snapshots are never ahead of the archived log, and the archive's log stops
+ * before the backup's own request, as it did before the read side was archived. They are kept
+ * in DATA_DIR/backups (hidden), where a worker in another process on the same DATA_DIR reads them.
+ */
+export async function backupStartingPoint(config: AppConfig, eventStore: EventStore, withReadSide: boolean): Promise<BackupStartingPoint> {
+  const folder = join(backupsDir(config.dataDir), `.read-side-${randomUUID()}`);
+  const discard = () => rm(folder, { recursive: true, force: true });
+  try {
+    const readSide = withReadSide ? await snapshotReadSide(readSideFiles(config), folder) : [];
+    return { upTo: await eventStore.lastPosition(), readSide, discard };
+  } catch (error) {
+    await discard();
+    throw error;
+  }
 }
