@@ -125,7 +125,7 @@ const backupResourceRoutes: RoutesPlugin = async (app, { runtime }) => {
       const user = caller(request);
       const ctx = runtime.commandContext(user.id, request.id);
       const includes = includesFrom(request.body);
-      const start = await backupStartingPoint(runtime.config, runtime.eventStore, includes.include_db);
+      const start = await backupStartingPoint(runtime.config, runtime.eventStore, includes.include_db, request.log);
       let outcome: BackupJobResult;
       let id: number;
       try {

@@ -29,14 +29,13 @@ async function readyStats(server: ServerProcess): Promise<ProjectionStartStats[]
   }
 }
 
-/** Every read-model collection's documents, by table, in key order. */
+/** Every read-model collection's documents, by table, in key order; an empty table (made by a read) counts as none. */
 function readModels(dataDir: string): Record<string, unknown[]> {
   const db = new Database(join(dataDir, 'read-models.sqlite'), { readonly: true });
   try {
     const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'docs\\_%' ESCAPE '\\' ORDER BY name`).pluck().all() as string[];
-    return Object.fromEntries(
-      tables.map((table) => [table, (db.prepare(`SELECT doc FROM "${table}" ORDER BY _id`).pluck().all() as string[]).map((doc) => JSON.parse(doc) as unknown)]),
-    );
+    const collections = tables.map((table) => [table, (db.prepare(`SELECT doc FROM "${table}" ORDER BY _id`).pluck().all() as string[]).map((doc) => JSON.parse(doc) as unknown)] as const);
+    return Object.fromEntries(collections.filter(([, docs]) => docs.length > 0));
   } finally {
     db.close();
   }

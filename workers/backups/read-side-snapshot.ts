@@ -60,14 +60,19 @@ export interface BackupStartingPoint {
  * before the backup's own request, as it did before the read side was archived. They are kept
  * in DATA_DIR/backups (hidden), where a worker in another process on the same DATA_DIR reads them.
  */
-export async function backupStartingPoint(config: AppConfig, eventStore: EventStore, withReadSide: boolean): Promise<BackupStartingPoint> {
+export async function backupStartingPoint(config: AppConfig, eventStore: EventStore, withReadSide: boolean, logger: { warn(details: object, message: string): void }): Promise<BackupStartingPoint> {
   const folder = join(backupsDir(config.dataDir), `.read-side-${randomUUID()}`);
   const discard = () => rm(folder, { recursive: true, force: true });
-  try {
-    const readSide = withReadSide ? await snapshotReadSide(readSideFiles(config), folder) : [];
-    return { upTo: await eventStore.lastPosition(), readSide, discard };
-  } catch (error) {
-    await discard();
-    throw error;
+  let readSide: ReadSideSnapshot[] = [];
+  if (withReadSide) {
+    try {
+      readSide = await snapshotReadSide(readSideFiles(config), folder);
+    } catch (error) {
+      // The log alone still makes a complete backup (a restore then replays it); the job reports
+      // an unusable backups folder in words the caller can act on.
+      logger.warn({ err: error }, 'the read side could not be snapshotted: this backup holds the log alone');
+      await discard().catch(() => undefined);
+    }
   }
+  return { upTo: await eventStore.lastPosition(), readSide, discard };
 }
