@@ -74,5 +74,6 @@ export async function backupStartingPoint(config: AppConfig, eventStore: EventSt
       await discard().catch(() => undefined);
     }
   }
-  return { upTo: await eventStore.lastPosition(), readSide, discard };
+  // Nothing to remove without snapshots (the backups folder may not even be usable).
+  return { upTo: await eventStore.lastPosition(), readSide, discard: readSide.length > 0 ? discard : async () => undefined };
 }
