@@ -10,6 +10,7 @@ import { readBenchmark } from './read.js';
 import { replayBenchmark } from './replay.js';
 import { formatTable, skipped, writeResults, type BenchResult } from './report.js';
 import { searchBenchmark } from './search.js';
+import { startBenchmark } from './start.js';
 import { writeBenchmark } from './write.js';
 
 /** What several benchmarks measure on: built once, on first use. */
@@ -42,6 +43,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   { name: 'search', title: 'chatbot search latency', needs: ['blog', 'chatbot'], run: async (o, s) => searchBenchmark(o, await s.contentServer(o)) },
   { name: 'memory', title: 'server RSS with posts and chunks', needs: ['blog', 'chatbot'], run: async (o, s) => memoryBenchmark(o, await s.contentServer(o)) },
   { name: 'backup', title: 'backup archive throughput', needs: ['backups'], run: backupBenchmark },
+  { name: 'start', title: 'start to first correct answer on caught-up read models', needs: ['blog'], run: startBenchmark },
   { name: 'embedding', title: 'embedded sentence model: speed, indexing, search', needs: ['chatbot'], run: embeddingBenchmark },
 ];
 
