@@ -31,7 +31,7 @@ const Status = Type.Union([Type.Literal('in_progress'), Type.Literal('complete')
 const flag = (what: string) => Type.Optional(Type.Boolean({ default: true, description: `Include ${what} (default true).` }));
 const CreateBody = Type.Object(
   {
-    include_db: flag('the complete event log, the source of truth the restore replays'),
+    include_db: flag('the complete event log, the source of truth, with snapshots of the read side (read models and their checkpoints, the embedding cache), so the restored server starts without a rebuild'),
     include_files: flag('uploaded files'),
     include_themes: flag('the themes folder'),
     include_modules: flag('the modules folder'),
