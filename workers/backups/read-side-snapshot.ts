@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { AppConfig } from '../../app/config.js';
@@ -46,6 +46,26 @@ export async function snapshotReadSide(files: readonly ReadSideFile[], folder: s
   return snapshots;
 }
 
+const SNAPSHOT_FOLDER_PREFIX = '.read-side-';
+/** Longer than any backup may take (the route waits two hours): a folder this old was left by a crash. */
+const ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
+
+/** Removes snapshot folders a process that crashed mid-backup left behind. */
+async function removeAbandonedSnapshots(dir: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(SNAPSHOT_FOLDER_PREFIX)) continue;
+    const folder = join(dir, name);
+    const changed = await stat(folder).then((s) => s.mtimeMs, () => Date.now());
+    if (Date.now() - changed > ABANDONED_AFTER_MS) await rm(folder, { recursive: true, force: true });
+  }
+}
+
 export interface BackupStartingPoint {
   /** The log position the archive ends at: read after the snapshots, so it covers their checkpoints. */
   upTo: number;
@@ -61,7 +81,8 @@ export interface BackupStartingPoint {
  * in DATA_DIR/backups (hidden), where a worker in another process on the same DATA_DIR reads them.
  */
 export async function backupStartingPoint(config: AppConfig, eventStore: EventStore, withReadSide: boolean, logger: { warn(details: object, message: string): void }): Promise<BackupStartingPoint> {
-  const folder = join(backupsDir(config.dataDir), `.read-side-${randomUUID()}`);
+  await removeAbandonedSnapshots(backupsDir(config.dataDir));
+  const folder = join(backupsDir(config.dataDir), `${SNAPSHOT_FOLDER_PREFIX}${randomUUID()}`);
   const discard = () => rm(folder, { recursive: true, force: true });
   let readSide: ReadSideSnapshot[] = [];
   if (withReadSide) {

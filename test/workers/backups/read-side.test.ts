@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -97,4 +97,20 @@ t.test('the read side of a configuration: the read models first, none of them in
   const config = embeddedConfig('/data');
   t.same(readSideFiles(config).map((f) => f.name), ['read-models.sqlite', 'embeddings.sqlite']);
   t.same(readSideFiles({ ...config, mongoUrl: 'mongodb://x' }).map((f) => f.name), ['embeddings.sqlite']);
+});
+
+t.test('a snapshot folder a crash left behind for a day is removed by the next backup; a recent one is kept', async (t) => {
+  const { app, config } = await buildTestApp(t, { fixture: { users: ROLE_USERS.slice(0, 1) } });
+  const old = join(config.dataDir, 'backups', '.read-side-crashed');
+  const recent = join(config.dataDir, 'backups', '.read-side-running');
+  for (const folder of [old, recent]) {
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'read-models.sqlite'), 'x');
+  }
+  const dayAndMore = new Date(Date.now() - 25 * 60 * 60 * 1000);
+  utimesSync(old, dayAndMore, dayAndMore);
+  t.equal((await app.inject({ method: 'POST', url: `/api/backups?${admin}` })).statusCode, 201);
+  t.notOk(existsSync(old), 'the abandoned folder is gone');
+  t.ok(existsSync(recent), 'one that may belong to a running backup stays');
+  t.same(readdirSync(join(config.dataDir, 'backups')).filter((n) => n.startsWith('.read-side-')), ['.read-side-running'], "the backup's own snapshots were removed after it");
 });
