@@ -114,3 +114,39 @@ t.test('a snapshot folder a crash left behind for a day is removed by the next b
   t.ok(existsSync(recent), 'one that may belong to a running backup stays');
   t.same(readdirSync(join(config.dataDir, 'backups')).filter((n) => n.startsWith('.read-side-')), ['.read-side-running'], "the backup's own snapshots were removed after it");
 });
+
+t.test('when the log does not come back at its archived positions, the snapshots are left out and the start replays', async (t) => {
+  const { app } = await buildTestApp(t, { fixture: { users: ROLE_USERS.slice(0, 1), sites: [{ id: 1, slug: 'main', title: 'Main' }], items: [{ id: 5, title: 'Map' }] } });
+  const res = await app.inject({ method: 'POST', url: `/api/backups?${admin}` });
+  const archive = json<{ 'o:path': string }>(res)['o:path'];
+  const root = mkdtempSync(join(tmpdir(), 'read-side-gap-'));
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  // A log with a gap after its first event (as another event store's positions may have): the
+  // restored log numbers its events 1, 2, 3..., so the snapshots' checkpoints would name other events.
+  const entries = await unzip(archive);
+  const manifest = parseManifest(entries.get('manifest.json')!.content.toString('utf8'));
+  const lines = entries.get('events.ndjson')!.content.toString('utf8').trim().split('\n');
+  const shifted = lines.map((line, i) => {
+    const event = JSON.parse(line) as { position: number };
+    return JSON.stringify({ ...event, position: i === 0 ? event.position : event.position + 100 });
+  });
+  const { ZipWriter } = await import('../../../workers/backups/zip-writer.js');
+  const gapped = join(root, 'gapped.zip');
+  const writer = new ZipWriter(gapped, new Date());
+  const written = [];
+  for (const entry of manifest.entries) {
+    const content = entry.path === 'events.ndjson' ? Buffer.from(`${shifted.join('\n')}\n`) : entries.get(entry.path)!.content;
+    written.push({ ...(await writer.add(entry.path, content)), part: entry.part });
+  }
+  await writer.add('manifest.json', JSON.stringify({ ...manifest, last_position: manifest.last_position + 100, entries: written }));
+  await writer.finish();
+
+  const target = join(root, 'restored');
+  const result = await restoreArchive({ archive: gapped, config: embeddedConfig(target), logger });
+  t.ok(result.events > 0);
+  t.equal(result.readSideRestored, 0, 'no snapshot put back');
+  const restored = await createRuntime(embeddedConfig(target), { modules: appModules, logger, startWorkers: false });
+  t.teardown(() => restored.close());
+  t.ok(restored.projections.startStats().every((s) => s.resumedFrom === 0), 'the start replays the log');
+  t.equal(await itemDocs(restored.documents).count({}), 1, 'and answers');
+});
