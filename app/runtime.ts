@@ -85,11 +85,26 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions):
       for (const instance of instances.values()) await instance.startWorkers?.();
     }
     await projections.catchUp();
+    logReadModelsReady(logger, projections);
   } catch (error) {
     // The event store connects lazily: an unreachable one is found here, by the first read.
     throw startupError(error);
   }
   return runtime;
+}
+
+/**
+ * How the start found the read models: resumed from each projection's checkpoint, and how many
+ * events it applied to catch up (0 on a restart after a clean stop; the whole log after a rebuild).
+ */
+function logReadModelsReady(logger: Logger, projections: ProjectionRunner): void {
+  const stats = projections.startStats();
+  const applied = stats.reduce((n, s) => n + s.applied, 0);
+  const resumedFrom = Math.min(...stats.map((s) => s.resumedFrom), projections.currentPosition);
+  logger.info(
+    { position: projections.currentPosition, projections: stats },
+    `Read models ready at log position ${projections.currentPosition}: resumed from checkpoints at ${resumedFrom} or later, ${applied} event applications to catch up`,
+  );
 }
 
 export function filesDir(config: AppConfig): string {

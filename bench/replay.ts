@@ -19,7 +19,7 @@ const EVENTS_PER_UNIT = 10;
  * and edited twice, a comment on it, an item created and edited twice, and its media created
  * and edited once.
  */
-function writeMixedLog(log: EventLogWriter, units: number): void {
+export function writeMixedLog(log: EventLogWriter, units: number): void {
   const text = new TextGenerator(3);
   const start = Date.UTC(2024, 0, 1);
   for (let id = 1; id <= units; id++) {

@@ -12,6 +12,7 @@ import { replayBenchmark } from './replay.js';
 import { formatTable, skipped, writeResults, type BenchResult } from './report.js';
 import { searchBenchmark } from './search.js';
 import { vectorIndexBenchmark } from './vector-index.js';
+import { startBenchmark } from './start.js';
 import { writeBenchmark } from './write.js';
 
 /** What several benchmarks measure on: built once, on first use. */
@@ -46,6 +47,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   { name: 'backup', title: 'backup archive throughput', needs: ['backups'], run: backupBenchmark },
   { name: 'import', title: 'fixture import of items with one media each', needs: ['platform'], run: importBenchmark },
   { name: 'vector-index', title: 'embedded vector index alone: latency, recall, RSS', needs: ['chatbot'], run: vectorIndexBenchmark },
+  { name: 'start', title: 'start to first correct answer on caught-up read models', needs: ['blog'], run: startBenchmark },
   { name: 'embedding', title: 'embedded sentence model: speed, indexing, search', needs: ['chatbot'], run: embeddingBenchmark },
 ];
 

@@ -24,6 +24,11 @@ async function main(): Promise<number> {
     console.log(
       `Restored ${result.events} events and ${result.files} files (backup of ${result.manifest.created_at}, version ${result.manifest.backup_module_version}) into ${config.dataDir}.`,
     );
+    console.log(
+      result.readSideRestored > 0
+        ? `Put back ${result.readSideRestored} read-side file(s) with their checkpoints: the server starts without a rebuild.`
+        : 'The archive holds no read-side snapshot usable here: the first start rebuilds the read models from the log.',
+    );
     if (result.backupsNotRestored > 0) {
       console.log(
         `${result.backupsNotRestored} backup record(s) left the list: their archives are not part of the restored data (they stay where the old installation kept them).`,

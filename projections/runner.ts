@@ -45,6 +45,17 @@ export interface ProjectionStatus {
   parked: ParkedProjection | null;
 }
 
+/** A projection's work since the runner started (the start log line and tests read it). */
+export interface ProjectionStartStats {
+  name: string;
+  /** Its checkpoint when the runner started: 0 when it had none (a first start or a rebuild). */
+  resumedFrom: number;
+  /** Events it applied since. */
+  applied: number;
+  /** Position of the first of them, null when none. */
+  firstApplied: number | null;
+}
+
 /** Events read per step when a resumed projection catches up from the log. */
 const RESUME_BATCH = 1000;
 
@@ -75,6 +86,9 @@ export class ProjectionRunner {
   /** Operator skips: projection name to the positions it may pass over. */
   private readonly skips = new Map<string, Set<number>>();
   private position = 0;
+  /** Each projection's checkpoint when this runner started, and what it has applied since. */
+  private readonly resumedFrom = new Map<string, number>();
+  private readonly applied = new Map<string, { applied: number; firstApplied: number | null }>();
   private subscription: Subscription | null = null;
   private waiters: Waiter[] = [];
   /** One timer for every waiter's deadline, armed while any waits: a create would otherwise set and clear its own. */
@@ -109,6 +123,17 @@ export class ProjectionRunner {
     return this.position;
   }
 
+  /** What each projection has applied since start: a start that resumes applies nothing at or below its checkpoint. */
+  startStats(): ProjectionStartStats[] {
+    return this.projections.map((p) => ({ name: p.name, resumedFrom: this.resumedFrom.get(p.name) ?? 0, ...(this.applied.get(p.name) ?? { applied: 0, firstApplied: null }) }));
+  }
+
+  private count(name: string, position: number): void {
+    const seen = this.applied.get(name);
+    if (seen) seen.applied++;
+    else this.applied.set(name, { applied: 1, firstApplied: position });
+  }
+
   /** Each projection's checkpoint and, when parked, where and why. */
   status(): ProjectionStatus[] {
     return this.projections.map((p) => ({ name: p.name, position: this.checkpoints.get(p.name) ?? 0, parked: this.parked.get(p.name) ?? null }));
@@ -121,7 +146,9 @@ export class ProjectionRunner {
     const savedByName = new Map(saved.map((c) => [c._id, c.position]));
     for (const projection of this.projections) {
       this.checkpoints.set(projection.name, savedByName.get(projection.name) ?? 0);
+      this.resumedFrom.set(projection.name, savedByName.get(projection.name) ?? 0);
     }
+    this.applied.clear();
     await this.loadSkips();
     const from = Math.min(...this.checkpoints.values(), Number.MAX_SAFE_INTEGER);
     this.position = from === Number.MAX_SAFE_INTEGER ? 0 : from;
@@ -147,6 +174,24 @@ export class ProjectionRunner {
 
   /** Applies one batch; public so the rebuild CLI and tests can drive a replay directly. */
   async handle(batch: StoredEvent[]): Promise<void> {
+    // The batch's documents and the checkpoints that cover them commit together where the store can.
+    const fold = () => this.fold(batch);
+    if (this.documents.batch) await this.documents.batch(fold);
+    else await fold();
+    const last = batch[batch.length - 1]?.position ?? this.position;
+    this.position = Math.max(this.position, last);
+    for (const listener of this.afterBatch) {
+      try {
+        await listener(batch);
+      } catch (error) {
+        this.logger.error({ err: error }, 'after-batch listener failed');
+      }
+    }
+    this.releaseWaiters();
+  }
+
+  /** Applies the events each projection has not yet applied, then saves the checkpoints. */
+  private async fold(batch: StoredEvent[]): Promise<void> {
     for (const event of batch) {
       if (event.streamId === PROJECTIONS_CONTROL_STREAM) {
         await this.control(event);
@@ -170,21 +215,13 @@ export class ProjectionRunner {
         .collection<CheckpointDoc>(CHECKPOINTS)
         .putMany(this.projections.map((p) => ({ _id: p.name, position: this.checkpoints.get(p.name) ?? 0 })));
     }
-    this.position = Math.max(this.position, last);
-    for (const listener of this.afterBatch) {
-      try {
-        await listener(batch);
-      } catch (error) {
-        this.logger.error({ err: error }, 'after-batch listener failed');
-      }
-    }
-    this.releaseWaiters();
   }
 
   /** Applies the event; on a failure parks the projection there (answers false) unless an operator skipped it. */
   private async applyOrPark(projection: Projection, event: StoredEvent): Promise<boolean> {
     try {
       await projection.apply(event, this.documents);
+      this.count(projection.name, event.position);
       return true;
     } catch (error) {
       if (error instanceof DependencyUnavailableError) throw error;
@@ -315,7 +352,11 @@ export class ProjectionRunner {
   async reset(): Promise<void> {
     await this.documents.dropAll();
     this.parked.clear();
-    for (const projection of this.projections) this.checkpoints.set(projection.name, 0);
+    for (const projection of this.projections) {
+      this.checkpoints.set(projection.name, 0);
+      this.resumedFrom.set(projection.name, 0);
+    }
+    this.applied.clear();
     this.position = 0;
   }
 

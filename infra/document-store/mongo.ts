@@ -121,7 +121,12 @@ class MongoBackedCollection<T extends Document> implements Collection<T> {
   }
 }
 
-/** Read models in MongoDB: they survive restarts, so projections resume from their checkpoints. */
+/**
+ * Read models in MongoDB: they survive restarts, so projections resume from their checkpoints.
+ * It has no batch(): a multi-document transaction needs a replica set, which a plain server is
+ * not. Writes land as they come and the runner saves a checkpoint after the documents it covers,
+ * so a crash makes the next start apply at most the last batch again, which projections make harmless.
+ */
 export class MongoDocumentStore implements DocumentStore {
   readonly persistent = true;
 

@@ -63,5 +63,14 @@ export interface DocumentStore {
   dropAll(): Promise<void>;
   /** True when read models survive a restart (SQLite, MongoDB); false for the in-memory store. */
   readonly persistent: boolean;
+  /**
+   * Runs `work` so that every write it makes commits together, or none does: the projection
+   * runner folds a batch of events and saves its checkpoints inside one, so a crash never leaves
+   * a checkpoint without the documents it covers (nor, in SQLite, documents without their
+   * checkpoint). Not a rollback: writes made before `work` throws still commit with the rest
+   * (projections are idempotent, so the batch is simply applied again). Optional: a store without
+   * it (memory, MongoDB) writes as it goes, which replays also make harmless.
+   */
+  batch?<T>(work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }

@@ -41,6 +41,7 @@ export function sharedSqliteDocumentStore(file: string): DocumentStore {
     persistent: true,
     collection: (name: string, options?: CollectionOptions) => store.collection(name, options),
     dropAll: () => store.dropAll(),
+    batch: (work) => store.batch(work),
     async close() {
       if (closed) return;
       closed = true;

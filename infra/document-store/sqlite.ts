@@ -319,6 +319,9 @@ export class SqliteDocumentStore implements DocumentStore {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly regexes = new Map<string, RegExp>();
   private commitTimer: NodeJS.Timeout | null = null;
+  /** Batches running (batch()): the commit waits until none is, so each commits whole. */
+  private batchesOpen = 0;
+  private commitWaiting = false;
   private readonly commitIntervalMs: number;
   private readonly declared = new WeakSet<readonly IndexSpec[]>();
   private readonly host: CollectionHost;
@@ -393,10 +396,30 @@ export class SqliteDocumentStore implements DocumentStore {
     return work();
   }
 
-  private commit(): void {
+  /** Commits the open write transaction, unless a batch runs: then it commits when the last one ends. */
+  private commit(force = false): void {
     if (this.commitTimer) clearTimeout(this.commitTimer);
     this.commitTimer = null;
+    if (this.batchesOpen > 0 && !force) {
+      this.commitWaiting = true;
+      return;
+    }
+    this.commitWaiting = false;
     if (this.db.open && this.db.inTransaction) this.db.exec('COMMIT');
+  }
+
+  /**
+   * The writes of `work` commit in the same transaction (the one open when it ends, which may
+   * hold other writes too): the commit interval's timer waits for it. Writes made before `work`
+   * throws are kept and commit with the rest, as the port says.
+   */
+  async batch<T>(work: () => Promise<T>): Promise<T> {
+    this.batchesOpen++;
+    try {
+      return await work();
+    } finally {
+      if (--this.batchesOpen === 0 && this.commitWaiting) this.commit();
+    }
   }
 
   collection<T extends Document>(name: string, options: CollectionOptions = {}): Collection<T> {
@@ -433,7 +456,7 @@ export class SqliteDocumentStore implements DocumentStore {
 
   async close(): Promise<void> {
     if (!this.db.open) return;
-    this.commit();
+    this.commit(true);
     this.statements.clear();
     this.db.close();
   }

@@ -13,6 +13,7 @@ import { findBackup, listBackups } from '../../queries/backups/backups.js';
 import type { ApiSource } from '../../workers/backups/api-export.js';
 import { BACKUP_QUEUE, type BackupJobData, type BackupJobResult } from '../../workers/backups/backup-job.js';
 import { backupsDir } from '../../workers/backups/paths.js';
+import { backupStartingPoint } from '../../workers/backups/read-side-snapshot.js';
 import { removeArchive } from '../../workers/backups/remove-archive.js';
 import { applyRetention } from '../../workers/backups/retention.js';
 import { BackupRecord, representBackup } from './representation.js';
@@ -30,7 +31,7 @@ const Status = Type.Union([Type.Literal('in_progress'), Type.Literal('complete')
 const flag = (what: string) => Type.Optional(Type.Boolean({ default: true, description: `Include ${what} (default true).` }));
 const CreateBody = Type.Object(
   {
-    include_db: flag('the complete event log, the source of truth the restore replays'),
+    include_db: flag('the complete event log, the source of truth, with snapshots of the read side (read models and their checkpoints, the embedding cache), so the restored server starts without a rebuild'),
     include_files: flag('uploaded files'),
     include_themes: flag('the themes folder'),
     include_modules: flag('the modules folder'),
@@ -126,13 +127,20 @@ const backupResourceRoutes: RoutesPlugin = async (app, { runtime }) => {
     async (request, reply) => {
       const user = caller(request);
       const ctx = runtime.commandContext(user.id, request.id);
-      const upTo = await runtime.eventStore.lastPosition();
-      const id = await requestBackup(ctx, { includes: includesFrom(request.body), backupsDir: backupsDir(runtime.config.dataDir) });
+      const includes = includesFrom(request.body);
+      const start = await backupStartingPoint(runtime.config, runtime.eventStore, includes.include_db, request.log);
       let outcome: BackupJobResult;
+      let id: number;
+      try {
+        id = await requestBackup(ctx, { includes, backupsDir: backupsDir(runtime.config.dataDir) });
+      } catch (error) {
+        await start.discard();
+        throw error;
+      }
       try {
         outcome = await runtime.jobs.addAndWait<BackupJobData, BackupJobResult>(
           BACKUP_QUEUE,
-          { backupId: id, upTo },
+          { backupId: id, upTo: start.upTo, readSide: start.readSide },
           { jobId: `backup-${id}`, timeoutMs: BACKUP_TIMEOUT_MS },
         );
       } catch (error) {
@@ -144,6 +152,8 @@ const backupResourceRoutes: RoutesPlugin = async (app, { runtime }) => {
         }
         outcome = { status: 'failed', error: 'The backup job did not finish.' };
         await failBackup(ctx, id, outcome.error as string).catch(() => undefined);
+      } finally {
+        await start.discard();
       }
       // The worker may run in another process: wait until this one's read models have its events.
       await runtime.projections.catchUp();

@@ -27,11 +27,11 @@ interface Server {
 }
 
 /** The real server on a data directory; stopped at teardown at the latest. */
-async function serve(t: { teardown(fn: () => unknown): void }, dataDir: string): Promise<Server> {
-  const server = await startServer({ DATA_DIR: dataDir, BASE_URL }, 120_000);
+async function serve(t: { teardown(fn: () => unknown): void }, dataDir: string, env: Record<string, string> = {}): Promise<Server & { stdout(): string }> {
+  const server = await startServer({ DATA_DIR: dataDir, BASE_URL, ...env }, 120_000);
   const stop = () => server.stop();
   t.teardown(stop);
-  return { url: server.baseUrl, stop };
+  return { url: server.baseUrl, stop, stdout: () => server.stdout() };
 }
 
 async function login(url: string): Promise<string> {
@@ -114,7 +114,14 @@ t.test('import, write, back up, restore into a fresh DATA_DIR, read the same ans
   t.match(restore.stderr, /restore \[/, 'a progress bar');
   t.equal(readFileSync(join(restored, 'files', 'originals', 'scan.txt'), 'utf8'), 'uploaded bytes');
 
-  const second = await serve(t, restored);
+  t.match(restore.stdout, /Put back [1-9]\d* read-side file\(s\) with their checkpoints/, 'the read models came back with the log');
+
+  const second = await serve(t, restored, { LOG_LEVEL: 'info' });
+  const ready = second.stdout().split('\n').find((line) => line.includes('Read models ready'));
+  t.ok(ready, 'the start says how it found the read models');
+  const stats = (JSON.parse(ready ?? '{"projections":[]}') as { projections: { name: string; resumedFrom: number; firstApplied: number | null }[] }).projections;
+  t.ok(stats.length > 0 && stats.every((s) => s.resumedFrom > 0), 'every projection resumed from its restored checkpoint: no rebuild');
+  t.ok(stats.every((s) => s.firstApplied === null || s.firstApplied > s.resumedFrom), 'and applied nothing at or below it');
   const after = await snapshot(second.url);
   t.same(Object.keys(after), Object.keys(before), 'the same GETs');
   for (const path of Object.keys(before)) t.same(after[path], before[path], `GET ${path} answers the same`);

@@ -5,6 +5,7 @@ import type { ApiSource } from './api-export.js';
 import { createArchive } from './create-archive.js';
 import { backupFailureMessage } from './failure-message.js';
 import { archiveFileFor } from './paths.js';
+import type { ReadSideSnapshot } from './read-side-snapshot.js';
 import { removeArchive } from './remove-archive.js';
 
 export const BACKUP_QUEUE = 'backups';
@@ -13,6 +14,8 @@ export interface BackupJobData {
   backupId: number;
   /** Log position when the backup was requested: the archive holds the log up to there. */
   upTo: number;
+  /** The read side as it was when requested, at or behind upTo (requestBackupSnapshots); absent: the log alone. */
+  readSide?: ReadSideSnapshot[];
 }
 
 export interface BackupJobResult {
@@ -46,6 +49,7 @@ export async function runBackupJob(runtime: Runtime, apiSource: ApiSource, data:
       createdAt: new Date(record.created_at),
       eventStore: runtime.eventStore,
       upTo: data.upTo,
+      readSide: data.readSide,
       api: app ? { app, baseUrl: runtime.config.baseUrl, userId: record.created_by } : null,
     });
     try {

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { createReadStream } from 'node:fs';
 import { mkdir, open, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { BackupIncludes } from '../../commands/backups/events.js';
@@ -15,12 +16,14 @@ import {
   EVENT_LOG_NAME,
   MANIFEST_NAME,
   PARTS,
+  READ_SIDE_PREFIX,
   type Manifest,
   type ManifestEntry,
   type PartName,
   type PartSummary,
 } from './manifest.js';
 import { checksumFileFor } from './paths.js';
+import type { ReadSideSnapshot } from './read-side-snapshot.js';
 import { ZipWriter } from './zip-writer.js';
 
 export interface ArchiveRequest {
@@ -31,8 +34,16 @@ export interface ArchiveRequest {
   backupId: number | null;
   createdAt: Date;
   eventStore: EventStore;
-  /** The log position the archive's event log ends at (a consistent prefix). */
+  /**
+   * The log position the archive's event log ends at (a consistent prefix). With read-side
+   * snapshots, it was read after they were taken, so the log covers their checkpoints.
+   */
   upTo: number;
+  /**
+   * Snapshots of the read side's SQLite files (read-side-snapshot.ts), added under read-side/
+   * with the log (include_db), so a restored server starts without a rebuild; absent: the log alone.
+   */
+  readSide?: readonly ReadSideSnapshot[];
   /** The app to export the API from, as this user sees it; null leaves the api part empty. */
   api: { app: FastifyInstance; baseUrl: string; userId: number | null } | null;
 }
@@ -80,6 +91,10 @@ export async function createArchive(request: ArchiveRequest): Promise<ArchiveRes
     if (request.includes.include_db) {
       const written = await zip.add(EVENT_LOG_NAME, eventLogStream(request.eventStore, request.upTo, counter));
       entries.push({ ...written, part: 'db' });
+      for (const snapshot of request.readSide ?? []) {
+        const name = `${READ_SIDE_PREFIX}${snapshot.file.name}`;
+        entries.push({ ...(await zip.add(name, createReadStream(snapshot.path, { highWaterMark: 1024 * 1024 }))), part: 'db' });
+      }
     }
     for (const { part, flag, folder, skip } of FOLDER_PARTS) {
       if (!request.includes[flag]) continue;

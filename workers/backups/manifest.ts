@@ -4,7 +4,14 @@ import { INCLUDE_FLAGS } from '../../commands/backups/events.js';
 export const MANIFEST_NAME = 'manifest.json';
 export const EVENT_LOG_NAME = 'events.ndjson';
 export const ARCHIVE_FORMAT = 'collections-backend-backup';
-export const ARCHIVE_FORMAT_VERSION = 1;
+/**
+ * Version 2 added the read side's SQLite files under read-side/ (part db). A version 1 archive
+ * has none and still restores: the start then replays its log.
+ */
+export const ARCHIVE_FORMAT_VERSION = 2;
+const READABLE_FORMAT_VERSIONS: readonly unknown[] = [1, 2];
+/** Snapshots of the read side's SQLite files, by their path inside DATA_DIR (infra/read-side-files.ts). */
+export const READ_SIDE_PREFIX = 'read-side/';
 
 export type PartName = 'db' | 'files' | 'themes' | 'modules' | 'api';
 
@@ -39,13 +46,17 @@ export interface Manifest {
   created_at: string;
   includes: BackupIncludes;
   parts: Record<PartName, PartSummary>;
-  /** Events in events.ndjson: the log up to and including last_position. */
+  /**
+   * Events in events.ndjson: the log up to and including last_position. With read-side
+   * snapshots, last_position is read after they were taken, so it reaches every checkpoint in them.
+   */
   event_count: number;
   last_position: number;
   entries: ManifestEntry[];
 }
 
 export function partOf(path: string): PartName | null {
+  if (path.startsWith(READ_SIDE_PREFIX)) return 'db';
   for (const part of PARTS) {
     if (part.prefix.endsWith('/') ? path.startsWith(part.prefix) : path === part.prefix) return part.name;
   }
@@ -64,8 +75,8 @@ export function parseManifest(text: string): Manifest {
     throw new Error('manifest.json is not valid JSON.');
   }
   if (!isObject(value) || value.format !== ARCHIVE_FORMAT) throw new Error('manifest.json does not describe a backup of this application.');
-  if (value.format_version !== ARCHIVE_FORMAT_VERSION) {
-    throw new Error(`manifest.json has format version ${String(value.format_version)}; this restore reads version ${ARCHIVE_FORMAT_VERSION}.`);
+  if (!READABLE_FORMAT_VERSIONS.includes(value.format_version)) {
+    throw new Error(`manifest.json has format version ${String(value.format_version)}; this restore reads versions ${READABLE_FORMAT_VERSIONS.join(' and ')}.`);
   }
   if (!isObject(value.includes) || INCLUDE_FLAGS.some((f) => typeof (value.includes as Record<string, unknown>)[f] !== 'boolean')) {
     throw new Error('manifest.json has no valid includes.');

@@ -8,10 +8,11 @@ import type { AppConfig } from '../../app/config.js';
 import { VersionConflictError } from '../../infra/errors.js';
 import type { EventStore, NewEvent } from '../../infra/event-store/port.js';
 import { TMP_FOLDER } from '../../infra/file-storage/partial-uploads.js';
+import { readSideFiles } from '../../infra/read-side-files.js';
 import { createInfrastructure } from '../../infra/select.js';
 import type { EventLine } from './event-log.js';
 import { RestoredBackupRecords } from './restored-records.js';
-import { EVENT_LOG_NAME, type Manifest } from './manifest.js';
+import { EVENT_LOG_NAME, READ_SIDE_PREFIX, type Manifest } from './manifest.js';
 import { checkChecksumFile, RestoreRefusedError, verifyArchive } from './verify-archive.js';
 import type { ZipArchive } from './zip-reader.js';
 
@@ -25,6 +26,11 @@ export interface RestoreProgress {
 export interface RestoreResult {
   events: number;
   files: number;
+  /**
+   * Read-side SQLite files put back from the archive (read-side/): 0 for an archive without
+   * them, whose read models the start rebuilds from the log.
+   */
+  readSideRestored: number;
   /** Backup records closed because their archives are not in the restored data. */
   backupsNotRestored: number;
   checkedChecksumFile: boolean;
@@ -64,17 +70,20 @@ async function replayEvents(
   manifest: Manifest,
   backups: RestoredBackupRecords,
   tick: (n: number) => void,
-): Promise<number> {
+): Promise<{ count: number; positionsKept: boolean }> {
   const lines = createInterface({ input: await zip.open(EVENT_LOG_NAME), crlfDelay: Infinity });
   let run: EventLine[] = [];
   let count = 0;
   let runStartLine = 0;
   let lastPosition = 0;
+  // The read side's checkpoints name log positions: they hold only if every event is back at its own.
+  let positionsKept = true;
   const flush = async () => {
     if (run.length === 0) return;
     const events: NewEvent[] = run.map((e) => ({ type: e.type, data: e.data, metadata: e.metadata }));
     try {
-      await store.append(run[0].streamId, events, run[0].streamVersion - 1);
+      const appended = await store.append(run[0].streamId, events, run[0].streamVersion - 1);
+      if (appended.position !== run[run.length - 1].position) positionsKept = false;
     } catch (error) {
       if (!(error instanceof VersionConflictError)) throw error;
       throw new RestoreRefusedError(
@@ -106,7 +115,29 @@ async function replayEvents(
   if (count !== manifest.event_count) {
     throw new RestoreRefusedError(`events.ndjson holds ${count} events but the manifest says ${manifest.event_count}.`);
   }
-  return count;
+  return { count, positionsKept };
+}
+
+/**
+ * Puts the read side's snapshots (read-side/NAME) at DATA_DIR/NAME, in place of the empty files
+ * the restore's own adapters made there, for the names this configuration uses: a start then
+ * resumes from their checkpoints. Answers how many it put back.
+ */
+async function extractReadSide(zip: ZipArchive, manifest: Manifest, target: string, config: AppConfig, tick: () => void): Promise<number> {
+  const names = new Set(readSideFiles({ ...config, dataDir: target }).map((f) => f.name));
+  let restored = 0;
+  for (const entry of manifest.entries) {
+    if (!entry.path.startsWith(READ_SIDE_PREFIX)) continue;
+    const name = entry.path.slice(READ_SIDE_PREFIX.length);
+    tick();
+    if (!names.has(name)) continue;
+    const destination = join(target, ...name.split('/'));
+    for (const suffix of ['', '-wal', '-shm', '-journal']) await rm(`${destination}${suffix}`, { force: true });
+    await mkdir(dirname(destination), { recursive: true });
+    await pipeline(await zip.open(entry.path), createWriteStream(destination, { flags: 'wx' }));
+    restored += 1;
+  }
+  return restored;
 }
 
 async function extractFolders(zip: ZipArchive, manifest: Manifest, target: string, tick: () => void): Promise<number> {
@@ -125,7 +156,10 @@ async function extractFolders(zip: ZipArchive, manifest: Manifest, target: strin
 /**
  * Restores an archive into an empty DATA_DIR: checks the checksum file and every entry against
  * the manifest first, then builds the new DATA_DIR in a hidden folder inside the target and moves
- * it into place, so a failure leaves the target as it was. The read models rebuild from the log at start.
+ * it into place, so a failure leaves the target as it was. The read side's snapshots, when the
+ * archive has them, go back beside the log, so the start resumes from their checkpoints and
+ * applies only the events after them (the restore's own included); without them the start
+ * rebuilds the read models from the log.
  */
 export async function restoreArchive(options: {
   archive: string;
@@ -151,25 +185,32 @@ export async function restoreArchive(options: {
   // Built inside the target, so moving it into place never crosses file systems (DATA_DIR may be a mount).
   const staging = join(target, `.restoring-${process.pid}`);
   await mkdir(staging, { recursive: true });
-  const bar = progress.start('restore', manifest.event_count + manifest.entries.filter((e) => isRestored(e.path)).length);
+  const readSideEntries = manifest.entries.filter((e) => e.path.startsWith(READ_SIDE_PREFIX)).length;
+  const bar = progress.start('restore', manifest.event_count + manifest.entries.filter((e) => isRestored(e.path)).length + readSideEntries);
   try {
     const infra = await createInfrastructure({ ...config, dataDir: staging }, logger);
     let events = 0;
     let files = 0;
     let backupsNotRestored = 0;
+    let positionsKept = false;
     try {
       if ((await infra.eventStore.lastPosition()) > 0) throw new RestoreRefusedError('The target event store is not empty.');
       const backups = new RestoredBackupRecords();
-      if (manifest.includes.include_db) events = await replayEvents(zip.zip, infra.eventStore, manifest, backups, (n) => bar.tick(n));
+      if (manifest.includes.include_db) {
+        ({ count: events, positionsKept } = await replayEvents(zip.zip, infra.eventStore, manifest, backups, (n) => bar.tick(n)));
+      }
       files = await extractFolders(zip.zip, manifest, staging, () => bar.tick());
       // After the files: an archive the restore put in place would count as present.
       backupsNotRestored = await backups.closeMissing(infra.eventStore, staging, { userId: null, at: new Date().toISOString(), requestId: 'restore' });
     } finally {
       await infra.close();
     }
+    let readSideRestored = 0;
+    if (positionsKept) readSideRestored = await extractReadSide(zip.zip, manifest, staging, config, () => bar.tick());
+    else if (readSideEntries > 0) logger.warn('the restored log has other positions than the archived one: the read side is rebuilt from the log at start instead');
     for (const name of await readdir(staging)) await rename(join(staging, name), join(target, name));
     await rmdir(staging);
-    return { events, files, backupsNotRestored, checkedChecksumFile, manifest };
+    return { events, files, readSideRestored, backupsNotRestored, checkedChecksumFile, manifest };
   } catch (error) {
     await rm(staging, { recursive: true, force: true });
     if (!targetExisted) await rmdir(target).catch(() => undefined);
