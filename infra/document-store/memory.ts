@@ -1,7 +1,8 @@
 import { Query } from 'mingo';
 import { update as applyUpdate, type UpdateExpression } from 'mingo/updater';
-import type { Collection, Document, DocumentStore, Filter, FindOptions, SortSpec, Update } from './port.js';
+import type { Collection, CollectionOptions, Document, DocumentStore, Filter, FindOptions, SortSpec, TextQuery, Update } from './port.js';
 import { SpilledStrings } from './spilled-strings.js';
+import { containsText, requireTextFields, textFields } from './text-search.js';
 import { YoungDocuments } from './young-documents.js';
 
 function compareValues(a: unknown, b: unknown): number {
@@ -113,7 +114,21 @@ class MemoryCollection<T extends Document> implements Collection<T> {
    */
   private readonly results = new Map<string, T[]>();
 
-  constructor(private readonly host: CollectionHost) {}
+  /** The declared text fields (CollectionOptions.textSearch), searched in JavaScript: the reference semantics. */
+  textFields: readonly string[] | null = null;
+
+  constructor(
+    private readonly host: CollectionHost,
+    private readonly name: string,
+  ) {}
+
+  /** The documents among `docs` a text search keeps (all of them without one). */
+  private withText(docs: T[], query: TextQuery): T[] {
+    if (query.text === undefined) return docs;
+    const fields = requireTextFields(this.name, this.textFields);
+    const text = query.text;
+    return text === '' ? docs : docs.filter((doc) => containsText(doc, fields, text));
+  }
 
   private changed(): void {
     if (this.results.size > 0) this.results.clear();
@@ -193,13 +208,14 @@ class MemoryCollection<T extends Document> implements Collection<T> {
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-    const docs = this.sortedMatching(filter, options.sort);
+    const docs = this.withText(this.sortedMatching(filter, options.sort), options);
     const skip = options.skip ?? 0;
     const end = options.limit !== undefined ? skip + options.limit : undefined;
     return docs.slice(skip, end);
   }
 
-  async count(filter: Filter = {}): Promise<number> {
+  async count(filter: Filter = {}, options: TextQuery = {}): Promise<number> {
+    if (options.text !== undefined) return this.withText(this.sortedMatching(filter), options).length;
     if (Object.keys(filter).length === 0) return this.docs.size;
     return this.sortedMatching(filter).length;
   }
@@ -315,12 +331,13 @@ export class MemoryDocumentStore implements DocumentStore {
     };
   }
 
-  collection<T extends Document>(name: string): Collection<T> {
+  collection<T extends Document>(name: string, options: CollectionOptions = {}): Collection<T> {
     let collection = this.collections.get(name);
     if (!collection) {
-      collection = new MemoryCollection<Document>(this.host);
+      collection = new MemoryCollection<Document>(this.host, name);
       this.collections.set(name, collection);
     }
+    if (options.textSearch && !collection.textFields) collection.textFields = textFields(options.textSearch);
     return collection as unknown as Collection<T>;
   }
 

@@ -1,0 +1,89 @@
+import type Database from 'better-sqlite3';
+import type { Document } from './port.js';
+import { searchableText } from './text-search.js';
+
+/** What the text index asks of its collection's store: statements and the open write transaction. */
+export interface TextIndexHost {
+  readonly db: Database.Database;
+  statement(sql: string): Database.Statement;
+  write<T>(work: () => T): T;
+}
+
+/** Needles shorter than this (in code points) have no trigram: they are found by a scan instead. */
+const TRIGRAM = 3;
+
+/**
+ * A collection's text search in SQLite: an FTS5 table beside the documents' table, one column
+ * per text field, keyed by the document row's rowid. It holds each field lowercased by
+ * JavaScript (so case folding is exactly the reference's `toLowerCase`) and the trigram
+ * tokenizer is case-sensitive on top of that: a quoted phrase of the lowercased needle then
+ * matches exactly the rows holding it as a substring. The collection writes it in the same
+ * transaction as the document (rather than by a trigger, which would need this process's
+ * lowercase function in any other connection that writes the file).
+ */
+export class SqliteTextIndex {
+  readonly table: string;
+
+  constructor(
+    private readonly host: TextIndexHost,
+    private readonly documentsTable: string,
+    private readonly tableName: string,
+    readonly fields: readonly string[],
+  ) {
+    this.table = `"${tableName}"`;
+  }
+
+  /** Creates the table if missing (or made for other fields), filling it from the stored documents. */
+  ensure(): void {
+    const columns = this.host.db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(this.tableName) as string[];
+    if (columns.length > 0 && columns.join(',') === this.fields.join(',')) return;
+    this.host.write(() => {
+      if (columns.length > 0) this.host.db.exec(`DROP TABLE ${this.table}`);
+      const names = this.fields.map((field) => `"${field}"`).join(', ');
+      this.host.db.exec(`CREATE VIRTUAL TABLE ${this.table} USING fts5(${names}, tokenize = 'trigram case_sensitive 1')`);
+      const rows = this.host.db.prepare(`SELECT rowid, doc FROM ${this.documentsTable}`).iterate() as IterableIterator<{ rowid: number; doc: string }>;
+      const insert = this.insertStatement();
+      for (const row of rows) insert.run(row.rowid, ...this.texts(JSON.parse(row.doc) as Document));
+    });
+  }
+
+  private insertStatement(): Database.Statement {
+    const names = this.fields.map((field) => `"${field}"`).join(', ');
+    return this.host.statement(`INSERT INTO ${this.table} (rowid, ${names}) VALUES (?, ${this.fields.map(() => '?').join(', ')})`);
+  }
+
+  private texts(doc: Document): string[] {
+    return this.fields.map((field) => searchableText(doc[field]));
+  }
+
+  /** Replaces the row's texts (inside the caller's write transaction). */
+  written(rowid: number | bigint, doc: Document): void {
+    this.host.statement(`DELETE FROM ${this.table} WHERE rowid = ?`).run(rowid);
+    this.insertStatement().run(rowid, ...this.texts(doc));
+  }
+
+  /** Forgets the rows (inside the caller's write transaction). */
+  deleted(rowids: readonly (number | bigint)[]): void {
+    const statement = this.host.statement(`DELETE FROM ${this.table} WHERE rowid = ?`);
+    for (const rowid of rowids) statement.run(rowid);
+  }
+
+  drop(): void {
+    this.host.write(() => this.host.db.exec(`DROP TABLE IF EXISTS ${this.table}`));
+  }
+
+  /**
+   * SQL true for a document row (of the documents' table) holding the text. Three code points
+   * or more: the trigram index answers, the needle quoted as one phrase (its `"` doubled), so
+   * FTS5 syntax in it (`*`, `AND`, `NEAR`, `:`) is plain text. Fewer: a scan of the stored
+   * lowercased texts with instr, which compares characters exactly as `includes` does.
+   */
+  condition(text: string): { sql: string; params: string[] } {
+    const needle = text.toLowerCase();
+    if ([...needle].length >= TRIGRAM) {
+      return { sql: `rowid IN (SELECT rowid FROM ${this.table} WHERE ${this.table} MATCH ?)`, params: [`"${needle.replaceAll('"', '""')}"`] };
+    }
+    const tests = this.fields.map((field) => `instr("${field}", ?) > 0`).join(' OR ');
+    return { sql: `rowid IN (SELECT rowid FROM ${this.table} WHERE ${tests})`, params: this.fields.map(() => needle) };
+  }
+}
