@@ -11,6 +11,8 @@ export interface TextIndexHost {
 
 /** Needles shorter than this (in code points) have no trigram: they are found by a scan instead. */
 const TRIGRAM = 3;
+/** Documents read at a time when an index is filled from a collection that already holds some. */
+const FILL_BATCH = 1000;
 
 /**
  * A collection's text search in SQLite: an FTS5 table beside the documents' table, one column
@@ -41,9 +43,16 @@ export class SqliteTextIndex {
       if (columns.length > 0) this.host.db.exec(`DROP TABLE ${this.table}`);
       const names = this.fields.map((field) => `"${field}"`).join(', ');
       this.host.db.exec(`CREATE VIRTUAL TABLE ${this.table} USING fts5(${names}, tokenize = 'trigram case_sensitive 1')`);
-      const rows = this.host.db.prepare(`SELECT rowid, doc FROM ${this.documentsTable}`).iterate() as IterableIterator<{ rowid: number; doc: string }>;
+      // In batches: one connection cannot write while a read of it is still being stepped.
+      const batch = this.host.db.prepare(`SELECT rowid, doc FROM ${this.documentsTable} WHERE rowid > ? ORDER BY rowid LIMIT ${FILL_BATCH}`);
       const insert = this.insertStatement();
-      for (const row of rows) insert.run(row.rowid, ...this.texts(JSON.parse(row.doc) as Document));
+      let last = -Infinity;
+      for (;;) {
+        const rows = batch.all(last) as { rowid: number; doc: string }[];
+        for (const row of rows) insert.run(row.rowid, ...this.texts(JSON.parse(row.doc) as Document));
+        if (rows.length < FILL_BATCH) break;
+        last = rows[rows.length - 1].rowid;
+      }
     });
   }
 
