@@ -82,11 +82,22 @@ export const POSTS_VERSION_ID = 'posts';
 /**
  * The fields looked up other than _id (the SQLite store indexes them): a category's posts, a slug, a post's comments.
  * Post lists are newest first (sort_time, then id, descending): the public list walks
- * (status, sort_time, id) and stops at its page; an author's or category's list walks its own.
+ * (status, sort_time, id) and stops at its page; an author's or category's list walks its own,
+ * and their totals count index entries without reading a post. (status, published_at) finds
+ * the scheduled posts a public total leaves out.
  * The text search (the lists' `search`) looks in title, excerpt and content.
  */
 const POST_INDEXES = {
-  indexes: [['status', 'sort_time', 'id'], ['sort_time', 'id'], ['category_id', 'sort_time', 'id'], ['author_id', 'sort_time', 'id'], ['status', 'published_at']],
+  indexes: [
+    ['status', 'sort_time', 'id'],
+    ['sort_time', 'id'],
+    ['status', 'published_at'],
+    ['published_at'],
+    ['status', 'author_id', 'sort_time', 'id'],
+    ['author_id', 'sort_time', 'id'],
+    ['status', 'category_id', 'sort_time', 'id'],
+    ['category_id', 'sort_time', 'id'],
+  ],
   textSearch: { fields: ['title', 'excerpt', 'content'] },
 } as const;
 const CATEGORY_INDEXES = { indexes: ['slug'] } as const;

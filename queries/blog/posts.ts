@@ -25,7 +25,7 @@ export function findPost(documents: DocumentStore, id: number): Promise<BlogPost
   return blogPosts(documents).findOne({ _id: id });
 }
 
-/** The filters as a document-store filter (the search goes as the text query beside it). */
+/** The filters but the publish time as a document-store filter (the search goes as the text query beside it). */
 function postFilter(filters: PostFilters, categoryId: number | undefined): Filter {
   const filter: Filter = {};
   if (filters.status !== undefined) filter.status = filters.status;
@@ -33,7 +33,6 @@ function postFilter(filters: PostFilters, categoryId: number | undefined): Filte
   if (categoryId !== undefined) filter.category_id = categoryId;
   if (filters.tagSlug !== undefined) filter.tag_slugs = filters.tagSlug;
   if (filters.authorId !== undefined) filter.author_id = filters.authorId;
-  if (filters.notPublishedAfter !== undefined) filter.$or = [{ published_at: null }, { published_at: { $lte: filters.notPublishedAfter } }];
   return filter;
 }
 
@@ -60,6 +59,20 @@ export async function listPosts(documents: DocumentStore, filters: PostFilters, 
   const filter = postFilter(filters, categoryId);
   const text = filters.search === undefined || filters.search === '' ? undefined : filters.search;
   const posts = blogPosts(documents);
-  const [total, page] = await Promise.all([posts.count(filter, { text }), posts.find(filter, { sort: NEWEST_FIRST, skip, limit, text })]);
+  const now = filters.notPublishedAfter;
+  if (now === undefined) {
+    const [total, page] = await Promise.all([posts.count(filter, { text }), posts.find(filter, { sort: NEWEST_FIRST, skip, limit, text })]);
+    return { total, posts: page };
+  }
+  // The total is every match less the scheduled ones (published_at after now; a null one is
+  // never after): the first count does not change with the clock, so the store's remembered
+  // answer serves it until a post changes, and the second is a short range of an index.
+  const shown = { ...filter, $or: [{ published_at: null }, { published_at: { $lte: now } }] };
+  const [all, scheduled, page] = await Promise.all([
+    posts.count(filter, { text }),
+    posts.count({ ...filter, published_at: { $gt: now } }, { text }),
+    posts.find(shown, { sort: NEWEST_FIRST, skip, limit, text }),
+  ]);
+  const total = all - scheduled;
   return { total, posts: page };
 }
