@@ -13,6 +13,10 @@ export interface TextIndexHost {
 const TRIGRAM = 3;
 /** Documents read at a time when an index is filled from a collection that already holds some. */
 const FILL_BATCH = 1000;
+/** Needles whose matches are remembered until the collection changes. */
+const FOUND_CACHE_LIMIT = 64;
+/** Up to this many matches a query looks each one up; past it, its plan probes the set. */
+const DRIVE_LIMIT = 512;
 
 /**
  * A collection's text search in SQLite: an FTS5 table beside the documents' table, one column
@@ -81,18 +85,45 @@ export class SqliteTextIndex {
     this.host.write(() => this.host.db.exec(`DROP TABLE IF EXISTS ${this.table}`));
   }
 
+  /** Rowids holding each needle searched since the collection last changed (a list's page and its counts search alike). */
+  private readonly found = new Map<string, number[]>();
+
+  /** Forgets the remembered matches: the collection changed. */
+  changed(): void {
+    if (this.found.size > 0) this.found.clear();
+  }
+
   /**
-   * SQL true for a document row (of the documents' table) holding the text. Three code points
-   * or more: the trigram index answers, the needle quoted as one phrase (its `"` doubled), so
-   * FTS5 syntax in it (`*`, `AND`, `NEAR`, `:`) is plain text. Fewer: a scan of the stored
-   * lowercased texts with instr, which compares characters exactly as `includes` does.
+   * The rowids of the documents holding the text. Three code points or more: the trigram index
+   * answers, the needle quoted as one phrase (its `"` doubled), so FTS5 syntax in it (`*`,
+   * `AND`, `NEAR`, `:`) is plain text. Fewer: a scan of the stored lowercased texts with instr,
+   * which compares characters exactly as `includes` does.
    */
-  condition(text: string): { sql: string; params: string[] } {
+  private matches(text: string): number[] {
     const needle = text.toLowerCase();
+    const known = this.found.get(needle);
+    if (known) return known;
+    let rowids: number[];
     if ([...needle].length >= TRIGRAM) {
-      return { sql: `rowid IN (SELECT rowid FROM ${this.table} WHERE ${this.table} MATCH ?)`, params: [`"${needle.replaceAll('"', '""')}"`] };
+      rowids = this.host.statement(`SELECT rowid FROM ${this.table} WHERE ${this.table} MATCH ?`).pluck().all(`"${needle.replaceAll('"', '""')}"`) as number[];
+    } else {
+      const tests = this.fields.map((field) => `instr("${field}", ?) > 0`).join(' OR ');
+      rowids = this.host.statement(`SELECT rowid FROM ${this.table} WHERE ${tests}`).pluck().all(...this.fields.map(() => needle)) as number[];
     }
-    const tests = this.fields.map((field) => `instr("${field}", ?) > 0`).join(' OR ');
-    return { sql: `rowid IN (SELECT rowid FROM ${this.table} WHERE ${tests})`, params: this.fields.map(() => needle) };
+    if (this.found.size >= FOUND_CACHE_LIMIT) this.found.clear();
+    this.found.set(needle, rowids);
+    return rowids;
+  }
+
+  /**
+   * How a query keeps the documents holding the text: the matching rowids as a JSON array, and
+   * whether they are few enough to drive the query (each looked up by rowid, the other
+   * conditions tested on those rows alone) rather than be a set the query's own plan probes.
+   * SQLite cannot tell from a subquery how many rows it holds, and without statistics it would
+   * walk a whole index probing even an empty set.
+   */
+  condition(text: string): { rowids: string; drive: boolean } {
+    const rowids = this.matches(text);
+    return { rowids: JSON.stringify(rowids), drive: rowids.length <= DRIVE_LIMIT };
   }
 }

@@ -146,24 +146,33 @@ class SqliteCollection<T extends Document> implements Collection<T> {
     return encode(doc);
   }
 
-  /** The WHERE clause of a filter and, if any, a text search. */
-  private where(filter: Filter, query: TextQuery): { sql: string; params: (string | number)[] } {
+  /**
+   * The FROM and WHERE of a filter and, if any, a text search: few matches drive the query from
+   * their rowids (CROSS JOIN keeps that order), more are a set the plan probes.
+   */
+  private where(filter: Filter, query: TextQuery): { from: string; sql: string; params: (string | number)[] } {
     const where = whereClause(filter, this.plain);
     if (query.text === undefined || query.text === '') {
       if (query.text === '') requireTextFields(this.name, this.text?.fields ?? null);
-      return where;
+      return { from: this.table, ...where };
     }
     requireTextFields(this.name, this.text?.fields ?? null);
     const text = (this.text as SqliteTextIndex).condition(query.text);
-    return { sql: `(${where.sql}) AND ${text.sql}`, params: [...where.params, ...text.params] };
+    if (text.drive) {
+      return { from: `json_each(?) AS text_match CROSS JOIN ${this.table} ON ${this.table}.rowid = text_match.value`, sql: where.sql, params: [text.rowids, ...where.params] };
+    }
+    return { from: this.table, sql: `(${where.sql}) AND rowid IN (SELECT value FROM json_each(?))`, params: [...where.params, text.rowids] };
   }
 
-  private select(columns: string, filter: Filter, options: FindOptions = {}): { sql: string; params: (string | number)[] } {
+  private select(columns: 'doc' | 'rowid', filter: Filter, options: FindOptions = {}): { sql: string; params: (string | number)[] } {
     const id = idLookup(filter);
     // The most common read by far: one key, at most one row, nothing to translate or order.
     if (id !== undefined && !options.skip && options.text === undefined) return { sql: `SELECT ${columns} FROM ${this.table} WHERE _id = ?`, params: [id] };
     const where = this.where(filter, options);
-    let sql = `SELECT ${columns} FROM ${this.table} WHERE ${where.sql} ${orderByClause(options.sort, this.plain)}`;
+    // Qualified: a text search's rowid list beside the table has a rowid too.
+    const column = columns === 'rowid' ? `${this.table}.rowid` : columns;
+    const order = orderByClause(options.sort, this.plain).replace(/rowid$/, `${this.table}.rowid`);
+    let sql = `SELECT ${column} FROM ${where.from} WHERE ${where.sql} ${order}`;
     const params = [...where.params];
     const skip = windowNumber('skip', options.skip ?? 0);
     const limit = options.limit === undefined ? -1 : windowNumber('limit', options.limit);
@@ -197,6 +206,7 @@ class SqliteCollection<T extends Document> implements Collection<T> {
   /** Forgets every remembered answer: the collection changed (here or in another process). */
   changed(): void {
     if (this.answers.size > 0) this.answers.clear();
+    this.text?.changed();
   }
 
   /** Matching documents; `fresh` ones are parsed for this caller alone (an update changes them in place). */
@@ -204,8 +214,9 @@ class SqliteCollection<T extends Document> implements Collection<T> {
     this.ensure();
     const { sql, params } = this.select('doc', filter, options);
     const read = () => (this.host.statement(sql).pluck().all(...params) as string[]).map((json) => JSON.parse(json) as T);
-    // A copy of the remembered list: a caller may sort or splice what it gets (the blog's post index does).
-    return fresh ? read() : this.remembered(sql, params, read).slice();
+    // A text search is not remembered here: its parameters hold the matching rowids (the text
+    // index remembers those). A copy of a remembered list: a caller may sort or splice what it gets.
+    return fresh || options?.text ? read() : this.remembered(sql, params, read).slice();
   }
 
   /** The steps SQLite plans for a find (EXPLAIN QUERY PLAN), for tests that check an index serves it. */
@@ -230,8 +241,9 @@ class SqliteCollection<T extends Document> implements Collection<T> {
   async count(filter: Filter = {}, options: TextQuery = {}): Promise<number> {
     this.ensure();
     const where = this.where(filter, options);
-    const sql = `SELECT count(*) FROM ${this.table} WHERE ${where.sql}`;
-    return this.remembered(sql, where.params, () => this.host.statement(sql).pluck().get(...where.params) as number);
+    const sql = `SELECT count(*) FROM ${where.from} WHERE ${where.sql}`;
+    const read = () => this.host.statement(sql).pluck().get(...where.params) as number;
+    return options.text ? read() : this.remembered(sql, where.params, read);
   }
 
   /** Writes each document as [its id, its JSON, the document itself (for the text index)]. */

@@ -58,7 +58,7 @@ export interface SlugDoc {
   [key: string]: unknown;
 }
 
-/** Bumped by the posts projection on every post change, so queries can cache their sorted index. */
+/** Bumped by the posts projection on every post change: a version a cache of post lists can key on. */
 export interface BlogPostsVersionDoc {
   _id: string;
   version: number;
