@@ -64,14 +64,15 @@ async function readPage(documents: DocumentStore, filters: PostFilters, category
   const text = filters.search === undefined || filters.search === '' ? undefined : filters.search;
   const posts = blogPosts(documents);
   const now = filters.notPublishedAfter;
-  if (now === undefined) {
-    const [total, page] = await Promise.all([posts.count(filter, { text }), posts.find(filter, { sort: NEWEST_FIRST, skip, limit, text })]);
+  const shown = now === undefined ? filter : { ...filter, $or: [{ published_at: null }, { published_at: { $lte: now } }] };
+  if (now === undefined || text !== undefined) {
+    const [total, page] = await Promise.all([posts.count(shown, { text }), posts.find(shown, { sort: NEWEST_FIRST, skip, limit, text })]);
     return { total, posts: page };
   }
   // The total is every match less the scheduled ones (published_at after now; a null one is
   // never after): the first count does not change with the clock, so the store's remembered
-  // answer serves it until a post changes, and the second is a short range of an index.
-  const shown = { ...filter, $or: [{ published_at: null }, { published_at: { $lte: now } }] };
+  // answer serves it until a post changes, and the second is a short range of an index. (A
+  // text search is not remembered by the store: one count of it is cheaper than two.)
   const [all, scheduled, page] = await Promise.all([
     posts.count(filter, { text }),
     posts.count({ ...filter, published_at: { $gt: now } }, { text }),
