@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { backupBenchmark } from './backup.js';
+import { blogSearchBenchmark } from './blog-search.js';
 import { embeddingBenchmark } from './embedding.js';
 import { importBenchmark } from './import.js';
 import { startContentServer, type ContentServer } from './content-server.js';
@@ -19,7 +20,7 @@ import { writeBenchmark } from './write.js';
 class Shared {
   private content: Promise<ContentServer> | null = null;
 
-  /** The server holding 100,000 posts and as many chunks (search and memory); the first caller's scale sizes it. */
+  /** The server holding 100,000 posts and as many chunks (search, blogsearch and memory); the first caller's scale sizes it. */
   contentServer(options: BenchOptions): Promise<ContentServer> {
     this.content ??= startContentServer(scaled(options, 100_000, 100));
     return this.content;
@@ -43,6 +44,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   { name: 'write', title: 'create-post commands vs raw SQLite inserts', needs: ['blog'], run: writeBenchmark },
   { name: 'replay', title: 'rebuild every read model from the log', needs: ['blog'], run: replayBenchmark },
   { name: 'search', title: 'chatbot search latency', needs: ['blog', 'chatbot'], run: async (o, s) => searchBenchmark(o, await s.contentServer(o)) },
+  { name: 'blogsearch', title: 'blog list text search latency', needs: ['blog'], run: async (o, s) => blogSearchBenchmark(o, await s.contentServer(o)) },
   { name: 'memory', title: 'server RSS with posts and chunks', needs: ['blog', 'chatbot'], run: async (o, s) => memoryBenchmark(o, await s.contentServer(o)) },
   { name: 'backup', title: 'backup archive throughput', needs: ['backups'], run: backupBenchmark },
   { name: 'import', title: 'fixture import of items with one media each', needs: ['platform'], run: importBenchmark },

@@ -1,7 +1,8 @@
 import { Query } from 'mingo';
 import { update as applyUpdate, type UpdateExpression } from 'mingo/updater';
-import type { Collection, Document, DocumentStore, Filter, FindFieldsOptions, FindOptions, SortSpec, Update } from './port.js';
+import type { Collection, CollectionOptions, Document, DocumentStore, Filter, FindFieldsOptions, FindOptions, SortSpec, TextQuery, Update } from './port.js';
 import { pickFields } from './picked-fields.js';
+import { containsText, requireTextFields, textFields } from './text-search.js';
 
 function compareValues(a: unknown, b: unknown): number {
   if (a === b) return 0;
@@ -35,6 +36,19 @@ function sortDocuments<T extends Document>(docs: T[], sort: SortSpec): T[] {
 class MemoryCollection<T extends Document> implements Collection<T> {
   private readonly docs = new Map<string | number, T>();
 
+  /** The declared text fields (CollectionOptions.textSearch), searched in JavaScript: the reference semantics. */
+  textFields: readonly string[] | null = null;
+
+  constructor(private readonly name: string) {}
+
+  /** The documents among `docs` a text search keeps (all of them without one). */
+  private withText(docs: T[], query: TextQuery): T[] {
+    if (query.text === undefined) return docs;
+    const fields = requireTextFields(this.name, this.textFields);
+    const text = query.text;
+    return text === '' ? docs : docs.filter((doc) => containsText(doc, fields, text));
+  }
+
   private matching(filter: Filter): T[] {
     const query = new Query(filter);
     return [...this.docs.values()].filter((doc) => query.test(doc));
@@ -47,15 +61,15 @@ class MemoryCollection<T extends Document> implements Collection<T> {
   find<K extends keyof T & string>(filter: Filter, options: FindFieldsOptions<K>): Promise<Pick<T, K | '_id'>[]>;
   find(filter: Filter, options?: FindOptions): Promise<T[]>;
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-    let docs = this.matching(filter);
+    let docs = this.withText(this.matching(filter), options);
     if (options.sort) docs = sortDocuments(docs, options.sort);
     const skip = options.skip ?? 0;
     docs = docs.slice(skip, options.limit !== undefined ? skip + options.limit : undefined);
     return options.fields ? docs.map((doc) => pickFields(doc, options.fields ?? [])) : docs;
   }
 
-  async count(filter: Filter = {}): Promise<number> {
-    return this.matching(filter).length;
+  async count(filter: Filter = {}, options: TextQuery = {}): Promise<number> {
+    return this.withText(this.matching(filter), options).length;
   }
 
   /** The store takes the document as it is; the caller must not change it after. */
@@ -108,12 +122,13 @@ export class MemoryDocumentStore implements DocumentStore {
   readonly persistent = false;
   private readonly collections = new Map<string, MemoryCollection<Document>>();
 
-  collection<T extends Document>(name: string): Collection<T> {
+  collection<T extends Document>(name: string, options: CollectionOptions = {}): Collection<T> {
     let collection = this.collections.get(name);
     if (!collection) {
-      collection = new MemoryCollection<Document>();
+      collection = new MemoryCollection<Document>(name);
       this.collections.set(name, collection);
     }
+    if (options.textSearch && !collection.textFields) collection.textFields = textFields(options.textSearch);
     return collection as unknown as Collection<T>;
   }
 

@@ -11,7 +11,8 @@ import {
 } from 'mongodb';
 import { DependencyUnavailableError } from '../errors.js';
 import { checkedFields } from './picked-fields.js';
-import type { Collection, Document, DocumentStore, Filter, FindFieldsOptions, FindOptions, Update } from './port.js';
+import type { Collection, CollectionOptions, Document, DocumentStore, Filter, FindFieldsOptions, FindOptions, TextQuery, Update } from './port.js';
+import { escapeRegex, requireTextFields, textFields } from './text-search.js';
 
 const DEPENDENCY = 'MongoDB';
 const DEFAULT_DATABASE = 'collections';
@@ -51,7 +52,25 @@ const asFilter = (filter: Filter) => filter as MongoFilter<Document>;
 const asUpdate = (update: Update) => update as UpdateFilter<Document>;
 
 class MongoBackedCollection<T extends Document> implements Collection<T> {
-  constructor(private readonly collection: MongoCollection<Document>) {}
+  constructor(
+    private readonly collection: MongoCollection<Document>,
+    private readonly textFields: readonly string[] | null,
+  ) {}
+
+  /**
+   * The filter with a text search added: a case-insensitive $regex of the escaped text on each
+   * text field. MongoDB folds case by Unicode simple case folding, which differs from
+   * JavaScript's toLowerCase for a few characters (a dotted capital I, a final sigma); no
+   * index serves an unanchored $regex, so over a large blog an Atlas Search index (or a
+   * lowercased copy of the fields) would be the next step.
+   */
+  private withText(filter: Filter, query: TextQuery): Filter {
+    if (query.text === undefined) return filter;
+    const fields = requireTextFields(this.collection.collectionName, this.textFields);
+    if (query.text === '') return filter;
+    const pattern = { $regex: escapeRegex(query.text), $options: 'i' };
+    return { $and: [filter, { $or: fields.map((field) => ({ [field]: pattern })) }] };
+  }
 
   findOne(filter: Filter): Promise<T | null> {
     return guard(async () => (await this.collection.findOne(asFilter(filter))) as unknown as T | null);
@@ -63,7 +82,7 @@ class MongoBackedCollection<T extends Document> implements Collection<T> {
     // Mongo reads limit 0 as "no limit"; the port means no documents.
     if (options.limit === 0) return Promise.resolve([]);
     return guard(async () => {
-      const cursor = this.collection.find(asFilter(filter), {
+      const cursor = this.collection.find(asFilter(this.withText(filter, options)), {
         ...(options.sort ? { sort: options.sort } : {}),
         ...(options.skip ? { skip: options.skip } : {}),
         ...(options.limit !== undefined ? { limit: options.limit } : {}),
@@ -73,8 +92,8 @@ class MongoBackedCollection<T extends Document> implements Collection<T> {
     });
   }
 
-  count(filter: Filter = {}): Promise<number> {
-    return guard(() => this.collection.countDocuments(asFilter(filter)));
+  count(filter: Filter = {}, options: TextQuery = {}): Promise<number> {
+    return guard(() => this.collection.countDocuments(asFilter(this.withText(filter, options))));
   }
 
   put(doc: T): Promise<void> {
@@ -147,8 +166,8 @@ export class MongoDocumentStore implements DocumentStore {
     return new MongoDocumentStore(client, client.db(options.database ?? databaseFromUrl(url)));
   }
 
-  collection<T extends Document>(name: string): Collection<T> {
-    return new MongoBackedCollection<T>(this.db.collection<Document>(name));
+  collection<T extends Document>(name: string, options: CollectionOptions = {}): Collection<T> {
+    return new MongoBackedCollection<T>(this.db.collection<Document>(name), options.textSearch ? textFields(options.textSearch) : null);
   }
 
   async dropAll(): Promise<void> {

@@ -12,7 +12,7 @@ export type Update = Record<string, Record<string, unknown>>;
 
 export type SortSpec = Record<string, 1 | -1>;
 
-export interface FindOptions {
+export interface FindOptions extends TextQuery {
   sort?: SortSpec;
   skip?: number;
   limit?: number;
@@ -27,6 +27,15 @@ export interface FindOptions {
 export type FindFieldsOptions<K extends string> = FindOptions & { fields: readonly K[] };
 
 /**
+ * A text search: documents where one of the collection's declared text fields holds `text` as
+ * a substring, case aside as JavaScript sees it (`field.toLowerCase().includes(text.toLowerCase())`).
+ * An empty text matches every document; a collection without text fields refuses one.
+ */
+export interface TextQuery {
+  text?: string;
+}
+
+/**
  * A read-model collection. Documents handed out are the store's own: callers must not
  * mutate them (the embedded store would see the change).
  */
@@ -34,7 +43,7 @@ export interface Collection<T extends Document> {
   findOne(filter: Filter): Promise<T | null>;
   find<K extends keyof T & string>(filter: Filter, options: FindFieldsOptions<K>): Promise<Pick<T, K | '_id'>[]>;
   find(filter: Filter, options?: FindOptions): Promise<T[]>;
-  count(filter?: Filter): Promise<number>;
+  count(filter?: Filter, options?: TextQuery): Promise<number>;
   /** Inserts or replaces the document with the same _id; the caller must not change it afterwards. */
   put(doc: T): Promise<void>;
   putMany(docs: T[]): Promise<void>;
@@ -55,6 +64,17 @@ export interface CollectionOptions {
    * its filters compare them plainly; the other stores ignore the list.
    */
   indexes?: readonly IndexSpec[];
+  /**
+   * Top-level string fields a text search (FindOptions.text) looks in. SQLite keeps a trigram
+   * FTS5 index of them in the same file, written with each document; MongoDB matches an escaped
+   * case-insensitive $regex; the in-memory store compares in JavaScript. Pass the same constant
+   * object on every call, as with `indexes`.
+   */
+  textSearch?: TextSearchSpec;
+}
+
+export interface TextSearchSpec {
+  fields: readonly string[];
 }
 
 export interface DocumentStore {

@@ -1,11 +1,13 @@
 import Database from 'better-sqlite3';
-import type { Collection, CollectionOptions, Document, DocumentStore, Filter, FindFieldsOptions, FindOptions, IndexSpec, Update } from './port.js';
+import type { Collection, CollectionOptions, Document, DocumentStore, Filter, FindFieldsOptions, FindOptions, IndexSpec, TextQuery, TextSearchSpec, Update } from './port.js';
 import { DependencyUnavailableError } from '../errors.js';
 import { applyUpdate } from './document-updates.js';
 import { checkedFields } from './picked-fields.js';
 import { whereClause } from './sql-filter.js';
 import { UnsupportedQueryError, pathSegments } from './sql-paths.js';
 import { orderByClause } from './sql-sort.js';
+import { SqliteTextIndex } from './sqlite-text-index.js';
+import { requireTextFields, textFields } from './text-search.js';
 
 /** Every collection is a table named with this prefix, so dropAll finds them and nothing else. */
 const TABLE_PREFIX = 'docs_';
@@ -73,6 +75,7 @@ class SqliteCollection<T extends Document> implements Collection<T> {
   /** Declared index fields: strings, numbers or null in every document, so filters compare them plainly. */
   private readonly plain = new Set<string>();
   private readonly indexes = new Map<string, string[]>();
+  private text: SqliteTextIndex | null = null;
   private created = false;
 
   constructor(
@@ -94,6 +97,14 @@ class SqliteCollection<T extends Document> implements Collection<T> {
       for (const field of fields) this.plain.add(field);
       if (this.created) this.createIndex(fields);
     }
+  }
+
+  /** Declares the text fields (the FTS5 table is made, and filled, when the collection is first used). */
+  declareText(spec: TextSearchSpec): void {
+    const fields = textFields(spec);
+    if (this.text && this.text.fields.join(',') === fields.join(',')) return;
+    this.text = new SqliteTextIndex(this.host, this.table, `${TABLE_PREFIX}${this.name}__text`, fields);
+    if (this.created) this.text.ensure();
   }
 
   private checkStored(field: string): void {
@@ -118,6 +129,7 @@ class SqliteCollection<T extends Document> implements Collection<T> {
     this.host.write(() => this.host.db.exec(`CREATE TABLE IF NOT EXISTS ${this.table} (_id PRIMARY KEY NOT NULL, doc TEXT NOT NULL)`));
     this.created = true;
     for (const fields of this.indexes.values()) this.createIndex(fields);
+    this.text?.ensure();
   }
 
   /** Forgets the table (it was dropped): the next use creates it again. */
@@ -135,12 +147,34 @@ class SqliteCollection<T extends Document> implements Collection<T> {
     return encode(doc);
   }
 
+  /**
+   * The FROM and WHERE of a filter and, if any, a text search: few matches drive the query from
+   * their rowids (CROSS JOIN keeps that order), more are a set the plan probes.
+   */
+  private where(filter: Filter, query: TextQuery): { from: string; sql: string; params: (string | number)[] } {
+    const where = whereClause(filter, this.plain);
+    if (query.text === undefined || query.text === '') {
+      if (query.text === '') requireTextFields(this.name, this.text?.fields ?? null);
+      return { from: this.table, ...where };
+    }
+    requireTextFields(this.name, this.text?.fields ?? null);
+    const text = (this.text as SqliteTextIndex).condition(query.text);
+    if (text.drive) {
+      return { from: `json_each(?) AS text_match CROSS JOIN ${this.table} ON ${this.table}.rowid = text_match.value`, sql: where.sql, params: [text.rowids, ...where.params] };
+    }
+    return { from: this.table, sql: `(${where.sql}) AND rowid IN (SELECT value FROM json_each(?))`, params: [...where.params, text.rowids] };
+  }
+
+  /** `columns`: 'doc', 'rowid' (qualified here), or a list of expressions over the table's own columns. */
   private select(columns: string, filter: Filter, options: FindOptions = {}): { sql: string; params: (string | number)[] } {
     const id = idLookup(filter);
     // The most common read by far: one key, at most one row, nothing to translate or order.
-    if (id !== undefined && !options.skip) return { sql: `SELECT ${columns} FROM ${this.table} WHERE _id = ?`, params: [id] };
-    const where = whereClause(filter, this.plain);
-    let sql = `SELECT ${columns} FROM ${this.table} WHERE ${where.sql} ${orderByClause(options.sort)}`;
+    if (id !== undefined && !options.skip && options.text === undefined) return { sql: `SELECT ${columns} FROM ${this.table} WHERE _id = ?`, params: [id] };
+    const where = this.where(filter, options);
+    // Qualified: a text search's rowid list beside the table has a rowid too.
+    const column = columns === 'rowid' ? `${this.table}.rowid` : columns;
+    const order = orderByClause(options.sort, this.plain).replace(/rowid$/, `${this.table}.rowid`);
+    let sql = `SELECT ${column} FROM ${where.from} WHERE ${where.sql} ${order}`;
     const params = [...where.params];
     const skip = windowNumber('skip', options.skip ?? 0);
     const limit = options.limit === undefined ? -1 : windowNumber('limit', options.limit);
@@ -174,6 +208,7 @@ class SqliteCollection<T extends Document> implements Collection<T> {
   /** Forgets every remembered answer: the collection changed (here or in another process). */
   changed(): void {
     if (this.answers.size > 0) this.answers.clear();
+    this.text?.changed();
   }
 
   /** Matching documents; `fresh` ones are parsed for this caller alone (an update changes them in place). */
@@ -182,8 +217,9 @@ class SqliteCollection<T extends Document> implements Collection<T> {
     if (options?.fields) return this.picked(filter, options, checkedFields(options.fields));
     const { sql, params } = this.select('doc', filter, options);
     const read = () => (this.host.statement(sql).pluck().all(...params) as string[]).map((json) => JSON.parse(json) as T);
-    // A copy of the remembered list: a caller may sort or splice what it gets (the blog's post index does).
-    return fresh ? read() : this.remembered(sql, params, read).slice();
+    // A text search is not remembered here: its parameters hold the matching rowids (the text
+    // index remembers those). A copy of a remembered list: a caller may sort or splice what it gets.
+    return fresh || options?.text ? read() : this.remembered(sql, params, read).slice();
   }
 
   /** `_id` and the asked fields of matching documents: only those fields are read out of the JSON and parsed. */
@@ -201,7 +237,7 @@ class SqliteCollection<T extends Document> implements Collection<T> {
         // The port's overload gives callers `Pick<T, fields | '_id'>`: this is that document.
         return doc as T;
       });
-    return this.remembered(sql, params, read).slice();
+    return options.text ? read() : this.remembered(sql, params, read).slice();
   }
 
   /** The steps SQLite plans for a find (EXPLAIN QUERY PLAN), for tests that check an index serves it. */
@@ -219,44 +255,56 @@ class SqliteCollection<T extends Document> implements Collection<T> {
   find(filter: Filter, options?: FindOptions): Promise<T[]>;
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
     if (options.limit === 0) {
-      whereClause(filter, this.plain);
+      this.where(filter, options);
       return [];
     }
     return this.rows(filter, options);
   }
 
-  async count(filter: Filter = {}): Promise<number> {
+  async count(filter: Filter = {}, options: TextQuery = {}): Promise<number> {
     this.ensure();
-    const where = whereClause(filter, this.plain);
-    const sql = `SELECT count(*) FROM ${this.table} WHERE ${where.sql}`;
-    return this.remembered(sql, where.params, () => this.host.statement(sql).pluck().get(...where.params) as number);
+    const where = this.where(filter, options);
+    const sql = `SELECT count(*) FROM ${where.from} WHERE ${where.sql}`;
+    const read = () => this.host.statement(sql).pluck().get(...where.params) as number;
+    return options.text ? read() : this.remembered(sql, where.params, read);
   }
 
-  private upsert(rows: [T['_id'], string][]): void {
-    const statement = this.host.statement(`INSERT INTO ${this.table} (_id, doc) VALUES (?, ?) ON CONFLICT (_id) DO UPDATE SET doc = excluded.doc`);
-    this.host.write(() => {
-      for (const [id, json] of rows) statement.run(id, json);
-    });
+  /** Writes each document as [its id, its JSON, the document itself (for the text index)]. */
+  private upsert(rows: [T['_id'], string, T][]): void {
+    const upsert = `INSERT INTO ${this.table} (_id, doc) VALUES (?, ?) ON CONFLICT (_id) DO UPDATE SET doc = excluded.doc`;
+    const text = this.text;
+    if (text) {
+      // The rowid the document row has (kept by an update, new on an insert) keys its texts.
+      const statement = this.host.statement(`${upsert} RETURNING rowid`).pluck();
+      this.host.write(() => {
+        for (const [id, json, doc] of rows) text.written(statement.get(id, json) as number, doc);
+      });
+    } else {
+      const statement = this.host.statement(upsert);
+      this.host.write(() => {
+        for (const [id, json] of rows) statement.run(id, json);
+      });
+    }
     if (rows.length > 0) this.changed();
   }
 
   async put(doc: T): Promise<void> {
     this.ensure();
-    this.upsert([[doc._id, this.encodeChecked(doc)]]);
+    this.upsert([[doc._id, this.encodeChecked(doc), doc]]);
   }
 
   async putMany(docs: T[]): Promise<void> {
     this.ensure();
     // Every document is checked before the first is written: a bad one leaves none half stored.
-    this.upsert(docs.map((doc) => [doc._id, this.encodeChecked(doc)]));
+    this.upsert(docs.map((doc) => [doc._id, this.encodeChecked(doc), doc]));
   }
 
   private update(filter: Filter, update: Update, limit?: number): number {
     const docs = this.rows(filter, limit === undefined ? {} : { limit }, true);
-    const rows = docs.map((doc): [T['_id'], string] => {
+    const rows = docs.map((doc): [T['_id'], string, T] => {
       const id = doc._id;
       applyUpdate(doc, update);
-      return [id, this.encodeChecked(doc)];
+      return [id, this.encodeChecked(doc), doc];
     });
     this.upsert(rows);
     return rows.length;
@@ -273,8 +321,16 @@ class SqliteCollection<T extends Document> implements Collection<T> {
   private delete(filter: Filter, limit?: number): number {
     this.ensure();
     const { sql, params } = this.select('rowid', filter, limit === undefined ? {} : { limit });
-    const statement = this.host.statement(`DELETE FROM ${this.table} WHERE rowid IN (${sql})`);
-    const deleted = this.host.write(() => statement.run(...params).changes);
+    const text = this.text;
+    const deleted = text
+      ? this.host.write(() => {
+          const rowids = this.host.statement(sql).pluck().all(...params) as number[];
+          const statement = this.host.statement(`DELETE FROM ${this.table} WHERE rowid = ?`);
+          for (const rowid of rowids) statement.run(rowid);
+          text.deleted(rowids);
+          return rowids.length;
+        })
+      : this.host.write(() => this.host.statement(`DELETE FROM ${this.table} WHERE rowid IN (${sql})`).run(...params).changes);
     if (deleted > 0) this.changed();
     return deleted;
   }
@@ -289,6 +345,7 @@ class SqliteCollection<T extends Document> implements Collection<T> {
 
   async drop(): Promise<void> {
     this.host.write(() => this.host.db.exec(`DROP TABLE IF EXISTS ${this.table}`));
+    this.text?.drop();
     this.dropped();
   }
 }
@@ -323,7 +380,7 @@ export class SqliteDocumentStore implements DocumentStore {
   private batchesOpen = 0;
   private commitWaiting = false;
   private readonly commitIntervalMs: number;
-  private readonly declared = new WeakSet<readonly IndexSpec[]>();
+  private readonly declared = new WeakSet<readonly IndexSpec[] | TextSearchSpec>();
   private readonly host: CollectionHost;
   /** Changes when another connection commits to the file: remembered answers may be stale then. */
   private readonly dataVersion: Database.Statement;
@@ -433,6 +490,10 @@ export class SqliteDocumentStore implements DocumentStore {
       collection.declare(options.indexes);
       this.declared.add(options.indexes);
     }
+    if (options.textSearch && !this.declared.has(options.textSearch)) {
+      collection.declareText(options.textSearch);
+      this.declared.add(options.textSearch);
+    }
     return collection as unknown as Collection<T>;
   }
 
@@ -443,8 +504,13 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   async dropAll(): Promise<void> {
+    // Text indexes (FTS5 virtual tables) first: dropping one drops its shadow tables, which
+    // share the prefix and are then gone by the time the list reaches them.
     const tables = this.db
-      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, ${TABLE_PREFIX.length}) = ?`)
+      .prepare(
+        `SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, ${TABLE_PREFIX.length}) = ? ` +
+          `ORDER BY substr(sql, 1, 20) = 'CREATE VIRTUAL TABLE' DESC`,
+      )
       .pluck()
       .all(TABLE_PREFIX) as string[];
     this.write(() => {

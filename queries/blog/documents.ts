@@ -58,7 +58,7 @@ export interface SlugDoc {
   [key: string]: unknown;
 }
 
-/** Bumped by the posts projection on every post change, so queries can cache their sorted index. */
+/** Bumped by the posts projection on every post change: a version a cache of post lists can key on. */
 export interface BlogPostsVersionDoc {
   _id: string;
   version: number;
@@ -79,8 +79,27 @@ export const BLOG_COLLECTIONS = {
 export const SETTINGS_ID = 'settings';
 export const POSTS_VERSION_ID = 'posts';
 
-/** The fields looked up other than _id (the SQLite store indexes them): a category's posts, a slug, a post's comments. */
-const POST_INDEXES = { indexes: ['category_id'] } as const;
+/**
+ * The fields looked up other than _id (the SQLite store indexes them): a category's posts, a slug, a post's comments.
+ * Post lists are newest first (sort_time, then id, descending): the public list walks
+ * (status, sort_time, id) and stops at its page; an author's or category's list walks its own,
+ * and their totals count index entries without reading a post. (status, published_at) finds
+ * the scheduled posts a public total leaves out.
+ * The text search (the lists' `search`) looks in title, excerpt and content.
+ */
+const POST_INDEXES = {
+  indexes: [
+    ['status', 'sort_time', 'id'],
+    ['sort_time', 'id'],
+    ['status', 'published_at'],
+    ['published_at'],
+    ['status', 'author_id', 'sort_time', 'id'],
+    ['author_id', 'sort_time', 'id'],
+    ['status', 'category_id', 'sort_time', 'id'],
+    ['category_id', 'sort_time', 'id'],
+  ],
+  textSearch: { fields: ['title', 'excerpt', 'content'] },
+} as const;
 const CATEGORY_INDEXES = { indexes: ['slug'] } as const;
 const COMMENT_INDEXES = { indexes: ['post_id', 'status'] } as const;
 

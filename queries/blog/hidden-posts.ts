@@ -1,22 +1,16 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import { postIndex, publishedBy, type PostIndex } from './post-index.js';
-
-const unpublishedByIndex = new WeakMap<PostIndex, readonly number[]>();
+import { blogPosts } from './documents.js';
 
 /**
  * Ids of the posts the public site does not show at `now`: not published, or published with a
  * publish time still to come. Comments of those posts are hidden below Editor like their posts.
- * The unpublished ones are found once per version of the post index; the scheduled ones are the
- * prefix of the published list (newest publish time first) that is still in the future.
+ * Drafts and pending posts are found by the status index, scheduled ones by (status, published_at).
  */
 export async function postsHiddenFromPublic(documents: DocumentStore, now: string): Promise<readonly number[]> {
-  const index = await postIndex(documents);
-  let unpublished = unpublishedByIndex.get(index);
-  if (unpublished === undefined) {
-    unpublished = index.all.filter((post) => post.status !== 'published').map((post) => post.id);
-    unpublishedByIndex.set(index, unpublished);
-  }
-  const scheduledCount = index.published.length - publishedBy(index.published, now).length;
-  if (scheduledCount === 0) return unpublished;
-  return [...unpublished, ...index.published.slice(0, scheduledCount).map((post) => post.id)];
+  const posts = blogPosts(documents);
+  const [unpublished, scheduled] = await Promise.all([
+    posts.find({ status: { $in: ['draft', 'pending'] } }),
+    posts.find({ status: 'published', published_at: { $gt: now } }),
+  ]);
+  return [...unpublished, ...scheduled].map((post) => post.id);
 }

@@ -1,7 +1,7 @@
 import type { BlogPostStatus } from '../../commands/blog/events.js';
-import type { DocumentStore } from '../../infra/document-store/port.js';
+import type { DocumentStore, Filter, SortSpec } from '../../infra/document-store/port.js';
 import { blogCategories, blogPostSlugs, blogPosts, type BlogPostDoc } from './documents.js';
-import { postIndex, publishedBy } from './post-index.js';
+import { rememberedPage, type PostPage } from './post-pages.js';
 
 export interface PostFilters {
   status?: BlogPostStatus;
@@ -17,40 +17,37 @@ export interface PostFilters {
   search?: string;
 }
 
-export interface PostPage {
-  total: number;
-  posts: BlogPostDoc[];
-}
+export type { PostPage };
 
 export function findPost(documents: DocumentStore, id: number): Promise<BlogPostDoc | null> {
   return blogPosts(documents).findOne({ _id: id });
 }
 
-function matcher(filters: PostFilters, categoryId: number | undefined): ((post: BlogPostDoc) => boolean) | null {
-  const tests: ((post: BlogPostDoc) => boolean)[] = [];
-  if (filters.status !== undefined) tests.push((p) => p.status === filters.status);
-  if (filters.siteId !== undefined) tests.push((p) => p.site_ids.includes(filters.siteId as number));
-  if (categoryId !== undefined) tests.push((p) => p.category_id === categoryId);
-  if (filters.tagSlug !== undefined) tests.push((p) => p.tag_slugs.includes(filters.tagSlug as string));
-  if (filters.authorId !== undefined) tests.push((p) => p.author_id === filters.authorId);
-  if (filters.search !== undefined && filters.search !== '') {
-    const needle = filters.search.toLowerCase();
-    tests.push((p) => p.title.toLowerCase().includes(needle) || p.excerpt.toLowerCase().includes(needle) || p.content.toLowerCase().includes(needle));
-  }
-  if (filters.notPublishedAfter !== undefined) {
-    const now = filters.notPublishedAfter;
-    tests.push((p) => p.published_at === null || p.published_at <= now);
-  }
-  if (tests.length === 0) return null;
-  return (post) => tests.every((test) => test(post));
+/** The filters but the publish time as a document-store filter (the search goes as the text query beside it). */
+function postFilter(filters: PostFilters, categoryId: number | undefined): Filter {
+  const filter: Filter = {};
+  if (filters.status !== undefined) filter.status = filters.status;
+  if (filters.siteId !== undefined) filter.site_ids = filters.siteId;
+  if (categoryId !== undefined) filter.category_id = categoryId;
+  if (filters.tagSlug !== undefined) filter.tag_slugs = filters.tagSlug;
+  if (filters.authorId !== undefined) filter.author_id = filters.authorId;
+  return filter;
 }
+
+/** Newest first: sort_time is the publish time, else the creation time; then the higher id. */
+const NEWEST_FIRST: SortSpec = { sort_time: -1, id: -1 };
 
 /** The id of the post with this slug, or null. */
 export async function postIdBySlug(documents: DocumentStore, slug: string): Promise<number | null> {
   return (await blogPostSlugs(documents).findOne({ _id: slug }))?.id ?? null;
 }
 
-/** Posts newest first (published_at, else created_at, then id, descending), one page of them. */
+/**
+ * Posts newest first (published_at, else created_at, then id, descending), one page of them,
+ * and how many match. Both are queries of the store (indexed in SQLite, the search by its
+ * trigram text index), so nothing holds the whole blog in memory; recent pages are remembered
+ * until a post changes (post-pages.ts).
+ */
 export async function listPosts(documents: DocumentStore, filters: PostFilters, skip: number, limit: number): Promise<PostPage> {
   let categoryId = filters.categoryId;
   if (filters.categorySlug !== undefined) {
@@ -58,36 +55,29 @@ export async function listPosts(documents: DocumentStore, filters: PostFilters, 
     if (!category) return { total: 0, posts: [] };
     categoryId = category.id;
   }
-  const index = await postIndex(documents);
-  let candidates = index.all;
-  let rest: PostFilters = filters;
-  if (filters.status === 'published') {
-    candidates = index.published;
-    rest = { ...rest, status: undefined };
-    if (filters.notPublishedAfter !== undefined) {
-      candidates = publishedBy(candidates, filters.notPublishedAfter);
-      rest = { ...rest, notPublishedAfter: undefined };
-    }
-  }
-  const match = matcher(rest, categoryId);
-  const selected = !match ? candidates : filters.search ? await filterTakingTurns(candidates, match) : candidates.filter(match);
-  return { total: selected.length, posts: selected.slice(skip, skip + limit) };
+  const key = JSON.stringify([filters.status, filters.notPublishedAfter, filters.siteId, categoryId, filters.tagSlug, filters.authorId, filters.search, skip, limit]);
+  return rememberedPage(documents, key, () => readPage(documents, filters, categoryId, skip, limit));
 }
 
-/** Posts a text search looks at between turns given to other requests. */
-const SEARCH_SLICE = 2_000;
-
-/**
- * A text search reads post bodies, about a microsecond each: over a large blog it gives other
- * requests a turn of the event loop after every slice, rather than holding them all up. The
- * index is a snapshot, so the slices see one list whatever is written meanwhile.
- */
-async function filterTakingTurns(candidates: readonly BlogPostDoc[], match: (post: BlogPostDoc) => boolean): Promise<BlogPostDoc[]> {
-  const selected: BlogPostDoc[] = [];
-  for (let start = 0; start < candidates.length; start += SEARCH_SLICE) {
-    if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    const end = Math.min(candidates.length, start + SEARCH_SLICE);
-    for (let i = start; i < end; i++) if (match(candidates[i])) selected.push(candidates[i]);
+async function readPage(documents: DocumentStore, filters: PostFilters, categoryId: number | undefined, skip: number, limit: number): Promise<PostPage> {
+  const filter = postFilter(filters, categoryId);
+  const text = filters.search === undefined || filters.search === '' ? undefined : filters.search;
+  const posts = blogPosts(documents);
+  const now = filters.notPublishedAfter;
+  const shown = now === undefined ? filter : { ...filter, $or: [{ published_at: null }, { published_at: { $lte: now } }] };
+  if (now === undefined || text !== undefined) {
+    const [total, page] = await Promise.all([posts.count(shown, { text }), posts.find(shown, { sort: NEWEST_FIRST, skip, limit, text })]);
+    return { total, posts: page };
   }
-  return selected;
+  // The total is every match less the scheduled ones (published_at after now; a null one is
+  // never after): the first count does not change with the clock, so the store's remembered
+  // answer serves it until a post changes, and the second is a short range of an index. (A
+  // text search is not remembered by the store: one count of it is cheaper than two.)
+  const [all, scheduled, page] = await Promise.all([
+    posts.count(filter, { text }),
+    posts.count({ ...filter, published_at: { $gt: now } }, { text }),
+    posts.find(shown, { sort: NEWEST_FIRST, skip, limit, text }),
+  ]);
+  const total = all - scheduled;
+  return { total, posts: page };
 }

@@ -1,0 +1,162 @@
+import t, { type Test } from 'tap';
+import { MemoryDocumentStore } from '../../../infra/document-store/memory.js';
+import type { Collection, CollectionOptions, Document, DocumentStore, Filter } from '../../../infra/document-store/port.js';
+import { SqliteDocumentStore } from '../../../infra/document-store/sqlite.js';
+import { seededRandom } from '../../seeded-random.js';
+
+/**
+ * The SQLite text search (an FTS5 trigram index) against the in-memory store's, which is the
+ * reference: `field.toLowerCase().includes(text.toLowerCase())`. Random texts and needles
+ * mixing case pairs JavaScript and SQLite fold differently, punctuation that means something
+ * to FTS5 or LIKE, emoji (two UTF-16 units, one code point) and needles of every length.
+ */
+
+const OPTIONS: CollectionOptions = { indexes: ['n'], textSearch: { fields: ['title', 'excerpt', 'content'] } };
+
+const PIECES = [
+  'a', 'b', 'A', 'B', 'ab', 'AB', ' ', '  ', 'é', 'É', 'e\u0301', 'İ', 'i', 'I', 'ı', 'ß', 'ẞ', 'SS', 'Σ', 'σ', 'ς', 'ǅ', 'ǆ',
+  '"', "'", '*', '%', '_', '\\', ':', '^', '-', '(', ')', '+', 'AND', 'OR', 'NOT', 'NEAR', 'near', '😀', '🇫🇷', '中文', 'Ⅻ', 'ⅻ',
+  'harbour', 'Map', 'MAP', '<p>', '</p>', '&amp;', '\n', '\t', '0', '10',
+];
+
+interface Doc extends Document {
+  _id: number;
+  n: number;
+  title?: unknown;
+  excerpt?: unknown;
+  content?: unknown;
+}
+
+function randomText(next: () => number, max: number): string {
+  let text = '';
+  const pieces = Math.floor(next() * max);
+  for (let i = 0; i < pieces; i++) text += PIECES[Math.floor(next() * PIECES.length)];
+  return text;
+}
+
+function randomDoc(next: () => number, id: number): Doc {
+  const doc: Doc = { _id: id, n: id % 3 };
+  const roll = next();
+  doc.title = roll < 0.05 ? null : roll < 0.1 ? 42 : randomText(next, 6);
+  if (next() < 0.9) doc.excerpt = randomText(next, 8);
+  if (next() < 0.9) doc.content = randomText(next, 20);
+  return doc;
+}
+
+/** A needle: a piece of a stored text (case changed now and then), or made up, of any length. */
+function randomNeedle(next: () => number, docs: readonly Doc[]): string {
+  const roll = next();
+  if (roll < 0.6) {
+    const doc = docs[Math.floor(next() * docs.length)];
+    const text = [doc.title, doc.excerpt, doc.content].find((v) => typeof v === 'string' && v.length > 0) as string | undefined;
+    if (text) {
+      const chars = [...text];
+      const start = Math.floor(next() * chars.length);
+      const piece = chars.slice(start, start + 1 + Math.floor(next() * 6)).join('');
+      const cased = next();
+      return cased < 0.3 ? piece.toUpperCase() : cased < 0.6 ? piece.toLowerCase() : piece;
+    }
+  }
+  if (roll < 0.8) return PIECES[Math.floor(next() * PIECES.length)];
+  return randomText(next, 3);
+}
+
+async function ids(collection: Collection<Doc>, filter: Filter, text: string): Promise<{ found: number[]; count: number; page: number[] }> {
+  const found = (await collection.find(filter, { text, sort: { _id: 1 } })).map((doc) => doc._id);
+  const page = (await collection.find(filter, { text, sort: { _id: -1 }, skip: 1, limit: 3 })).map((doc) => doc._id);
+  return { found, count: await collection.count(filter, { text }), page };
+}
+
+async function compare(t: Test, sqlite: DocumentStore, memory: DocumentStore, needles: readonly string[], seed: number): Promise<void> {
+  const mine = sqlite.collection<Doc>('posts', OPTIONS);
+  const reference = memory.collection<Doc>('posts', OPTIONS);
+  let mismatches = 0;
+  for (const needle of needles) {
+    for (const filter of [{}, { n: 1 }]) {
+      const [got, want] = await Promise.all([ids(mine, filter, needle), ids(reference, filter, needle)]);
+      if (JSON.stringify(got) !== JSON.stringify(want) && mismatches++ < 5) {
+        t.same(got, want, `seed ${seed}: needle ${JSON.stringify(needle)} with ${JSON.stringify(filter)}`);
+      }
+    }
+  }
+  t.equal(mismatches, 0, `seed ${seed}: every needle finds the same documents in both stores`);
+}
+
+t.test('random texts and needles: SQLite finds what JavaScript finds', async (t) => {
+  for (const seed of [1, 2, 3]) {
+    const next = seededRandom(seed);
+    const dir = t.testdir();
+    const sqlite = new SqliteDocumentStore(`${dir}/read-models-${seed}.sqlite`);
+    const memory = new MemoryDocumentStore();
+    t.teardown(async () => {
+      await sqlite.close();
+      await memory.close();
+    });
+    const docs = Array.from({ length: 300 }, (_, i) => randomDoc(next, i + 1));
+    await sqlite.collection<Doc>('posts', OPTIONS).putMany(docs);
+    await memory.collection<Doc>('posts', OPTIONS).putMany(docs);
+    const needles = Array.from({ length: 150 }, () => randomNeedle(next, docs));
+    await compare(t, sqlite, memory, needles, seed);
+
+    // The index follows every kind of write: replacing, updating, deleting.
+    for (const store of [sqlite, memory]) {
+      const posts = store.collection<Doc>('posts', OPTIONS);
+      const changes = seededRandom(seed + 100);
+      for (let i = 0; i < 60; i++) await posts.put(randomDoc(changes, 1 + Math.floor(changes() * 400)));
+      await posts.updateMany({ n: 2 }, { $set: { title: 'Harbour MAP 😀' } });
+      await posts.updateOne({ n: 0 }, { $unset: { content: '' } });
+      await posts.deleteMany({ _id: { $lt: 20 } });
+      await posts.deleteOne({ n: 1 });
+    }
+    await compare(t, sqlite, memory, [...needles.slice(0, 60), 'harbour map', 'p 😀', 'ap'], seed);
+  }
+});
+
+t.test('a text search needs the collection to declare its fields', async (t) => {
+  const sqlite = new SqliteDocumentStore(`${t.testdir()}/read-models.sqlite`);
+  const memory = new MemoryDocumentStore();
+  t.teardown(async () => {
+    await sqlite.close();
+    await memory.close();
+  });
+  for (const store of [sqlite, memory]) {
+    await t.rejects(store.collection('plain').find({}, { text: 'map' }), /declares no text fields/);
+    await t.rejects(store.collection('plain').count({}, { text: 'm' }), /declares no text fields/);
+  }
+  t.throws(() => sqlite.collection('bad', { textSearch: { fields: [] } }), /at least one field/);
+  t.throws(() => sqlite.collection('bad2', { textSearch: { fields: ['a.b'] } }), /top-level field/);
+});
+
+t.test('the text index lives in the file: reopened, dropped, added to a collection with documents', async (t) => {
+  const file = `${t.testdir()}/read-models.sqlite`;
+  const first = new SqliteDocumentStore(file);
+  // Stored before the collection declared its text fields (a file from before the index).
+  await first.collection<Doc>('posts').putMany([{ _id: 1, n: 0, title: 'Old Harbour' }, { _id: 2, n: 0, title: 'New town' }]);
+  const withText = first.collection<Doc>('posts', OPTIONS);
+  t.same((await withText.find({}, { text: 'harb' })).map((d) => d._id), [1], 'documents stored before are indexed when the fields are declared');
+  await first.close();
+
+  const second = new SqliteDocumentStore(file);
+  const posts = second.collection<Doc>('posts', OPTIONS);
+  t.same((await posts.find({}, { text: 'TOWN' })).map((d) => d._id), [2], 'a reopened file keeps its index');
+  await posts.drop();
+  t.same(await posts.find({}, { text: 'town' }), [], 'a dropped collection drops its index');
+  await posts.put({ _id: 3, n: 0, title: 'Town hall' });
+  t.same((await posts.find({}, { text: 'town' })).map((d) => d._id), [3]);
+  await second.dropAll();
+  t.same(await posts.count({}, { text: 'town' }), 0, 'dropAll drops text indexes with their collections');
+  await posts.put({ _id: 4, n: 0, title: 'Town again' });
+  t.same((await posts.find({}, { text: 'town' })).map((d) => d._id), [4]);
+  await second.close();
+});
+
+t.test('a text search is served by the FTS5 table, the newest-first order by its index', async (t) => {
+  const store = new SqliteDocumentStore(`${t.testdir()}/read-models.sqlite`);
+  t.teardown(() => store.close());
+  const posts = store.collection<Doc>('posts', { indexes: [['n', 'title']], textSearch: { fields: ['title'] } });
+  await posts.putMany(Array.from({ length: 50 }, (_, i) => ({ _id: i, n: i % 2, title: `post ${i}` })));
+  const plan = store.plan('posts', { n: 1 }, { text: 'post 1', sort: { title: -1 }, limit: 3 }).join('\n');
+  t.match(plan, /VIRTUAL TABLE INDEX/, plan);
+  const ordered = store.plan('posts', { n: 1 }, { sort: { title: -1 }, limit: 3 }).join('\n');
+  t.notMatch(ordered, /USE TEMP B-TREE FOR ORDER BY/, `a plain field's order comes from its index: ${ordered}`);
+});
