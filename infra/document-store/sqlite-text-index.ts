@@ -96,7 +96,7 @@ export class SqliteTextIndex {
   /**
    * The rowids of the documents holding the text. Three code points or more: the trigram index
    * answers, the needle quoted as one phrase (its `"` doubled), so FTS5 syntax in it (`*`,
-   * `AND`, `NEAR`, `:`) is plain text. Fewer: a scan of the stored lowercased texts with instr,
+   * `AND`, `NEAR`, `:`) is plain text. Fewer, or a needle holding a NUL: a scan of the stored lowercased texts with instr,
    * which compares characters exactly as `includes` does.
    */
   private matches(text: string): number[] {
@@ -104,7 +104,8 @@ export class SqliteTextIndex {
     const known = this.found.get(needle);
     if (known) return known;
     let rowids: number[];
-    if ([...needle].length >= TRIGRAM) {
+    // FTS5's query parser ends a string at a NUL; instr compares past it, as `includes` does.
+    if ([...needle].length >= TRIGRAM && !needle.includes('\0')) {
       rowids = this.host.statement(`SELECT rowid FROM ${this.table} WHERE ${this.table} MATCH ?`).pluck().all(`"${needle.replaceAll('"', '""')}"`) as number[];
     } else {
       const tests = this.fields.map((field) => `instr("${field}", ?) > 0`).join(' OR ');

@@ -16,7 +16,7 @@ const OPTIONS: CollectionOptions = { indexes: ['n'], textSearch: { fields: ['tit
 const PIECES = [
   'a', 'b', 'A', 'B', 'ab', 'AB', ' ', '  ', 'é', 'É', 'e\u0301', 'İ', 'i', 'I', 'ı', 'ß', 'ẞ', 'SS', 'Σ', 'σ', 'ς', 'ǅ', 'ǆ',
   '"', "'", '*', '%', '_', '\\', ':', '^', '-', '(', ')', '+', 'AND', 'OR', 'NOT', 'NEAR', 'near', '😀', '🇫🇷', '中文', 'Ⅻ', 'ⅻ',
-  'harbour', 'Map', 'MAP', '<p>', '</p>', '&amp;', '\n', '\t', '0', '10',
+  'harbour', 'Map', 'MAP', '<p>', '</p>', '&amp;', '\n', '\t', '\0', 'nul\0byte', '0', '10',
 ];
 
 interface Doc extends Document {
