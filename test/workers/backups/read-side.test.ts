@@ -6,6 +6,7 @@ import pino from 'pino';
 import t from 'tap';
 import { embeddedConfig } from '../../../app/config.js';
 import { appModules } from '../../../app/modules.js';
+import { chatbotModule } from '../../../app/modules/chatbot.js';
 import { createRuntime } from '../../../app/runtime.js';
 import { readSideFiles } from '../../../infra/read-side-files.js';
 import { items as itemDocs } from '../../../queries/platform/documents.js';
@@ -13,6 +14,7 @@ import { createArchive } from '../../../workers/backups/create-archive.js';
 import { parseManifest } from '../../../workers/backups/manifest.js';
 import { restoreArchive } from '../../../workers/backups/restore.js';
 import { buildTestApp, json, keyFor, ROLE_USERS } from '../../helper.js';
+import { settle } from '../../routes/chatbot/support.js';
 import { unzip } from './zip-helpers.js';
 
 const logger = pino({ level: 'silent' });
@@ -32,6 +34,9 @@ function checkpointsIn(file: string): number[] {
 t.test('an archive carries the read models with their checkpoints, and a restore starts from them', async (t) => {
   const items = Array.from({ length: 30 }, (_, i) => ({ id: 10 + i, title: `Item ${i}` }));
   const { app, runtime } = await buildTestApp(t, { fixture: { users: ROLE_USERS.slice(0, 1), sites: [{ id: 1, slug: 'main', title: 'Main' }], items } });
+  await settle(runtime);
+  const chunks = await runtime.module(chatbotModule).services.vectorIndex.size();
+  t.ok(chunks >= 30, `the items are indexed (${chunks} chunks)`);
   const res = await app.inject({ method: 'POST', url: `/api/backups?${admin}` });
   t.equal(res.statusCode, 201);
   const archive = json<{ 'o:path': string }>(res)['o:path'];
@@ -64,6 +69,8 @@ t.test('an archive carries the read models with their checkpoints, and a restore
   const applied = restored.projections.startStats().reduce((n, s) => n + s.applied, 0);
   t.ok(applied < 10, `the start applied ${applied} event applications, not the whole log`);
   t.equal(await itemDocs(restored.documents).count({}), 30, 'and answers from the restored read models');
+  const restoredIndex = restored.module(chatbotModule).services.vectorIndex;
+  t.equal(await restoredIndex.size(), chunks, 'the vector index came back whole: nothing to embed, no worker ran');
   t.equal(await itemDocs(runtime.documents).count({}), 30);
 });
 
@@ -93,10 +100,11 @@ t.test('an archive without read-side files (made before they were added) restore
   t.equal(await itemDocs(restored.documents).count({}), 1, 'and answers');
 });
 
-t.test('the read side of a configuration: the read models first, none of them in MongoDB', async (t) => {
+t.test('the read side of a configuration: the read models first, none of them in MongoDB, no vector index in Elasticsearch', async (t) => {
   const config = embeddedConfig('/data');
-  t.same(readSideFiles(config).map((f) => f.name), ['read-models.sqlite', 'embeddings.sqlite']);
-  t.same(readSideFiles({ ...config, mongoUrl: 'mongodb://x' }).map((f) => f.name), ['embeddings.sqlite']);
+  t.same(readSideFiles(config).map((f) => f.name), ['read-models.sqlite', 'embeddings.sqlite', 'vector-index.sqlite']);
+  t.same(readSideFiles({ ...config, mongoUrl: 'mongodb://x' }).map((f) => f.name), ['embeddings.sqlite', 'vector-index.sqlite']);
+  t.same(readSideFiles({ ...config, elasticsearchUrl: 'http://es:9200' }).map((f) => f.name), ['read-models.sqlite', 'embeddings.sqlite']);
 });
 
 t.test('a snapshot folder a crash left behind for a day is removed by the next backup; a recent one is kept', async (t) => {
