@@ -51,8 +51,9 @@ function infiniteField(data: unknown): string | null {
  * (only values that arrive as numbers are checked for finiteness): a page of Infinity reached
  * the read models as a skip they could not take. Text never means an infinite number here.
  */
-function refusingInfinity(validate: ValidateFunction): Validator {
+function refusingInfinity(compiled: () => ValidateFunction): Validator {
   const checked: Validator = (data: unknown) => {
+    const validate = compiled();
     const valid = validate(data);
     const field = valid ? infiniteField(data) : null;
     if (field !== null) {
@@ -69,10 +70,27 @@ function refusingInfinity(validate: ValidateFunction): Validator {
  * The app's validator compiler: every part of a request is validated as Fastify would, except a
  * body that is not a form, which must hold the schema's types as they are.
  */
+/**
+ * A schema's validator, compiled when a request first needs it: Ajv compiling every route's
+ * schemas was the largest part of a start (about 450 ms of 2.5 s in a profile), and most
+ * servers never see most routes' form bodies. A test sends every documented route (test/fault/)
+ * so a schema Ajv refuses still fails there.
+ */
+function onFirstUse(ajv: Ajv, schema: unknown): () => ValidateFunction {
+  let compiled: ValidateFunction | undefined;
+  return () => (compiled ??= ajv.compile(schema as AnySchema));
+}
+
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  const asText = refusingInfinity(coercing.compile(schema as AnySchema));
+  const asText = refusingInfinity(onFirstUse(coercing, schema));
   if (httpPart !== 'body') return asText;
-  const asIs = strict.compile(schema as AnySchema);
+  const strictly = onFirstUse(strict, schema);
+  const asIs: Validator = (data: unknown) => {
+    const validate = strictly();
+    const valid = validate(data);
+    asIs.errors = validate.errors;
+    return valid;
+  };
   const validate: Validator = (data: unknown) => {
     const chosen: Validator = isFormBody(data) ? asText : asIs;
     const valid = chosen(data);
