@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import type { Collection, CollectionOptions, Document, DocumentStore, Filter, FindFieldsOptions, FindOptions, IndexSpec, TextQuery, TextSearchSpec, Update } from './port.js';
 import { DependencyUnavailableError } from '../errors.js';
+import { PreparedStatements } from '../prepared-statements.js';
 import { applyUpdate } from './document-updates.js';
 import { checkedFields } from './picked-fields.js';
 import { whereClause } from './sql-filter.js';
@@ -12,7 +13,6 @@ import { requireTextFields, textFields } from './text-search.js';
 /** Every collection is a table named with this prefix, so dropAll finds them and nothing else. */
 const TABLE_PREFIX = 'docs_';
 const COLLECTION_NAME = /^[A-Za-z0-9_-]+$/;
-const STATEMENT_CACHE_LIMIT = 500;
 const REGEX_CACHE_LIMIT = 200;
 const ANSWER_CACHE_LIMIT = 200;
 const ANSWER_DOCUMENTS_LIMIT = 500;
@@ -373,7 +373,7 @@ export class SqliteDocumentStore implements DocumentStore {
   readonly persistent = true;
   private readonly db: Database.Database;
   private readonly collections = new Map<string, SqliteCollection<Document>>();
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly statements: PreparedStatements;
   private readonly regexes = new Map<string, RegExp>();
   private commitTimer: NodeJS.Timeout | null = null;
   /** Batches running (batch()): the commit waits until none is, so each commits whole. */
@@ -388,6 +388,7 @@ export class SqliteDocumentStore implements DocumentStore {
 
   constructor(file: string, options: SqliteDocumentStoreOptions = {}) {
     this.db = new Database(file);
+    this.statements = new PreparedStatements(this.db);
     this.db.pragma('journal_mode = WAL');
     // Read models are rebuilt from the log: a commit lost to a power cut is replayed, not lost.
     this.db.pragma('synchronous = NORMAL');
@@ -425,13 +426,7 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   private statement(sql: string): Database.Statement {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      if (this.statements.size >= STATEMENT_CACHE_LIMIT) this.statements.clear();
-      statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
+    return this.statements.get(sql);
   }
 
   private write<T>(work: () => T): T {

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
+import { PreparedStatements } from '../prepared-statements.js';
 import { UNNAMED_MODEL, type ChunkInput, type IndexedResource, type ResourceType, type SearchFilter, type VectorHit, type VectorIndex } from './port.js';
 
 const SCHEMA = `
@@ -57,6 +58,7 @@ interface HitRow {
 export class SqliteVectorIndex implements VectorIndex {
   readonly persistent: boolean;
   private readonly db: Database.Database;
+  private readonly statements: PreparedStatements;
 
   constructor(file = ':memory:') {
     this.persistent = file !== ':memory:';
@@ -69,6 +71,7 @@ export class SqliteVectorIndex implements VectorIndex {
       this.db.pragma('synchronous = NORMAL');
     }
     this.db.exec(SCHEMA);
+    this.statements = new PreparedStatements(this.db);
   }
 
   async replace(resource: IndexedResource, chunks: ChunkInput[], model = UNNAMED_MODEL): Promise<void> {
@@ -78,14 +81,13 @@ export class SqliteVectorIndex implements VectorIndex {
       this.removeSync(resource.resourceType, resource.resourceId);
       if (chunks.length === 0) return;
       this.ensureDimension(dimension);
-      const { lastInsertRowid: id } = this.db
-        .prepare('insert into vector_resources (resource_type, resource_id, title, path) values (?, ?, ?, ?)')
+      const { lastInsertRowid: id } = this.statements.get('insert into vector_resources (resource_type, resource_id, title, path) values (?, ?, ?, ?)')
         .run(resource.resourceType, resource.resourceId, resource.title, resource.path);
-      const site = this.db.prepare('insert or ignore into vector_resource_sites (site_id, resource) values (?, ?)');
+      const site = this.statements.get('insert or ignore into vector_resource_sites (site_id, resource) values (?, ?)');
       for (const siteId of resource.siteIds) site.run(siteId, id);
-      const itemSet = this.db.prepare('insert or ignore into vector_resource_item_sets (item_set_id, resource) values (?, ?)');
+      const itemSet = this.statements.get('insert or ignore into vector_resource_item_sets (item_set_id, resource) values (?, ?)');
       for (const itemSetId of resource.itemSetIds) itemSet.run(itemSetId, id);
-      const chunk = this.db.prepare('insert into vector_chunks (resource, chunk_index, model, vector, text) values (?, ?, ?, ?, ?)');
+      const chunk = this.statements.get('insert into vector_chunks (resource, chunk_index, model, vector, text) values (?, ?, ?, ?, ?)');
       chunks.forEach(({ text, vector }, index) => chunk.run(id, index, model, blob(vector), text));
     })();
   }
@@ -96,13 +98,13 @@ export class SqliteVectorIndex implements VectorIndex {
 
   async search(vector: Float32Array, k: number, filter: SearchFilter = {}): Promise<VectorHit[]> {
     const model = filter.model ?? UNNAMED_MODEL;
-    if (k <= 0 || !this.db.prepare('select 1 from vector_chunks where model = ? limit 1').get(model)) return [];
+    if (k <= 0 || !this.statements.get('select 1 from vector_chunks where model = ? limit 1').get(model)) return [];
     const held = this.dimension();
     if (vector.length !== held) throw new Error(`Vector of dimension ${vector.length} given to an index of dimension ${held}.`);
     const { where, params } = filterClause(filter);
     // The nearest chunks first, by the vectors alone; only the k kept are joined to their resources and texts.
-    const rows = this.db
-      .prepare<unknown[], HitRow>(
+    const rows = this.statements
+      .get(
         `select r.resource_type, r.resource_id, r.title, r.path, c.text, c.chunk_index, best.distance
          from (
            select c.id, coalesce(vec_distance_cosine(c.vector, ?), 1) as distance
@@ -115,7 +117,7 @@ export class SqliteVectorIndex implements VectorIndex {
          join vector_resources r on r.id = c.resource
          order by best.distance, best.id`,
       )
-      .all(blob(vector), model, ...params, k);
+      .all(blob(vector), model, ...params, k) as HitRow[];
     return rows.map((row) => ({
       resourceType: row.resource_type,
       resourceId: row.resource_id,
@@ -128,7 +130,7 @@ export class SqliteVectorIndex implements VectorIndex {
   }
 
   async size(): Promise<number> {
-    return this.db.prepare<[], { n: number }>('select count(*) as n from vector_chunks').get()?.n ?? 0;
+    return (this.statements.get('select count(*) as n from vector_chunks').get() as { n: number }).n;
   }
 
   async clear(): Promise<void> {
@@ -146,10 +148,10 @@ export class SqliteVectorIndex implements VectorIndex {
   private ensureDimension(dimension: number): void {
     const held = this.dimension();
     if (dimension === held) return;
-    if (this.db.prepare('select 1 from vector_chunks limit 1').get()) {
+    if (this.statements.get('select 1 from vector_chunks limit 1').get()) {
       throw new Error(`Vector of dimension ${dimension} given to an index of dimension ${held}.`);
     }
-    this.db.prepare("insert or replace into vector_settings (key, value) values ('dimension', ?)").run(dimension);
+    this.statements.get("insert or replace into vector_settings (key, value) values ('dimension', ?)").run(dimension);
   }
 
   /**
@@ -157,7 +159,8 @@ export class SqliteVectorIndex implements VectorIndex {
    * CLI may clear the file and fill it with another model's while a server has it open.
    */
   private dimension(): number {
-    return this.db.prepare<[], { value: number }>("select value from vector_settings where key = 'dimension'").get()?.value ?? 0;
+    const row = this.statements.get("select value from vector_settings where key = 'dimension'").get() as { value: number } | undefined;
+    return row?.value ?? 0;
   }
 
   private resetDimension(): void {
@@ -165,12 +168,12 @@ export class SqliteVectorIndex implements VectorIndex {
   }
 
   private removeSync(resourceType: ResourceType, resourceId: number): void {
-    const row = this.db.prepare<[string, number], { id: number }>('select id from vector_resources where resource_type = ? and resource_id = ?').get(resourceType, resourceId);
+    const row = this.statements.get('select id from vector_resources where resource_type = ? and resource_id = ?').get(resourceType, resourceId) as { id: number } | undefined;
     if (!row) return;
-    this.db.prepare('delete from vector_chunks where resource = ?').run(row.id);
-    this.db.prepare('delete from vector_resource_sites where resource = ?').run(row.id);
-    this.db.prepare('delete from vector_resource_item_sets where resource = ?').run(row.id);
-    this.db.prepare('delete from vector_resources where id = ?').run(row.id);
+    this.statements.get('delete from vector_chunks where resource = ?').run(row.id);
+    this.statements.get('delete from vector_resource_sites where resource = ?').run(row.id);
+    this.statements.get('delete from vector_resource_item_sets where resource = ?').run(row.id);
+    this.statements.get('delete from vector_resources where id = ?').run(row.id);
   }
 }
 
