@@ -74,9 +74,9 @@ async function readPage(documents: DocumentStore, filters: PostFilters, category
   // answer serves it until a post changes, and the second is a short range of an index. (A
   // text search is not remembered by the store: one count of it is cheaper than two.)
   const [all, scheduled, page] = await Promise.all([
-    posts.count(filter, { text }),
-    posts.count({ ...filter, published_at: { $gt: now } }, { text }),
-    posts.find(shown, { sort: NEWEST_FIRST, skip, limit, text }),
+    posts.count(filter),
+    posts.count({ ...filter, published_at: { $gt: now } }),
+    posts.find(shown, { sort: NEWEST_FIRST, skip, limit }),
   ]);
   const total = all - scheduled;
   return { total, posts: page };
