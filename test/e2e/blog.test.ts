@@ -1,7 +1,5 @@
 import t from 'tap';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { runCli, startServer } from './process.js';
+import { importFixtureFile, startServer } from './process.js';
 
 const fixture = {
   users: [
@@ -29,9 +27,7 @@ async function call(url: string, init: RequestInit = {}): Promise<{ status: numb
 
 t.test('the blog through the real server: import, read, write, comment, moderate', async (t) => {
   const dataDir = t.testdir();
-  const file = join(dataDir, '..', `blog-fixture-${process.pid}.json`);
-  writeFileSync(file, JSON.stringify(fixture));
-  const imported = await runCli('import.ts', [file], { DATA_DIR: dataDir });
+  const imported = await importFixtureFile(dataDir, fixture, 'blog-fixture');
   t.equal(imported.code, 0, `import exits 0: ${imported.stderr}`);
 
   const server = await startServer({ DATA_DIR: dataDir });

@@ -1,8 +1,6 @@
 import t from 'tap';
 import { request as httpRequest } from 'node:http';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { runCli, startServer } from './process.js';
+import { importFixtureFile, startServer } from './process.js';
 
 /**
  * Issue 22 through the real server and Node's own HTTP client: a list's Link header stays
@@ -42,9 +40,7 @@ function get(url: string): Promise<{ status: number; headers: Record<string, str
 
 t.test('privacy and limits through the real server', async (t) => {
   const dataDir = t.testdir();
-  const file = join(dataDir, '..', `privacy-fixture-${process.pid}.json`);
-  writeFileSync(file, JSON.stringify(fixture));
-  const imported = await runCli('import.ts', [file], { DATA_DIR: dataDir });
+  const imported = await importFixtureFile(dataDir, fixture, 'privacy-fixture');
   t.equal(imported.code, 0, `import exits 0: ${imported.stderr}`);
   const server = await startServer({ DATA_DIR: dataDir });
   t.teardown(() => server.stop('SIGKILL'));

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { SERVE_NODE_FLAGS } from '../../bin/serve-flags.js';
@@ -90,4 +91,11 @@ export async function startServer(env: Record<string, string>, timeoutMs = 60_00
       await exited;
     },
   };
+}
+
+/** Writes the fixture beside DATA_DIR (`<name>-<pid>.json`) and imports it as `npm run import` does. */
+export function importFixtureFile(dataDir: string, fixture: object, name: string): Promise<RunResult> {
+  const file = join(dataDir, '..', `${name}-${process.pid}-${Date.now()}.json`);
+  writeFileSync(file, JSON.stringify(fixture));
+  return runCli('import.ts', [file], { DATA_DIR: dataDir });
 }

@@ -1,10 +1,10 @@
-import { cpSync, writeFileSync } from 'node:fs';
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t from 'tap';
 import type { ProjectionStartStats } from '../../projections/runner.js';
 import { ROLE_USERS } from '../helper.js';
-import { runCli, startServer, type ServerProcess } from './process.js';
+import { importFixtureFile, runCli, startServer, type ServerProcess } from './process.js';
 
 // Several child processes each compile the app with tsx: on a busy machine that is slow, never stuck.
 t.setTimeout(600_000);
@@ -41,16 +41,14 @@ function readModels(dataDir: string): Record<string, unknown[]> {
   }
 }
 
-async function importFixture(t: { testdir(): string }, dataDir: string): Promise<void> {
-  const file = join(dataDir, '..', `fixture-${process.pid}-${Date.now()}.json`);
-  writeFileSync(file, JSON.stringify(fixture));
-  const imported = await runCli('import.ts', [file], { DATA_DIR: dataDir });
+async function importFixture(dataDir: string): Promise<void> {
+  const imported = await importFixtureFile(dataDir, fixture, 'fixture');
   if (imported.code !== 0) throw new Error(`import: ${imported.stderr}`);
 }
 
 t.test('a restart resumes from the checkpoints: nothing at or below them is applied again', async (t) => {
   const dataDir = join(t.testdir(), 'data');
-  await importFixture(t, dataDir);
+  await importFixture(dataDir);
   const first = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: 'info' });
   t.teardown(() => first.stop('SIGKILL'));
   const firstStats = await readyStats(first);
@@ -83,7 +81,7 @@ t.test('a restart resumes from the checkpoints: nothing at or below them is appl
 t.test('killed during a stream of writes, the restarted read models equal a rebuild', async (t) => {
   const dir = t.testdir();
   const dataDir = join(dir, 'data');
-  await importFixture(t, dataDir);
+  await importFixture(dataDir);
   const server = await startServer({ DATA_DIR: dataDir });
   t.teardown(() => server.stop('SIGKILL'));
   let written = 0;

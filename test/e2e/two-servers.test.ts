@@ -1,7 +1,5 @@
 import t from 'tap';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { runCli, startServer } from './process.js';
+import { importFixtureFile, startServer } from './process.js';
 
 /**
  * Two real server processes on one DATA_DIR (issue 22): each has its own connection to the log
@@ -16,9 +14,7 @@ const EACH = 10;
 
 t.test('two servers on one DATA_DIR creating the same slug at once: exactly one wins', async (t) => {
   const dataDir = t.testdir();
-  const file = join(dataDir, '..', `two-servers-${process.pid}.json`);
-  writeFileSync(file, JSON.stringify(fixture));
-  const imported = await runCli('import.ts', [file], { DATA_DIR: dataDir });
+  const imported = await importFixtureFile(dataDir, fixture, 'two-servers');
   t.equal(imported.code, 0, `import exits 0: ${imported.stderr}`);
   const servers = await Promise.all([startServer({ DATA_DIR: dataDir }), startServer({ DATA_DIR: dataDir })]);
   t.teardown(() => Promise.all(servers.map((server) => server.stop('SIGKILL'))));

@@ -1,7 +1,5 @@
 import t from 'tap';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { runCli, startServer } from '../process.js';
+import { importFixtureFile, startServer } from '../process.js';
 
 const fixture = {
   users: [{ id: 1, email: 'ed@example.org', name: 'Ed Editor', role: 'editor', password: 'editor-pass' }],
@@ -22,9 +20,7 @@ interface Summary {
 
 t.test('version history through the real server: import, edit, revert, restart', async (t) => {
   const dataDir = t.testdir();
-  const file = join(dataDir, '..', `page-versioning-fixture-${process.pid}.json`);
-  writeFileSync(file, JSON.stringify(fixture));
-  const imported = await runCli('import.ts', [file], { DATA_DIR: dataDir });
+  const imported = await importFixtureFile(dataDir, fixture, 'page-versioning-fixture');
   t.equal(imported.code, 0, `import exits 0: ${imported.stderr}`);
 
   let server = await startServer({ DATA_DIR: dataDir });
