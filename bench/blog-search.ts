@@ -2,7 +2,7 @@ import type { ContentServer } from './content-server.js';
 import type { BenchOptions } from './options.js';
 import { figure, type BenchResult } from './report.js';
 import { percentile, round } from './stats.js';
-import { TextGenerator } from './text.js';
+import { WikipediaText } from './wikipedia-text.js';
 
 const LIST = '/api/blog_posts';
 
@@ -22,13 +22,16 @@ async function searchOnce(url: string, needle: string): Promise<Answer> {
 }
 
 /**
- * Needles as readers type them: a word of the blog's vocabulary (the dataset's own generator,
- * so a word matches from a few hundred posts to most of them, inside longer words too), two
- * words from one post's body (a handful of posts), a word in capitals, and one of two letters
- * (under a trigram: the bounded scan). Every request's needle differs from the one before.
+ * Needles as readers type them: a word of the posts' vocabulary, each word as likely as any
+ * other (found in from none to every post, inside longer words too), the same in capitals, two
+ * such words (rarely side by side), and two words of one post's body (a handful of posts);
+ * and, beside them, two letters of such a word (under a trigram: the bounded scan). The posts
+ * are English by word frequency (`WikipediaText`). Every request's needle differs from the one
+ * before.
  */
 async function needles(url: string, posts: number, count: number): Promise<{ long: string[]; short: string[] }> {
-  const words = new TextGenerator(7).sentence(count * 2).split(' ');
+  const vocabulary = new WikipediaText(23);
+  const words = Array.from({ length: count * 2 }, () => vocabulary.anyWord());
   const long: string[] = [];
   for (let i = 0; i < count; i++) {
     const kind = i % 4;
@@ -43,7 +46,7 @@ async function needles(url: string, posts: number, count: number): Promise<{ lon
       long.push(body.slice(at, at + 2).join(' '));
     }
   }
-  const short = words.slice(0, count).map((word, i) => word.slice(i % 3, (i % 3) + 2));
+  const short = words.slice(0, count).map((word, i) => word.padEnd(4, 'x').slice(i % 3, (i % 3) + 2));
   return { long, short };
 }
 

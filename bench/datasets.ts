@@ -6,6 +6,7 @@ import type { EventMetadata } from '../infra/event-store/port.js';
 import { EventLogWriter } from './event-log.js';
 import { runScript } from './processes.js';
 import { blogTimestamp, TextGenerator } from './text.js';
+import { WikipediaText } from './wikipedia-text.js';
 
 export const ADMIN_KEY = { identity: 'bench-admin', credential: 'bench-admin-credential' };
 export const ADMIN_ID = 1;
@@ -73,6 +74,8 @@ export function generatedPost(id: number, title: string, excerpt: string, conten
 export interface PostShape {
   /** Words of body text; 120 or fewer make exactly one chatbot chunk per post. */
   contentWords: number;
+  /** The words: made-up syllable words (`TextGenerator`, the default) or English by frequency (`WikipediaText`). */
+  words?: 'syllables' | 'english';
 }
 
 /**
@@ -80,7 +83,7 @@ export interface PostShape {
  * Published), ids 1..count, and the id sequence moved past them so new posts get fresh ids.
  */
 export function writeBlogPosts(log: EventLogWriter, count: number, shape: PostShape, firstId = 1): void {
-  const text = new TextGenerator(7);
+  const text = shape.words === 'english' ? new WikipediaText() : new TextGenerator(7);
   const start = Date.UTC(2024, 0, 1);
   for (let n = 0; n < count; n++) {
     const id = firstId + n;

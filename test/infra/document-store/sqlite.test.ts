@@ -239,3 +239,28 @@ t.test('remembered answers: a caller reordering its list changes no later answer
   t.same((await docs.findOne({ _id: 2 }))?.n, 9, 'another connection committed: nothing remembered from before is answered');
   t.same((await docs.find({}, { sort: { n: 1 } })).map((d) => d._id), [1, 2]);
 });
+
+t.test('another process commit is seen from the next turn of the event loop; another store of this process, at once', async (t) => {
+  const file = join(t.testdir(), 'read-models.sqlite');
+  const store = openStore(t, file);
+  const docs = store.collection<Document>('docs');
+  await docs.put({ _id: 1, n: 1 });
+  await commitInterval();
+  const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+  await nextTurn();
+
+  // A plain connection stands for another process: it bumps no counter of this one.
+  const otherProcess = new Database(file);
+  t.teardown(() => otherProcess.close());
+  t.equal((await docs.findOne({ _id: 1 }))?.n, 1, 'read and remembered in this turn');
+  otherProcess.prepare('UPDATE docs_docs SET doc = ? WHERE _id = ?').run(JSON.stringify({ _id: 1, n: 2 }), 1);
+  t.equal((await docs.findOne({ _id: 1 }))?.n, 1, 'the same turn answers as at its first read');
+  await nextTurn();
+  t.equal((await docs.findOne({ _id: 1 }))?.n, 2, 'the next turn looks again and sees the commit');
+
+  const sameProcess = openStore(t, file);
+  t.equal((await docs.findOne({ _id: 1 }))?.n, 2, 'remembered again in this turn');
+  await sameProcess.collection<Document>('docs').put({ _id: 1, n: 3 });
+  await sameProcess.close();
+  t.equal((await docs.findOne({ _id: 1 }))?.n, 3, 'a commit of another store of this process is seen in the same turn');
+});
