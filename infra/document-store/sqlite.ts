@@ -274,10 +274,17 @@ class SqliteCollection<T extends Document> implements Collection<T> {
     const upsert = `INSERT INTO ${this.table} (_id, doc) VALUES (?, ?) ON CONFLICT (_id) DO UPDATE SET doc = excluded.doc`;
     const text = this.text;
     if (text) {
-      // The rowid the document row has (kept by an update, new on an insert) keys its texts.
-      const statement = this.host.statement(`${upsert} RETURNING rowid`).pluck();
+      // The rowid the document row has (kept by an update, new on an insert) keys its texts. It
+      // is looked up after the upsert rather than taken with RETURNING: in a file holding an FTS5
+      // table, an upsert with RETURNING took 150 to 450 us against 5 to 10 us for both statements
+      // (measured with better-sqlite3 12.11 and SQLite 3.53), most of a post's write.
+      const statement = this.host.statement(upsert);
+      const rowidOf = this.host.statement(`SELECT rowid FROM ${this.table} WHERE _id = ?`).pluck();
       this.host.write(() => {
-        for (const [id, json, doc] of rows) text.written(statement.get(id, json) as number, doc);
+        for (const [id, json, doc] of rows) {
+          statement.run(id, json);
+          text.written(rowidOf.get(id) as number, doc);
+        }
       });
     } else {
       const statement = this.host.statement(upsert);
