@@ -15,8 +15,19 @@ const TRIGRAM = 3;
 const FILL_BATCH = 1000;
 /** Needles whose matches are remembered until the collection changes. */
 const FOUND_CACHE_LIMIT = 64;
+/**
+ * Code points of a needle given to FTS5 as one phrase (a token each). A phrase of 100,000
+ * tokens made SQLite allocate gigabytes; a longer needle is found by its first ones and checked
+ * whole by instr.
+ */
+const PHRASE_LIMIT = 64;
 /** Up to this many matches a query looks each one up; past it, its plan probes the set. */
 const DRIVE_LIMIT = 512;
+
+/** The needle as one FTS5 phrase: quoted, its `"` doubled, so FTS5 syntax in it is plain text. */
+function phrase(needle: string): string {
+  return `"${needle.replaceAll('"', '""')}"`;
+}
 
 /**
  * A collection's text search in SQLite: an FTS5 table beside the documents' table, one column
@@ -96,7 +107,7 @@ export class SqliteTextIndex {
   /**
    * The rowids of the documents holding the text. Three code points or more: the trigram index
    * answers, the needle quoted as one phrase (its `"` doubled), so FTS5 syntax in it (`*`,
-   * `AND`, `NEAR`, `:`) is plain text. Fewer, or a needle holding a NUL: a scan of the stored lowercased texts with instr,
+   * `AND`, `NEAR`, `:`) is plain text; past PHRASE_LIMIT, its beginning, checked whole by instr. Fewer, or a needle holding a NUL: a scan of the stored lowercased texts with instr,
    * which compares characters exactly as `includes` does.
    */
   private matches(text: string): number[] {
@@ -104,12 +115,18 @@ export class SqliteTextIndex {
     const known = this.found.get(needle);
     if (known) return known;
     let rowids: number[];
+    const points = [...needle];
+    const tests = this.fields.map((field) => `instr("${field}", ?) > 0`).join(' OR ');
+    const eachField = this.fields.map(() => needle);
     // FTS5's query parser ends a string at a NUL; instr compares past it, as `includes` does.
-    if ([...needle].length >= TRIGRAM && !needle.includes('\0')) {
-      rowids = this.host.statement(`SELECT rowid FROM ${this.table} WHERE ${this.table} MATCH ?`).pluck().all(`"${needle.replaceAll('"', '""')}"`) as number[];
+    if (points.length < TRIGRAM || needle.includes('\0')) {
+      rowids = this.host.statement(`SELECT rowid FROM ${this.table} WHERE ${tests}`).pluck().all(...eachField) as number[];
+    } else if (points.length <= PHRASE_LIMIT) {
+      rowids = this.host.statement(`SELECT rowid FROM ${this.table} WHERE ${this.table} MATCH ?`).pluck().all(phrase(needle)) as number[];
     } else {
-      const tests = this.fields.map((field) => `instr("${field}", ?) > 0`).join(' OR ');
-      rowids = this.host.statement(`SELECT rowid FROM ${this.table} WHERE ${tests}`).pluck().all(...this.fields.map(() => needle)) as number[];
+      // Rows holding the whole needle hold its beginning: the index finds those, instr keeps the rest.
+      const head = points.slice(0, PHRASE_LIMIT).join('');
+      rowids = this.host.statement(`SELECT rowid FROM ${this.table} WHERE ${this.table} MATCH ? AND (${tests})`).pluck().all(phrase(head), ...eachField) as number[];
     }
     if (this.found.size >= FOUND_CACHE_LIMIT) this.found.clear();
     this.found.set(needle, rowids);

@@ -112,6 +112,29 @@ t.test('random texts and needles: SQLite finds what JavaScript finds', async (t)
   }
 });
 
+t.test('needles longer than the phrase given to FTS5: found by their beginning, checked whole', async (t) => {
+  const sqlite = new SqliteDocumentStore(`${t.testdir()}/read-models.sqlite`);
+  const memory = new MemoryDocumentStore();
+  t.teardown(async () => {
+    await sqlite.close();
+    await memory.close();
+  });
+  const long = 'Harbour map of Lisbon, drawn in 1755 after the earthquake, with every street renamed by the new plan. ';
+  const docs: Doc[] = [
+    { _id: 1, n: 0, content: long.repeat(3) },
+    // The same first hundred characters, then another ending.
+    { _id: 2, n: 1, content: `${long.slice(0, 100)}and the old names.` },
+    { _id: 3, n: 2, title: 'x'.repeat(70), content: 'x'.repeat(100_001) },
+    { _id: 4, n: 0, excerpt: 'xxxxx', content: `${'😀'.repeat(80)}!` },
+  ];
+  await sqlite.collection<Doc>('posts', OPTIONS).putMany(docs);
+  await memory.collection<Doc>('posts', OPTIONS).putMany(docs);
+  // A needle of 100,000 code points made one FTS5 phrase of as many tokens, and gigabytes of memory.
+  const needles = [long, long.repeat(2), long.slice(0, 100) + 'and', long.toUpperCase(), 'x'.repeat(100_000), 'x'.repeat(100_002), 'x'.repeat(65), '😀'.repeat(80), `${'😀'.repeat(79)}!`];
+  await compare(t, sqlite, memory, needles, 0);
+  t.same((await sqlite.collection<Doc>('posts', OPTIONS).find({}, { text: 'x'.repeat(100_000) })).map((doc) => doc._id), [3], 'the long run is found in the one post holding it');
+});
+
 t.test('a text search needs the collection to declare its fields', async (t) => {
   const sqlite = new SqliteDocumentStore(`${t.testdir()}/read-models.sqlite`);
   const memory = new MemoryDocumentStore();
