@@ -1,0 +1,87 @@
+import type Database from 'better-sqlite3';
+import type { PreparedStatements } from '../prepared-statements.js';
+import { QuantizedMatrix } from './quantized-matrix.js';
+
+/** A chunk as it was written or deleted, for keeping the matrices in step. */
+export interface WrittenChunk {
+  id: number;
+  model: string;
+  vector?: Float32Array;
+}
+
+/**
+ * The quantized matrices of the models searched, kept in step with the SQLite file they are
+ * read from. A model's matrix is read at its first search, then updated by this connection's
+ * writes. Another connection's commit (the reindex CLI on the same file) is seen by
+ * `PRAGMA data_version`, which changes for other connections' commits only: the matrices are
+ * then dropped and read again, but not more than once per `reloadPauseMs` while those commits go
+ * on (a reindex writes one resource at a time); in between, `get` returns nothing and the search
+ * scans in SQL.
+ */
+export class ModelMatrices {
+  private readonly matrices = new Map<string, QuantizedMatrix>();
+  private dataVersion: number;
+  private lastExternalChange = -Infinity;
+  private lastReload = -Infinity;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly statements: PreparedStatements,
+    private readonly reloadPauseMs: number,
+  ) {
+    this.dataVersion = this.readDataVersion();
+  }
+
+  /** The model's matrix, read from the file if not held; undefined while another connection keeps writing. */
+  get(model: string, dimension: number): QuantizedMatrix | undefined {
+    const version = this.readDataVersion();
+    const now = Date.now();
+    if (version !== this.dataVersion) {
+      this.dataVersion = version;
+      this.matrices.clear();
+      // Several commits within the pause: a writer is at work, wait for it to settle.
+      if (now - this.lastExternalChange < this.reloadPauseMs || now - this.lastReload < this.reloadPauseMs) this.lastExternalChange = now;
+      else this.lastExternalChange = -Infinity;
+    }
+    let matrix = this.matrices.get(model);
+    if (matrix && matrix.dimension === dimension) return matrix;
+    if (now - this.lastExternalChange < this.reloadPauseMs) return undefined;
+    matrix = this.load(model, dimension);
+    this.matrices.set(model, matrix);
+    this.lastReload = now;
+    return matrix;
+  }
+
+  /** Applies this connection's committed writes to the matrices held. */
+  written(deleted: WrittenChunk[], inserted: WrittenChunk[]): void {
+    for (const { id, model } of deleted) this.matrices.get(model)?.delete(id);
+    for (const { id, model, vector } of inserted) {
+      const matrix = this.matrices.get(model);
+      if (!matrix || !vector) continue;
+      // The index took another dimension (its last chunk was gone): read the matrix again when needed.
+      if (matrix.dimension !== vector.length) this.matrices.delete(model);
+      else matrix.set(id, vector);
+    }
+  }
+
+  clear(): void {
+    this.matrices.clear();
+  }
+
+  private load(model: string, dimension: number): QuantizedMatrix {
+    const { n } = this.statements.get('select count(*) as n from vector_chunks where model = ?').get(model) as { n: number };
+    const matrix = new QuantizedMatrix(dimension, n);
+    const rows = this.statements.get('select id, vector from vector_chunks where model = ?').raw(true).iterate(model) as IterableIterator<[number, Buffer]>;
+    for (const [id, bytes] of rows) {
+      if (bytes.byteLength !== dimension * 4) continue;
+      // A Float32Array needs an offset that is a multiple of 4; a blob's buffer may not give one.
+      const aligned = bytes.byteOffset % 4 === 0 ? bytes : new Uint8Array(bytes);
+      matrix.set(id, new Float32Array(aligned.buffer, aligned.byteOffset, dimension));
+    }
+    return matrix;
+  }
+
+  private readDataVersion(): number {
+    return (this.statements.get('pragma data_version').get() as { data_version: number }).data_version;
+  }
+}
