@@ -17,8 +17,9 @@ const MARGIN_PER_K = 1;
  * The k nearest chunks by a first pass over the model's int8 matrix, its candidates ranked
  * exactly in SQL; undefined when the SQL scan should answer instead. The hits are accepted when
  * k candidates pass the filter and each lies at least half the margin before the candidates'
- * end: a chunk left out would have had to lose that many places to the codes' rounding. Else
- * more candidates are read, as many as the share that passed the filter calls for.
+ * end, at a first-pass distance below the last candidate's: a chunk left out would have had to
+ * lose that many places to the codes' rounding. Else more candidates are read, as many as the
+ * share that passed the filter calls for.
  */
 export function nearestByFirstPass(
   statements: PreparedStatements,
@@ -37,7 +38,7 @@ export function nearestByFirstPass(
   for (;;) {
     const count = Math.min(wanted, matrix.rows);
     if (count > matrix.rows * limits.maxCandidateShare) return undefined;
-    const candidates = matrix.nearest(vector, count);
+    const { ids: candidates, distances } = matrix.nearest(vector, count);
     // A later round's candidates include the earlier ones' (but for ties at their edge): rank only the new.
     const fresh = candidates.filter((id) => !ranked.has(id));
     for (const id of fresh) ranked.add(id);
@@ -48,7 +49,10 @@ export function nearestByFirstPass(
     const place = new Map(candidates.map((id, index) => [id, index]));
     let lastPlace = -1;
     for (const hit of hits) lastPlace = Math.max(lastPlace, place.get(hit.id) ?? count);
-    if (hits.length === k && count - lastPlace >= margin / 2) return hitDetails(statements, hits);
+    // Rows the codes cannot tell apart (equal codes, or the same direction at another length)
+    // may be cut anywhere among them: the candidates must end beyond them, nearer ones all in.
+    const clearOfTies = lastPlace < count && distances[count - 1] > distances[lastPlace];
+    if (hits.length === k && count - lastPlace >= margin / 2 && clearOfTies) return hitDetails(statements, hits);
     const share = passing.length / count;
     wanted = Math.max(2 * count, share > 0 ? Math.ceil(k / share + margin) : 8 * count);
   }

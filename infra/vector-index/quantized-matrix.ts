@@ -55,19 +55,19 @@ export class QuantizedMatrix {
     }
   }
 
-  /** The ids of the `count` rows nearest to the query by the codes' cosine, nearest first. */
-  nearest(query: Float32Array, count: number): number[] {
+  /** The ids of the `count` rows nearest to the query by the codes' cosine, nearest first, with those distances. */
+  nearest(query: Float32Array, count: number): { ids: number[]; distances: Float32Array } {
     const wanted = Math.min(count, this.count);
-    if (wanted <= 0) return [];
+    if (wanted <= 0) return { ids: [], distances: new Float32Array(0) };
     const code = new Int8Array(this.dimension);
     quantizeInto(query, code, 0);
     // The binding reads from the start of the typed array's buffer: a view from row 0 is safe.
     // One thread: the server handles requests concurrently on a small machine, and a second
     // thread was not faster under load (bench/README.md).
-    const { keys } = exactSearch(this.codes.subarray(0, this.count * this.dimension), code, this.dimension, wanted, MetricKind.Cos, 1) as Matches;
+    const { keys, distances } = exactSearch(this.codes.subarray(0, this.count * this.dimension), code, this.dimension, wanted, MetricKind.Cos, 1) as Matches;
     const ids: number[] = new Array<number>(keys.length);
     for (let i = 0; i < keys.length; i++) ids[i] = this.ids[Number(keys[i])];
-    return ids;
+    return { ids, distances };
   }
 
   private grow(): void {
