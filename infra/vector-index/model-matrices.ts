@@ -73,10 +73,7 @@ export class ModelMatrices {
     const matrix = new QuantizedMatrix(dimension, n);
     const rows = this.statements.get('select id, vector from vector_chunks where model = ?').raw(true).iterate(model) as IterableIterator<[number, Buffer]>;
     for (const [id, bytes] of rows) {
-      if (bytes.byteLength !== dimension * 4) continue;
-      // A Float32Array needs an offset that is a multiple of 4; a blob's buffer may not give one.
-      const aligned = bytes.byteOffset % 4 === 0 ? bytes : new Uint8Array(bytes);
-      matrix.set(id, new Float32Array(aligned.buffer, aligned.byteOffset, dimension));
+      if (bytes.byteLength === dimension * 4) matrix.setFromBytes(id, bytes);
     }
     return matrix;
   }

@@ -15,6 +15,8 @@ export class QuantizedMatrix {
   private ids: Float64Array;
   private readonly rowOfId = new Map<number, number>();
   private count = 0;
+  private readonly scratch: Float32Array;
+  private readonly scratchBytes: Uint8Array;
 
   constructor(
     readonly dimension: number,
@@ -22,6 +24,8 @@ export class QuantizedMatrix {
   ) {
     this.codes = new Int8Array(Math.max(1, capacity) * dimension);
     this.ids = new Float64Array(Math.max(1, capacity));
+    this.scratch = new Float32Array(dimension);
+    this.scratchBytes = new Uint8Array(this.scratch.buffer);
   }
 
   get rows(): number {
@@ -39,6 +43,16 @@ export class QuantizedMatrix {
       this.ids[row] = id;
     }
     quantizeInto(vector, this.codes, row * this.dimension);
+  }
+
+  /**
+   * Adds the code of a vector given as the bytes of float32 values, as SQLite returns them:
+   * copied through one scratch array rather than viewed (a blob's offset may not be aligned, and
+   * one array kept the quantizing loop fast when 100,000 are read at once).
+   */
+  setFromBytes(id: number, bytes: Uint8Array): void {
+    this.scratchBytes.set(bytes.subarray(0, this.scratch.byteLength));
+    this.set(id, this.scratch);
   }
 
   /** Removes a chunk's row by moving the last row into its place. */
