@@ -14,15 +14,19 @@ export interface WrittenChunk {
  * read from. A model's matrix is read at its first search, then updated by this connection's
  * writes. Another connection's commit (the reindex CLI on the same file) is seen by
  * `PRAGMA data_version`, which changes for other connections' commits only: the matrices are
- * then dropped and read again, but not more than once per `reloadPauseMs` while those commits go
- * on (a reindex writes one resource at a time); in between, `get` returns nothing and the search
- * scans in SQL.
+ * then dropped and read again. Reading one takes about a second at 100,000 chunks, longer than
+ * a scan, so while that connection keeps writing (a reindex writes one resource at a time: a
+ * change seen at two checks in a row, or within `reloadPauseMs` of the last reading) `get`
+ * returns nothing, and the search scans in SQL, until a check finds no change `reloadPauseMs`
+ * after the last one seen.
  */
 export class ModelMatrices {
   private readonly matrices = new Map<string, QuantizedMatrix>();
   private dataVersion: number;
-  private lastExternalChange = -Infinity;
-  private lastReload = -Infinity;
+  private changedAtLastCheck = false;
+  private lastChangeSeen = -Infinity;
+  private lastReading = -Infinity;
+  private writerBusy = false;
 
   constructor(
     private readonly db: Database.Database,
@@ -34,21 +38,24 @@ export class ModelMatrices {
 
   /** The model's matrix, read from the file if not held; undefined while another connection keeps writing. */
   get(model: string, dimension: number): QuantizedMatrix | undefined {
-    const version = this.readDataVersion();
     const now = Date.now();
-    if (version !== this.dataVersion) {
+    const version = this.readDataVersion();
+    const changed = version !== this.dataVersion;
+    if (changed) {
       this.dataVersion = version;
       this.matrices.clear();
-      // Several commits within the pause: a writer is at work, wait for it to settle.
-      if (now - this.lastExternalChange < this.reloadPauseMs || now - this.lastReload < this.reloadPauseMs) this.lastExternalChange = now;
-      else this.lastExternalChange = -Infinity;
+      if (this.reloadPauseMs > 0 && (this.changedAtLastCheck || now - this.lastReading < this.reloadPauseMs)) this.writerBusy = true;
+      this.lastChangeSeen = now;
+    } else if (now - this.lastChangeSeen >= this.reloadPauseMs) {
+      this.writerBusy = false;
     }
+    this.changedAtLastCheck = changed;
+    if (this.writerBusy) return undefined;
     let matrix = this.matrices.get(model);
     if (matrix && matrix.dimension === dimension) return matrix;
-    if (now - this.lastExternalChange < this.reloadPauseMs) return undefined;
-    matrix = this.load(model, dimension);
+    matrix = this.read(model, dimension);
     this.matrices.set(model, matrix);
-    this.lastReload = now;
+    this.lastReading = Date.now();
     return matrix;
   }
 
@@ -68,7 +75,7 @@ export class ModelMatrices {
     this.matrices.clear();
   }
 
-  private load(model: string, dimension: number): QuantizedMatrix {
+  private read(model: string, dimension: number): QuantizedMatrix {
     const { n } = this.statements.get('select count(*) as n from vector_chunks where model = ?').get(model) as { n: number };
     const matrix = new QuantizedMatrix(dimension, n);
     const rows = this.statements.get('select id, vector from vector_chunks where model = ?').raw(true).iterate(model) as IterableIterator<[number, Buffer]>;

@@ -151,7 +151,7 @@ t.test('a search after another connection\'s write reads the matrix again', asyn
 
 t.test('while another connection keeps writing, the index scans, and reads the matrix once the writes pause', async (t) => {
   const file = `${t.testdir()}/vector-index.sqlite`;
-  const server = new SqliteVectorIndex(file, { reloadPauseMs: 1000 });
+  const server = new SqliteVectorIndex(file, { reloadPauseMs: 50 });
   const cli = new SqliteVectorIndex(file);
   t.teardown(async () => {
     await server.close();
@@ -159,13 +159,25 @@ t.test('while another connection keeps writing, the index scans, and reads the m
   });
   await fill(cli);
   const query = axis(8, 7);
-  await server.search(query, 1, { model: MODEL });
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 100));
+  const nearest = async () => (await server.search(query, 1, { model: MODEL }))[0].text;
+  await nearest();
+  await nearest();
+  t.same(server.searchCounts, { firstPass: 2, scan: 0 }, 'read once, then held');
   await cli.replace(resource('item', 2), [{ text: 'on the query', vector: query }], MODEL);
-  t.same((await server.search(query, 1, { model: MODEL })).map((h) => h.text), ['on the query']);
-  t.same(server.searchCounts, { firstPass: 1, scan: 1 }, 'a write within the pause after the matrix was read: scanned');
-  await new Promise((resolve) => setTimeout(resolve, 1100));
-  t.same((await server.search(query, 1, { model: MODEL })).map((h) => h.text), ['on the query']);
-  t.same(server.searchCounts, { firstPass: 2, scan: 1 }, 'after the pause: the matrix read again');
+  await pause();
+  t.equal(await nearest(), 'on the query');
+  t.same(server.searchCounts, { firstPass: 3, scan: 0 }, 'one write after a quiet spell: read again');
+  await cli.replace(resource('item', 3), [{ text: 'on the query too', vector: query }], MODEL);
+  await pause();
+  t.equal(await nearest(), 'on the query');
+  await cli.remove('item', 2);
+  await pause();
+  t.equal(await nearest(), 'on the query too');
+  t.same(server.searchCounts, { firstPass: 3, scan: 2 }, 'writes seen at every check, however far apart: scanned');
+  await pause();
+  t.equal(await nearest(), 'on the query too');
+  t.same(server.searchCounts, { firstPass: 4, scan: 2 }, 'no write since the last check, the pause over: read again');
 });
 
 t.test('clear and a new dimension, by this connection or another, are followed by the matrix', async (t) => {
