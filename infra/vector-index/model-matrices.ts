@@ -1,4 +1,3 @@
-import type Database from 'better-sqlite3';
 import type { PreparedStatements } from '../prepared-statements.js';
 import { QuantizedMatrix } from './quantized-matrix.js';
 
@@ -29,7 +28,6 @@ export class ModelMatrices {
   private writerBusy = false;
 
   constructor(
-    private readonly db: Database.Database,
     private readonly statements: PreparedStatements,
     private readonly reloadPauseMs: number,
   ) {

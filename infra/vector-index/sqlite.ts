@@ -83,7 +83,7 @@ export class SqliteVectorIndex implements VectorIndex {
     }
     this.db.exec(SCHEMA);
     this.statements = new PreparedStatements(this.db);
-    this.matrices = new ModelMatrices(this.db, this.statements, options.reloadPauseMs ?? 1000);
+    this.matrices = new ModelMatrices(this.statements, options.reloadPauseMs ?? 1000);
     this.limits = { minMargin: options.minMargin ?? 100, maxCandidateShare: options.maxCandidateShare ?? 0.25 };
   }
 
