@@ -30,6 +30,7 @@ export function nearestByFirstPass(
   filter: SearchFilter,
   limits: FirstPassLimits,
 ): HitRow[] | undefined {
+  if (matrix.rows === 0) return undefined;
   const margin = Math.max(MARGIN_PER_K * k, limits.minMargin);
   // A filter lets only a share of the candidates through: start with twice as many.
   let wanted = (k + margin) * (filter.siteId !== undefined || (filter.itemSetIds?.length ?? 0) > 0 ? 2 : 1);
