@@ -24,7 +24,7 @@ function percentile(values: number[], p: number): number {
  * search for the chatbot's k (100, 150 with a site) and k = 10; recall at 10, 100 and (site)
  * 150 against an exact scan (every chunk's `vec_distance_cosine`, by SQL in the same file), and
  * that scan's time; the process's RSS once the index is reopened and searched; the first search
- * after a reopen (which reads the matrix).
+ * after a reopen (a scan while the matrix is read in the background) and the matrix's reading.
  */
 export async function vectorIndexBenchmark(options: BenchOptions): Promise<BenchResult> {
   const chunks = Math.max(1000, Math.round(100_000 * options.scale));
@@ -48,10 +48,13 @@ export async function vectorIndexBenchmark(options: BenchOptions): Promise<Bench
 
     const rssBefore = process.memoryUsage().rss;
     const reopenStarted = process.hrtime.bigint();
-    index = new SqliteVectorIndex(file);
+    // As the server opens it: the matrix read in the background, searches meanwhile scanning.
+    index = new SqliteVectorIndex(file, { readInBackground: true });
     const questions = Array.from({ length: QUERIES }, () => embedder.vector(english.question()));
     await index.search(questions[0], 100, { model: MODEL });
     const firstSearchMs = Number(process.hrtime.bigint() - reopenStarted) / 1e6;
+    await index.readMatrix(MODEL);
+    const matrixReadMs = Number(process.hrtime.bigint() - reopenStarted) / 1e6;
 
     const timed = async (k: number, siteId?: number) => {
       const times: number[] = [];
@@ -106,7 +109,9 @@ export async function vectorIndexBenchmark(options: BenchOptions): Promise<Bench
         figure('recall@10 against exact', round(recall.at10 / QUERIES, 4), 'ratio', { target: { op: '>=', value: 0.99 } }),
         figure('recall@100 against exact', round(recall.at100 / QUERIES, 4), 'ratio'),
         figure('recall@150 with a site filter against exact', round(recall.site150 / QUERIES, 4), 'ratio'),
-        figure('first search after reopen', round(firstSearchMs, 1), 'ms'),
+        figure('first search after reopen (a scan, the matrix being read)', round(firstSearchMs, 1), 'ms'),
+        figure('matrix read in the background after reopen', round(matrixReadMs, 1), 'ms'),
+        figure('searches answered by the scan after the matrix was read', index.searchCounts.scan - 1, 'count'),
         figure('RSS after reopen and searches', round(rss / 1e6), 'MB'),
         figure('RSS growth from reopen and searches', round((rss - rssBefore) / 1e6), 'MB'),
       ],

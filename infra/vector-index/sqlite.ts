@@ -42,6 +42,11 @@ const SCHEMA = `
 export interface SqliteVectorIndexOptions extends Partial<FirstPassLimits> {
   /** How long another connection's writes must pause before the matrices are read again (ModelMatrices). */
   reloadPauseMs?: number;
+  /**
+   * Read a model's matrix batch by batch between other work, the searches meanwhile scanning
+   * (a server: no search waits a second or two for it); else at once, by the first search.
+   */
+  readInBackground?: boolean;
 }
 
 /** How many searches each way answered, for benchmarks and tests. */
@@ -83,7 +88,7 @@ export class SqliteVectorIndex implements VectorIndex {
     }
     this.db.exec(SCHEMA);
     this.statements = new PreparedStatements(this.db);
-    this.matrices = new ModelMatrices(this.statements, options.reloadPauseMs ?? 1000);
+    this.matrices = new ModelMatrices(this.statements, options.reloadPauseMs ?? 1000, options.readInBackground ?? false);
     this.limits = { minMargin: options.minMargin ?? 100, maxCandidateShare: options.maxCandidateShare ?? 0.25 };
   }
 
@@ -150,7 +155,17 @@ export class SqliteVectorIndex implements VectorIndex {
     this.matrices.clear();
   }
 
+  /**
+   * Resolves once the model's matrix is read (or its reading given up, when another connection
+   * writes): for a server at start, a benchmark or a test.
+   */
+  async readMatrix(model = UNNAMED_MODEL): Promise<void> {
+    const dimension = this.dimension();
+    if (dimension > 0) await this.matrices.whenRead(model, dimension);
+  }
+
   async close(): Promise<void> {
+    this.matrices.clear();
     if (this.db.open) this.db.close();
   }
 

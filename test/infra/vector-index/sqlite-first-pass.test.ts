@@ -223,3 +223,59 @@ t.test('reopened, the index reads its matrix from the file and searches at once'
   t.equal((await reopened.search(axis(8, 6), 1, { model: MODEL }))[0].text, 'kept');
   t.equal(reopened.searchCounts.firstPass, 4);
 });
+
+t.test('read in the background: searches scan until the matrix is read, and writes made meanwhile are in it', async (t) => {
+  const file = `${t.testdir()}/vector-index.sqlite`;
+  const index = new SqliteVectorIndex(file, { readInBackground: true, minMargin: 20 });
+  const scan = new SqliteVectorIndex(file, { maxCandidateShare: 0 });
+  t.teardown(async () => {
+    await index.close();
+    await scan.close();
+  });
+  const random = seeded(9);
+  // More rows than one batch (2,000), so that the writes below fall before and after the rows read.
+  for (let id = 1; id <= 5000; id++) {
+    await index.replace(resource('item', id), [{ text: `${id}`, vector: Float32Array.from({ length: 8 }, () => random() - 0.5) }], MODEL);
+  }
+  const query = axis(8, 2, 5, 0.3);
+  t.same(await index.search(query, 10, { model: MODEL }), await scan.search(query, 10, { model: MODEL }));
+  t.same(index.searchCounts, { firstPass: 0, scan: 1 }, 'the first search scans while the matrix is read');
+  await new Promise((resolve) => setImmediate(resolve));
+  await index.replace(resource('item', 10), [{ text: 'read, then moved', vector: query }], MODEL);
+  await index.replace(resource('item', 4000), [{ text: 'not read yet, moved', vector: axis(8, 2, 5, 0.31) }], MODEL);
+  await index.remove('item', 11);
+  await index.remove('item', 4001);
+  await index.readMatrix(MODEL);
+  for (const q of [query, axis(8, 1), axis(8, 6, 7, -0.5)]) {
+    t.same(await index.search(q, 30, { model: MODEL }), await scan.search(q, 30, { model: MODEL }));
+  }
+  t.same((await index.search(query, 2, { model: MODEL })).map((h) => h.text), ['read, then moved', 'not read yet, moved']);
+  t.same(index.searchCounts, { firstPass: 4, scan: 1 }, 'once read, the first pass answers');
+});
+
+t.test('read in the background: another connection\'s write stops the reading; a close during it is safe', async (t) => {
+  const file = `${t.testdir()}/vector-index.sqlite`;
+  const server = new SqliteVectorIndex(file, { readInBackground: true, reloadPauseMs: 50, minMargin: 20 });
+  const cli = new SqliteVectorIndex(file);
+  t.teardown(async () => {
+    await server.close();
+    await cli.close();
+  });
+  for (let id = 1; id <= 5000; id++) await cli.replace(resource('item', id), [{ text: `${id}`, vector: axis(8, id % 8, (id + 1) % 8, id / 5000) }], MODEL);
+  const query = axis(8, 3);
+  await server.search(query, 5, { model: MODEL });
+  await new Promise((resolve) => setImmediate(resolve));
+  await cli.replace(resource('item', 1), [{ text: 'on the query', vector: query }], MODEL);
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal((await server.search(query, 1, { model: MODEL }))[0].text, 'on the query', 'scanned, the other connection being at work');
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  await server.readMatrix(MODEL);
+  t.equal((await server.search(query, 1, { model: MODEL }))[0].text, 'on the query');
+  t.same(server.searchCounts, { firstPass: 1, scan: 2 }, 'the reading started again from the file as the other connection left it');
+
+  const closing = new SqliteVectorIndex(file, { readInBackground: true });
+  await closing.search(query, 5, { model: MODEL });
+  await closing.close();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  t.pass('no batch is read after the close');
+});
