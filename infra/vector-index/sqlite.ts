@@ -59,12 +59,14 @@ export interface SearchCounts {
  * The embedded vector index on sqlite-vec, in one SQLite file (or ':memory:'): chunks with their
  * float32 vectors and the model that made them, the resources with their sites and item sets.
  * The file is the source of truth, so a restart embeds nothing. Searches are exact:
- * - a first pass over an in-memory int8 matrix of the model's vectors (ModelMatrices, read at the
- *   model's first search) by usearch's SIMD `exactSearch` picks the k + margin nearest candidates;
+ * - a first pass over an in-memory int8 matrix of the model's vectors (ModelMatrices, read from
+ *   the file from the model's first search on) by usearch's SIMD `exactSearch` picks the k +
+ *   margin nearest candidates;
  * - sqlite-vec's `vec_distance_cosine` then ranks the candidates that pass the filter exactly, by
  *   (distance, id) as the scan does. When too few candidates pass, or the k-th hit lies too close
- *   to the candidates' end, more are read; past a quarter of the rows, or while another
- *   connection keeps writing, the index scans every chunk in SQL (`scan`), the reference.
+ *   to the candidates' end, more are read; past a quarter of the rows, while the matrix is
+ *   being read, or while another connection keeps writing, the index scans every chunk in SQL
+ *   (`scanNearest`), the reference.
  * (A first pass on sign bits in a vec0 table was measured and dropped: recall@10 0.28 on the
  * words embedder's sparse vectors; see bench/README.md.)
  */
