@@ -22,16 +22,15 @@ interface Reading {
 
 /**
  * The quantized matrices of the models searched, kept in step with the SQLite file they are
- * read from. A model's matrix is read at its first search, then updated by this connection's
- * writes. Read at once, 100,000 chunks take 1 to 2 s; with `inBackground`, the reading goes
- * batch by batch between other work, and until it ends `get` returns nothing (the search
- * scans). Another connection's commit (the reindex CLI on the same file) is seen by
+ * read from. A model's matrix is read from its first search on, then updated by this
+ * connection's writes. Read at once, 100,000 chunks take 1 to 2 s; with `inBackground`, the
+ * reading goes batch by batch between other work, and until it ends `get` returns nothing (the
+ * search scans). Another connection's commit (the reindex CLI on the same file) is seen by
  * `PRAGMA data_version`, which changes for other connections' commits only: the matrices are
- * then dropped and read again. Reading one takes about a second at 100,000 chunks, longer than
- * a scan, so while that connection keeps writing (a reindex writes one resource at a time: a
- * change seen at two checks in a row, or within `reloadPauseMs` of the last reading) `get`
- * returns nothing, and the search scans in SQL, until a check finds no change `reloadPauseMs`
- * after the last one seen.
+ * then dropped and read again. While that connection keeps writing (a reindex writes one
+ * resource at a time: a change seen at two checks in a row, or within `reloadPauseMs` of the
+ * last reading) `get` returns nothing rather than read again at every search, until a check
+ * finds no change `reloadPauseMs` after the last one seen.
  */
 export class ModelMatrices {
   private readonly matrices = new Map<string, QuantizedMatrix>();
