@@ -13,5 +13,5 @@ export function vectorIndexFile(config: AppConfig): string {
 export async function createVectorIndex(config: AppConfig): Promise<VectorIndex> {
   if (config.elasticsearchUrl) return new (await import('./elasticsearch.js')).ElasticsearchVectorIndex(config.elasticsearchUrl);
   mkdirSync(config.dataDir, { recursive: true });
-  return new SqliteVectorIndex(vectorIndexFile(config));
+  return new SqliteVectorIndex(vectorIndexFile(config), { readInBackground: true });
 }

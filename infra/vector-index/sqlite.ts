@@ -1,6 +1,9 @@
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { PreparedStatements } from '../prepared-statements.js';
+import { nearestByFirstPass, type FirstPassLimits } from './first-pass.js';
+import { ModelMatrices, type WrittenChunk } from './model-matrices.js';
+import { blob, scanNearest } from './sqlite-ranking.js';
 import { UNNAMED_MODEL, type ChunkInput, type IndexedResource, type ResourceType, type SearchFilter, type VectorHit, type VectorIndex } from './port.js';
 
 const SCHEMA = `
@@ -36,31 +39,46 @@ const SCHEMA = `
   create table if not exists vector_settings (key text primary key, value integer not null);
 `;
 
-interface HitRow {
-  resource_type: ResourceType;
-  resource_id: number;
-  title: string;
-  path: string;
-  text: string;
-  chunk_index: number;
-  distance: number;
+export interface SqliteVectorIndexOptions extends Partial<FirstPassLimits> {
+  /** How long another connection's writes must pause before the matrices are read again (ModelMatrices). */
+  reloadPauseMs?: number;
+  /**
+   * Read a model's matrix batch by batch between other work, the searches meanwhile scanning
+   * (a server: no search waits a second or two for it); else at once, by the first search.
+   */
+  readInBackground?: boolean;
+}
+
+/** How many searches each way answered, for benchmarks and tests. */
+export interface SearchCounts {
+  firstPass: number;
+  scan: number;
 }
 
 /**
  * The embedded vector index on sqlite-vec, in one SQLite file (or ':memory:'): chunks with their
  * float32 vectors and the model that made them, the resources with their sites and item sets.
- * A search is exact: sqlite-vec's `vec_distance_cosine` over every chunk of the query's model
- * that the filter allows, the k nearest kept by SQLite's sorter. (A first pass on sign bits in a
- * vec0 table, re-ranked exactly, was measured and dropped: recall@10 0.28 on the words
- * embedder's sparse vectors; see bench/README.md.) Nothing is held in the JavaScript heap: the
- * vectors stay in the file and the page cache, so a restart searches at once.
+ * The file is the source of truth, so a restart embeds nothing. Searches are exact:
+ * - a first pass over an in-memory int8 matrix of the model's vectors (ModelMatrices, read from
+ *   the file from the model's first search on) by usearch's SIMD `exactSearch` picks the k +
+ *   margin nearest candidates;
+ * - sqlite-vec's `vec_distance_cosine` then ranks the candidates that pass the filter exactly, by
+ *   (distance, id) as the scan does. When too few candidates pass, or the k-th hit lies too close
+ *   to the candidates' end, more are read; past a quarter of the rows, while the matrix is
+ *   being read, or while another connection keeps writing, the index scans every chunk in SQL
+ *   (`scanNearest`), the reference.
+ * (A first pass on sign bits in a vec0 table was measured and dropped: recall@10 0.28 on the
+ * words embedder's sparse vectors; see bench/README.md.)
  */
 export class SqliteVectorIndex implements VectorIndex {
   readonly persistent: boolean;
   private readonly db: Database.Database;
   private readonly statements: PreparedStatements;
+  private readonly matrices: ModelMatrices;
+  private readonly limits: FirstPassLimits;
+  readonly searchCounts: SearchCounts = { firstPass: 0, scan: 0 };
 
-  constructor(file = ':memory:') {
+  constructor(file = ':memory:', options: SqliteVectorIndexOptions = {}) {
     this.persistent = file !== ':memory:';
     this.db = new Database(file);
     sqliteVec.load(this.db);
@@ -72,14 +90,17 @@ export class SqliteVectorIndex implements VectorIndex {
     }
     this.db.exec(SCHEMA);
     this.statements = new PreparedStatements(this.db);
+    this.matrices = new ModelMatrices(this.statements, options.reloadPauseMs ?? 1000, options.readInBackground ?? false);
+    this.limits = { minMargin: options.minMargin ?? 100, maxCandidateShare: options.maxCandidateShare ?? 0.25 };
   }
 
   async replace(resource: IndexedResource, chunks: ChunkInput[], model = UNNAMED_MODEL): Promise<void> {
     const dimension = chunks[0]?.vector.length ?? 0;
     if (chunks.some((chunk) => chunk.vector.length !== dimension)) throw new Error('Vectors of one replace must share a dimension.');
-    this.db.transaction(() => {
-      this.removeSync(resource.resourceType, resource.resourceId);
-      if (chunks.length === 0) return;
+    const inserted: WrittenChunk[] = [];
+    const deleted = this.db.transaction(() => {
+      const removed = this.removeSync(resource.resourceType, resource.resourceId);
+      if (chunks.length === 0) return removed;
       this.ensureDimension(dimension);
       const { lastInsertRowid: id } = this.statements.get('insert into vector_resources (resource_type, resource_id, title, path) values (?, ?, ?, ?)')
         .run(resource.resourceType, resource.resourceId, resource.title, resource.path);
@@ -88,12 +109,17 @@ export class SqliteVectorIndex implements VectorIndex {
       const itemSet = this.statements.get('insert or ignore into vector_resource_item_sets (item_set_id, resource) values (?, ?)');
       for (const itemSetId of resource.itemSetIds) itemSet.run(itemSetId, id);
       const chunk = this.statements.get('insert into vector_chunks (resource, chunk_index, model, vector, text) values (?, ?, ?, ?, ?)');
-      chunks.forEach(({ text, vector }, index) => chunk.run(id, index, model, blob(vector), text));
+      chunks.forEach(({ text, vector }, index) => {
+        const { lastInsertRowid } = chunk.run(id, index, model, blob(vector), text);
+        inserted.push({ id: Number(lastInsertRowid), model, vector });
+      });
+      return removed;
     })();
+    this.matrices.written(deleted, inserted);
   }
 
   async remove(resourceType: ResourceType, resourceId: number): Promise<void> {
-    this.db.transaction(() => this.removeSync(resourceType, resourceId))();
+    this.matrices.written(this.db.transaction(() => this.removeSync(resourceType, resourceId))(), []);
   }
 
   async search(vector: Float32Array, k: number, filter: SearchFilter = {}): Promise<VectorHit[]> {
@@ -101,23 +127,13 @@ export class SqliteVectorIndex implements VectorIndex {
     if (k <= 0 || !this.statements.get('select 1 from vector_chunks where model = ? limit 1').get(model)) return [];
     const held = this.dimension();
     if (vector.length !== held) throw new Error(`Vector of dimension ${vector.length} given to an index of dimension ${held}.`);
-    const { where, params } = filterClause(filter);
-    // The nearest chunks first, by the vectors alone; only the k kept are joined to their resources and texts.
-    const rows = this.statements
-      .get(
-        `select r.resource_type, r.resource_id, r.title, r.path, c.text, c.chunk_index, best.distance
-         from (
-           select c.id, coalesce(vec_distance_cosine(c.vector, ?), 1) as distance
-           from vector_chunks c
-           where c.model = ?${where}
-           order by distance, c.id
-           limit ?
-         ) best
-         join vector_chunks c on c.id = best.id
-         join vector_resources r on r.id = c.resource
-         order by best.distance, best.id`,
-      )
-      .all(blob(vector), model, ...params, k) as HitRow[];
+    const matrix = this.matrices.get(model, held);
+    let rows = matrix && nearestByFirstPass(this.statements, matrix, vector, k, model, filter, this.limits);
+    if (rows) this.searchCounts.firstPass++;
+    else {
+      rows = scanNearest(this.statements, vector, k, model, filter);
+      this.searchCounts.scan++;
+    }
     return rows.map((row) => ({
       resourceType: row.resource_type,
       resourceId: row.resource_id,
@@ -138,9 +154,20 @@ export class SqliteVectorIndex implements VectorIndex {
       this.db.exec('delete from vector_chunks; delete from vector_resources; delete from vector_resource_sites; delete from vector_resource_item_sets;');
       this.resetDimension();
     })();
+    this.matrices.clear();
+  }
+
+  /**
+   * Resolves once the model's matrix is read (or its reading given up, when another connection
+   * writes): for a server at start, a benchmark or a test.
+   */
+  async readMatrix(model = UNNAMED_MODEL): Promise<void> {
+    const dimension = this.dimension();
+    if (dimension > 0) await this.matrices.whenRead(model, dimension);
   }
 
   async close(): Promise<void> {
+    this.matrices.clear();
     if (this.db.open) this.db.close();
   }
 
@@ -167,32 +194,15 @@ export class SqliteVectorIndex implements VectorIndex {
     this.db.exec("delete from vector_settings where key = 'dimension';");
   }
 
-  private removeSync(resourceType: ResourceType, resourceId: number): void {
+  /** Deletes a resource and its chunks, returning the chunks deleted. */
+  private removeSync(resourceType: ResourceType, resourceId: number): WrittenChunk[] {
     const row = this.statements.get('select id from vector_resources where resource_type = ? and resource_id = ?').get(resourceType, resourceId) as { id: number } | undefined;
-    if (!row) return;
+    if (!row) return [];
+    const chunks = this.statements.get('select id, model from vector_chunks where resource = ?').all(row.id) as WrittenChunk[];
     this.statements.get('delete from vector_chunks where resource = ?').run(row.id);
     this.statements.get('delete from vector_resource_sites where resource = ?').run(row.id);
     this.statements.get('delete from vector_resource_item_sets where resource = ?').run(row.id);
     this.statements.get('delete from vector_resources where id = ?').run(row.id);
+    return chunks;
   }
-}
-
-/** The SQL of `passesFilter` (port.ts) over the chunks `c`, with its parameters. */
-function filterClause(filter: SearchFilter): { where: string; params: unknown[] } {
-  let where = '';
-  const params: unknown[] = [];
-  if (filter.siteId !== undefined) {
-    where += ' and c.resource in (select resource from vector_resource_sites where site_id = ?)';
-    params.push(filter.siteId);
-  }
-  if (filter.itemSetIds && filter.itemSetIds.length > 0) {
-    where +=
-      " and c.resource in (select s.resource from vector_resource_item_sets s join vector_resources r on r.id = s.resource where r.resource_type in ('item', 'media') and s.item_set_id in (select value from json_each(?)))";
-    params.push(JSON.stringify(filter.itemSetIds));
-  }
-  return { where, params };
-}
-
-function blob(vector: Float32Array): Buffer {
-  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
 }

@@ -22,7 +22,11 @@ const resource = (over: Partial<IndexedResource> & Pick<IndexedResource, 'resour
   ...over,
 });
 
-const adapters: [string, () => VectorIndex][] = [['sqlite-vec', () => new SqliteVectorIndex()]];
+const adapters: [string, () => VectorIndex][] = [
+  ['sqlite-vec', () => new SqliteVectorIndex()],
+  // The first pass over the int8 matrix on every search, even of a few rows (by default they are scanned).
+  ['sqlite-vec, first pass always', () => new SqliteVectorIndex(':memory:', { maxCandidateShare: 1, minMargin: 1 })],
+];
 if (process.env.ELASTICSEARCH_URL) {
   adapters.push(['elasticsearch', () => new ElasticsearchVectorIndex(process.env.ELASTICSEARCH_URL as string, `chatbot-test-${randomUUID()}`)]);
 }
