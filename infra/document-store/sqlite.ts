@@ -571,22 +571,26 @@ export class SqliteDocumentStore implements DocumentStore {
    */
   async batch<T>(work: () => Promise<T>): Promise<T> {
     this.batchesOpen++;
-    let failed = false;
+    let result: T;
     try {
       this.write(() => undefined);
-      return await work();
+      result = await work();
     } catch (error) {
-      failed = true;
+      this.endBatch(false);
       throw error;
+    }
+    this.endBatch(true);
+    return result;
+  }
+
+  /** Writes what the batch left to write; when its work failed, that failure is the one to report. */
+  private endBatch(succeeded: boolean): void {
+    try {
+      this.flushBatches();
+    } catch (error) {
+      if (succeeded) throw error;
     } finally {
-      try {
-        this.flushBatches();
-      } catch (error) {
-        // A failure of the work is the one to report; a failed write of what it left is lost with it.
-        if (!failed) throw error;
-      } finally {
-        if (--this.batchesOpen === 0 && this.commitWaiting) this.commit();
-      }
+      if (--this.batchesOpen === 0 && this.commitWaiting) this.commit();
     }
   }
 
