@@ -66,6 +66,7 @@ interface Item {
   title: string;
   media_ids: number[];
   site?: number;
+  [key: string]: unknown;
 }
 
 t.test('in a batch, an event reads what an earlier one wrote, and queries see the batch\'s writes', async (t) => {
