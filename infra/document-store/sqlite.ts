@@ -99,6 +99,8 @@ class SqliteCollection<T extends Document> implements Collection<T> {
 
   /** Adds index declarations; documents already stored must hold indexable values in the new fields. */
   declare(specs: readonly IndexSpec[]): void {
+    // The batch's documents are checked against the new fields with the stored ones.
+    this.flushBatch();
     for (const spec of specs) {
       const fields = indexFields(spec);
       const key = fields.join(',');
@@ -115,6 +117,7 @@ class SqliteCollection<T extends Document> implements Collection<T> {
   declareText(spec: TextSearchSpec): void {
     const fields = textFields(spec);
     if (this.text && this.text.fields.join(',') === fields.join(',')) return;
+    this.flushBatch();
     this.text = new SqliteTextIndex(this.host, this.table, `${TABLE_PREFIX}${this.name}__text`, fields);
     if (this.created) this.text.ensure();
   }
