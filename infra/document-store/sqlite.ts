@@ -178,7 +178,10 @@ class SqliteCollection<T extends Document> implements Collection<T> {
   private batchRead(id: T['_id']): T | null {
     const known = this.batchDocs.get(id);
     if (known) return known.doc;
-    const doc = this.rows({ _id: id }, { limit: 1 })[0] ?? null;
+    this.ensure();
+    // Straight to the row: the batch remembers it, and a replay's reads are mostly of documents not yet written.
+    const json = this.host.statement(`SELECT doc FROM ${this.table} WHERE _id = ?`).pluck().get(id) as string | undefined;
+    const doc = json === undefined ? null : (JSON.parse(json) as T);
     this.batchDocs.read(id, doc);
     return doc;
   }
