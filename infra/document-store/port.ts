@@ -88,7 +88,10 @@ export interface DocumentStore {
    * runner folds a batch of events and saves its checkpoints inside one, so a crash never leaves
    * a checkpoint without the documents it covers (nor, in SQLite, documents without their
    * checkpoint). Not a rollback: writes made before `work` throws still commit with the rest
-   * (projections are idempotent, so the batch is simply applied again). Optional: a store without
+   * (projections are idempotent, so the batch is simply applied again). SQLite keeps the
+   * documents read and written by key inside a batch and writes each once when it ends (or
+   * before a query by anything else): a document read back is the very object put, as in the
+   * in-memory store. Optional: a store without
    * it (memory, MongoDB) writes as it goes, which replays also make harmless.
    */
   batch?<T>(work: () => Promise<T>): Promise<T>;

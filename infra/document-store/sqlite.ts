@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import type { Collection, CollectionOptions, Document, DocumentStore, Filter, FindFieldsOptions, FindOptions, IndexSpec, TextQuery, TextSearchSpec, Update } from './port.js';
 import { DependencyUnavailableError } from '../errors.js';
 import { PreparedStatements } from '../prepared-statements.js';
+import { BatchDocuments } from './batch-documents.js';
 import { applyUpdate } from './document-updates.js';
 import { checkedFields } from './picked-fields.js';
 import { whereClause } from './sql-filter.js';
@@ -52,12 +53,16 @@ function windowNumber(name: string, value: number): number {
   return Math.floor(value);
 }
 
-function encode(doc: Document): string {
+function checkId(doc: Document): void {
   const id: unknown = doc._id;
   if (!(typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)))) {
     throw new UnsupportedQueryError(`a document's _id must be a string or a finite number, not ${JSON.stringify(id)}.`);
   }
-  return JSON.stringify(doc);
+}
+
+/** A document as the table gives it back: what an update starts from, so a document handed out never changes. */
+function tableCopy<T extends Document>(doc: T): T {
+  return JSON.parse(JSON.stringify(doc)) as T;
 }
 
 /** What a collection asks of its store: statements, and the write transaction of this turn. */
@@ -68,7 +73,12 @@ interface CollectionHost {
   noticeOtherWriters(): void;
   /** Runs `work` inside the open write transaction, which commits within the commit interval. */
   write<T>(work: () => T): T;
+  /** True while a batch runs (DocumentStore.batch): key reads and writes then go through its documents. */
+  batching(): boolean;
 }
+
+/** Text rows a batch writes after every collection's documents (see SqliteDocumentStore.batch). */
+type TextWrites = (() => void)[];
 
 class SqliteCollection<T extends Document> implements Collection<T> {
   private readonly table: string;
@@ -77,6 +87,8 @@ class SqliteCollection<T extends Document> implements Collection<T> {
   private readonly indexes = new Map<string, string[]>();
   private text: SqliteTextIndex | null = null;
   private created = false;
+  /** The documents the running batch has read or written by key (empty outside a batch). */
+  private readonly batchDocs = new BatchDocuments<T>();
 
   constructor(
     private readonly host: CollectionHost,
@@ -87,6 +99,8 @@ class SqliteCollection<T extends Document> implements Collection<T> {
 
   /** Adds index declarations; documents already stored must hold indexable values in the new fields. */
   declare(specs: readonly IndexSpec[]): void {
+    // The batch's documents are checked against the new fields with the stored ones.
+    this.flushBatch();
     for (const spec of specs) {
       const fields = indexFields(spec);
       const key = fields.join(',');
@@ -103,6 +117,7 @@ class SqliteCollection<T extends Document> implements Collection<T> {
   declareText(spec: TextSearchSpec): void {
     const fields = textFields(spec);
     if (this.text && this.text.fields.join(',') === fields.join(',')) return;
+    this.flushBatch();
     this.text = new SqliteTextIndex(this.host, this.table, `${TABLE_PREFIX}${this.name}__text`, fields);
     if (this.created) this.text.ensure();
   }
@@ -135,16 +150,59 @@ class SqliteCollection<T extends Document> implements Collection<T> {
   /** Forgets the table (it was dropped): the next use creates it again. */
   dropped(): void {
     this.created = false;
+    this.batchDocs.clear();
     this.changed();
   }
 
-  private encodeChecked(doc: T): string {
+  /** Refuses a document the table cannot hold, when it is written (in a batch too, so its event is the one that fails). */
+  private check(doc: T): void {
     for (const field of this.plain) {
       if (!isIndexableValue(doc[field])) {
         throw new UnsupportedQueryError(`collection ${this.name}: the indexed field "${field}" of document ${JSON.stringify(doc._id)} must hold a string, a number or null.`);
       }
     }
-    return encode(doc);
+    checkId(doc);
+  }
+
+  private encodeChecked(doc: T): string {
+    this.check(doc);
+    return JSON.stringify(doc);
+  }
+
+  /** The key of a filter the running batch answers (only `{_id}`), undefined outside a batch or for any other filter. */
+  private batchKey(filter: Filter): T['_id'] | undefined {
+    return this.host.batching() ? idLookup(filter) : undefined;
+  }
+
+  /** The document by key as the batch sees it: its own write, else the table's, read once per batch. */
+  private batchRead(id: T['_id']): T | null {
+    const known = this.batchDocs.get(id);
+    if (known) return known.doc;
+    this.ensure();
+    // Straight to the row: the batch remembers it, and a replay's reads are mostly of documents not yet written.
+    const json = this.host.statement(`SELECT doc FROM ${this.table} WHERE _id = ?`).pluck().get(id) as string | undefined;
+    const doc = json === undefined ? null : (JSON.parse(json) as T);
+    this.batchDocs.read(id, doc);
+    return doc;
+  }
+
+  /**
+   * Writes the batch's documents to the table: at the end of the batch, or before a query by
+   * anything but the key, which must see them. Their text rows are written at once, or added to
+   * `texts` for the store to write after every collection's documents.
+   */
+  flushBatch(texts?: TextWrites): void {
+    if (this.batchDocs.size === 0) return;
+    const { written, deleted } = this.batchDocs.drain();
+    // Deletes first, and text rows in the same order: a rowid freed here may be taken again below.
+    for (const id of deleted) this.deleteRows({ _id: id });
+    if (written.length > 0) {
+      this.ensure();
+      this.upsert(
+        written.map((doc) => [doc._id, JSON.stringify(doc), doc]),
+        texts,
+      );
+    }
   }
 
   /**
@@ -248,12 +306,16 @@ class SqliteCollection<T extends Document> implements Collection<T> {
   }
 
   async findOne(filter: Filter): Promise<T | null> {
+    const id = this.batchKey(filter);
+    if (id !== undefined) return this.batchRead(id);
+    this.flushBatch();
     return this.rows(filter, { limit: 1 })[0] ?? null;
   }
 
   find<K extends keyof T & string>(filter: Filter, options: FindFieldsOptions<K>): Promise<Pick<T, K | '_id'>[]>;
   find(filter: Filter, options?: FindOptions): Promise<T[]>;
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    this.flushBatch();
     if (options.limit === 0) {
       this.where(filter, options);
       return [];
@@ -262,6 +324,7 @@ class SqliteCollection<T extends Document> implements Collection<T> {
   }
 
   async count(filter: Filter = {}, options: TextQuery = {}): Promise<number> {
+    this.flushBatch();
     this.ensure();
     const where = this.where(filter, options);
     const sql = `SELECT count(*) FROM ${where.from} WHERE ${where.sql}`;
@@ -269,8 +332,13 @@ class SqliteCollection<T extends Document> implements Collection<T> {
     return options.text ? read() : this.remembered(sql, where.params, read);
   }
 
-  /** Writes each document as [its id, its JSON, the document itself (for the text index)]. */
-  private upsert(rows: [T['_id'], string, T][]): void {
+  /**
+   * Writes each document as [its id, its JSON, the document itself (for the text index)]. The
+   * text rows follow all the documents, or go to `texts` when given: FTS5 writes its pending
+   * rows out whenever another statement of the transaction opens a savepoint, so text rows
+   * written between document rows make many small segments to merge (twice as slow).
+   */
+  private upsert(rows: [T['_id'], string, T][], texts?: TextWrites): void {
     const upsert = `INSERT INTO ${this.table} (_id, doc) VALUES (?, ?) ON CONFLICT (_id) DO UPDATE SET doc = excluded.doc`;
     const text = this.text;
     if (text) {
@@ -280,12 +348,15 @@ class SqliteCollection<T extends Document> implements Collection<T> {
       // (measured with better-sqlite3 12.11 and SQLite 3.53), most of a post's write.
       const statement = this.host.statement(upsert);
       const rowidOf = this.host.statement(`SELECT rowid FROM ${this.table} WHERE _id = ?`).pluck();
-      this.host.write(() => {
-        for (const [id, json, doc] of rows) {
+      const rowids = this.host.write(() =>
+        rows.map(([id, json]) => {
           statement.run(id, json);
-          text.written(rowidOf.get(id) as number, doc);
-        }
-      });
+          return rowidOf.get(id) as number;
+        }),
+      );
+      const writeTexts = () => this.host.write(() => rows.forEach(([, , doc], i) => text.written(rowids[i], doc)));
+      if (texts) texts.push(writeTexts);
+      else writeTexts();
     } else {
       const statement = this.host.statement(upsert);
       this.host.write(() => {
@@ -297,16 +368,37 @@ class SqliteCollection<T extends Document> implements Collection<T> {
 
   async put(doc: T): Promise<void> {
     this.ensure();
+    if (this.host.batching()) {
+      this.check(doc);
+      this.batchDocs.write(doc);
+      return;
+    }
     this.upsert([[doc._id, this.encodeChecked(doc), doc]]);
   }
 
   async putMany(docs: T[]): Promise<void> {
     this.ensure();
     // Every document is checked before the first is written: a bad one leaves none half stored.
+    if (this.host.batching()) {
+      for (const doc of docs) this.check(doc);
+      for (const doc of docs) this.batchDocs.write(doc);
+      return;
+    }
     this.upsert(docs.map((doc) => [doc._id, this.encodeChecked(doc), doc]));
   }
 
   private update(filter: Filter, update: Update, limit?: number): number {
+    const id = this.batchKey(filter);
+    if (id !== undefined) {
+      const current = this.batchRead(id);
+      if (!current) return 0;
+      const doc = tableCopy(current);
+      applyUpdate(doc, update);
+      this.check(doc);
+      this.batchDocs.write(doc);
+      return 1;
+    }
+    this.flushBatch();
     const docs = this.rows(filter, limit === undefined ? {} : { limit }, true);
     const rows = docs.map((doc): [T['_id'], string, T] => {
       const id = doc._id;
@@ -326,6 +418,17 @@ class SqliteCollection<T extends Document> implements Collection<T> {
   }
 
   private delete(filter: Filter, limit?: number): number {
+    const id = this.batchKey(filter);
+    if (id !== undefined) {
+      if (!this.batchRead(id)) return 0;
+      this.batchDocs.delete(id);
+      return 1;
+    }
+    this.flushBatch();
+    return this.deleteRows(filter, limit);
+  }
+
+  private deleteRows(filter: Filter, limit?: number): number {
     this.ensure();
     const { sql, params } = this.select('rowid', filter, limit === undefined ? {} : { limit });
     const text = this.text;
@@ -351,6 +454,7 @@ class SqliteCollection<T extends Document> implements Collection<T> {
   }
 
   async drop(): Promise<void> {
+    this.batchDocs.clear();
     this.host.write(() => this.host.db.exec(`DROP TABLE IF EXISTS ${this.table}`));
     this.text?.drop();
     this.dropped();
@@ -418,6 +522,7 @@ export class SqliteDocumentStore implements DocumentStore {
       statement: (sql) => this.statement(sql),
       write: (work) => this.write(work),
       noticeOtherWriters: () => this.noticeOtherWriters(),
+      batching: () => this.batchesOpen > 0,
     };
     this.dataVersion = this.db.prepare('PRAGMA data_version').pluck();
     this.lastDataVersion = this.dataVersion.get() as number;
@@ -496,14 +601,43 @@ export class SqliteDocumentStore implements DocumentStore {
    * The writes of `work` commit in the same transaction (the one open when it ends, which may
    * hold other writes too): the commit interval's timer waits for it. Writes made before `work`
    * throws are kept and commit with the rest, as the port says.
+   *
+   * While a batch runs, documents read and written by key stay in each collection's batch
+   * documents and reach the tables when it ends (or before a query that must see them), each
+   * written once however many events changed it; the text rows of them all come last (see
+   * `upsert`). The write lock is taken first, so a file another process holds refuses the batch
+   * before any of its work (and the projection runner's checkpoints move only past batches
+   * that will be written).
    */
   async batch<T>(work: () => Promise<T>): Promise<T> {
     this.batchesOpen++;
+    let result: T;
     try {
-      return await work();
+      this.write(() => undefined);
+      result = await work();
+    } catch (error) {
+      this.endBatch(false);
+      throw error;
+    }
+    this.endBatch(true);
+    return result;
+  }
+
+  /** Writes what the batch left to write; when its work failed, that failure is the one to report. */
+  private endBatch(succeeded: boolean): void {
+    try {
+      this.flushBatches();
+    } catch (error) {
+      if (succeeded) throw error;
     } finally {
       if (--this.batchesOpen === 0 && this.commitWaiting) this.commit();
     }
+  }
+
+  private flushBatches(): void {
+    const texts: TextWrites = [];
+    for (const collection of this.collections.values()) collection.flushBatch(texts);
+    for (const write of texts) write();
   }
 
   collection<T extends Document>(name: string, options: CollectionOptions = {}): Collection<T> {
