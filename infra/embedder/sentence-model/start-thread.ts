@@ -4,9 +4,9 @@ import { projectFile } from '../../project-root.js';
 
 /**
  * The compiled thread by its place in dist/, not beside this module: `npm start` runs a bundle
- * of the server (bin/bundle.ts), whose `import.meta.url` is the bundle's.
+ * of the server (bin/bundle-server.ts), whose `import.meta.url` is the bundle's.
  */
-const COMPILED_THREAD = 'dist/infra/embedder/sentence-model/thread.js';
+export const COMPILED_MODEL_THREAD = 'dist/infra/embedder/sentence-model/thread.js';
 
 /**
  * Starts the model thread (or, in tests, another script speaking its protocol). Compiled, it
@@ -15,7 +15,7 @@ const COMPILED_THREAD = 'dist/infra/embedder/sentence-model/thread.js';
  */
 export function startModelThread(script?: URL): Worker {
   const typescript = import.meta.url.endsWith('.ts');
-  script ??= typescript ? new URL('./thread.js', import.meta.url) : pathToFileURL(projectFile(COMPILED_THREAD));
+  script ??= typescript ? new URL('./thread.js', import.meta.url) : pathToFileURL(projectFile(COMPILED_MODEL_THREAD));
   const entry = typescript && script.href.endsWith('.js') ? new URL(script.href.replace(/\.js$/, '.ts')) : script;
   if (!entry.href.endsWith('.ts')) return new Worker(entry);
   const href = JSON.stringify(entry.href);
