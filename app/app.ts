@@ -14,6 +14,7 @@ import { completeOperation, nameOperations } from './openapi-operations.js';
 import { installPermissionGate } from './permission-gate.js';
 import type { Runtime } from './runtime.js';
 import type { TypeBoxRequestProvider } from './type-provider.js';
+import { buildSerializerOnFirstUse } from './serialization.js';
 import { markFormBody, validatorCompiler } from './validation.js';
 import { authRoutes } from '../routes/auth.js';
 
@@ -32,6 +33,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
     genReqId: () => randomUUID(),
     childLoggerFactory: lazyChildLoggerFactory,
     logController: new LogController({ disableRequestLogging: runtime.config.logLevel !== 'debug' }),
+    schemaController: { compilersFactory: { buildSerializer: buildSerializerOnFirstUse } },
   }).withTypeProvider<TypeBoxRequestProvider>();
   app.setValidatorCompiler(validatorCompiler);
 

@@ -1,5 +1,3 @@
-import { fileTypeFromBuffer } from 'file-type';
-
 const TEXT_TYPES_BY_EXTENSION: Record<string, string> = {
   txt: 'text/plain',
   csv: 'text/csv',
@@ -36,6 +34,8 @@ function isSvg(head: Buffer): boolean {
  * which is recognised by its content so a renamed SVG is still known to be one.
  */
 export async function sniffMimeType(head: Buffer, extension: string): Promise<string> {
+  // Imported on the first upload, not at start: file-type and its readers are dozens of modules.
+  const { fileTypeFromBuffer } = await import('file-type');
   const detected = await fileTypeFromBuffer(head);
   if (detected) return detected.mime === 'application/xml' && isSvg(head) ? 'image/svg+xml' : detected.mime;
   if (!looksLikeText(head) || head.length === 0) return 'application/octet-stream';

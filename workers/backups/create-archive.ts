@@ -24,7 +24,6 @@ import {
 } from './manifest.js';
 import { checksumFileFor } from './paths.js';
 import type { ReadSideSnapshot } from './read-side-snapshot.js';
-import { ZipWriter } from './zip-writer.js';
 
 export interface ArchiveRequest {
   /** The archive's final path; it appears there only once complete. */
@@ -84,6 +83,8 @@ export async function createArchive(request: ArchiveRequest): Promise<ArchiveRes
   const partial = `${request.file}.partial`;
   await mkdir(dirname(request.file), { recursive: true });
   await rm(partial, { force: true });
+  // Imported with the first backup, not at start: archiver and its streams cost ~100 ms to load.
+  const { ZipWriter } = await import('./zip-writer.js');
   const zip = new ZipWriter(partial, request.createdAt);
   const entries: ManifestEntry[] = [];
   const counter = { events: 0 };

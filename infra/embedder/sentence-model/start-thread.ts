@@ -1,12 +1,21 @@
 import { Worker } from 'node:worker_threads';
+import { pathToFileURL } from 'node:url';
+import { projectFile } from '../../project-root.js';
+
+/**
+ * The compiled thread by its place in dist/, not beside this module: `npm start` runs a bundle
+ * of the server (bin/bundle-server.ts), whose `import.meta.url` is the bundle's.
+ */
+export const COMPILED_MODEL_THREAD = 'dist/infra/embedder/sentence-model/thread.js';
 
 /**
  * Starts the model thread (or, in tests, another script speaking its protocol). Compiled, it
  * runs dist's JavaScript; under tsx it registers tsx in the worker first, since a worker does
  * not inherit the hooks `--import tsx` installed (privatenumber/tsx#354).
  */
-export function startModelThread(script: URL = new URL('./thread.js', import.meta.url)): Worker {
+export function startModelThread(script?: URL): Worker {
   const typescript = import.meta.url.endsWith('.ts');
+  script ??= typescript ? new URL('./thread.js', import.meta.url) : pathToFileURL(projectFile(COMPILED_MODEL_THREAD));
   const entry = typescript && script.href.endsWith('.js') ? new URL(script.href.replace(/\.js$/, '.ts')) : script;
   if (!entry.href.endsWith('.ts')) return new Worker(entry);
   const href = JSON.stringify(entry.href);
