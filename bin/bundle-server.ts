@@ -15,6 +15,7 @@ const EXTERNAL = [
   // native addons, found beside the package
   'better-sqlite3',
   'sqlite-vec',
+  'usearch',
   // files read beside the package: swagger-ui's assets, pino's transport threads, the model
   '@fastify/swagger-ui',
   'pino',

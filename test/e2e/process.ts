@@ -53,11 +53,18 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts `bin/serve.ts` under tsx with `npm start`'s node flags (it runs the same file compiled to dist/) and waits until it answers HTTP. */
-export async function startServer(env: Record<string, string>, timeoutMs = 60_000): Promise<ServerProcess> {
+/** The bundle `npm start` runs, built by `npm run build` (which `npm ci` runs as `prepare`). */
+export const SERVER_BUNDLE = join(ROOT, 'dist', 'bin', 'serve.js');
+
+/**
+ * Starts `bin/serve.ts` under tsx with `npm start`'s node flags (it runs the same file bundled in
+ * dist/), or with `bundle` the bundle itself, and waits until it answers HTTP.
+ */
+export async function startServer(env: Record<string, string>, timeoutMs = 60_000, from: 'sources' | 'bundle' = 'sources'): Promise<ServerProcess> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [...SERVE_NODE_FLAGS, '--import', 'tsx', join(ROOT, 'bin', 'serve.ts')], {
+  const entry = from === 'bundle' ? [SERVER_BUNDLE] : ['--import', 'tsx', join(ROOT, 'bin', 'serve.ts')];
+  const child = spawn(process.execPath, [...SERVE_NODE_FLAGS, ...entry], {
     cwd: ROOT,
     env: childEnv({ HOST: '127.0.0.1', PORT: String(port), ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
