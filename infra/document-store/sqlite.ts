@@ -97,6 +97,21 @@ class SqliteCollection<T extends Document> implements Collection<T> {
     this.table = tableOf(name);
   }
 
+  /** The option objects this collection has declared (one collection's, not the store's: two may share one). */
+  private readonly declaredOptions = new WeakSet<readonly IndexSpec[] | TextSearchSpec>();
+
+  /** Accessors pass the same constant options on every call: declared once, then only looked up. */
+  declareOnce(options: CollectionOptions): void {
+    if (options.indexes && !this.declaredOptions.has(options.indexes)) {
+      this.declare(options.indexes);
+      this.declaredOptions.add(options.indexes);
+    }
+    if (options.textSearch && !this.declaredOptions.has(options.textSearch)) {
+      this.declareText(options.textSearch);
+      this.declaredOptions.add(options.textSearch);
+    }
+  }
+
   /** Adds index declarations; documents already stored must hold indexable values in the new fields. */
   declare(specs: readonly IndexSpec[]): void {
     // The batch's documents are checked against the new fields with the stored ones.
@@ -494,7 +509,6 @@ export class SqliteDocumentStore implements DocumentStore {
   private batchesOpen = 0;
   private commitWaiting = false;
   private readonly commitIntervalMs: number;
-  private readonly declared = new WeakSet<readonly IndexSpec[] | TextSearchSpec>();
   private readonly host: CollectionHost;
   /** Changes when another connection commits to the file: remembered answers may be stale then. */
   private readonly dataVersion: Database.Statement;
@@ -646,15 +660,7 @@ export class SqliteDocumentStore implements DocumentStore {
       collection = new SqliteCollection<Document>(this.host, name);
       this.collections.set(name, collection);
     }
-    // Accessors pass the same constant list on every call: declared once, then only looked up.
-    if (options.indexes && !this.declared.has(options.indexes)) {
-      collection.declare(options.indexes);
-      this.declared.add(options.indexes);
-    }
-    if (options.textSearch && !this.declared.has(options.textSearch)) {
-      collection.declareText(options.textSearch);
-      this.declared.add(options.textSearch);
-    }
+    collection.declareOnce(options);
     return collection as unknown as Collection<T>;
   }
 

@@ -264,3 +264,15 @@ t.test('another process commit is seen from the next turn of the event loop; ano
   await sameProcess.close();
   t.equal((await docs.findOne({ _id: 1 }))?.n, 3, 'a commit of another store of this process is seen in the same turn');
 });
+
+t.test('two collections declared with one options object both get its indexes and text search', async (t) => {
+  const store = openStore(t);
+  const shared = { indexes: ['slug'], textSearch: { fields: ['title'] } } as const;
+  const first = store.collection<Document>('first', shared);
+  const second = store.collection<Document>('second', shared);
+  await first.put({ _id: 1, slug: 'a', title: 'Harbour' });
+  await second.put({ _id: 1, slug: 'b', title: 'River' });
+  t.match(store.plan('first', { slug: 'a' }).join('\n'), /USING INDEX/);
+  t.match(store.plan('second', { slug: 'b' }).join('\n'), /USING INDEX/, 'the second collection has the index too');
+  t.same((await second.find({}, { text: 'rIV' })).map((doc) => doc._id), [1], 'and its text search');
+});
