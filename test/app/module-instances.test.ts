@@ -29,8 +29,10 @@ t.test('a module is created once per runtime; what it built is that runtime\'s a
       };
     },
   };
-  const first = await createRuntime(embeddedConfig(join(t.testdir(), 'first')), { modules: [usersModule, counting], startWorkers: false });
-  const second = await createRuntime(embeddedConfig(join(t.testdir(), 'second')), { modules: [usersModule, counting], startWorkers: false });
+  // One testdir() call: each call empties the folder, the first runtime's files included.
+  const dir = t.testdir();
+  const first = await createRuntime(embeddedConfig(join(dir, 'first')), { modules: [usersModule, counting], startWorkers: false });
+  const second = await createRuntime(embeddedConfig(join(dir, 'second')), { modules: [usersModule, counting], startWorkers: false });
   t.equal(created.length, 2, 'one create per runtime');
   t.equal(first.module(counting).label, created[0]);
   t.equal(second.module(counting).label, created[1]);
@@ -43,9 +45,10 @@ t.test('a module is created once per runtime; what it built is that runtime\'s a
 });
 
 t.test('two runtimes of the app modules share no chatbot service and no API source', async (t) => {
-  const first = await createRuntime(embeddedConfig(join(t.testdir(), 'first')), { modules: appModules, startWorkers: false });
+  const dir = t.testdir();
+  const first = await createRuntime(embeddedConfig(join(dir, 'first')), { modules: appModules, startWorkers: false });
   t.teardown(() => first.close());
-  const second = await createRuntime(embeddedConfig(join(t.testdir(), 'second')), { modules: appModules, startWorkers: false });
+  const second = await createRuntime(embeddedConfig(join(dir, 'second')), { modules: appModules, startWorkers: false });
   t.teardown(() => second.close());
   t.not(first.module(chatbotModule).services, second.module(chatbotModule).services);
   t.not(first.module(chatbotModule).services.vectorIndex, second.module(chatbotModule).services.vectorIndex);
