@@ -5,11 +5,13 @@ import { figure, type BenchResult } from './report.js';
 import { round } from './stats.js';
 
 const MB = 2 ** 20;
+/** Rounds of `exercise`, each four requests. */
+const VISITS = 100;
 
 /** What a site's visitors ask of a server: list pages, searches of the list, chatbot searches. */
 async function exercise(url: string, posts: number): Promise<void> {
   const get = async (path: string) => (await fetch(`${url}${path}`)).arrayBuffer();
-  for (let n = 0; n < 100; n++) {
+  for (let n = 0; n < VISITS; n++) {
     await get(`/api/blog_posts?per_page=10&page=${1 + ((n * 37) % 50)}`);
     await get(`/api/blog_posts/${1 + ((n * 7919) % posts)}`);
     await get(`/api/blog_posts?per_page=10&search=${['museum', 'river', 'station', 'history', 'music'][n % 5]}${n % 7 === 0 ? '' : 's'}`);
@@ -38,7 +40,7 @@ export async function memoryBenchmark(_options: BenchOptions, content: ContentSe
     name: 'memory',
     title: `server RSS holding ${content.posts} posts and ${content.posts} chunks`,
     status: 'ran',
-    setup: { posts: content.posts, chunks: content.posts, requests_after_restart: 400 },
+    setup: { posts: content.posts, chunks: content.posts, requests_after_restart: VISITS * 4 },
     figures: [
       figure('RSS, started again, after requests', round(held.rss / MB, 1), 'MB', { target: { op: '<=', value: 200 } }),
       figure('peak RSS, started again', round(held.peak / MB, 1), 'MB'),

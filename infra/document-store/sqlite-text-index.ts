@@ -107,8 +107,9 @@ export class SqliteTextIndex {
   /**
    * The rowids of the documents holding the text. Three code points or more: the trigram index
    * answers, the needle quoted as one phrase (its `"` doubled), so FTS5 syntax in it (`*`,
-   * `AND`, `NEAR`, `:`) is plain text; past PHRASE_LIMIT, its beginning, checked whole by instr. Fewer, or a needle holding a NUL: a scan of the stored lowercased texts with instr,
-   * which compares characters exactly as `includes` does.
+   * `AND`, `NEAR`, `:`) is plain text; past PHRASE_LIMIT, its beginning, checked whole by instr.
+   * Fewer, or a needle holding a NUL: a scan of the stored lowercased texts with instr, which
+   * compares characters exactly as `includes` does.
    */
   private matches(text: string): number[] {
     const needle = text.toLowerCase();

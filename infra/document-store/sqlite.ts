@@ -488,6 +488,9 @@ export interface SqliteDocumentStoreOptions {
   commitIntervalMs?: number;
 }
 
+/** Commits by every SqliteDocumentStore of this process: a look at data_version is repeated after one. */
+let commitsInThisProcess = 0;
+
 /**
  * The embedded read-model store: one SQLite file (WAL), one table of JSON documents per
  * collection, expression indexes on the fields each collection declares, filters translated to
@@ -495,9 +498,6 @@ export interface SqliteDocumentStoreOptions {
  * checkpoints. Writes gather in one transaction that commits every `commitIntervalMs`: no write
  * waits for a commit of its own, and a checkpoint never commits before the documents it covers.
  */
-/** Commits by every SqliteDocumentStore of this process: a look at data_version is repeated after one. */
-let commitsInThisProcess = 0;
-
 export class SqliteDocumentStore implements DocumentStore {
   readonly persistent = true;
   private readonly db: Database.Database;
