@@ -3,6 +3,7 @@ import { createAnswerer } from '../../infra/answerer/select.js';
 import { createEmbedder } from '../../infra/embedder/select.js';
 import { createVectorIndex } from '../../infra/vector-index/select.js';
 import { chatbotBlogPostsProjection } from '../../projections/chatbot/blog-posts.js';
+import { chatbotIndexOutboxProjection } from '../../projections/chatbot/index-outbox.js';
 import { refsToReindex } from '../../projections/chatbot/index-jobs.js';
 import type { ChatbotServices } from '../../queries/chatbot/services.js';
 import { chatbotRoutes } from '../../routes/chatbot/index.js';
@@ -26,7 +27,7 @@ export interface ChatbotModuleInstance extends ModuleInstance {
  */
 export const chatbotModule: AppModule<ChatbotModuleInstance> = {
   name: 'chatbot',
-  projections: [chatbotBlogPostsProjection],
+  projections: [chatbotBlogPostsProjection, chatbotIndexOutboxProjection],
   async create(runtime) {
     const embedder = await createEmbedder(runtime.config);
     const services: ChatbotServices = {

@@ -123,6 +123,14 @@ t.test('killed during a stream of writes, the restarted read models equal a rebu
   t.equal(rebuilt.code, 0, rebuilt.stderr);
   const fromScratch = readModels(copy);
   t.same(Object.keys(caughtUp), Object.keys(fromScratch), 'the same collections');
-  for (const table of Object.keys(fromScratch)) t.same(caughtUp[table], fromScratch[table], `${table}: the same documents`);
+  // The index outbox is work owed, not only a fold of the log: index jobs remove its marks, and a
+  // rebuild marks every resource. What the crashed server still owed is owed after a rebuild too.
+  const OUTBOX = 'docs_chatbot_index_outbox';
+  const ids = (table: string, models: Record<string, unknown[]>) => (models[table] ?? []).map((doc) => (doc as { _id: string })._id);
+  const rebuiltMarks = new Set(ids(OUTBOX, fromScratch));
+  t.same(ids(OUTBOX, caughtUp).filter((id) => !rebuiltMarks.has(id)), [], `${OUTBOX}: every mark left is one a rebuild makes`);
+  for (const table of Object.keys(fromScratch)) {
+    if (table !== OUTBOX) t.same(caughtUp[table], fromScratch[table], `${table}: the same documents`);
+  }
   t.ok((caughtUp.docs_items ?? []).length >= 50 + written, 'every acknowledged item is there');
 });

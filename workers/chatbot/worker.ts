@@ -1,10 +1,14 @@
 import type { Runtime } from '../../app/kernel.js';
 import type { ResourceRef } from '../../projections/chatbot/index-jobs.js';
+import { enqueueOutbox, settlingOutbox } from './index-outbox.js';
 import type { ChatbotServices } from '../../queries/chatbot/services.js';
 import { allResources } from './all-resources.js';
 import { EMBED_QUEUE, INDEX_QUEUE } from './index-queue.js';
 import { indexResource } from './index-resource.js';
 import { postsDueBetween, SCHEDULED_POST_CHECK_MS } from './scheduled-posts.js';
+
+/** How long after the worker starts the index work owed from before is queued. */
+const OUTBOX_RESUME_DELAY_MS = 2000;
 
 /** The chatbot's running worker in one runtime. */
 export interface ChatbotWorker {
@@ -17,7 +21,8 @@ export interface ChatbotWorker {
  * Runs the index jobs and the periodic check for scheduled posts. When the read models survive
  * restarts but the vector index does not (or it is empty: its file was new or deleted), nothing
  * would replay into it, so it is refilled here. A persistent index that holds chunks is searched
- * as it is, and nothing is embedded at start.
+ * as it is: only the resources the index outbox still marks (changed before a stop, by a CLI, or
+ * before a backup's snapshot, and not indexed since) are indexed again.
  */
 export async function startChatbotWorker(runtime: Runtime, services: ChatbotServices): Promise<ChatbotWorker> {
   await runtime.jobs.process<ResourceRef, string>(
@@ -25,9 +30,12 @@ export async function startChatbotWorker(runtime: Runtime, services: ChatbotServ
     async (ref) => {
       services.indexing.started(ref);
       const deps = { documents: runtime.documents, embedder: services.embedder, vectorIndex: services.vectorIndex };
-      const outcome = await indexResource(deps, ref, runtime.clock.now(), { provisionalFirst: true });
-      if (outcome === 'provisional') await services.embedding.enqueue(ref);
-      return outcome;
+      return settlingOutbox(runtime.documents, ref, async () => {
+        const outcome = await indexResource(deps, ref, runtime.clock.now(), { provisionalFirst: true });
+        // Stand-in vectors: the mark stays until the embed job has given the model's.
+        if (outcome === 'provisional') await services.embedding.enqueue(ref);
+        return outcome;
+      });
     },
     { concurrency: 1 },
   );
@@ -36,7 +44,8 @@ export async function startChatbotWorker(runtime: Runtime, services: ChatbotServ
     EMBED_QUEUE,
     async (ref) => {
       services.embedding.started(ref);
-      return indexResource({ documents: runtime.documents, embedder: services.embedder, vectorIndex: services.vectorIndex }, ref, runtime.clock.now());
+      const deps = { documents: runtime.documents, embedder: services.embedder, vectorIndex: services.vectorIndex };
+      return settlingOutbox(runtime.documents, ref, () => indexResource(deps, ref, runtime.clock.now()));
     },
     { concurrency: 1 },
   );
@@ -55,5 +64,19 @@ export async function startChatbotWorker(runtime: Runtime, services: ChatbotServ
   if (runtime.documents.persistent && (!services.vectorIndex.persistent || (await services.vectorIndex.size()) === 0)) {
     for (const ref of await allResources(runtime.documents)) await services.indexing.enqueue(ref);
   }
-  return { checkScheduledPosts, stop: () => clearInterval(timer) };
+  // Later and in the background: the start's first requests go first, and after a rebuild or a
+  // large import every resource is marked.
+  const resume = setTimeout(() => {
+    enqueueOutbox(runtime.documents, services).catch((error: unknown) =>
+      runtime.logger.error({ err: error }, 'the chatbot index work owed from before this start could not be queued'),
+    );
+  }, OUTBOX_RESUME_DELAY_MS);
+  resume.unref();
+  return {
+    checkScheduledPosts,
+    stop: () => {
+      clearInterval(timer);
+      clearTimeout(resume);
+    },
+  };
 }
