@@ -71,6 +71,14 @@ export interface CollectionOptions {
    * object on every call, as with `indexes`.
    */
   textSearch?: TextSearchSpec;
+  /**
+   * Top-level fields holding arrays of strings or numbers (`site_ids`, `tag_slugs`) that filters
+   * test by equality or `$in` (an element equal to the value). SQLite keeps each element in a
+   * side table indexed by value, written with each document, instead of opening every
+   * document's array; MongoDB indexes arrays by itself (multikey); the in-memory store ignores
+   * it. Pass the same constant array on every call, as with `indexes`.
+   */
+  elementIndexes?: readonly string[];
 }
 
 export interface TextSearchSpec {

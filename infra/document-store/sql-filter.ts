@@ -87,11 +87,44 @@ const RANGE_OPERATORS: Record<string, string> = { $gt: '>', $gte: '>=', $lt: '<'
 /** Regex options JavaScript shares with MongoDB; `x` (extended) has no JavaScript flag. */
 const REGEX_OPTIONS = /^[ims]*$/;
 
+/**
+ * The collection's element indexes (sqlite-element-index.ts): each field's side table, and the
+ * SQL of the document row's rowid in the query (qualified: a text search joins a list beside it).
+ */
+export interface ElementTables {
+  tables: ReadonlyMap<string, string>;
+  rowid: string;
+  /** How many rows of `table` hold one of `values`, counted up to `limit` (more answers limit). */
+  rowsHolding(table: string, values: readonly (string | number)[], limit: number): number;
+}
+
+/**
+ * Up to this many documents holding the value, the condition is their list (built once: it
+ * drives or probes cheaply); past it, a probe of the side table per row the plan walks, so a page
+ * of a site's posts stops at its tenth instead of first listing a third of the posts.
+ */
+const ELEMENT_LIST_LIMIT = 2000;
+
+/** The strings and finite numbers an element index answers equality with, or null for anything else. */
+function elementOperands(value: unknown): (string | number)[] | null {
+  const indexable = (v: unknown): v is string | number => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+  if (indexable(value)) return [value];
+  if (!isPlainObject(value)) return null;
+  const keys = Object.keys(value);
+  if (keys.length !== 1) return null;
+  if (keys[0] === '$eq') return indexable(value.$eq) ? [value.$eq] : null;
+  if (keys[0] === '$in') return Array.isArray(value.$in) && value.$in.length > 0 && value.$in.every(indexable) ? value.$in : null;
+  return null;
+}
+
 class FilterTranslator {
   readonly params: (string | number)[] = [];
   private aliases = 0;
 
-  constructor(private readonly plainFields: ReadonlySet<string>) {}
+  constructor(
+    private readonly plainFields: ReadonlySet<string>,
+    private readonly elements: ElementTables | null,
+  ) {}
 
   private bind(value: string | number): string {
     this.params.push(value);
@@ -109,10 +142,26 @@ class FilterTranslator {
       } else if (key.startsWith('$')) {
         throw new UnsupportedQueryError(`the operator ${key} is outside the supported subset.`);
       } else {
-        parts.push(this.condition(this.locate(key, base), value));
+        parts.push(this.elementCondition(key, base, value) ?? this.condition(this.locate(key, base), value));
       }
     }
     return parts.length === 0 ? '1' : parts.join(' AND ');
+  }
+
+  /**
+   * Equality (or $in) of strings and numbers on a top-level field with an element index: the
+   * documents whose rows in its side table hold the value, which is what the JSON path's
+   * "the value, or an element of it" means for such values. Null for anything else.
+   */
+  private elementCondition(key: string, base: string, value: unknown): string | null {
+    const table = base === 'doc' ? this.elements?.tables.get(key) : undefined;
+    if (!table || !this.elements) return null;
+    const operands = elementOperands(value);
+    if (!operands) return null;
+    const few = this.elements.rowsHolding(table, operands, ELEMENT_LIST_LIMIT + 1) <= ELEMENT_LIST_LIMIT;
+    const values = operands.length === 1 ? `= ${this.bind(operands[0])}` : `IN (${operands.map((v) => this.bind(v)).join(', ')})`;
+    if (few) return `${this.elements.rowid} IN (SELECT doc FROM ${table} WHERE value ${values})`;
+    return `EXISTS (SELECT 1 FROM ${table} WHERE value ${values} AND doc = ${this.elements.rowid})`;
   }
 
   private locate(path: string, base: string): Location {
@@ -292,10 +341,11 @@ class FilterTranslator {
 
 /**
  * The WHERE clause of a filter over a table of `(_id, doc)` rows. `plainFields` are the
- * collection's declared top-level index fields (strings, numbers or null in every document).
+ * collection's declared top-level index fields (strings, numbers or null in every document);
+ * `elements`, its element indexes, if any.
  */
-export function whereClause(filter: Filter, plainFields: ReadonlySet<string>): WhereClause {
-  const translator = new FilterTranslator(plainFields);
+export function whereClause(filter: Filter, plainFields: ReadonlySet<string>, elements: ElementTables | null = null): WhereClause {
+  const translator = new FilterTranslator(plainFields, elements);
   const sql = translator.filter(filter, 'doc');
   return { sql, params: translator.params };
 }

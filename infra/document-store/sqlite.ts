@@ -5,9 +5,10 @@ import { PreparedStatements } from '../prepared-statements.js';
 import { BatchDocuments } from './batch-documents.js';
 import { applyUpdate } from './document-updates.js';
 import { checkedFields } from './picked-fields.js';
-import { whereClause } from './sql-filter.js';
+import { whereClause, type ElementTables } from './sql-filter.js';
 import { UnsupportedQueryError, pathSegments } from './sql-paths.js';
 import { orderByClause } from './sql-sort.js';
+import { SqliteElementIndex } from './sqlite-element-index.js';
 import { SqliteTextIndex } from './sqlite-text-index.js';
 import { requireTextFields, textFields } from './text-search.js';
 
@@ -86,6 +87,9 @@ class SqliteCollection<T extends Document> implements Collection<T> {
   private readonly plain = new Set<string>();
   private readonly indexes = new Map<string, string[]>();
   private text: SqliteTextIndex | null = null;
+  /** Element indexes by field, and the same as the filter translator takes them (null when none). */
+  private readonly elements = new Map<string, SqliteElementIndex>();
+  private elementTables: ElementTables | null = null;
   private created = false;
   /** The documents the running batch has read or written by key (empty outside a batch). */
   private readonly batchDocs = new BatchDocuments<T>();
@@ -98,7 +102,7 @@ class SqliteCollection<T extends Document> implements Collection<T> {
   }
 
   /** The option objects this collection has declared (one collection's, not the store's: two may share one). */
-  private readonly declaredOptions = new WeakSet<readonly IndexSpec[] | TextSearchSpec>();
+  private readonly declaredOptions = new WeakSet<readonly IndexSpec[] | TextSearchSpec | readonly string[]>();
 
   /** Accessors pass the same constant options on every call: declared once, then only looked up. */
   declareOnce(options: CollectionOptions): void {
@@ -110,6 +114,32 @@ class SqliteCollection<T extends Document> implements Collection<T> {
       this.declareText(options.textSearch);
       this.declaredOptions.add(options.textSearch);
     }
+    if (options.elementIndexes && !this.declaredOptions.has(options.elementIndexes)) {
+      this.declareElements(options.elementIndexes);
+      this.declaredOptions.add(options.elementIndexes);
+    }
+  }
+
+  /** Adds element indexes (the side table is made, and filled, when the collection is first used). */
+  declareElements(fields: readonly string[]): void {
+    this.flushBatch();
+    for (const field of fields) {
+      if (this.elements.has(field)) continue;
+      if (field === '_id' || pathSegments(field).length !== 1) throw new UnsupportedQueryError(`the element index field "${field}" must be a top-level field other than _id.`);
+      if (this.plain.has(field)) throw new UnsupportedQueryError(`collection ${this.name}: "${field}" is declared as a plain index, which holds no arrays.`);
+      const index = new SqliteElementIndex(this.host, this.table, `${TABLE_PREFIX}${this.name}__elements__${field}`, field);
+      this.elements.set(field, index);
+      if (this.created) index.ensure();
+    }
+    this.elementTables = {
+      tables: new Map([...this.elements].map(([field, index]) => [field, index.table])),
+      rowid: `${this.table}.rowid`,
+      rowsHolding: (table, values, limit) =>
+        this.host
+          .statement(`SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE value IN (${values.map(() => '?').join(', ')}) LIMIT ?)`)
+          .pluck()
+          .get(...values, limit) as number,
+    };
   }
 
   /** Adds index declarations; documents already stored must hold indexable values in the new fields. */
@@ -120,6 +150,8 @@ class SqliteCollection<T extends Document> implements Collection<T> {
       const fields = indexFields(spec);
       const key = fields.join(',');
       if (this.indexes.has(key)) continue;
+      const arrays = fields.find((field) => this.elements.has(field));
+      if (arrays) throw new UnsupportedQueryError(`collection ${this.name}: "${arrays}" has an element index, for arrays; it cannot be a plain index too.`);
       const newFields = fields.filter((field) => !this.plain.has(field));
       if (this.created) for (const field of newFields) this.checkStored(field);
       this.indexes.set(key, fields);
@@ -160,6 +192,7 @@ class SqliteCollection<T extends Document> implements Collection<T> {
     this.created = true;
     for (const fields of this.indexes.values()) this.createIndex(fields);
     this.text?.ensure();
+    for (const index of this.elements.values()) index.ensure();
   }
 
   /** Forgets the table (it was dropped): the next use creates it again. */
@@ -225,7 +258,7 @@ class SqliteCollection<T extends Document> implements Collection<T> {
    * their rowids (CROSS JOIN keeps that order), more are a set the plan probes.
    */
   private where(filter: Filter, query: TextQuery): { from: string; sql: string; params: (string | number)[] } {
-    const where = whereClause(filter, this.plain);
+    const where = whereClause(filter, this.plain, this.elementTables);
     if (query.text === undefined || query.text === '') {
       if (query.text === '') requireTextFields(this.name, this.text?.fields ?? null);
       return { from: this.table, ...where };
@@ -356,22 +389,26 @@ class SqliteCollection<T extends Document> implements Collection<T> {
   private upsert(rows: [T['_id'], string, T][], texts?: TextWrites): void {
     const upsert = `INSERT INTO ${this.table} (_id, doc) VALUES (?, ?) ON CONFLICT (_id) DO UPDATE SET doc = excluded.doc`;
     const text = this.text;
-    if (text) {
-      // The rowid the document row has (kept by an update, new on an insert) keys its texts. It
-      // is looked up after the upsert rather than taken with RETURNING: in a file holding an FTS5
-      // table, an upsert with RETURNING took 150 to 450 us against 5 to 10 us for both statements
-      // (measured with better-sqlite3 12.11 and SQLite 3.53), most of a post's write.
+    if (text || this.elements.size > 0) {
+      // The rowid the document row has (kept by an update, new on an insert) keys its texts and
+      // elements. It is looked up after the upsert rather than taken with RETURNING: in a file
+      // holding an FTS5 table, an upsert with RETURNING took 150 to 450 us against 5 to 10 us for
+      // both statements (measured with better-sqlite3 12.11 and SQLite 3.53), most of a post's write.
       const statement = this.host.statement(upsert);
       const rowidOf = this.host.statement(`SELECT rowid FROM ${this.table} WHERE _id = ?`).pluck();
       const rowids = this.host.write(() =>
-        rows.map(([id, json]) => {
+        rows.map(([id, json, doc]) => {
           statement.run(id, json);
-          return rowidOf.get(id) as number;
+          const rowid = rowidOf.get(id) as number;
+          for (const index of this.elements.values()) index.written(rowid, doc);
+          return rowid;
         }),
       );
-      const writeTexts = () => this.host.write(() => rows.forEach(([, , doc], i) => text.written(rowids[i], doc)));
-      if (texts) texts.push(writeTexts);
-      else writeTexts();
+      if (text) {
+        const writeTexts = () => this.host.write(() => rows.forEach(([, , doc], i) => text.written(rowids[i], doc)));
+        if (texts) texts.push(writeTexts);
+        else writeTexts();
+      }
     } else {
       const statement = this.host.statement(upsert);
       this.host.write(() => {
@@ -447,12 +484,14 @@ class SqliteCollection<T extends Document> implements Collection<T> {
     this.ensure();
     const { sql, params } = this.select('rowid', filter, limit === undefined ? {} : { limit });
     const text = this.text;
-    const deleted = text
+    const sided = text !== null || this.elements.size > 0;
+    const deleted = sided
       ? this.host.write(() => {
           const rowids = this.host.statement(sql).pluck().all(...params) as number[];
           const statement = this.host.statement(`DELETE FROM ${this.table} WHERE rowid = ?`);
           for (const rowid of rowids) statement.run(rowid);
-          text.deleted(rowids);
+          text?.deleted(rowids);
+          for (const index of this.elements.values()) index.deleted(rowids);
           return rowids.length;
         })
       : this.host.write(() => this.host.statement(`DELETE FROM ${this.table} WHERE rowid IN (${sql})`).run(...params).changes);
@@ -472,6 +511,7 @@ class SqliteCollection<T extends Document> implements Collection<T> {
     this.batchDocs.clear();
     this.host.write(() => this.host.db.exec(`DROP TABLE IF EXISTS ${this.table}`));
     this.text?.drop();
+    for (const index of this.elements.values()) index.drop();
     this.dropped();
   }
 }

@@ -50,7 +50,9 @@ export const ASSET_COLLECTIONS = {
 /** The fields looked up other than _id (the SQLite store indexes them): a slug among siblings, an asset's usage. */
 const FOLDER_INDEXES = { indexes: [['parent_id', 'slug']] } as const;
 const USAGE_INDEXES = { indexes: ['asset_id'] } as const;
+/** A folder's assets are listed by `{folders: id}`: each asset's folder ids in an element index. */
+const ASSET_INDEXES = { elementIndexes: ['folders'] } as const;
 
 export const assetFolders = (d: DocumentStore) => d.collection<AssetFolderDoc>(ASSET_COLLECTIONS.folders, FOLDER_INDEXES);
-export const assetDocs = (d: DocumentStore) => d.collection<AssetDoc>(ASSET_COLLECTIONS.assets);
+export const assetDocs = (d: DocumentStore) => d.collection<AssetDoc>(ASSET_COLLECTIONS.assets, ASSET_INDEXES);
 export const assetUsage = (d: DocumentStore) => d.collection<AssetUsageDoc>(ASSET_COLLECTIONS.usage, USAGE_INDEXES);

@@ -85,7 +85,9 @@ export const POSTS_VERSION_ID = 'posts';
  * (status, sort_time, id) and stops at its page; an author's or category's list walks its own,
  * and their totals count index entries without reading a post. (status, published_at) finds
  * the scheduled posts a public total leaves out.
- * The text search (the lists' `search`) looks in title, excerpt and content.
+ * The text search (the lists' `search`) looks in title, excerpt and content. A site's or a
+ * tag's posts are found by element indexes of site_ids and tag_slugs (a site's total counted
+ * every post's array otherwise: about 300 ms over 100,000 posts).
  */
 const POST_INDEXES = {
   indexes: [
@@ -99,6 +101,7 @@ const POST_INDEXES = {
     ['category_id', 'sort_time', 'id'],
   ],
   textSearch: { fields: ['title', 'excerpt', 'content'] },
+  elementIndexes: ['site_ids', 'tag_slugs'],
 } as const;
 const CATEGORY_INDEXES = { indexes: ['slug'] } as const;
 const COMMENT_INDEXES = { indexes: ['post_id', 'status'] } as const;

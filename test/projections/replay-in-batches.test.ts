@@ -57,13 +57,20 @@ function mixedLog(seed: number): StoredEvent[] {
 
 /**
  * Every read-model table's rows in rowid order, the text indexes' too (their rowids are their
- * documents'). The rowids themselves may differ: after a delete SQLite may hand out a freed one.
+ * documents'), and the element indexes' by value. The rowids themselves may differ: after a
+ * delete SQLite may hand out a freed one.
  */
 function tables(file: string): Record<string, unknown[]> {
   const db = new Database(file, { readonly: true });
   try {
     const names = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'docs\\_%' ESCAPE '\\' AND name NOT LIKE '%\\_text\\_%' ESCAPE '\\' ORDER BY name`).pluck().all() as string[];
-    return Object.fromEntries(names.map((name) => [name, db.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).raw().all()]));
+    // An element index names documents by rowid: compared by their _id, in value order.
+    const rows = (name: string) => {
+      const [documents] = name.split('__elements__');
+      if (documents === name) return db.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).raw().all();
+      return db.prepare(`SELECT e.value, d._id FROM "${name}" AS e JOIN "${documents}" AS d ON d.rowid = e.doc ORDER BY e.value, d._id`).raw().all();
+    };
+    return Object.fromEntries(names.map((name) => [name, rows(name)]));
   } finally {
     db.close();
   }
