@@ -139,12 +139,13 @@ export class ModelMatrices {
 
   /** Reads the next rows of a matrix; true when none is left. */
   private readBatch(model: string, reading: Reading): boolean {
+    // As text: a blob would be a malloc'd Buffer per row (QuantizedMatrix.setFromHex).
     const rows = this.statements
-      .get('select id, vector from vector_chunks where model = ? and id > ? order by id limit ?')
+      .get('select id, hex(vector) from vector_chunks where model = ? and id > ? order by id limit ?')
       .raw(true)
-      .all(model, reading.afterId, BATCH_ROWS) as [number, Buffer][];
-    for (const [id, bytes] of rows) {
-      if (bytes.byteLength === reading.matrix.dimension * 4) reading.matrix.setFromBytes(id, bytes);
+      .all(model, reading.afterId, BATCH_ROWS) as [number, string][];
+    for (const [id, hex] of rows) {
+      reading.matrix.setFromHex(id, hex);
       reading.afterId = id;
     }
     return rows.length < BATCH_ROWS;

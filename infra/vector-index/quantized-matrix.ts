@@ -16,7 +16,7 @@ export class QuantizedMatrix {
   private readonly rowOfId = new Map<number, number>();
   private count = 0;
   private readonly scratch: Float32Array;
-  private readonly scratchBytes: Uint8Array;
+  private readonly scratchBytes: Buffer;
 
   constructor(
     readonly dimension: number,
@@ -25,7 +25,7 @@ export class QuantizedMatrix {
     this.codes = new Int8Array(Math.max(1, capacity) * dimension);
     this.ids = new Float64Array(Math.max(1, capacity));
     this.scratch = new Float32Array(dimension);
-    this.scratchBytes = new Uint8Array(this.scratch.buffer);
+    this.scratchBytes = Buffer.from(this.scratch.buffer, this.scratch.byteOffset, this.scratch.byteLength);
   }
 
   get rows(): number {
@@ -46,13 +46,18 @@ export class QuantizedMatrix {
   }
 
   /**
-   * Adds the code of a vector given as the bytes of float32 values, as SQLite returns them:
-   * copied through one scratch array rather than viewed (a blob's offset may not be aligned, and
-   * one array kept the quantizing loop fast when 100,000 are read at once).
+   * Adds the code of a vector given as the hexadecimal text of its float32 bytes, as SQLite's
+   * `hex(vector)` returns it; false (and nothing set) when it is not a vector of this dimension.
+   * Text rather than the blob: better-sqlite3 copies each blob into a Buffer of its own, allocated
+   * by malloc outside V8's heap, and 100,000 of them read at once left the process's malloc heap
+   * about 40 MB larger for good (bench/README.md, memory round 1); a string lives in V8's young
+   * generation and goes with the next scavenge. It is decoded into one scratch array.
    */
-  setFromBytes(id: number, bytes: Uint8Array): void {
-    this.scratchBytes.set(bytes.subarray(0, this.scratch.byteLength));
+  setFromHex(id: number, hex: string): boolean {
+    if (hex.length !== this.scratchBytes.byteLength * 2) return false;
+    if (this.scratchBytes.write(hex, 0, 'hex') !== this.scratchBytes.byteLength) return false;
     this.set(id, this.scratch);
+    return true;
   }
 
   /** Removes a chunk's row by moving the last row into its place. */

@@ -39,6 +39,15 @@ const SCHEMA = `
   create table if not exists vector_settings (key text primary key, value integer not null);
 `;
 
+/**
+ * The connection's page cache, in KiB as SQLite's negative `cache_size` takes it: 2 MB, SQLite's
+ * own default, instead of the 16 MB better-sqlite3 builds it with. Reading the matrices walks
+ * the whole file once, which filled those 16 MB for good (14 MB of the server's RSS); a search
+ * then looks up a few hundred chunks by id, for which the b-tree's upper pages are what a cache
+ * keeps warm, and the file's other pages come from the OS (bench/README.md, memory round 1).
+ */
+const PAGE_CACHE_KIB = -2000;
+
 export interface SqliteVectorIndexOptions extends Partial<FirstPassLimits> {
   /** How long another connection's writes must pause before the matrices are read again (ModelMatrices). */
   reloadPauseMs?: number;
@@ -87,6 +96,7 @@ export class SqliteVectorIndex implements VectorIndex {
       // The reindex CLI may write while the server reads.
       this.db.pragma('busy_timeout = 5000');
       this.db.pragma('synchronous = NORMAL');
+      this.db.pragma(`cache_size = ${PAGE_CACHE_KIB}`);
     }
     this.db.exec(SCHEMA);
     this.statements = new PreparedStatements(this.db);

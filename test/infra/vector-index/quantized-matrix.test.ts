@@ -33,3 +33,19 @@ t.test('rows are set, overwritten, swap-removed and grown; nearest gives ids by 
   t.same(matrix.nearest(axis(0), 5).ids, [], 'an empty matrix finds nothing');
   t.throws(() => matrix.set(1, new Float32Array(3)), /dimension 3/);
 });
+
+t.test('a vector given as the hex text of its float32 bytes (SQLite\'s hex(vector)) gets the code set() gives it', async (t) => {
+  const dimension = 3;
+  const vector = Float32Array.from([0.25, -2, 1.5]);
+  const hex = Buffer.from(vector.buffer).toString('hex').toUpperCase();
+  const byHex = new QuantizedMatrix(dimension);
+  const bySet = new QuantizedMatrix(dimension);
+  t.equal(byHex.setFromHex(7, hex), true);
+  bySet.set(7, vector);
+  t.equal(byHex.rows, 1);
+  const query = Float32Array.from([1, -1, 0.5]);
+  t.same(byHex.nearest(query, 1), bySet.nearest(query, 1), 'same id, same distance');
+  t.equal(byHex.setFromHex(8, hex.slice(0, -8)), false, 'a vector of another dimension is refused');
+  t.equal(byHex.setFromHex(9, `${hex.slice(0, -2)}ZZ`), false, 'text that is not hex is refused');
+  t.equal(byHex.rows, 1, 'and nothing refused was set');
+});
