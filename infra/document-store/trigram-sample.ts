@@ -1,0 +1,72 @@
+/** Rows of the text index read for the sample (evenly spread over its rowids). */
+const SAMPLE_ROWS = 500;
+/** Code points of each field read into the sample: a long post costs no more than a short one. */
+const FIELD_POINTS = 2000;
+/** A trigram in at most this share of the sampled rows is rare enough to drive a search. */
+const RARE_SHARE = 0.03;
+/** Trigrams ANDed when a search is driven by its rarest ones. */
+const DRIVING_TRIGRAMS = 3;
+
+/** What the sample reads: the index's rowid range, and the texts of the rows (of those rowids) that exist. */
+export interface SampleSource {
+  rowidRange(): { min: number; max: number } | null;
+  textsOf(rowids: readonly number[]): string[][];
+}
+
+/** The distinct trigrams (three code points) of a text, in order of first appearance. */
+export function trigramsOf(points: readonly string[]): string[] {
+  const seen = new Set<string>();
+  for (let i = 0; i + 3 <= points.length; i++) seen.add(points[i] + points[i + 1] + points[i + 2]);
+  return [...seen];
+}
+
+/**
+ * How many rows of a sample of the text index hold each trigram: a guess of which trigrams of a
+ * needle are rare. FTS5 finds a phrase by walking the lists of rows of all its trigrams; one of a
+ * common trigram (`the`, `ion`, `s t`) lists most rows, and a needle of a dozen such costs
+ * milliseconds even when few rows hold it. Its few rarest trigrams, each listing a few hundred
+ * rows at most, find a short superset that `instr` then checks exactly. The sample only steers
+ * the choice: a wrong guess costs time, never a result. It is read again once the index has grown
+ * by half (or shrunk, a collection dropped and filled again), when a search next needs it.
+ */
+export class TrigramSample {
+  private counts = new Map<string, number>();
+  private rows = 0;
+  private sampledMax = -1;
+
+  constructor(private readonly source: SampleSource) {}
+
+  /**
+   * The needle's rarest trigrams when the rarest is rare in the sample and the needle has more
+   * than those (else null: the whole phrase is as cheap).
+   */
+  drivingTrigrams(points: readonly string[]): string[] | null {
+    const trigrams = trigramsOf(points);
+    if (trigrams.length <= DRIVING_TRIGRAMS) return null;
+    this.refresh();
+    if (this.rows === 0) return null;
+    const ranked = trigrams.map((trigram) => ({ trigram, rows: this.counts.get(trigram) ?? 0 })).sort((a, b) => a.rows - b.rows);
+    if (ranked[0].rows > RARE_SHARE * this.rows) return null;
+    return ranked.slice(0, DRIVING_TRIGRAMS).map((entry) => entry.trigram);
+  }
+
+  private refresh(): void {
+    const range = this.source.rowidRange();
+    const max = range?.max ?? -1;
+    if (this.sampledMax >= 0 && max <= this.sampledMax * 1.5 + 64 && max >= this.sampledMax / 2) return;
+    this.counts = new Map();
+    this.rows = 0;
+    this.sampledMax = max;
+    if (!range) return;
+    const span = range.max - range.min + 1;
+    const step = Math.max(1, span / SAMPLE_ROWS);
+    const rowids: number[] = [];
+    for (let at = range.min; at <= range.max && rowids.length < SAMPLE_ROWS; at += step) rowids.push(Math.floor(at));
+    for (const texts of this.source.textsOf(rowids)) {
+      const held = new Set<string>();
+      for (const text of texts) for (const trigram of trigramsOf([...text.slice(0, FIELD_POINTS * 2)].slice(0, FIELD_POINTS))) held.add(trigram);
+      for (const trigram of held) this.counts.set(trigram, (this.counts.get(trigram) ?? 0) + 1);
+      this.rows++;
+    }
+  }
+}
