@@ -2,8 +2,12 @@
 const SAMPLE_ROWS = 500;
 /** Code points of each field read into the sample: a long post costs no more than a short one. */
 const FIELD_POINTS = 2000;
-/** A trigram in at most this share of the sampled rows is rare enough to drive a search. */
-const RARE_SHARE = 0.03;
+/**
+ * The share of rows a needle's chosen trigrams may be guessed to be found together in (the
+ * product of their shares in the sample) for them to drive its search. Tried at 0.2% to 2% over
+ * the search benchmark's needles: alike within the noise.
+ */
+const DRIVING_SHARE = 0.01;
 /** Trigrams ANDed when a search is driven by its rarest ones. */
 const DRIVING_TRIGRAMS = 3;
 
@@ -24,8 +28,9 @@ export function trigramsOf(points: readonly string[]): string[] {
  * How many rows of a sample of the text index hold each trigram: a guess of which trigrams of a
  * needle are rare. FTS5 finds a phrase by walking the lists of rows of all its trigrams; one of a
  * common trigram (`the`, `ion`, `s t`) lists most rows, and a needle of a dozen such costs
- * milliseconds even when few rows hold it. Its few rarest trigrams, each listing a few hundred
- * rows at most, find a short superset that `instr` then checks exactly. The sample only steers
+ * milliseconds even when few rows hold it. A few of its rarest trigrams find a short superset
+ * that `instr` then checks exactly (a post's texts, read from the index's content, cost
+ * microseconds). The sample only steers
  * the choice: a wrong guess costs time, never a result. It is read again once the index has grown
  * by half (or shrunk, a collection dropped and filled again), when a search next needs it.
  */
@@ -37,17 +42,30 @@ export class TrigramSample {
   constructor(private readonly source: SampleSource) {}
 
   /**
-   * The needle's rarest trigrams when the rarest is rare in the sample and the needle has more
-   * than those (else null: the whole phrase is as cheap).
+   * A few rare trigrams of the needle, apart from each other where it can (overlapping ones are
+   * mostly found together, so they narrow the rows little), when the rows holding them all are
+   * guessed few; else null, and the whole phrase is the cheaper search.
    */
   drivingTrigrams(points: readonly string[]): string[] | null {
     const trigrams = trigramsOf(points);
     if (trigrams.length <= DRIVING_TRIGRAMS) return null;
     this.refresh();
     if (this.rows === 0) return null;
-    const ranked = trigrams.map((trigram) => ({ trigram, rows: this.counts.get(trigram) ?? 0 })).sort((a, b) => a.rows - b.rows);
-    if (ranked[0].rows > RARE_SHARE * this.rows) return null;
-    return ranked.slice(0, DRIVING_TRIGRAMS).map((entry) => entry.trigram);
+    const at = new Map<string, number>();
+    for (let i = points.length - 3; i >= 0; i--) at.set(points[i] + points[i + 1] + points[i + 2], i);
+    const ranked = trigrams.map((trigram) => ({ trigram, at: at.get(trigram) ?? 0, share: ((this.counts.get(trigram) ?? 0) + 0.5) / this.rows })).sort((a, b) => a.share - b.share);
+    const picked = [ranked[0]];
+    for (const candidate of ranked) {
+      if (picked.length === DRIVING_TRIGRAMS) break;
+      if (picked.every((chosen) => Math.abs(chosen.at - candidate.at) >= 3)) picked.push(candidate);
+    }
+    for (const candidate of ranked) {
+      if (picked.length === DRIVING_TRIGRAMS) break;
+      if (!picked.includes(candidate)) picked.push(candidate);
+    }
+    const share = picked.reduce((product, chosen) => product * chosen.share, 1);
+    if (share > DRIVING_SHARE) return null;
+    return picked.map((chosen) => chosen.trigram);
   }
 
   private refresh(): void {
