@@ -22,8 +22,6 @@ const FOUND_CACHE_LIMIT = 64;
  * whole by instr.
  */
 const PHRASE_LIMIT = 64;
-/** Up to this many matches a query looks each one up; past it, its plan probes the set. */
-const DRIVE_LIMIT = 512;
 
 /** The needle as one FTS5 phrase: quoted, its `"` doubled, so FTS5 syntax in it is plain text. */
 function phrase(needle: string): string {
@@ -153,15 +151,9 @@ export class SqliteTextIndex {
     return rowids;
   }
 
-  /**
-   * How a query keeps the documents holding the text: the matching rowids as a JSON array, and
-   * whether they are few enough to drive the query (each looked up by rowid, the other
-   * conditions tested on those rows alone) rather than be a set the query's own plan probes.
-   * SQLite cannot tell from a subquery how many rows it holds, and without statistics it would
-   * walk a whole index probing even an empty set.
-   */
-  condition(text: string): { rowids: string; drive: boolean } {
+  /** The rowids of the documents holding the text, as a JSON array (for json_each), and how many. */
+  condition(text: string): { rowids: string; count: number } {
     const rowids = this.matches(text);
-    return { rowids: JSON.stringify(rowids), drive: rowids.length <= DRIVE_LIMIT };
+    return { rowids: JSON.stringify(rowids), count: rowids.length };
   }
 }
