@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Document } from './port.js';
 import { searchableText } from './text-search.js';
+import { TrigramSample } from './trigram-sample.js';
 
 /** What the text index asks of its collection's store: statements and the open write transaction. */
 export interface TextIndexHost {
@@ -21,8 +22,6 @@ const FOUND_CACHE_LIMIT = 64;
  * whole by instr.
  */
 const PHRASE_LIMIT = 64;
-/** Up to this many matches a query looks each one up; past it, its plan probes the set. */
-const DRIVE_LIMIT = 512;
 
 /** The needle as one FTS5 phrase: quoted, its `"` doubled, so FTS5 syntax in it is plain text. */
 function phrase(needle: string): string {
@@ -48,7 +47,20 @@ export class SqliteTextIndex {
     readonly fields: readonly string[],
   ) {
     this.table = `"${tableName}"`;
+    this.sample = new TrigramSample({
+      rowidRange: () => {
+        const range = this.host.statement(`SELECT (SELECT min(rowid) FROM ${this.documentsTable}) AS min, (SELECT max(rowid) FROM ${this.documentsTable}) AS max`).get() as { min: number | null; max: number | null };
+        return range.min === null || range.max === null ? null : { min: range.min, max: range.max };
+      },
+      textsOf: (rowids) => {
+        const columns = this.fields.map((field) => `"${field}"`).join(', ');
+        return this.host.statement(`SELECT ${columns} FROM ${this.table} WHERE rowid IN (SELECT value FROM json_each(?))`).raw().all(JSON.stringify(rowids)) as string[][];
+      },
+    });
   }
+
+  /** Which trigrams of a needle are rare, guessed from a sample of the rows. */
+  private readonly sample: TrigramSample;
 
   /** Creates the table if missing (or made for other fields), filling it from the stored documents. */
   ensure(): void {
@@ -123,7 +135,12 @@ export class SqliteTextIndex {
     if (points.length < TRIGRAM || needle.includes('\0')) {
       rowids = this.host.statement(`SELECT rowid FROM ${this.table} WHERE ${tests}`).pluck().all(...eachField) as number[];
     } else if (points.length <= PHRASE_LIMIT) {
-      rowids = this.host.statement(`SELECT rowid FROM ${this.table} WHERE ${this.table} MATCH ?`).pluck().all(phrase(needle)) as number[];
+      // Its rarest trigrams find a superset, checked whole by instr: cheaper than walking the
+      // lists of its common trigrams too, as the phrase does (see TrigramSample).
+      const driving = this.sample.drivingTrigrams(points);
+      rowids = driving
+        ? (this.host.statement(`SELECT rowid FROM ${this.table} WHERE ${this.table} MATCH ? AND (${tests})`).pluck().all(driving.map(phrase).join(' AND '), ...eachField) as number[])
+        : (this.host.statement(`SELECT rowid FROM ${this.table} WHERE ${this.table} MATCH ?`).pluck().all(phrase(needle)) as number[]);
     } else {
       // Rows holding the whole needle hold its beginning: the index finds those, instr keeps the rest.
       const head = points.slice(0, PHRASE_LIMIT).join('');
@@ -134,15 +151,9 @@ export class SqliteTextIndex {
     return rowids;
   }
 
-  /**
-   * How a query keeps the documents holding the text: the matching rowids as a JSON array, and
-   * whether they are few enough to drive the query (each looked up by rowid, the other
-   * conditions tested on those rows alone) rather than be a set the query's own plan probes.
-   * SQLite cannot tell from a subquery how many rows it holds, and without statistics it would
-   * walk a whole index probing even an empty set.
-   */
-  condition(text: string): { rowids: string; drive: boolean } {
+  /** The rowids of the documents holding the text, as a JSON array (for json_each), and how many. */
+  condition(text: string): { rowids: string; count: number } {
     const rowids = this.matches(text);
-    return { rowids: JSON.stringify(rowids), drive: rowids.length <= DRIVE_LIMIT };
+    return { rowids: JSON.stringify(rowids), count: rowids.length };
   }
 }

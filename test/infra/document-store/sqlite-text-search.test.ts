@@ -183,3 +183,28 @@ t.test('a text search is served by the FTS5 table, the newest-first order by its
   const ordered = store.plan('posts', { n: 1 }, { sort: { title: -1 }, limit: 3 }).join('\n');
   t.notMatch(ordered, /USE TEMP B-TREE FOR ORDER BY/, `a plain field's order comes from its index: ${ordered}`);
 });
+
+t.test('a needle found by its rarest trigrams: a post holding them apart is not an answer', async (t) => {
+  const sqlite = new SqliteDocumentStore(`${t.testdir()}/read-models.sqlite`);
+  const memory = new MemoryDocumentStore();
+  t.teardown(async () => {
+    await sqlite.close();
+    await memory.close();
+  });
+  // Common words in every post make every trigram of "the harbour" but those of "harb" common.
+  const common = 'the other harbour of the town';
+  const docs: Doc[] = Array.from({ length: 200 }, (_, i) => ({ _id: i + 1, n: i % 3, title: `${common} ${i}`.replace('harbour', 'hour') }));
+  docs.push({ _id: 201, n: 0, title: 'Harbinger', content: 'the bar, then a harp' });
+  docs.push({ _id: 202, n: 1, excerpt: 'Past THE HARBOUR wall' });
+  docs.push({ _id: 203, n: 2, content: 'a harbour, the harbour' });
+  await sqlite.collection<Doc>('posts', OPTIONS).putMany(docs);
+  await memory.collection<Doc>('posts', OPTIONS).putMany(docs);
+  await compare(t, sqlite, memory, ['the harbour', 'The Harbinger', 'harbinger', 'r, the harb', 'then a harp', 'bar, then'], 0);
+  t.same((await sqlite.collection<Doc>('posts', OPTIONS).find({}, { text: 'the harbour', sort: { _id: 1 } })).map((doc) => doc._id), [202, 203]);
+
+  // Searched while empty, then filled: the sample of the index is read again.
+  const later = sqlite.collection<Doc>('later', OPTIONS);
+  t.same(await later.find({}, { text: 'the harbour' }), []);
+  await later.putMany(docs);
+  t.same((await later.find({}, { text: 'the harbour', sort: { _id: 1 } })).map((doc) => doc._id), [202, 203]);
+});
