@@ -44,7 +44,7 @@ export async function readBenchmark(options: BenchOptions): Promise<BenchResult>
       figures: [
         figure('req/s ratio', round(appRate / bareRate, 3), 'x', {
           baseline: { value: round(bareRate), unit: 'req/s', label: 'bare fastify, same bytes' },
-          target: { op: '>=', value: 0.5 },
+          target: { op: '>=', value: 0.6 },
         }),
         figure('req/s', round(appRate), 'req/s', { rounds: rounds.subject.map((r) => round(r.requestsPerSecond)) }),
         figure('latency p50', median(rounds.subject.map((r) => r.latencyP50)), 'ms', {

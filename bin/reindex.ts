@@ -3,6 +3,7 @@ import { appModules } from '../app/modules.js';
 import { chatbotModule } from '../app/modules/chatbot.js';
 import { createRuntime } from '../app/runtime.js';
 import type { ResourceRef } from '../projections/chatbot/index-jobs.js';
+import { indexOutbox } from '../projections/chatbot/index-outbox.js';
 import { allResources } from '../workers/chatbot/all-resources.js';
 import { indexResource, type IndexOptions, type IndexOutcome } from '../workers/chatbot/index-resource.js';
 import { progressBar, type ProgressBar } from './progress.js';
@@ -28,6 +29,8 @@ async function main(): Promise<void> {
   try {
     const { services } = runtime.module(chatbotModule);
     const deps = { documents: runtime.documents, embedder: services.embedder, vectorIndex: services.vectorIndex };
+    // Every change up to here is in the read models this reindex reads each resource from.
+    const covered = runtime.projections.currentPosition;
     const refs = await allResources(runtime.documents);
     await services.vectorIndex.clear();
     const outcomes = new Map<ResourceRef, IndexOutcome>();
@@ -46,6 +49,8 @@ async function main(): Promise<void> {
     await pass(refs, { provisionalFirst: true }, progressBar('reindex: words', refs.length));
     const waiting = refs.filter((ref) => outcomes.get(ref) === 'provisional');
     if (waiting.length > 0) await pass(waiting, {}, progressBar('reindex: meaning', waiting.length, { eta: true, etaWindow: 200 }));
+    // The index work those changes left owed is done; later changes keep their marks for the server.
+    await indexOutbox(runtime.documents).deleteMany({ position: { $lte: covered } });
     const indexed = [...outcomes.values()].filter((outcome) => outcome === 'indexed').length;
     const left = [...outcomes.values()].filter((outcome) => outcome === 'superseded').length;
     console.log(`Reindexed ${indexed} public resources of ${refs.length} (${await services.vectorIndex.size()} chunks). Model: ${services.embedder.model}.`);
