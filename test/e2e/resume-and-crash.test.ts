@@ -33,7 +33,11 @@ async function readyStats(server: ServerProcess): Promise<ProjectionStartStats[]
 function readModels(dataDir: string): Record<string, unknown[]> {
   const db = new Database(join(dataDir, 'read-models.sqlite'), { readonly: true });
   try {
-    const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'docs\\_%' ESCAPE '\\' ORDER BY name`).pluck().all() as string[];
+    // The collections' tables: (_id, doc) rows. Not the text and element indexes beside them.
+    const tables = db
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'docs\\_%' ESCAPE '\\' AND sql LIKE '%(_id PRIMARY KEY NOT NULL, doc TEXT NOT NULL)%' ORDER BY name`)
+      .pluck()
+      .all() as string[];
     const collections = tables.map((table) => [table, (db.prepare(`SELECT doc FROM "${table}" ORDER BY _id`).pluck().all() as string[]).map((doc) => JSON.parse(doc) as unknown)] as const);
     return Object.fromEntries(collections.filter(([, docs]) => docs.length > 0));
   } finally {
