@@ -1,5 +1,6 @@
 import type { Filter } from './port.js';
 import { UnsupportedQueryError, isIndexSegment, jsonPathLiteral, pathSegments } from './sql-paths.js';
+import { isElementValue } from './sqlite-element-index.js';
 
 /**
  * The Mongo filter subset of the SQLite document store, translated to a WHERE clause with bound
@@ -107,13 +108,12 @@ const ELEMENT_LIST_LIMIT = 2000;
 
 /** The strings and finite numbers an element index answers equality with, or null for anything else. */
 function elementOperands(value: unknown): (string | number)[] | null {
-  const indexable = (v: unknown): v is string | number => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
-  if (indexable(value)) return [value];
+  if (isElementValue(value)) return [value];
   if (!isPlainObject(value)) return null;
   const keys = Object.keys(value);
   if (keys.length !== 1) return null;
-  if (keys[0] === '$eq') return indexable(value.$eq) ? [value.$eq] : null;
-  if (keys[0] === '$in') return Array.isArray(value.$in) && value.$in.length > 0 && value.$in.every(indexable) ? value.$in : null;
+  if (keys[0] === '$eq') return isElementValue(value.$eq) ? [value.$eq] : null;
+  if (keys[0] === '$in') return Array.isArray(value.$in) && value.$in.length > 0 && value.$in.every(isElementValue) ? value.$in : null;
   return null;
 }
 

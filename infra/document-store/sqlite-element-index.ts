@@ -12,14 +12,17 @@ export interface ElementIndexHost {
 const FILL_BATCH = 1000;
 
 /**
- * The values `{field: value}` can match in a document by way of this index: the strings and
- * finite numbers among the field's array elements, or the field itself when it holds one.
- * Anything else (booleans, null, objects, nested arrays) is left to the JSON path of the
- * filter, which is never routed here for such values.
+ * A value the index holds, and so the only kind of value a filter may look up in it: a string or
+ * a finite number. Anything else (booleans, null, objects, nested arrays) is left to the JSON
+ * path of the filter.
  */
+export function isElementValue(value: unknown): value is string | number {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+/** The values `{field: value}` can match in a document by way of this index: its array's elements, or the field itself. */
 export function elementValues(value: unknown): (string | number)[] {
-  const values = Array.isArray(value) ? value : [value];
-  return values.filter((v): v is string | number => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)));
+  return (Array.isArray(value) ? value : [value]).filter(isElementValue);
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { Runtime } from '../../app/kernel.js';
 import type { ResourceRef } from '../../projections/chatbot/index-jobs.js';
-import { enqueueOutbox, settlingOutbox } from './index-outbox.js';
 import type { ChatbotServices } from '../../queries/chatbot/services.js';
 import { allResources } from './all-resources.js';
+import { enqueueOutbox, settlingOutbox } from './index-outbox.js';
 import { EMBED_QUEUE, INDEX_QUEUE } from './index-queue.js';
 import { indexResource } from './index-resource.js';
 import { postsDueBetween, SCHEDULED_POST_CHECK_MS } from './scheduled-posts.js';
