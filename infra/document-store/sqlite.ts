@@ -148,13 +148,27 @@ class SqliteCollection<T extends Document> implements Collection<T> {
     this.elementTables = {
       tables: new Map([...this.elements].map(([field, index]) => [field, index.table])),
       rowid: `${this.table}.rowid`,
-      rowsHolding: (table, values, limit) =>
-        this.host
-          .statement(`SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE value IN (${values.map(() => '?').join(', ')}) LIMIT ?)`)
-          .pluck()
-          .get(...values, limit) as number,
+      rowsHolding: (table, values, limit) => {
+        // A list's page and its total ask alike, and a remembered answer is looked up only after
+        // its SQL is built: counted once until the collection changes (a stale count only picks
+        // the other plan, never other rows).
+        const key = `${table}\u0000${limit}\u0000${JSON.stringify(values)}`;
+        let rows = this.holders.get(key);
+        if (rows === undefined) {
+          rows = this.host
+            .statement(`SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE value IN (${values.map(() => '?').join(', ')}) LIMIT ?)`)
+            .pluck()
+            .get(...values, limit) as number;
+          if (this.holders.size >= ANSWER_CACHE_LIMIT) this.holders.clear();
+          this.holders.set(key, rows);
+        }
+        return rows;
+      },
     };
   }
+
+  /** Element index counts by table, limit and values, since the collection last changed. */
+  private readonly holders = new Map<string, number>();
 
   /** Adds index declarations; documents already stored must hold indexable values in the new fields. */
   declare(specs: readonly IndexSpec[]): void {
@@ -328,6 +342,7 @@ class SqliteCollection<T extends Document> implements Collection<T> {
   /** Forgets every remembered answer: the collection changed (here or in another process). */
   changed(): void {
     if (this.answers.size > 0) this.answers.clear();
+    if (this.holders.size > 0) this.holders.clear();
     this.text?.changed();
   }
 
