@@ -28,6 +28,8 @@ async function rebuild(): Promise<number> {
     await runtime.projections.handle(batch);
     position = batch[batch.length - 1].position;
   }
+  // As bin/rebuild.ts: done when the text index, written by a thread beside, has caught up.
+  await runtime.documents.settled?.();
   return total / ((performance.now() - start) / 1000);
 }
 

@@ -23,6 +23,8 @@ async function main(): Promise<void> {
       position = batch[batch.length - 1].position;
       bar.tick(batch.length);
     }
+    // The text index is written by a thread beside the replay: done when it has caught up.
+    await runtime.documents.settled?.();
     bar.stop();
     console.log(`Rebuilt read models from ${total} events.`);
   } finally {

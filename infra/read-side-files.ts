@@ -1,7 +1,7 @@
 import { relative, sep } from 'node:path';
 import type { AppConfig } from '../app/config.js';
 import { embeddingCacheFile } from './embedder/select.js';
-import { readModelsFile } from './select.js';
+import { readModelsFile, readModelsTextFile } from './select.js';
 import { vectorIndexFile } from './vector-index/select.js';
 
 /** A SQLite file of the read side in DATA_DIR that a backup carries, so a restore starts without a rebuild. */
@@ -25,7 +25,13 @@ function inDataDir(config: AppConfig, path: string): ReadSideFile {
  */
 export function readSideFiles(config: AppConfig): ReadSideFile[] {
   const files: ReadSideFile[] = [];
-  if (!config.mongoUrl) files.push(inDataDir(config, readModelsFile(config)));
+  if (!config.mongoUrl) {
+    files.push(inDataDir(config, readModelsFile(config)));
+    // After the read models: a text row it lacks is owed in them, one it holds ahead of them is
+    // for a document the log (archived after every snapshot) writes again at the restored start,
+    // which owes the row anew.
+    files.push(inDataDir(config, readModelsTextFile(config)));
+  }
   // Embeddings cost a model run (or a paid API call) each: a restore keeps them rather than re-embedding.
   files.push(inDataDir(config, embeddingCacheFile(config)));
   // The chunks and their vectors: a restored server searches at once instead of indexing everything

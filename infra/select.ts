@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { AppConfig } from '../app/config.js';
 import type { DocumentStore } from './document-store/port.js';
 import { sharedSqliteDocumentStore } from './document-store/shared-sqlite.js';
+import { textIndexFile } from './document-store/sqlite.js';
 import type { EventBus } from './event-bus/port.js';
 import { EmbeddedEventBus } from './event-bus/embedded.js';
 import { DependencyUnavailableError } from './errors.js';
@@ -33,6 +34,11 @@ export function eventLogFile(config: AppConfig): string {
 /** The embedded read models: persistent, so a start resumes from the projections' checkpoints. */
 export function readModelsFile(config: AppConfig): string {
   return join(config.dataDir, 'read-models.sqlite');
+}
+
+/** The read models' text indexes, written by a thread of their own (infra/document-store/sqlite-text-index.ts). */
+export function readModelsTextFile(config: AppConfig): string {
+  return textIndexFile(readModelsFile(config));
 }
 
 /** The configured event store alone, for a CLI that only reads and appends (bin/projections.ts). */

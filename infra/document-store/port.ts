@@ -103,5 +103,12 @@ export interface DocumentStore {
    * it (memory, MongoDB) writes as it goes, which replays also make harmless.
    */
   batch?<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Resolves once what is built from the documents in the background has caught up with every
+   * write so far (SQLite: the text index, written by a thread). Searches are right meanwhile;
+   * a rebuild waits for it before it reports done, so its time includes that work. Optional: a
+   * store that indexes as it writes (memory, MongoDB) has nothing to wait for.
+   */
+  settled?(): Promise<void>;
   close(): Promise<void>;
 }

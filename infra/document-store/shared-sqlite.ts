@@ -42,6 +42,7 @@ export function sharedSqliteDocumentStore(file: string): DocumentStore {
     collection: (name: string, options?: CollectionOptions) => store.collection(name, options),
     dropAll: () => store.dropAll(),
     batch: (work) => store.batch(work),
+    settled: () => store.settled(),
     async close() {
       if (closed) return;
       closed = true;

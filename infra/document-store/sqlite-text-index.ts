@@ -1,19 +1,23 @@
 import type Database from 'better-sqlite3';
-import type { Document } from './port.js';
-import { searchableText } from './text-search.js';
+import type { TextIndexSpec } from './text-index-messages.js';
+import type { TextIndexWriter } from './text-index-writer.js';
+import { containsText } from './text-search.js';
 import { TrigramSample } from './trigram-sample.js';
 
-/** What the text index asks of its collection's store: statements and the open write transaction. */
+/** What the text index asks of its collection's store. */
 export interface TextIndexHost {
+  /** The read-model file's connection. */
   readonly db: Database.Database;
   statement(sql: string): Database.Statement;
   write<T>(work: () => T): T;
+  /** The text file, read here and written by the text index thread alone. */
+  textFile(): { statement(sql: string): Database.Statement; columnsOf(table: string): string[]; writer: TextIndexWriter };
 }
 
+/** The owed table's row holding the highest mark number given (document rowids start at 1). */
+const SEQUENCE_ROW = 0;
 /** Needles shorter than this (in code points) have no trigram: they are found by a scan instead. */
 const TRIGRAM = 3;
-/** Documents read at a time when an index is filled from a collection that already holds some. */
-const FILL_BATCH = 1000;
 /** Needles whose matches are remembered until the collection changes. */
 const FOUND_CACHE_LIMIT = 64;
 /**
@@ -28,17 +32,39 @@ function phrase(needle: string): string {
   return `"${needle.replaceAll('"', '""')}"`;
 }
 
+function quoted(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
 /**
- * A collection's text search in SQLite: an FTS5 table beside the documents' table, one column
- * per text field, keyed by the document row's rowid. It holds each field lowercased by
- * JavaScript (so case folding is exactly the reference's `toLowerCase`) and the trigram
- * tokenizer is case-sensitive on top of that: a quoted phrase of the lowercased needle then
- * matches exactly the rows holding it as a substring. The collection writes it in the same
- * transaction as the document (rather than by a trigger, which would need this process's
- * lowercase function in any other connection that writes the file).
+ * A collection's text search in SQLite: an FTS5 table, one column per text field, keyed by the
+ * document row's rowid, in a file of its own (the read models' file name with `-text`) that a
+ * thread writes (text-index-thread.ts): building a post's trigram rows was most of a create's
+ * cost on the main thread. Each field is held lowercased by JavaScript (so case folding is
+ * exactly the reference's `toLowerCase`) and the trigram tokenizer is case-sensitive on top of
+ * that: a quoted phrase of the lowercased needle matches exactly the rows holding it.
+ *
+ * Every write of a document marks its rowid owed, with a sequence number, in a table of the
+ * read-model file, in the write's own transaction; after the commit the thread indexes the owed
+ * rows from the committed documents, and the marks it reports done are removed (unless a later
+ * write marked the row again). Until then the row is pending here: a search takes the index's
+ * matches less the pending rows, plus the pending rows whose document holds the needle, so it
+ * sees every write at once. A crash loses nothing: the marks commit with the documents, and a
+ * start sends the thread whatever is still owed.
  */
 export class SqliteTextIndex {
   readonly table: string;
+  private readonly spec: TextIndexSpec;
+  /** Rowid to the sequence number of its last write, for rows whose text may not be indexed yet. */
+  private readonly pending = new Map<number, number>();
+  private sequence = 0;
+  /** False until the thread has made the table (the index answers nothing before). */
+  private ready = false;
+  private ensured = false;
+  /** Owed rows written since the last commit: the thread is asked to look after it. */
+  private unsent = false;
+  /** The collection was dropped: an empty table is on its way, the old one answers nothing. */
+  private recreating = false;
 
   constructor(
     private readonly host: TextIndexHost,
@@ -46,66 +72,178 @@ export class SqliteTextIndex {
     private readonly tableName: string,
     readonly fields: readonly string[],
   ) {
-    this.table = `"${tableName}"`;
+    this.table = quoted(tableName);
+    this.spec = { table: tableName, fields: [...fields], documentsTable: documentsTable.slice(1, -1), owedTable: `${tableName}_owed` };
+    this.owedTable = quoted(this.spec.owedTable);
     this.sample = new TrigramSample({
       rowidRange: () => {
         const range = this.host.statement(`SELECT (SELECT min(rowid) FROM ${this.documentsTable}) AS min, (SELECT max(rowid) FROM ${this.documentsTable}) AS max`).get() as { min: number | null; max: number | null };
         return range.min === null || range.max === null ? null : { min: range.min, max: range.max };
       },
       textsOf: (rowids) => {
-        const columns = this.fields.map((field) => `"${field}"`).join(', ');
-        return this.host.statement(`SELECT ${columns} FROM ${this.table} WHERE rowid IN (SELECT value FROM json_each(?))`).raw().all(JSON.stringify(rowids)) as string[][];
+        const columns = this.fields.map(quoted).join(', ');
+        return this.host.textFile().statement(`SELECT ${columns} FROM ${this.table} WHERE rowid IN (SELECT value FROM json_each(?))`).raw().all(JSON.stringify(rowids)) as string[][];
       },
     });
   }
 
+  private readonly owedTable: string;
   /** Which trigrams of a needle are rare, guessed from a sample of the rows. */
   private readonly sample: TrigramSample;
 
-  /** Creates the table if missing (or made for other fields), filling it from the stored documents. */
+  /**
+   * Makes the owed table if missing and sends the thread what is owed. A text table missing from
+   * the text file, or made for other fields, is made anew and every document is owed; so is one
+   * left inside the read-model file by an earlier version, which is dropped.
+   */
   ensure(): void {
-    const columns = this.host.db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(this.tableName) as string[];
-    if (columns.length > 0 && columns.join(',') === this.fields.join(',')) return;
+    if (this.ensured) return;
+    this.ensured = true;
+    const text = this.host.textFile();
+    text.writer.listen(this.tableName, {
+      indexed: (rows) => this.indexed(rows),
+      recreated: () => {
+        this.recreating = false;
+        this.ready = true;
+      },
+      lost: () => {
+        if (!this.ensured) return;
+        if (this.recreating) text.writer.send({ op: 'recreate', index: this.spec });
+        if (this.pending.size > 0) text.writer.send({ op: 'index', index: this.spec });
+      },
+    });
     this.host.write(() => {
-      if (columns.length > 0) this.host.db.exec(`DROP TABLE ${this.table}`);
-      const names = this.fields.map((field) => `"${field}"`).join(', ');
-      this.host.db.exec(`CREATE VIRTUAL TABLE ${this.table} USING fts5(${names}, tokenize = 'trigram case_sensitive 1')`);
-      // In batches: one connection cannot write while a read of it is still being stepped.
-      const batch = this.host.db.prepare(`SELECT rowid, doc FROM ${this.documentsTable} WHERE rowid > ? ORDER BY rowid LIMIT ${FILL_BATCH}`);
-      const insert = this.insertStatement();
-      let last = -Infinity;
-      for (;;) {
-        const rows = batch.all(last) as { rowid: number; doc: string }[];
-        for (const row of rows) insert.run(row.rowid, ...this.texts(JSON.parse(row.doc) as Document));
-        if (rows.length < FILL_BATCH) break;
-        last = rows[rows.length - 1].rowid;
+      this.host.db.exec(`CREATE TABLE IF NOT EXISTS ${this.owedTable} (rowid INTEGER PRIMARY KEY, seq INTEGER NOT NULL)`);
+      this.host.db.exec(`CREATE INDEX IF NOT EXISTS ${quoted(`${this.spec.owedTable}__seq`)} ON ${this.owedTable} (seq)`);
+      const inReadModels = this.host.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = ? AND type = 'table'`).get(this.tableName) !== undefined;
+      if (inReadModels) this.host.db.exec(`DROP TABLE ${this.table}`);
+      this.ready = !this.recreating && text.columnsOf(this.tableName).join(',') === this.fields.join(',');
+      const maxOwed = (this.host.db.prepare(`SELECT max(seq) FROM ${this.owedTable}`).pluck().get() as number | null) ?? 0;
+      this.sequence = Math.max(this.sequence, maxOwed);
+      if (!this.ready || inReadModels) {
+        // Sequence numbers above every mark left: each row is owed once, after the new table.
+        this.host.db.prepare(`INSERT INTO ${this.owedTable} (rowid, seq) SELECT rowid, ? + rowid FROM ${this.documentsTable} WHERE true ON CONFLICT (rowid) DO UPDATE SET seq = excluded.seq`).run(this.sequence);
+        const maxRowid = (this.host.db.prepare(`SELECT max(rowid) FROM ${this.documentsTable}`).pluck().get() as number | null) ?? 0;
+        this.sequence += maxRowid;
       }
+      for (const [rowid, seq] of this.host.db.prepare(`SELECT rowid, seq FROM ${this.owedTable} WHERE rowid <> ?`).raw().all(SEQUENCE_ROW) as [number, number][]) this.pending.set(rowid, seq);
+      this.markedInTransaction = true;
+    });
+    if (!this.ready && !this.recreating) {
+      this.recreating = true;
+      text.writer.send({ op: 'recreate', index: this.spec });
+    }
+    // What earlier processes left owed is committed already; what was marked now, after the commit.
+    if (this.pending.size > 0) {
+      text.writer.send({ op: 'index', index: this.spec });
+      this.unsent = true;
+    }
+  }
+
+  /**
+   * False after a commit: another process (a second server on the DATA_DIR) may have marked rows
+   * since. Mark numbers rise across processes: each transaction starts above the highest number
+   * any has given (kept in the owed table's row 0, a rowid no document has), so no thread's
+   * reading "past the last it saw" misses a mark, and no report of an old mark matches a new one.
+   */
+  private sequenceKnown = false;
+  /** Marks were written in the open transaction: the highest number is saved before it commits. */
+  private markedInTransaction = false;
+
+  /** Marks the rows owed (inside the caller's write transaction, which holds the file's write lock): written, or deleted. */
+  private owe(rowids: readonly (number | bigint)[]): void {
+    if (!this.sequenceKnown) {
+      const highest = (this.host.statement(`SELECT max(seq) FROM ${this.owedTable}`).pluck().get() as number | null) ?? 0;
+      this.sequence = Math.max(this.sequence, highest);
+      this.sequenceKnown = true;
+    }
+    const mark = this.markStatement();
+    for (const rowid of rowids) {
+      this.sequence++;
+      mark.run(rowid, this.sequence);
+      this.pending.set(Number(rowid), this.sequence);
+    }
+    if (rowids.length > 0) {
+      this.unsent = true;
+      this.markedInTransaction = true;
+    }
+  }
+
+  private markStatement(): Database.Statement {
+    return this.host.statement(`INSERT INTO ${this.owedTable} (rowid, seq) VALUES (?, ?) ON CONFLICT (rowid) DO UPDATE SET seq = excluded.seq`);
+  }
+
+  /** The read models are about to commit: the highest mark number given goes with them. */
+  beforeCommit(): void {
+    if (!this.markedInTransaction || !this.ensured) return;
+    this.markedInTransaction = false;
+    this.markStatement().run(SEQUENCE_ROW, this.sequence);
+  }
+
+  /** The row's document was written (inside the caller's write transaction). */
+  written(rowid: number | bigint): void {
+    this.owe([rowid]);
+  }
+
+  /** The rows' documents were deleted (inside the caller's write transaction). */
+  deleted(rowids: readonly (number | bigint)[]): void {
+    this.owe(rowids);
+  }
+
+  /** The read models committed: the thread may index what was marked before. */
+  committed(): void {
+    this.sequenceKnown = false;
+    if (!this.unsent) return;
+    this.unsent = false;
+    this.host.textFile().writer.send({ op: 'index', index: this.spec });
+  }
+
+  /** Callers waiting for nothing to be pending (settled()). */
+  private settledWaiters: (() => void)[] = [];
+
+  /**
+   * Resolves once every row written so far has its text in the text file (its marks committed
+   * first: the caller commits the read models). Tests and benchmarks wait so, to search the index
+   * itself; a rebuild waits so before it reports done.
+   */
+  settled(): Promise<void> {
+    if (this.pending.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.settledWaiters.push(resolve));
+  }
+
+  /** The thread committed these rows' texts: a row not written again since is no longer owed. */
+  private indexed(rows: readonly number[]): void {
+    const settled: number[] = [];
+    for (let i = 0; i < rows.length; i += 2) {
+      const [rowid, seq] = [rows[i], rows[i + 1]];
+      if (this.pending.get(rowid) === seq) this.pending.delete(rowid);
+      settled.push(rowid, seq);
+    }
+    if (this.pending.size === 0) for (const resolve of this.settledWaiters.splice(0)) resolve();
+    if (!this.ensured || !this.host.db.open) return;
+    // The marks as the thread saw them: a mark written again since has another number and stays.
+    const unmark = this.host.statement(`DELETE FROM ${this.owedTable} WHERE rowid = ? AND seq = ?`);
+    this.host.write(() => {
+      for (let i = 0; i < settled.length; i += 2) unmark.run(settled[i], settled[i + 1]);
     });
   }
 
-  private insertStatement(): Database.Statement {
-    const names = this.fields.map((field) => `"${field}"`).join(', ');
-    return this.host.statement(`INSERT INTO ${this.table} (rowid, ${names}) VALUES (?, ${this.fields.map(() => '?').join(', ')})`);
+  /** The collection's tables were dropped: the next use makes them again, and a new text table. */
+  dropped(): void {
+    this.ensured = false;
+    this.unsent = false;
+    this.markedInTransaction = false;
+    this.pending.clear();
+    for (const resolve of this.settledWaiters.splice(0)) resolve();
+    this.changed();
   }
 
-  private texts(doc: Document): string[] {
-    return this.fields.map((field) => searchableText(doc[field]));
-  }
-
-  /** Replaces the row's texts (inside the caller's write transaction). */
-  written(rowid: number | bigint, doc: Document): void {
-    this.host.statement(`DELETE FROM ${this.table} WHERE rowid = ?`).run(rowid);
-    this.insertStatement().run(rowid, ...this.texts(doc));
-  }
-
-  /** Forgets the rows (inside the caller's write transaction). */
-  deleted(rowids: readonly (number | bigint)[]): void {
-    const statement = this.host.statement(`DELETE FROM ${this.table} WHERE rowid = ?`);
-    for (const rowid of rowids) statement.run(rowid);
-  }
-
+  /** Drops the owed table (inside the caller's write transaction) and has the thread empty the text table. */
   drop(): void {
-    this.host.write(() => this.host.db.exec(`DROP TABLE IF EXISTS ${this.table}`));
+    this.host.write(() => this.host.db.exec(`DROP TABLE IF EXISTS ${this.owedTable}`));
+    this.recreating = true;
+    this.ready = false;
+    this.host.textFile().writer.send({ op: 'recreate', index: this.spec });
   }
 
   /** Rowids holding each needle searched since the collection last changed (a list's page and its counts search alike). */
@@ -117,34 +255,49 @@ export class SqliteTextIndex {
   }
 
   /**
-   * The rowids of the documents holding the text. Three code points or more: the trigram index
-   * answers, the needle quoted as one phrase (its `"` doubled), so FTS5 syntax in it (`*`,
+   * The rowids the text table says hold the needle. Three code points or more: the trigram
+   * index answers, the needle quoted as one phrase (its `"` doubled), so FTS5 syntax in it (`*`,
    * `AND`, `NEAR`, `:`) is plain text; past PHRASE_LIMIT, its beginning, checked whole by instr.
    * Fewer, or a needle holding a NUL: a scan of the stored lowercased texts with instr, which
    * compares characters exactly as `includes` does.
    */
+  private indexMatches(needle: string): number[] {
+    if (!this.ready) return [];
+    const text = this.host.textFile();
+    const points = [...needle];
+    const tests = this.fields.map((field) => `instr(${quoted(field)}, ?) > 0`).join(' OR ');
+    const eachField = this.fields.map(() => needle);
+    // FTS5's query parser ends a string at a NUL; instr compares past it, as `includes` does.
+    if (points.length < TRIGRAM || needle.includes('\0')) {
+      return text.statement(`SELECT rowid FROM ${this.table} WHERE ${tests}`).pluck().all(...eachField) as number[];
+    }
+    if (points.length <= PHRASE_LIMIT) {
+      // Its rarest trigrams find a superset, checked whole by instr: cheaper than walking the
+      // lists of its common trigrams too, as the phrase does (see TrigramSample).
+      const driving = this.sample.drivingTrigrams(points);
+      return driving
+        ? (text.statement(`SELECT rowid FROM ${this.table} WHERE ${this.table} MATCH ? AND (${tests})`).pluck().all(driving.map(phrase).join(' AND '), ...eachField) as number[])
+        : (text.statement(`SELECT rowid FROM ${this.table} WHERE ${this.table} MATCH ?`).pluck().all(phrase(needle)) as number[]);
+    }
+    // Rows holding the whole needle hold its beginning: the index finds those, instr keeps the rest.
+    const head = points.slice(0, PHRASE_LIMIT).join('');
+    return text.statement(`SELECT rowid FROM ${this.table} WHERE ${this.table} MATCH ? AND (${tests})`).pluck().all(phrase(head), ...eachField) as number[];
+  }
+
+  /** The rowids of the documents holding the text: the index's, with the pending rows checked on their documents. */
   private matches(text: string): number[] {
     const needle = text.toLowerCase();
     const known = this.found.get(needle);
     if (known) return known;
-    let rowids: number[];
-    const points = [...needle];
-    const tests = this.fields.map((field) => `instr("${field}", ?) > 0`).join(' OR ');
-    const eachField = this.fields.map(() => needle);
-    // FTS5's query parser ends a string at a NUL; instr compares past it, as `includes` does.
-    if (points.length < TRIGRAM || needle.includes('\0')) {
-      rowids = this.host.statement(`SELECT rowid FROM ${this.table} WHERE ${tests}`).pluck().all(...eachField) as number[];
-    } else if (points.length <= PHRASE_LIMIT) {
-      // Its rarest trigrams find a superset, checked whole by instr: cheaper than walking the
-      // lists of its common trigrams too, as the phrase does (see TrigramSample).
-      const driving = this.sample.drivingTrigrams(points);
-      rowids = driving
-        ? (this.host.statement(`SELECT rowid FROM ${this.table} WHERE ${this.table} MATCH ? AND (${tests})`).pluck().all(driving.map(phrase).join(' AND '), ...eachField) as number[])
-        : (this.host.statement(`SELECT rowid FROM ${this.table} WHERE ${this.table} MATCH ?`).pluck().all(phrase(needle)) as number[]);
-    } else {
-      // Rows holding the whole needle hold its beginning: the index finds those, instr keeps the rest.
-      const head = points.slice(0, PHRASE_LIMIT).join('');
-      rowids = this.host.statement(`SELECT rowid FROM ${this.table} WHERE ${this.table} MATCH ? AND (${tests})`).pluck().all(phrase(head), ...eachField) as number[];
+    let rowids = this.indexMatches(needle);
+    if (this.pending.size > 0) {
+      rowids = rowids.filter((rowid) => !this.pending.has(rowid));
+      const docs = this.host
+        .statement(`SELECT rowid, doc FROM ${this.documentsTable} WHERE rowid IN (SELECT value FROM json_each(?))`)
+        .raw()
+        .all(JSON.stringify([...this.pending.keys()])) as [number, string][];
+      for (const [rowid, doc] of docs) if (containsText(JSON.parse(doc) as Record<string, unknown>, this.fields, text)) rowids.push(rowid);
+      rowids.sort((a, b) => a - b);
     }
     if (this.found.size >= FOUND_CACHE_LIMIT) this.found.clear();
     this.found.set(needle, rowids);

@@ -10,6 +10,7 @@ import { UnsupportedQueryError, pathSegments } from './sql-paths.js';
 import { orderByClause } from './sql-sort.js';
 import { SqliteElementIndex } from './sqlite-element-index.js';
 import { SqliteTextIndex } from './sqlite-text-index.js';
+import { TextIndexWriter } from './text-index-writer.js';
 import { requireTextFields, textFields } from './text-search.js';
 
 /** Every collection is a table named with this prefix, so dropAll finds them and nothing else. */
@@ -90,10 +91,9 @@ interface CollectionHost {
   write<T>(work: () => T): T;
   /** True while a batch runs (DocumentStore.batch): key reads and writes then go through its documents. */
   batching(): boolean;
+  /** The text file and its thread (sqlite-text-index.ts), opened when a collection first needs them. */
+  textFile(): TextFile;
 }
-
-/** Text rows a batch writes after every collection's documents (see SqliteDocumentStore.batch). */
-type TextWrites = (() => void)[];
 
 class SqliteCollection<T extends Document> implements Collection<T> {
   private readonly table: string;
@@ -227,7 +227,23 @@ class SqliteCollection<T extends Document> implements Collection<T> {
   dropped(): void {
     this.created = false;
     this.batchDocs.clear();
+    this.text?.dropped();
     this.changed();
+  }
+
+  /** The read models are about to commit (inside the transaction). */
+  beforeCommit(): void {
+    this.text?.beforeCommit();
+  }
+
+  /** The read models committed: the text index's thread may index what this collection marked. */
+  committed(): void {
+    this.text?.committed();
+  }
+
+  /** Resolves once the text index holds every document written so far (nothing pending). */
+  async textSettled(): Promise<void> {
+    await this.text?.settled();
   }
 
   /** Refuses a document the table cannot hold, when it is written (in a batch too, so its event is the one that fails). */
@@ -264,20 +280,16 @@ class SqliteCollection<T extends Document> implements Collection<T> {
 
   /**
    * Writes the batch's documents to the table: at the end of the batch, or before a query by
-   * anything but the key, which must see them. Their text rows are written at once, or added to
-   * `texts` for the store to write after every collection's documents.
+   * anything but the key, which must see them.
    */
-  flushBatch(texts?: TextWrites): void {
+  flushBatch(): void {
     if (this.batchDocs.size === 0) return;
     const { written, deleted } = this.batchDocs.drain();
-    // Deletes first, and text rows in the same order: a rowid freed here may be taken again below.
+    // Deletes first, and owed text rows in the same order: a rowid freed here may be taken again below.
     for (const id of deleted) this.deleteRows({ _id: id });
     if (written.length > 0) {
       this.ensure();
-      this.upsert(
-        written.map((doc) => [doc._id, JSON.stringify(doc), doc]),
-        texts,
-      );
+      this.upsert(written.map((doc) => [doc._id, JSON.stringify(doc), doc]));
     }
   }
 
@@ -409,35 +421,25 @@ class SqliteCollection<T extends Document> implements Collection<T> {
     return options.text ? read() : this.remembered(sql, where.params, read);
   }
 
-  /**
-   * Writes each document as [its id, its JSON, the document itself (for the text index)]. The
-   * text rows follow all the documents, or go to `texts` when given: FTS5 writes its pending
-   * rows out whenever another statement of the transaction opens a savepoint, so text rows
-   * written between document rows make many small segments to merge (twice as slow).
-   */
-  private upsert(rows: [T['_id'], string, T][], texts?: TextWrites): void {
+  /** Writes each document as [its id, its JSON, the document itself (for the element indexes)]. */
+  private upsert(rows: [T['_id'], string, T][]): void {
     const upsert = `INSERT INTO ${this.table} (_id, doc) VALUES (?, ?) ON CONFLICT (_id) DO UPDATE SET doc = excluded.doc`;
     const text = this.text;
     if (text || this.elements.size > 0) {
-      // The rowid the document row has (kept by an update, new on an insert) keys its texts and
-      // elements. It is looked up after the upsert rather than taken with RETURNING: in a file
-      // holding an FTS5 table, an upsert with RETURNING took 150 to 450 us against 5 to 10 us for
-      // both statements (measured with better-sqlite3 12.11 and SQLite 3.53), most of a post's write.
+      // The rowid the document row has (kept by an update, new on an insert) keys its owed text
+      // mark and its elements. It is looked up after the upsert rather than taken with RETURNING:
+      // when the file held the FTS5 table too, an upsert with RETURNING took 150 to 450 us against
+      // 5 to 10 us for both statements (better-sqlite3 12.11, SQLite 3.53).
       const statement = this.host.statement(upsert);
       const rowidOf = this.host.statement(`SELECT rowid FROM ${this.table} WHERE _id = ?`).pluck();
-      const rowids = this.host.write(() =>
-        rows.map(([id, json, doc]) => {
+      this.host.write(() => {
+        for (const [id, json, doc] of rows) {
           statement.run(id, json);
           const rowid = rowidOf.get(id) as number;
           for (const index of this.elements.values()) index.written(rowid, doc);
-          return rowid;
-        }),
-      );
-      if (text) {
-        const writeTexts = () => this.host.write(() => rows.forEach(([, , doc], i) => text.written(rowids[i], doc)));
-        if (texts) texts.push(writeTexts);
-        else writeTexts();
-      }
+          text?.written(rowid);
+        }
+      });
     } else {
       const statement = this.host.statement(upsert);
       this.host.write(() => {
@@ -569,6 +571,21 @@ let commitsInThisProcess = 0;
  */
 const PAGE_CACHE_KIB = -4000;
 
+/** The text file's connection here only reads (searches): a small cache, as the vector index's. */
+const TEXT_PAGE_CACHE_KIB = -2000;
+
+/** The file of the read models' text indexes, beside theirs (`read-models.sqlite` → `read-models-text.sqlite`). */
+export function textIndexFile(readModelsFile: string): string {
+  return readModelsFile.endsWith('.sqlite') ? `${readModelsFile.slice(0, -'.sqlite'.length)}-text.sqlite` : `${readModelsFile}-text`;
+}
+
+/** The text file as a collection's text index uses it: read here, written by the thread. */
+interface TextFile {
+  statement(sql: string): Database.Statement;
+  columnsOf(table: string): string[];
+  writer: TextIndexWriter;
+}
+
 /**
  * The embedded read-model store: one SQLite file (WAL), one table of JSON documents per
  * collection, expression indexes on the fields each collection declares, filters translated to
@@ -586,6 +603,8 @@ export class SqliteDocumentStore implements DocumentStore {
   /** Batches running (batch()): the commit waits until none is, so each commits whole. */
   private batchesOpen = 0;
   private commitWaiting = false;
+  /** When the open write transaction began (performance.now()). */
+  private transactionBegan = 0;
   private readonly commitIntervalMs: number;
   private readonly host: CollectionHost;
   /** Changes when another connection commits to the file: remembered answers may be stale then. */
@@ -598,7 +617,11 @@ export class SqliteDocumentStore implements DocumentStore {
     this.lookedThisTurn = false;
   };
 
+  private readonly file: string;
+  private text: { db: Database.Database; statements: PreparedStatements; file: TextFile } | null = null;
+
   constructor(file: string, options: SqliteDocumentStoreOptions = {}) {
+    this.file = file;
     this.db = new Database(file);
     this.statements = new PreparedStatements(this.db);
     this.db.pragma('journal_mode = WAL');
@@ -616,6 +639,7 @@ export class SqliteDocumentStore implements DocumentStore {
       write: (work) => this.write(work),
       noticeOtherWriters: () => this.noticeOtherWriters(),
       batching: () => this.batchesOpen > 0,
+      textFile: () => this.openTextFile(),
     };
     this.dataVersion = this.db.prepare('PRAGMA data_version').pluck();
     this.lastDataVersion = this.dataVersion.get() as number;
@@ -641,6 +665,25 @@ export class SqliteDocumentStore implements DocumentStore {
     for (const collection of this.collections.values()) collection.changed();
   }
 
+  private openTextFile(): TextFile {
+    if (this.text) return this.text.file;
+    const path = textIndexFile(this.file);
+    const db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('busy_timeout = 5000');
+    db.pragma(`cache_size = ${TEXT_PAGE_CACHE_KIB}`);
+    const statements = new PreparedStatements(db);
+    const writer = new TextIndexWriter({ readModelsFile: this.file, textFile: path });
+    const file: TextFile = {
+      statement: (sql) => statements.get(sql),
+      // While a drop of every table is on its way, the tables there are as good as gone.
+      columnsOf: (table) => (writer.droppingAll ? [] : (db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(table) as string[])),
+      writer,
+    };
+    this.text = { db, statements, file };
+    return file;
+  }
+
   private regex(source: string, flags: string): RegExp {
     const key = `${flags}/${source}`;
     let regex = this.regexes.get(key);
@@ -660,6 +703,7 @@ export class SqliteDocumentStore implements DocumentStore {
     if (!this.db.inTransaction) {
       try {
         this.db.exec('BEGIN IMMEDIATE');
+        this.transactionBegan = performance.now();
       } catch (error) {
         // Another process (the rebuild CLI) has held the file past the busy timeout: the
         // projection runner waits and retries on this error instead of skipping the event.
@@ -685,8 +729,10 @@ export class SqliteDocumentStore implements DocumentStore {
     }
     this.commitWaiting = false;
     if (this.db.open && this.db.inTransaction) {
+      for (const collection of this.collections.values()) collection.beforeCommit();
       this.db.exec('COMMIT');
       commitsInThisProcess++;
+      for (const collection of this.collections.values()) collection.committed();
     }
   }
 
@@ -723,14 +769,15 @@ export class SqliteDocumentStore implements DocumentStore {
     } catch (error) {
       if (succeeded) throw error;
     } finally {
-      if (--this.batchesOpen === 0 && this.commitWaiting) this.commit();
+      // A replay's batches follow each other without a turn of the event loop, so the commit
+      // timer never fires between them: past the interval, the batch that ends commits. The
+      // text index thread then indexes beside the replay rather than after it.
+      if (--this.batchesOpen === 0 && (this.commitWaiting || performance.now() - this.transactionBegan >= this.commitIntervalMs)) this.commit();
     }
   }
 
   private flushBatches(): void {
-    const texts: TextWrites = [];
-    for (const collection of this.collections.values()) collection.flushBatch(texts);
-    for (const write of texts) write();
+    for (const collection of this.collections.values()) collection.flushBatch();
   }
 
   collection<T extends Document>(name: string, options: CollectionOptions = {}): Collection<T> {
@@ -741,6 +788,17 @@ export class SqliteDocumentStore implements DocumentStore {
     }
     collection.declareOnce(options);
     return collection as unknown as Collection<T>;
+  }
+
+  /**
+   * Commits, then resolves once every text index holds every document written so far: its
+   * thread has caught up (tests and benchmarks search the index itself so; a rebuild waits so).
+   */
+  async settled(): Promise<void> {
+    this.commit(true);
+    await Promise.all([...this.collections.values()].map((collection) => collection.textSettled()));
+    // The marks the thread settled, removed.
+    this.commit(true);
   }
 
   /** EXPLAIN QUERY PLAN of a find in a collection (tests check that the hot look-ups use an index). */
@@ -764,11 +822,27 @@ export class SqliteDocumentStore implements DocumentStore {
     });
     for (const collection of this.collections.values()) collection.dropped();
     this.statements.clear();
+    // The text indexes with them: a collection used meanwhile asks for its table anew, after the drop.
+    await this.openTextFile().writer.dropAll();
   }
 
-  async close(): Promise<void> {
+  private closing: Promise<void> | null = null;
+
+  close(): Promise<void> {
+    this.closing ??= this.closeOnce();
+    return this.closing;
+  }
+
+  private async closeOnce(): Promise<void> {
     if (!this.db.open) return;
     this.commit(true);
+    if (this.text) {
+      // The thread indexes what the last commit marked; the marks it settles meanwhile commit below.
+      await this.text.file.writer.close();
+      this.text.statements.clear();
+      this.text.db.close();
+      this.commit(true);
+    }
     this.statements.clear();
     this.db.close();
   }

@@ -1,7 +1,8 @@
+import Database from 'better-sqlite3';
 import t, { type Test } from 'tap';
 import { MemoryDocumentStore } from '../../../infra/document-store/memory.js';
 import type { Collection, CollectionOptions, Document, DocumentStore, Filter } from '../../../infra/document-store/port.js';
-import { SqliteDocumentStore } from '../../../infra/document-store/sqlite.js';
+import { SqliteDocumentStore, textIndexFile } from '../../../infra/document-store/sqlite.js';
 import { seededRandom } from '../../seeded-random.js';
 
 /**
@@ -96,6 +97,9 @@ t.test('random texts and needles: SQLite finds what JavaScript finds', async (t)
     await sqlite.collection<Doc>('posts', OPTIONS).putMany(docs);
     await memory.collection<Doc>('posts', OPTIONS).putMany(docs);
     const needles = Array.from({ length: 150 }, () => randomNeedle(next, docs));
+    // Just written, the rows are pending (checked on their documents); settled, the index answers.
+    await compare(t, sqlite, memory, needles, seed);
+    await sqlite.settled();
     await compare(t, sqlite, memory, needles, seed);
 
     // The index follows every kind of write: replacing, updating, deleting.
@@ -108,6 +112,8 @@ t.test('random texts and needles: SQLite finds what JavaScript finds', async (t)
       await posts.deleteMany({ _id: { $lt: 20 } });
       await posts.deleteOne({ n: 1 });
     }
+    await compare(t, sqlite, memory, [...needles.slice(0, 60), 'harbour map', 'p 😀', 'ap'], seed);
+    await sqlite.settled();
     await compare(t, sqlite, memory, [...needles.slice(0, 60), 'harbour map', 'p 😀', 'ap'], seed);
   }
 });
@@ -131,6 +137,7 @@ t.test('needles longer than the phrase given to FTS5: found by their beginning, 
   await memory.collection<Doc>('posts', OPTIONS).putMany(docs);
   // A needle of 100,000 code points made one FTS5 phrase of as many tokens, and gigabytes of memory.
   const needles = [long, long.repeat(2), long.slice(0, 100) + 'and', long.toUpperCase(), 'x'.repeat(100_000), 'x'.repeat(100_002), 'x'.repeat(65), '😀'.repeat(80), `${'😀'.repeat(79)}!`];
+  await sqlite.settled();
   await compare(t, sqlite, memory, needles, 0);
   t.same((await sqlite.collection<Doc>('posts', OPTIONS).find({}, { text: 'x'.repeat(100_000) })).map((doc) => doc._id), [3], 'the long run is found in the one post holding it');
 });
@@ -200,6 +207,8 @@ t.test('a needle found by its rarest trigrams: a post holding them apart is not 
   await sqlite.collection<Doc>('posts', OPTIONS).putMany(docs);
   await memory.collection<Doc>('posts', OPTIONS).putMany(docs);
   await compare(t, sqlite, memory, ['the harbour', 'The Harbinger', 'harbinger', 'r, the harb', 'then a harp', 'bar, then'], 0);
+  await sqlite.settled();
+  await compare(t, sqlite, memory, ['the harbour', 'The Harbinger', 'harbinger', 'r, the harb', 'then a harp', 'bar, then'], 0);
   t.same((await sqlite.collection<Doc>('posts', OPTIONS).find({}, { text: 'the harbour', sort: { _id: 1 } })).map((doc) => doc._id), [202, 203]);
 
   // Searched while empty, then filled: the sample of the index is read again.
@@ -207,4 +216,105 @@ t.test('a needle found by its rarest trigrams: a post holding them apart is not 
   t.same(await later.find({}, { text: 'the harbour' }), []);
   await later.putMany(docs);
   t.same((await later.find({}, { text: 'the harbour', sort: { _id: 1 } })).map((doc) => doc._id), [202, 203]);
+  await sqlite.settled();
+  t.same((await later.find({}, { text: 'the harbour', sort: { _id: 1 } })).map((doc) => doc._id), [202, 203]);
+});
+
+/** Rows of a table in a SQLite file, read by a connection of the test's own (an owed table's, row 0 aside: it numbers the marks). */
+function countRows(file: string, table: string): number {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare(`SELECT count(*) FROM "${table}" WHERE rowid <> 0`).pluck().get() as number;
+  } finally {
+    db.close();
+  }
+}
+
+t.test('the text rows are written by the thread into a file of their own, and searched there once settled', async (t) => {
+  const file = `${t.testdir()}/read-models.sqlite`;
+  const store = new SqliteDocumentStore(file);
+  const posts = store.collection<Doc>('posts', OPTIONS);
+  await posts.putMany([{ _id: 1, n: 0, title: 'Old Harbour' }, { _id: 2, n: 0, title: 'New town' }]);
+  await store.settled();
+  t.equal(countRows(textIndexFile(file), 'docs_posts__text'), 2, 'the text file holds a row per document');
+  t.equal(countRows(file, 'docs_posts__text_owed'), 0, 'nothing is owed once the thread has reported');
+  // A row changed behind the store's back in the text file is what a search then finds: the
+  // answer comes from the index, not from the documents.
+  const text = new Database(textIndexFile(file));
+  text.prepare(`UPDATE docs_posts__text SET title = 'zzqq' WHERE rowid = (SELECT rowid FROM docs_posts__text WHERE title = 'new town')`).run();
+  text.close();
+  t.same((await posts.find({}, { text: 'zzqq' })).map((d) => d._id), [2]);
+  // Written again, the row is pending: checked on its document until the thread indexes it.
+  await posts.put({ _id: 2, n: 0, title: 'New Town Hall' });
+  t.same((await posts.find({}, { text: 'zzqq' })).map((d) => d._id), []);
+  t.same((await posts.find({}, { text: 'town hall' })).map((d) => d._id), [2]);
+  await store.settled();
+  t.same((await posts.find({}, { text: 'zzqq' })).map((d) => d._id), []);
+  t.same((await posts.find({}, { text: 'town hall' })).map((d) => d._id), [2]);
+  await store.close();
+});
+
+t.test('rows a stopped process left owed are indexed at the next start, and searched meanwhile', async (t) => {
+  const file = `${t.testdir()}/read-models.sqlite`;
+  const first = new SqliteDocumentStore(file);
+  await first.collection<Doc>('posts', OPTIONS).putMany([{ _id: 1, n: 0, title: 'Harbour' }]);
+  await first.close();
+  // As a crash leaves it: a document and its mark committed, its text never written.
+  const db = new Database(file);
+  db.prepare(`INSERT INTO docs_posts (_id, doc) VALUES (2, '{"_id":2,"n":0,"title":"Harbour lights"}')`).run();
+  db.prepare(`INSERT INTO docs_posts__text_owed (rowid, seq) SELECT rowid, 7 FROM docs_posts WHERE _id = 2`).run();
+  db.close();
+  t.equal(countRows(textIndexFile(file), 'docs_posts__text'), 1);
+
+  const second = new SqliteDocumentStore(file);
+  const posts = second.collection<Doc>('posts', OPTIONS);
+  t.same((await posts.find({}, { text: 'harbour', sort: { _id: 1 } })).map((d) => d._id), [1, 2], 'the owed row is found on its document');
+  await second.settled();
+  t.equal(countRows(textIndexFile(file), 'docs_posts__text'), 2, 'and indexed by the thread');
+  await second.close();
+  t.equal(countRows(file, 'docs_posts__text_owed'), 0, 'its mark removed');
+});
+
+t.test('a text index an earlier version kept inside the read-model file is moved out', async (t) => {
+  const file = `${t.testdir()}/read-models.sqlite`;
+  const db = new Database(file);
+  db.exec(`CREATE TABLE docs_posts (_id PRIMARY KEY NOT NULL, doc TEXT NOT NULL)`);
+  db.exec(`CREATE VIRTUAL TABLE docs_posts__text USING fts5(title, excerpt, content, tokenize = 'trigram case_sensitive 1')`);
+  db.prepare(`INSERT INTO docs_posts (_id, doc) VALUES (1, '{"_id":1,"n":0,"title":"Harbour"}'), (2, '{"_id":2,"n":1,"title":"Town"}')`).run();
+  db.prepare(`INSERT INTO docs_posts__text (rowid, title) SELECT rowid, lower(json_extract(doc, '$.title')) FROM docs_posts`).run();
+  db.close();
+
+  const store = new SqliteDocumentStore(file);
+  const posts = store.collection<Doc>('posts', OPTIONS);
+  t.same((await posts.find({}, { text: 'town' })).map((d) => d._id), [2]);
+  await store.settled();
+  t.same((await posts.find({}, { text: 'harb' })).map((d) => d._id), [1]);
+  await store.close();
+  t.equal(countRows(textIndexFile(file), 'docs_posts__text'), 2, 'every document is indexed in the text file');
+  const check = new Database(file, { readonly: true });
+  t.equal(check.prepare(`SELECT count(*) FROM sqlite_master WHERE name = 'docs_posts__text'`).pluck().get(), 0, 'the old table is gone from the read-model file');
+  check.close();
+});
+
+t.test('a text index thread that fails is reported and started again; searches stay right meanwhile', async (t) => {
+  const file = `${t.testdir()}/read-models.sqlite`;
+  const store = new SqliteDocumentStore(file);
+  t.teardown(() => store.close());
+  const posts = store.collection<Doc>('posts', OPTIONS);
+  await posts.put({ _id: 1, n: 0, title: 'Harbour' });
+  await store.settled();
+  // Another connection holds the text file's write lock: past its busy timeout, the thread's next write fails.
+  const text = new Database(textIndexFile(file));
+  text.exec('BEGIN IMMEDIATE');
+  const warned = new Promise<string>((resolve) => process.once('warning', (warning) => resolve(warning.message)));
+  await posts.put({ _id: 2, n: 0, title: 'Harbour lights' });
+  t.match(await warned, /text index thread failed.*database is locked/);
+  t.same((await posts.find({}, { text: 'lights' })).map((d) => d._id), [2], 'the row owed is found on its document');
+  // Released, the next thread (started a second after the failure) indexes what is owed.
+  text.exec('COMMIT');
+  text.close();
+  await store.settled();
+  t.equal(countRows(textIndexFile(file), 'docs_posts__text'), 2, 'the owed row is indexed by the new thread');
+  t.equal(countRows(file, 'docs_posts__text_owed'), 0);
+  t.same((await posts.find({}, { text: 'lights' })).map((d) => d._id), [2]);
 });

@@ -102,9 +102,9 @@ t.test('an archive without read-side files (made before they were added) restore
 
 t.test('the read side of a configuration: the read models first, none of them in MongoDB, no vector index in Elasticsearch', async (t) => {
   const config = embeddedConfig('/data');
-  t.same(readSideFiles(config).map((f) => f.name), ['read-models.sqlite', 'embeddings.sqlite', 'vector-index.sqlite']);
+  t.same(readSideFiles(config).map((f) => f.name), ['read-models.sqlite', 'read-models-text.sqlite', 'embeddings.sqlite', 'vector-index.sqlite']);
   t.same(readSideFiles({ ...config, mongoUrl: 'mongodb://x' }).map((f) => f.name), ['embeddings.sqlite', 'vector-index.sqlite']);
-  t.same(readSideFiles({ ...config, elasticsearchUrl: 'http://es:9200' }).map((f) => f.name), ['read-models.sqlite', 'embeddings.sqlite']);
+  t.same(readSideFiles({ ...config, elasticsearchUrl: 'http://es:9200' }).map((f) => f.name), ['read-models.sqlite', 'read-models-text.sqlite', 'embeddings.sqlite']);
 });
 
 t.test('a snapshot folder a crash left behind for a day is removed by the next backup; a recent one is kept', async (t) => {

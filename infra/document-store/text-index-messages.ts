@@ -1,0 +1,37 @@
+/** What the text index thread (text-index-thread.ts) is started with. */
+export interface TextIndexThreadData {
+  /** The read-model file, read for the owed rows and their documents as committed. */
+  readModelsFile: string;
+  /** The text file the thread alone writes. */
+  textFile: string;
+}
+
+/** One collection's text index: its FTS5 table in the text file, and its tables in the read-model file. */
+export interface TextIndexSpec {
+  table: string;
+  fields: string[];
+  documentsTable: string;
+  owedTable: string;
+}
+
+/** The main thread's requests, handled in the order sent. */
+export type TextIndexRequest =
+  /** Replace the table with an empty one for these fields (every document is owed meanwhile). */
+  | { op: 'recreate'; index: TextIndexSpec }
+  /** Drop every table of the text file (the read models are being rebuilt). */
+  | { op: 'drop-all' }
+  /** Index the owed rows committed since the last look. */
+  | { op: 'index'; index: TextIndexSpec }
+  /** Finish what was asked before, then end. */
+  | { op: 'close' };
+
+export type TextIndexReply =
+  | { op: 'recreated'; table: string }
+  | { op: 'dropped-all' }
+  /**
+   * Rowid and owed sequence number pairs, flat: their text rows are committed. An index request
+   * is answered by one or more, the last of them marked.
+   */
+  | { op: 'indexed'; table: string; rows: number[]; last: boolean }
+  /** Why the thread is about to end: its error's message (the error itself arrives without it). */
+  | { op: 'failed'; message: string };

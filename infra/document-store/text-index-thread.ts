@@ -1,0 +1,142 @@
+import Database from 'better-sqlite3';
+import { parentPort, workerData } from 'node:worker_threads';
+import { PreparedStatements } from '../prepared-statements.js';
+import { searchableText } from './text-search.js';
+import type { TextIndexReply, TextIndexRequest, TextIndexSpec, TextIndexThreadData } from './text-index-messages.js';
+
+/**
+ * The read models' text index writer: a thread of its own, so the FTS5 trigram rows of a post
+ * (most of a create's cost on the main thread, and of a replay's) are built beside the
+ * requests rather than among them. It owns the only writing connection of the text file and
+ * reads the read-model file's committed state: a collection's owed table lists the rowids
+ * whose text may be missing or stale, each with the sequence number of its last write. A
+ * request to index reads the owed rows past the last it saw, each with its document as
+ * committed (none: it was deleted), replaces their text rows, commits, and answers with the
+ * (rowid, sequence) pairs done, which the main thread then removes from the owed table.
+ */
+const port = parentPort;
+if (!port) throw new Error('text-index-thread.ts runs as a worker thread.');
+const data = workerData as TextIndexThreadData;
+
+/** Owed rows indexed per transaction: bounded, so an answer and its pairs stay small. */
+const INDEX_BATCH = 1000;
+
+const readModels = new Database(data.readModelsFile, { readonly: true, fileMustExist: true });
+readModels.pragma('busy_timeout = 5000');
+const text = new Database(data.textFile);
+text.pragma('journal_mode = WAL');
+// The main thread forgets an owed row once told it is indexed: a text commit lost to a power
+// cut after that would leave the row's text stale for good, so each commit is made durable.
+text.pragma('synchronous = FULL');
+text.pragma('busy_timeout = 5000');
+text.pragma('cache_size = -4000');
+const readStatements = new PreparedStatements(readModels);
+const textStatements = new PreparedStatements(text);
+
+/** The highest owed sequence number indexed, by text table. */
+const lastSeen = new Map<string, number>();
+
+function quoted(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** An empty text table for the fields, in one transaction: the main thread's reads see the old table or the new one. */
+function recreate(index: TextIndexSpec): void {
+  const columns = index.fields.map(quoted).join(', ');
+  text.transaction(() => {
+    text.exec(`DROP TABLE IF EXISTS ${quoted(index.table)}`);
+    text.exec(`CREATE VIRTUAL TABLE ${quoted(index.table)} USING fts5(${columns}, tokenize = 'trigram case_sensitive 1')`);
+  })();
+  textStatements.clear();
+  lastSeen.delete(index.table);
+}
+
+function dropAll(): void {
+  // Virtual tables first: dropping one drops its shadow tables, gone by the time the list reaches them.
+  const tables = text
+    .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY substr(sql, 1, 20) = 'CREATE VIRTUAL TABLE' DESC`)
+    .pluck()
+    .all() as string[];
+  text.transaction(() => {
+    for (const table of tables) text.exec(`DROP TABLE IF EXISTS ${quoted(table)}`);
+  })();
+  textStatements.clear();
+  lastSeen.clear();
+}
+
+interface OwedRow {
+  rowid: number;
+  seq: number;
+  doc: string | null;
+}
+
+/** Indexes the owed rows committed since the last look, a batch per transaction. */
+function indexOwed(index: TextIndexSpec): void {
+  const owed = readStatements.get(
+    `SELECT o.rowid AS rowid, o.seq AS seq, d.doc AS doc FROM ${quoted(index.owedTable)} AS o ` +
+      `LEFT JOIN ${quoted(index.documentsTable)} AS d ON d.rowid = o.rowid WHERE o.seq > ? AND o.rowid <> 0 ORDER BY o.seq LIMIT ${INDEX_BATCH}`,
+  );
+  const remove = textStatements.get(`DELETE FROM ${quoted(index.table)} WHERE rowid = ?`);
+  const insert = textStatements.get(
+    `INSERT INTO ${quoted(index.table)} (rowid, ${index.fields.map(quoted).join(', ')}) VALUES (?, ${index.fields.map(() => '?').join(', ')})`,
+  );
+  for (;;) {
+    const rows = owed.all(lastSeen.get(index.table) ?? 0) as OwedRow[];
+    const done: number[] = [];
+    text.transaction(() => {
+      for (const row of rows) {
+        remove.run(row.rowid);
+        if (row.doc !== null) {
+          const doc = JSON.parse(row.doc) as Record<string, unknown>;
+          insert.run(row.rowid, ...index.fields.map((field) => searchableText(doc[field])));
+        }
+        done.push(row.rowid, row.seq);
+      }
+    })();
+    if (rows.length > 0) lastSeen.set(index.table, rows[rows.length - 1].seq);
+    const last = rows.length < INDEX_BATCH;
+    port?.postMessage({ op: 'indexed', table: index.table, rows: done, last } satisfies TextIndexReply);
+    if (last) return;
+  }
+}
+
+/** A table dropped meanwhile (a collection dropped, the read models rebuilt) has nothing owed left. */
+function isMissingTable(error: unknown): boolean {
+  return error instanceof Database.SqliteError && /no such table/.test(error.message);
+}
+
+function handle(request: TextIndexRequest): void {
+  switch (request.op) {
+    case 'recreate':
+      recreate(request.index);
+      port?.postMessage({ op: 'recreated', table: request.index.table } satisfies TextIndexReply);
+      return;
+    case 'drop-all':
+      dropAll();
+      port?.postMessage({ op: 'dropped-all' } satisfies TextIndexReply);
+      return;
+    case 'index':
+      try {
+        indexOwed(request.index);
+      } catch (error) {
+        if (!isMissingTable(error)) throw error;
+        port?.postMessage({ op: 'indexed', table: request.index.table, rows: [], last: true } satisfies TextIndexReply);
+      }
+      return;
+    case 'close':
+      readModels.close();
+      text.close();
+      port?.close();
+  }
+}
+
+port.on('message', (request: TextIndexRequest) => {
+  try {
+    handle(request);
+  } catch (error) {
+    // An error thrown out of a thread reaches the main thread without its message (a
+    // SqliteError arrives as { code }): the message goes first, then the thread ends.
+    port.postMessage({ op: 'failed', message: error instanceof Error ? error.message : String(error) } satisfies TextIndexReply);
+    throw error;
+  }
+});
