@@ -47,15 +47,14 @@ function quoted(name: string): string {
  * Every write of a document marks its rowid owed, with a sequence number, in a table of the
  * read-model file, in the write's own transaction; after the commit the thread indexes the owed
  * rows from the committed documents, and the marks it reports done are removed (unless a later
- * write marked the row again). Until then the row is pending here: a search takes the index's
- * matches less the pending rows, plus the pending rows whose document holds the needle, so it
- * sees every write at once. A crash loses nothing: the marks commit with the documents, and a
+ * write marked the row again). Until then a search takes the index's matches less the owed
+ * rows, plus the owed rows whose document holds the needle, so it sees every write at once. A crash loses nothing: the marks commit with the documents, and a
  * start sends the thread whatever is still owed.
  */
 export class SqliteTextIndex {
   readonly table: string;
   private readonly spec: TextIndexSpec;
-  /** Rowid to the sequence number of its last write, for rows whose text may not be indexed yet. */
+  /** Rowid to the number of its last mark, for the rows this process marked and the thread has not reported (settled()). */
   private readonly pending = new Map<number, number>();
   private sequence = 0;
   /** False until the thread has made the table (the index answers nothing before). */
@@ -63,8 +62,13 @@ export class SqliteTextIndex {
   private ensured = false;
   /** Owed rows written since the last commit: the thread is asked to look after it. */
   private unsent = false;
-  /** The collection was dropped: an empty table is on its way, the old one answers nothing. */
-  private recreating = false;
+  /**
+   * Requests for a table sent and not yet answered (the answers come in order): until none is
+   * left, the table there may be an old one, or about to go, and answers nothing.
+   */
+  private tablesAsked = 0;
+  /** Whether the last table asked for is empty anew (the collection was dropped), asked again if the thread fails. */
+  private lastAskedEmpty = false;
 
   constructor(
     private readonly host: TextIndexHost,
@@ -103,12 +107,16 @@ export class SqliteTextIndex {
     text.writer.listen(this.tableName, {
       indexed: (rows) => this.indexed(rows),
       recreated: () => {
-        this.recreating = false;
-        this.ready = true;
+        this.tablesAsked = Math.max(0, this.tablesAsked - 1);
+        if (this.tablesAsked === 0 && this.ensured) this.ready = true;
       },
       lost: () => {
         if (!this.ensured) return;
-        if (this.recreating) text.writer.send({ op: 'recreate', index: this.spec });
+        // The requests it had not answered are lost with it.
+        if (this.tablesAsked > 0) {
+          this.tablesAsked = 0;
+          this.askForTable(this.lastAskedEmpty);
+        }
         if (this.pending.size > 0) text.writer.send({ op: 'index', index: this.spec });
       },
     });
@@ -117,7 +125,7 @@ export class SqliteTextIndex {
       this.host.db.exec(`CREATE INDEX IF NOT EXISTS ${quoted(`${this.spec.owedTable}__seq`)} ON ${this.owedTable} (seq)`);
       const inReadModels = this.host.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = ? AND type = 'table'`).get(this.tableName) !== undefined;
       if (inReadModels) this.host.db.exec(`DROP TABLE ${this.table}`);
-      this.ready = !this.recreating && text.columnsOf(this.tableName).join(',') === this.fields.join(',');
+      this.ready = this.tablesAsked === 0 && text.columnsOf(this.tableName).join(',') === this.fields.join(',');
       const maxOwed = (this.host.db.prepare(`SELECT max(seq) FROM ${this.owedTable}`).pluck().get() as number | null) ?? 0;
       this.sequence = Math.max(this.sequence, maxOwed);
       if (!this.ready || inReadModels) {
@@ -129,10 +137,9 @@ export class SqliteTextIndex {
       for (const [rowid, seq] of this.host.db.prepare(`SELECT rowid, seq FROM ${this.owedTable} WHERE rowid <> ?`).raw().all(SEQUENCE_ROW) as [number, number][]) this.pending.set(rowid, seq);
       this.markedInTransaction = true;
     });
-    if (!this.ready && !this.recreating) {
-      this.recreating = true;
-      text.writer.send({ op: 'recreate', index: this.spec });
-    }
+    // Asked even while another request is on its way: it may come before a drop of every table
+    // (a rebuild), and this one after it. Asking again for a table that is there changes nothing.
+    if (!this.ready) this.askForTable(false);
     // What earlier processes left owed is committed already; what was marked now, after the commit.
     if (this.pending.size > 0) {
       text.writer.send({ op: 'index', index: this.spec });
@@ -149,6 +156,12 @@ export class SqliteTextIndex {
   private sequenceKnown = false;
   /** Marks were written in the open transaction: the highest number is saved before it commits. */
   private markedInTransaction = false;
+
+  private askForTable(empty: boolean): void {
+    this.tablesAsked++;
+    this.lastAskedEmpty = empty;
+    this.host.textFile().writer.send({ op: 'recreate', index: this.spec, empty });
+  }
 
   /** Marks the rows owed (inside the caller's write transaction, which holds the file's write lock): written, or deleted. */
   private owe(rowids: readonly (number | bigint)[]): void {
@@ -231,6 +244,7 @@ export class SqliteTextIndex {
   /** The collection's tables were dropped: the next use makes them again, and a new text table. */
   dropped(): void {
     this.ensured = false;
+    this.ready = false;
     this.unsent = false;
     this.markedInTransaction = false;
     this.pending.clear();
@@ -241,9 +255,8 @@ export class SqliteTextIndex {
   /** Drops the owed table (inside the caller's write transaction) and has the thread empty the text table. */
   drop(): void {
     this.host.write(() => this.host.db.exec(`DROP TABLE IF EXISTS ${this.owedTable}`));
-    this.recreating = true;
     this.ready = false;
-    this.host.textFile().writer.send({ op: 'recreate', index: this.spec });
+    this.askForTable(true);
   }
 
   /** Rowids holding each needle searched since the collection last changed (a list's page and its counts search alike). */
@@ -289,14 +302,18 @@ export class SqliteTextIndex {
     const needle = text.toLowerCase();
     const known = this.found.get(needle);
     if (known) return known;
+    // The marks as the file holds them, not only this process's: another process (the import
+    // CLI, a second server) may have written posts whose text its thread has not indexed yet.
+    // Read before the index: a mark is removed only after its text row has committed there.
+    const owed = this.host
+      .statement(`SELECT o.rowid, d.doc FROM ${this.owedTable} AS o LEFT JOIN ${this.documentsTable} AS d ON d.rowid = o.rowid WHERE o.rowid <> ${SEQUENCE_ROW}`)
+      .raw()
+      .all() as [number, string | null][];
     let rowids = this.indexMatches(needle);
-    if (this.pending.size > 0) {
-      rowids = rowids.filter((rowid) => !this.pending.has(rowid));
-      const docs = this.host
-        .statement(`SELECT rowid, doc FROM ${this.documentsTable} WHERE rowid IN (SELECT value FROM json_each(?))`)
-        .raw()
-        .all(JSON.stringify([...this.pending.keys()])) as [number, string][];
-      for (const [rowid, doc] of docs) if (containsText(JSON.parse(doc) as Record<string, unknown>, this.fields, text)) rowids.push(rowid);
+    if (owed.length > 0) {
+      const unsure = new Set(owed.map(([rowid]) => rowid));
+      rowids = rowids.filter((rowid) => !unsure.has(rowid));
+      for (const [rowid, doc] of owed) if (doc !== null && containsText(JSON.parse(doc) as Record<string, unknown>, this.fields, text)) rowids.push(rowid);
       rowids.sort((a, b) => a - b);
     }
     if (this.found.size >= FOUND_CACHE_LIMIT) this.found.clear();

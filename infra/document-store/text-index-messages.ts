@@ -16,8 +16,12 @@ export interface TextIndexSpec {
 
 /** The main thread's requests, handled in the order sent. */
 export type TextIndexRequest =
-  /** Replace the table with an empty one for these fields (every document is owed meanwhile). */
-  | { op: 'recreate'; index: TextIndexSpec }
+  /**
+   * Make the table for these fields: when `empty`, anew (the collection was dropped); else only if
+   * missing or made for other fields, so a second process starting at once keeps what the first
+   * has indexed. Every document is owed meanwhile.
+   */
+  | { op: 'recreate'; index: TextIndexSpec; empty: boolean }
   /** Drop every table of the text file (the read models are being rebuilt). */
   | { op: 'drop-all' }
   /** Index the owed rows committed since the last look. */
@@ -33,5 +37,5 @@ export type TextIndexReply =
    * is answered by one or more, the last of them marked.
    */
   | { op: 'indexed'; table: string; rows: number[]; last: boolean }
-  /** Why the thread is about to end: its error's message (the error itself arrives without it). */
+  /** A request failed, with this message: the thread does nothing more, and is ended. */
   | { op: 'failed'; message: string };

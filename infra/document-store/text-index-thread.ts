@@ -40,9 +40,14 @@ function quoted(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
-/** An empty text table for the fields, in one transaction: the main thread's reads see the old table or the new one. */
-function recreate(index: TextIndexSpec): void {
+/**
+ * The text table for the fields, in one transaction (the main thread's reads see the old table
+ * or the new one): anew when `empty`, else only if missing or made for other fields.
+ */
+function recreate(index: TextIndexSpec, empty: boolean): void {
   const columns = index.fields.map(quoted).join(', ');
+  const current = text.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(index.table) as string[];
+  if (!empty && current.join(',') === index.fields.join(',')) return;
   text.transaction(() => {
     text.exec(`DROP TABLE IF EXISTS ${quoted(index.table)}`);
     text.exec(`CREATE VIRTUAL TABLE ${quoted(index.table)} USING fts5(${columns}, tokenize = 'trigram case_sensitive 1')`);
@@ -108,7 +113,7 @@ function isMissingTable(error: unknown): boolean {
 function handle(request: TextIndexRequest): void {
   switch (request.op) {
     case 'recreate':
-      recreate(request.index);
+      recreate(request.index, request.empty);
       port?.postMessage({ op: 'recreated', table: request.index.table } satisfies TextIndexReply);
       return;
     case 'drop-all':
@@ -130,13 +135,17 @@ function handle(request: TextIndexRequest): void {
   }
 }
 
+/** Set once a request failed: the main thread ends this thread, and nothing more is done meanwhile. */
+let failed = false;
+
 port.on('message', (request: TextIndexRequest) => {
+  if (failed) return;
   try {
     handle(request);
   } catch (error) {
-    // An error thrown out of a thread reaches the main thread without its message (a
-    // SqliteError arrives as { code }): the message goes first, then the thread ends.
+    // Reported as a message: an error thrown out of a thread reaches the main thread without
+    // its message (a SqliteError arrives as { code }).
+    failed = true;
     port.postMessage({ op: 'failed', message: error instanceof Error ? error.message : String(error) } satisfies TextIndexReply);
-    throw error;
   }
 });

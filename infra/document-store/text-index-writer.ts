@@ -71,7 +71,7 @@ export class TextIndexWriter {
   private started(): Worker {
     if (this.thread) return this.thread;
     const thread = startWorkerThread(import.meta.url, TEXT_INDEX_THREAD, this.data);
-    thread.on('message', (reply: TextIndexReply) => this.received(reply));
+    thread.on('message', (reply: TextIndexReply) => this.received(reply, thread));
     thread.on('error', (error) => this.failed(thread, error));
     this.exited = new Promise((resolve) => thread.once('exit', () => resolve()));
     thread.once('exit', () => {
@@ -81,7 +81,7 @@ export class TextIndexWriter {
     return thread;
   }
 
-  private received(reply: TextIndexReply): void {
+  private received(reply: TextIndexReply, from: Worker): void {
     switch (reply.op) {
       case 'indexed':
         if (reply.rows.length > 0) this.listeners.get(reply.table)?.indexed(reply.rows);
@@ -96,7 +96,8 @@ export class TextIndexWriter {
         this.answered();
         return;
       case 'failed':
-        this.failure = reply.message;
+        this.failed(from, new Error(reply.message));
+        void from.terminate();
     }
   }
 
@@ -115,8 +116,7 @@ export class TextIndexWriter {
     if (this.thread !== thread) return;
     this.thread = null;
     this.outstanding = 0;
-    const message = this.failure ?? (error instanceof Error ? error.message : String(error));
-    this.failure = null;
+    const message = error instanceof Error ? error.message : String(error);
     for (const waiter of this.droppedAll.splice(0)) waiter.reject(new Error(message));
     process.emitWarning(`The read models' text index thread failed; it is started again: ${message}`);
     // Not unref'd: a CLI waiting for the index to settle must not end meanwhile.
@@ -127,8 +127,6 @@ export class TextIndexWriter {
   }
 
   private retryTimer: NodeJS.Timeout | null = null;
-  /** The message the thread sent before it failed. */
-  private failure: string | null = null;
 
   private end(): void {
     this.idleTimer = null;

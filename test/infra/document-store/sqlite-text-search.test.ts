@@ -318,3 +318,23 @@ t.test('a text index thread that fails is reported and started again; searches s
   t.equal(countRows(file, 'docs_posts__text_owed'), 0);
   t.same((await posts.find({}, { text: 'lights' })).map((d) => d._id), [2]);
 });
+
+t.test('a post another process wrote is found before its thread has indexed it', async (t) => {
+  const file = `${t.testdir()}/read-models.sqlite`;
+  const server = new SqliteDocumentStore(file);
+  const importer = new SqliteDocumentStore(file);
+  t.teardown(async () => {
+    await server.close();
+    await importer.close();
+  });
+  const served = server.collection<Doc>('posts', OPTIONS);
+  await served.put({ _id: 1, n: 0, title: 'Harbour' });
+  // Committed, so the other connection can take the write lock.
+  await server.settled();
+  await importer.collection<Doc>('posts', OPTIONS).put({ _id: 2, n: 0, title: 'Harbour lights' });
+  // Committed at once, not awaited: its thread has not indexed the post yet.
+  const importerSettled = importer.settled();
+  t.same((await served.find({}, { text: 'harbour', sort: { _id: 1 } })).map((d) => d._id), [1, 2], 'found by its mark in the file');
+  await importerSettled;
+  t.same((await served.find({}, { text: 'lights' })).map((d) => d._id), [2], 'and by the index once indexed');
+});
