@@ -18,6 +18,10 @@ export function compiledThreadScript(script: string): string {
  */
 export function startWorkerThread(callerUrl: string, script: string, workerData: unknown): Worker {
   if (!callerUrl.endsWith('.ts')) return new Worker(projectFile(compiledThreadScript(script)), { workerData });
-  const entry = JSON.stringify(pathToFileURL(projectFile(`${script}.ts`)).href);
-  return new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${entry}); });`, { eval: true, workerData });
+  return startSourceThread(pathToFileURL(projectFile(`${script}.ts`)), workerData);
+}
+
+/** A thread running a TypeScript source under tsx, registered in the thread first (see startWorkerThread). */
+export function startSourceThread(entry: URL, workerData?: unknown): Worker {
+  return new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); });`, { eval: true, workerData });
 }

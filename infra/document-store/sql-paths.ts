@@ -15,6 +15,11 @@ export class UnsupportedQueryError extends Error {
   }
 }
 
+/** A table or column name as an SQL identifier: double-quoted, a `"` in it doubled. */
+export function quotedName(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
 export function isIndexSegment(segment: string): boolean {
   return INDEX.test(segment);
 }

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { quotedName as quoted } from './sql-paths.js';
 import type { TextIndexSpec } from './text-index-messages.js';
 import type { TextIndexWriter } from './text-index-writer.js';
 import { containsText } from './text-search.js';
@@ -30,10 +31,6 @@ const PHRASE_LIMIT = 64;
 /** The needle as one FTS5 phrase: quoted, its `"` doubled, so FTS5 syntax in it is plain text. */
 function phrase(needle: string): string {
   return `"${needle.replaceAll('"', '""')}"`;
-}
-
-function quoted(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
 }
 
 /**
@@ -70,14 +67,18 @@ export class SqliteTextIndex {
   /** Whether the last table asked for is empty anew (the collection was dropped), asked again if the thread fails. */
   private lastAskedEmpty = false;
 
+  /** The documents' table, quoted for SQL. */
+  private readonly documentsTable: string;
+
   constructor(
     private readonly host: TextIndexHost,
-    private readonly documentsTable: string,
+    documentsTableName: string,
     private readonly tableName: string,
     readonly fields: readonly string[],
   ) {
     this.table = quoted(tableName);
-    this.spec = { table: tableName, fields: [...fields], documentsTable: documentsTable.slice(1, -1), owedTable: `${tableName}_owed` };
+    this.documentsTable = quoted(documentsTableName);
+    this.spec = { table: tableName, fields: [...fields], documentsTable: documentsTableName, owedTable: `${tableName}_owed` };
     this.owedTable = quoted(this.spec.owedTable);
     this.sample = new TrigramSample({
       rowidRange: () => {

@@ -6,7 +6,7 @@ import { BatchDocuments } from './batch-documents.js';
 import { applyUpdate } from './document-updates.js';
 import { checkedFields } from './picked-fields.js';
 import { whereClause, type ElementTables } from './sql-filter.js';
-import { UnsupportedQueryError, pathSegments } from './sql-paths.js';
+import { UnsupportedQueryError, pathSegments, quotedName } from './sql-paths.js';
 import { orderByClause } from './sql-sort.js';
 import { SqliteElementIndex } from './sqlite-element-index.js';
 import { SqliteTextIndex } from './sqlite-text-index.js';
@@ -193,7 +193,7 @@ class SqliteCollection<T extends Document> implements Collection<T> {
     const fields = textFields(spec);
     if (this.text && this.text.fields.join(',') === fields.join(',')) return;
     this.flushBatch();
-    this.text = new SqliteTextIndex(this.host, this.table, `${TABLE_PREFIX}${this.name}__text`, fields);
+    this.text = new SqliteTextIndex(this.host, `${TABLE_PREFIX}${this.name}`, `${TABLE_PREFIX}${this.name}__text`, fields);
     if (this.created) this.text.ensure();
   }
 
@@ -818,7 +818,7 @@ export class SqliteDocumentStore implements DocumentStore {
       .pluck()
       .all(TABLE_PREFIX) as string[];
     this.write(() => {
-      for (const table of tables) this.db.exec(`DROP TABLE IF EXISTS "${table.replaceAll('"', '""')}"`);
+      for (const table of tables) this.db.exec(`DROP TABLE IF EXISTS ${quotedName(table)}`);
     });
     for (const collection of this.collections.values()) collection.dropped();
     this.statements.clear();

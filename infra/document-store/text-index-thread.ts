@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PreparedStatements } from '../prepared-statements.js';
+import { quotedName as quoted } from './sql-paths.js';
 import { searchableText } from './text-search.js';
 import type { TextIndexReply, TextIndexRequest, TextIndexSpec, TextIndexThreadData } from './text-index-messages.js';
 
@@ -35,10 +36,6 @@ const textStatements = new PreparedStatements(text);
 
 /** The highest owed sequence number indexed, by text table. */
 const lastSeen = new Map<string, number>();
-
-function quoted(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
 
 /**
  * The text table for the fields, in one transaction (the main thread's reads see the old table

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
 import { projectFile } from '../../project-root.js';
+import { startSourceThread } from '../../worker-thread.js';
 
 /**
  * The compiled thread by its place in dist/, not beside this module: `npm start` runs a bundle
@@ -17,7 +18,5 @@ export function startModelThread(script?: URL): Worker {
   const typescript = import.meta.url.endsWith('.ts');
   script ??= typescript ? new URL('./thread.js', import.meta.url) : pathToFileURL(projectFile(COMPILED_MODEL_THREAD));
   const entry = typescript && script.href.endsWith('.js') ? new URL(script.href.replace(/\.js$/, '.ts')) : script;
-  if (!entry.href.endsWith('.ts')) return new Worker(entry);
-  const href = JSON.stringify(entry.href);
-  return new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${href}); });`, { eval: true });
+  return entry.href.endsWith('.ts') ? startSourceThread(entry) : new Worker(entry);
 }
