@@ -35,6 +35,9 @@ export function elementValues(value: unknown): (string | number)[] {
  */
 export class SqliteElementIndex {
   readonly table: string;
+  /** Made once: every document write runs both. */
+  private readonly insertSql: string;
+  private readonly deleteSql: string;
 
   constructor(
     private readonly host: ElementIndexHost,
@@ -43,6 +46,8 @@ export class SqliteElementIndex {
     readonly field: string,
   ) {
     this.table = `"${tableName}"`;
+    this.insertSql = `INSERT OR IGNORE INTO ${this.table} (value, doc) VALUES (?, ?)`;
+    this.deleteSql = `DELETE FROM ${this.table} WHERE doc = ?`;
   }
 
   /** Creates the table if missing, filling it from the stored documents (a collection that had none, or an older file). */
@@ -65,19 +70,19 @@ export class SqliteElementIndex {
   }
 
   private insert(rowid: number | bigint, value: unknown): void {
-    const statement = this.host.statement(`INSERT OR IGNORE INTO ${this.table} (value, doc) VALUES (?, ?)`);
+    const statement = this.host.statement(this.insertSql);
     for (const element of elementValues(value)) statement.run(element, rowid);
   }
 
   /** Replaces the document's rows (inside the caller's write transaction). */
   written(rowid: number | bigint, doc: Document): void {
-    this.host.statement(`DELETE FROM ${this.table} WHERE doc = ?`).run(rowid);
+    this.host.statement(this.deleteSql).run(rowid);
     this.insert(rowid, doc[this.field]);
   }
 
   /** Forgets the documents' rows (inside the caller's write transaction). */
   deleted(rowids: readonly (number | bigint)[]): void {
-    const statement = this.host.statement(`DELETE FROM ${this.table} WHERE doc = ?`);
+    const statement = this.host.statement(this.deleteSql);
     for (const rowid of rowids) statement.run(rowid);
   }
 

@@ -80,6 +80,7 @@ export class SqliteTextIndex {
     this.documentsTable = quoted(documentsTableName);
     this.spec = { table: tableName, fields: [...fields], documentsTable: documentsTableName, owedTable: `${tableName}_owed` };
     this.owedTable = quoted(this.spec.owedTable);
+    this.markSql = `INSERT INTO ${this.owedTable} (rowid, seq) VALUES (?, ?) ON CONFLICT (rowid) DO UPDATE SET seq = excluded.seq`;
     this.sample = new TrigramSample({
       rowidRange: () => {
         const range = this.host.statement(`SELECT (SELECT min(rowid) FROM ${this.documentsTable}) AS min, (SELECT max(rowid) FROM ${this.documentsTable}) AS max`).get() as { min: number | null; max: number | null };
@@ -93,6 +94,8 @@ export class SqliteTextIndex {
   }
 
   private readonly owedTable: string;
+  /** Made once: every write of a document runs it. */
+  private readonly markSql: string;
   /** Which trigrams of a needle are rare, guessed from a sample of the rows. */
   private readonly sample: TrigramSample;
 
@@ -184,7 +187,7 @@ export class SqliteTextIndex {
   }
 
   private markStatement(): Database.Statement {
-    return this.host.statement(`INSERT INTO ${this.owedTable} (rowid, seq) VALUES (?, ?) ON CONFLICT (rowid) DO UPDATE SET seq = excluded.seq`);
+    return this.host.statement(this.markSql);
   }
 
   /** The read models are about to commit: the highest mark number given goes with them. */

@@ -132,6 +132,20 @@ t.test('in a batch, a bad document or update fails its own call, and changes not
   t.same(await items.find({}), [{ _id: 1, title: 'Kept', media_ids: [2, 3] }]);
 });
 
+t.test('in a batch, an update leaves the document handed out before it as it was, nested values too', async (t) => {
+  const store = new SqliteDocumentStore(join(t.testdir(), 'read-models.sqlite'));
+  t.teardown(() => store.close());
+  const items = store.collection<Item & { meta?: { tags: string[]; note: string } }>('items');
+  await store.batch(async () => {
+    await items.put({ _id: 1, title: 'First', media_ids: [1], meta: { tags: ['a'], note: 'n' } });
+    const before = await items.findOne({ _id: 1 });
+    await items.updateOne({ _id: 1 }, { $addToSet: { media_ids: 2 }, $set: { 'meta.note': 'changed', title: 'Second' }, $push: { 'meta.tags': 'b' } });
+    t.same(before, { _id: 1, title: 'First', media_ids: [1], meta: { tags: ['a'], note: 'n' } }, 'the earlier document is unchanged, its array and nested object too');
+    t.same(await items.findOne({ _id: 1 }), { _id: 1, title: 'Second', media_ids: [1, 2], meta: { tags: ['a', 'b'], note: 'changed' } });
+  });
+  t.same(await items.find({}), [{ _id: 1, title: 'Second', media_ids: [1, 2], meta: { tags: ['a', 'b'], note: 'changed' } }]);
+});
+
 t.test('a process that dies in a batch leaves nothing of it in the file, even what a query wrote out', async (t) => {
   const file = join(t.testdir(), 'read-models.sqlite');
   const script = join(t.testdir(), 'dies.mts');
