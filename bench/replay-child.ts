@@ -1,6 +1,7 @@
 import { embeddedConfig } from '../app/config.js';
 import { createRuntime } from '../app/runtime.js';
 import { appModules } from '../app/modules.js';
+import { REBUILD_BATCH_EVENTS } from '../bin/rebuild-flags.js';
 
 /**
  * Run in its own process over a DATA_DIR holding a large log: starts the runtime (whose
@@ -12,7 +13,6 @@ const dataDir = process.env.DATA_DIR;
 const rounds = Number(process.argv[2] ?? 3);
 if (!dataDir) throw new Error('DATA_DIR is required');
 
-const BATCH = 5000;
 const began = performance.now();
 const runtime = await createRuntime(embeddedConfig(dataDir), { modules: appModules, startWorkers: false });
 const startupSeconds = (performance.now() - began) / 1000;
@@ -23,7 +23,7 @@ async function rebuild(): Promise<number> {
   const start = performance.now();
   let position = 0;
   for (;;) {
-    const batch = await runtime.eventStore.readAll(position, BATCH);
+    const batch = await runtime.eventStore.readAll(position, REBUILD_BATCH_EVENTS);
     if (batch.length === 0) break;
     await runtime.projections.handle(batch);
     position = batch[batch.length - 1].position;
@@ -37,7 +37,7 @@ async function readOnly(): Promise<number> {
   const start = performance.now();
   let position = 0;
   for (;;) {
-    const batch = await runtime.eventStore.readAll(position, BATCH);
+    const batch = await runtime.eventStore.readAll(position, REBUILD_BATCH_EVENTS);
     if (batch.length === 0) break;
     position = batch[batch.length - 1].position;
   }

@@ -19,16 +19,19 @@ export function round(value: number, digits = 2): number {
 }
 
 /**
- * Runs `measure` once as a warm-up, then `rounds` times, alternating with its baseline when
- * one is given so both see the same machine load; returns every measured round.
+ * Runs `measure` and its baseline `warmUps` times each as a warm-up (once unless told), then
+ * `rounds` times, alternating so both see the same machine load; returns every measured round.
  */
 export async function alternateRounds<T, B>(
   rounds: number,
   measure: () => Promise<T>,
   baseline: () => Promise<B>,
+  warmUps = 1,
 ): Promise<{ subject: T[]; baseline: B[] }> {
-  await measure();
-  await baseline();
+  for (let i = 0; i < warmUps; i++) {
+    await measure();
+    await baseline();
+  }
   const subject: T[] = [];
   const base: B[] = [];
   for (let i = 0; i < rounds; i++) {

@@ -1,6 +1,7 @@
 import { loadConfig } from '../app/config.js';
 import { createRuntime } from '../app/runtime.js';
 import { progressBar } from './progress.js';
+import { REBUILD_BATCH_EVENTS } from './rebuild-flags.js';
 import { appModules } from '../app/modules.js';
 
 /**
@@ -17,7 +18,7 @@ async function main(): Promise<void> {
     const bar = progressBar('rebuild', total);
     let position = 0;
     for (;;) {
-      const batch = await runtime.eventStore.readAll(position, 5000);
+      const batch = await runtime.eventStore.readAll(position, REBUILD_BATCH_EVENTS);
       if (batch.length === 0) break;
       await runtime.projections.handle(batch);
       position = batch[batch.length - 1].position;
