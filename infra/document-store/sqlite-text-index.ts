@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { quotedName as quoted } from './sql-paths.js';
-import type { TextIndexSpec } from './text-index-messages.js';
+import { SEQUENCE_ROW, type TextIndexSpec } from './text-index-messages.js';
 import type { TextIndexWriter } from './text-index-writer.js';
 import { containsText } from './text-search.js';
 import { TrigramSample } from './trigram-sample.js';
@@ -15,8 +15,6 @@ export interface TextIndexHost {
   textFile(): { statement(sql: string): Database.Statement; columnsOf(table: string): string[]; writer: TextIndexWriter };
 }
 
-/** The owed table's row holding the highest mark number given (document rowids start at 1). */
-const SEQUENCE_ROW = 0;
 /** Needles shorter than this (in code points) have no trigram: they are found by a scan instead. */
 const TRIGRAM = 3;
 /** Needles whose matches are remembered until the collection changes. */
@@ -130,8 +128,7 @@ export class SqliteTextIndex {
       const inReadModels = this.host.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = ? AND type = 'table'`).get(this.tableName) !== undefined;
       if (inReadModels) this.host.db.exec(`DROP TABLE ${this.table}`);
       this.ready = this.tablesAsked === 0 && text.columnsOf(this.tableName).join(',') === this.fields.join(',');
-      const maxOwed = (this.host.db.prepare(`SELECT max(seq) FROM ${this.owedTable}`).pluck().get() as number | null) ?? 0;
-      this.sequence = Math.max(this.sequence, maxOwed);
+      this.sequence = Math.max(this.sequence, this.highestMark());
       if (!this.ready || inReadModels) {
         // Sequence numbers above every mark left: each row is owed once, after the new table.
         this.host.db.prepare(`INSERT INTO ${this.owedTable} (rowid, seq) SELECT rowid, ? + rowid FROM ${this.documentsTable} WHERE true ON CONFLICT (rowid) DO UPDATE SET seq = excluded.seq`).run(this.sequence);
@@ -170,8 +167,7 @@ export class SqliteTextIndex {
   /** Marks the rows owed (inside the caller's write transaction, which holds the file's write lock): written, or deleted. */
   private owe(rowids: readonly (number | bigint)[]): void {
     if (!this.sequenceKnown) {
-      const highest = (this.host.statement(`SELECT max(seq) FROM ${this.owedTable}`).pluck().get() as number | null) ?? 0;
-      this.sequence = Math.max(this.sequence, highest);
+      this.sequence = Math.max(this.sequence, this.highestMark());
       this.sequenceKnown = true;
     }
     const mark = this.markStatement();
@@ -184,6 +180,11 @@ export class SqliteTextIndex {
       this.unsent = true;
       this.markedInTransaction = true;
     }
+  }
+
+  /** The highest mark number in the file, this process's or another's (0 when none). */
+  private highestMark(): number {
+    return (this.host.statement(`SELECT max(seq) FROM ${this.owedTable}`).pluck().get() as number | null) ?? 0;
   }
 
   private markStatement(): Database.Statement {
@@ -230,18 +231,15 @@ export class SqliteTextIndex {
 
   /** The thread committed these rows' texts: a row not written again since is no longer owed. */
   private indexed(rows: readonly number[]): void {
-    const settled: number[] = [];
     for (let i = 0; i < rows.length; i += 2) {
-      const [rowid, seq] = [rows[i], rows[i + 1]];
-      if (this.pending.get(rowid) === seq) this.pending.delete(rowid);
-      settled.push(rowid, seq);
+      if (this.pending.get(rows[i]) === rows[i + 1]) this.pending.delete(rows[i]);
     }
     if (this.pending.size === 0) for (const resolve of this.settledWaiters.splice(0)) resolve();
     if (!this.ensured || !this.host.db.open) return;
     // The marks as the thread saw them: a mark written again since has another number and stays.
     const unmark = this.host.statement(`DELETE FROM ${this.owedTable} WHERE rowid = ? AND seq = ?`);
     this.host.write(() => {
-      for (let i = 0; i < settled.length; i += 2) unmark.run(settled[i], settled[i + 1]);
+      for (let i = 0; i < rows.length; i += 2) unmark.run(rows[i], rows[i + 1]);
     });
   }
 

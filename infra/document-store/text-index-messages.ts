@@ -6,6 +6,9 @@ export interface TextIndexThreadData {
   textFile: string;
 }
 
+/** The owed table's row holding the highest mark number given (document rowids start at 1): never a row to index. */
+export const SEQUENCE_ROW = 0;
+
 /** One collection's text index: its FTS5 table in the text file, and its tables in the read-model file. */
 export interface TextIndexSpec {
   table: string;

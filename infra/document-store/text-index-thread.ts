@@ -3,7 +3,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PreparedStatements } from '../prepared-statements.js';
 import { quotedName as quoted } from './sql-paths.js';
 import { searchableText } from './text-search.js';
-import type { TextIndexReply, TextIndexRequest, TextIndexSpec, TextIndexThreadData } from './text-index-messages.js';
+import { SEQUENCE_ROW, type TextIndexReply, type TextIndexRequest, type TextIndexSpec, type TextIndexThreadData } from './text-index-messages.js';
 
 /**
  * The read models' text index writer: a thread of its own, so the FTS5 trigram rows of a post
@@ -76,7 +76,7 @@ interface OwedRow {
 function indexOwed(index: TextIndexSpec): void {
   const owed = readStatements.get(
     `SELECT o.rowid AS rowid, o.seq AS seq, d.doc AS doc FROM ${quoted(index.owedTable)} AS o ` +
-      `LEFT JOIN ${quoted(index.documentsTable)} AS d ON d.rowid = o.rowid WHERE o.seq > ? AND o.rowid <> 0 ORDER BY o.seq LIMIT ${INDEX_BATCH}`,
+      `LEFT JOIN ${quoted(index.documentsTable)} AS d ON d.rowid = o.rowid WHERE o.seq > ? AND o.rowid <> ${SEQUENCE_ROW} ORDER BY o.seq LIMIT ${INDEX_BATCH}`,
   );
   const remove = textStatements.get(`DELETE FROM ${quoted(index.table)} WHERE rowid = ?`);
   const insert = textStatements.get(
