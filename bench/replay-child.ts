@@ -1,12 +1,12 @@
 import { embeddedConfig } from '../app/config.js';
 import { createRuntime } from '../app/runtime.js';
 import { appModules } from '../app/modules.js';
-import { REBUILD_BATCH_EVENTS } from '../bin/rebuild-flags.js';
+import { REBUILD_BATCH_EVENTS, rebuildReadModels } from '../projections/rebuild.js';
 
 /**
  * Run in its own process over a DATA_DIR holding a large log: starts the runtime (whose
  * start-up replay is the warm-up), then rebuilds every read model from the whole log `rounds`
- * times the way bin/rebuild.ts does, and, as the baseline, only reads and decodes the log.
+ * times as bin/rebuild.ts does (rebuildReadModels), and, as the baseline, only reads and decodes the log.
  * Prints {startup, rebuild[], readOnly[]} in events per second.
  */
 const dataDir = process.env.DATA_DIR;
@@ -19,17 +19,8 @@ const startupSeconds = (performance.now() - began) / 1000;
 const total = await runtime.eventStore.countEvents();
 
 async function rebuild(): Promise<number> {
-  await runtime.projections.reset();
   const start = performance.now();
-  let position = 0;
-  for (;;) {
-    const batch = await runtime.eventStore.readAll(position, REBUILD_BATCH_EVENTS);
-    if (batch.length === 0) break;
-    await runtime.projections.handle(batch);
-    position = batch[batch.length - 1].position;
-  }
-  // As bin/rebuild.ts: done when the text index, written by a thread beside, has caught up.
-  await runtime.documents.settled?.();
+  await rebuildReadModels(runtime);
   return total / ((performance.now() - start) / 1000);
 }
 

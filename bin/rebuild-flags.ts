@@ -10,10 +10,3 @@
  */
 export const REBUILD_NODE_FLAGS = ['--max-semi-space-size=64'] as const;
 
-/**
- * Events read and applied per batch by `npm run rebuild` (and the replay benchmark): 1,000, as
- * the start-up catch-up reads. With 5,000 a batch's decoded events were still alive at each
- * young-generation collection and were copied there; 1,000 replayed 6% more events per second
- * (93,547 against 99,399 at 100,000 events, rounds alternated), 500 no more than 1,000.
- */
-export const REBUILD_BATCH_EVENTS = 1000;

@@ -1,7 +1,7 @@
 import { loadConfig } from '../app/config.js';
 import { createRuntime } from '../app/runtime.js';
 import { progressBar } from './progress.js';
-import { REBUILD_BATCH_EVENTS } from './rebuild-flags.js';
+import { rebuildReadModels } from '../projections/rebuild.js';
 import { appModules } from '../app/modules.js';
 
 /**
@@ -13,19 +13,9 @@ async function main(): Promise<void> {
   const runtime = await createRuntime(config, { modules: appModules, startWorkers: false });
   try {
     await runtime.projections.stop();
-    await runtime.projections.reset();
     const total = await runtime.eventStore.countEvents();
     const bar = progressBar('rebuild', total);
-    let position = 0;
-    for (;;) {
-      const batch = await runtime.eventStore.readAll(position, REBUILD_BATCH_EVENTS);
-      if (batch.length === 0) break;
-      await runtime.projections.handle(batch);
-      position = batch[batch.length - 1].position;
-      bar.tick(batch.length);
-    }
-    // The text index is written by a thread beside the replay: done when it has caught up.
-    await runtime.documents.settled?.();
+    await rebuildReadModels(runtime, (events) => bar.tick(events));
     bar.stop();
     console.log(`Rebuilt read models from ${total} events.`);
   } finally {

@@ -10,6 +10,13 @@ export interface Projection {
   name: string;
   handles: readonly string[];
   apply(event: StoredEvent, documents: DocumentStore): Promise<void>;
+  /**
+   * The collections of a projection whose documents are not only a fold of the log but state
+   * about something outside the read models (the chatbot's index outbox: work the vector index
+   * is owed). A rebuild keeps them and the projection's checkpoint: replaying would only mark
+   * every resource owed again. (`npm run reindex` is what rebuilds the vector index.)
+   */
+  keptByRebuild?: readonly string[];
 }
 
 export function defineProjection(projection: Projection): Projection {

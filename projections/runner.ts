@@ -348,13 +348,24 @@ export class ProjectionRunner {
     await this.waitFor(await this.eventStore.lastPosition(), timeoutMs);
   }
 
-  /** Drops every read model and checkpoint, so the next start replays the whole log. */
+  /**
+   * Drops every read model and checkpoint, so the next start replays the whole log; a projection
+   * kept by a rebuild (Projection.keptByRebuild) keeps its collections and its checkpoint.
+   */
   async reset(): Promise<void> {
-    await this.documents.dropAll();
+    const kept = this.projections.filter((p) => p.keptByRebuild !== undefined);
+    await this.documents.dropAll({ keep: kept.flatMap((p) => p.keptByRebuild ?? []) });
     this.parked.clear();
     for (const projection of this.projections) {
+      if (kept.includes(projection)) continue;
       this.checkpoints.set(projection.name, 0);
       this.resumedFrom.set(projection.name, 0);
+    }
+    // The checkpoints went with the other read models: the kept ones are saved again at once.
+    if (kept.length > 0 && this.documents.persistent) {
+      await this.documents
+        .collection<CheckpointDoc>(CHECKPOINTS)
+        .putMany(kept.map((p) => ({ _id: p.name, position: this.checkpoints.get(p.name) ?? 0 })));
     }
     this.applied.clear();
     this.position = 0;

@@ -1,6 +1,6 @@
 import { Query } from 'mingo';
 import { update as applyUpdate, type UpdateExpression } from 'mingo/updater';
-import type { Collection, CollectionOptions, Document, DocumentStore, Filter, FindFieldsOptions, FindOptions, SortSpec, TextQuery, Update } from './port.js';
+import type { Collection, CollectionOptions, Document, DocumentStore, DropAllOptions, Filter, FindFieldsOptions, FindOptions, SortSpec, TextQuery, Update } from './port.js';
 import { pickFields } from './picked-fields.js';
 import { containsText, requireTextFields, textFields } from './text-search.js';
 
@@ -132,8 +132,9 @@ export class MemoryDocumentStore implements DocumentStore {
     return collection as unknown as Collection<T>;
   }
 
-  async dropAll(): Promise<void> {
-    for (const collection of this.collections.values()) await collection.drop();
+  async dropAll(options: DropAllOptions = {}): Promise<void> {
+    const keep = new Set(options.keep);
+    for (const [name, collection] of this.collections) if (!keep.has(name)) await collection.drop();
   }
 
   async close(): Promise<void> {}

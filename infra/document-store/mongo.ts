@@ -11,7 +11,7 @@ import {
 } from 'mongodb';
 import { DependencyUnavailableError } from '../errors.js';
 import { checkedFields } from './picked-fields.js';
-import type { Collection, CollectionOptions, Document, DocumentStore, Filter, FindFieldsOptions, FindOptions, TextQuery, Update } from './port.js';
+import type { Collection, CollectionOptions, Document, DocumentStore, DropAllOptions, Filter, FindFieldsOptions, FindOptions, TextQuery, Update } from './port.js';
 import { escapeRegex, requireTextFields, textFields } from './text-search.js';
 
 const DEPENDENCY = 'MongoDB';
@@ -170,10 +170,11 @@ export class MongoDocumentStore implements DocumentStore {
     return new MongoBackedCollection<T>(this.db.collection<Document>(name), options.textSearch ? textFields(options.textSearch) : null);
   }
 
-  async dropAll(): Promise<void> {
+  async dropAll(options: DropAllOptions = {}): Promise<void> {
+    const keep = new Set(options.keep);
     const collections = await guard(() => this.db.listCollections({}, { nameOnly: true }).toArray());
     for (const { name } of collections) {
-      if (name.startsWith('system.')) continue;
+      if (name.startsWith('system.') || keep.has(name)) continue;
       await this.collection(name).drop();
     }
   }

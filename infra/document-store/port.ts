@@ -85,10 +85,18 @@ export interface TextSearchSpec {
   fields: readonly string[];
 }
 
+export interface DropAllOptions {
+  /** Collections left as they are, with their documents and indexes. */
+  keep?: readonly string[];
+}
+
 export interface DocumentStore {
   collection<T extends Document>(name: string, options?: CollectionOptions): Collection<T>;
-  /** Drops every collection (read models are disposable: the log rebuilds them). */
-  dropAll(): Promise<void>;
+  /**
+   * Drops every collection (read models are disposable: the log rebuilds them) but those named
+   * in `keep` (a rebuild keeps what is not only a fold of the log: see Projection.keptByRebuild).
+   */
+  dropAll(options?: DropAllOptions): Promise<void>;
   /** True when read models survive a restart (SQLite, MongoDB); false for the in-memory store. */
   readonly persistent: boolean;
   /**
@@ -110,5 +118,12 @@ export interface DocumentStore {
    * store that indexes as it writes (memory, MongoDB) has nothing to wait for.
    */
   settled?(): Promise<void>;
+  /**
+   * Runs `work`, a rewrite of every read model (a rebuild), letting the store skip waiting for
+   * the disk until its end, when everything is made durable at once. Should the machine go down
+   * meanwhile, the next open finds out and starts the read models anew (SQLite). Optional: the
+   * others write as they always do.
+   */
+  deferSync?<T>(work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }

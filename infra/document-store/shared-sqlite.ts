@@ -40,9 +40,10 @@ export function sharedSqliteDocumentStore(file: string): DocumentStore {
   return {
     persistent: true,
     collection: (name: string, options?: CollectionOptions) => store.collection(name, options),
-    dropAll: () => store.dropAll(),
+    dropAll: (options) => store.dropAll(options),
     batch: (work) => store.batch(work),
     settled: () => store.settled(),
+    deferSync: (work) => store.deferSync(work),
     async close() {
       if (closed) return;
       closed = true;

@@ -27,8 +27,11 @@ export type TextIndexRequest =
   | { op: 'recreate'; index: TextIndexSpec; empty: boolean }
   /** Drop every table of the text file (the read models are being rebuilt). */
   | { op: 'drop-all' }
-  /** Index the owed rows committed since the last look. */
-  | { op: 'index'; index: TextIndexSpec }
+  /**
+   * Index the owed rows committed since the last look. `durable` false: commit without waiting
+   * for the disk (inside SqliteDocumentStore.deferSync, which syncs the file at its end).
+   */
+  | { op: 'index'; index: TextIndexSpec; durable?: boolean }
   /** Finish what was asked before, then end. */
   | { op: 'close' };
 

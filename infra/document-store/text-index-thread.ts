@@ -27,8 +27,16 @@ readModels.pragma('busy_timeout = 5000');
 const text = new Database(data.textFile);
 text.pragma('journal_mode = WAL');
 // The main thread forgets an owed row once told it is indexed: a text commit lost to a power
-// cut after that would leave the row's text stale for good, so each commit is made durable.
+// cut after that would leave the row's text stale for good, so each commit is made durable
+// (but inside a deferSync, whose marker has a torn file started anew: setDurable).
 text.pragma('synchronous = FULL');
+let durable = true;
+
+function setDurable(wanted: boolean): void {
+  if (wanted === durable) return;
+  text.pragma(`synchronous = ${wanted ? 'FULL' : 'OFF'}`);
+  durable = wanted;
+}
 text.pragma('busy_timeout = 5000');
 text.pragma('cache_size = -4000');
 const readStatements = new PreparedStatements(readModels);
@@ -118,6 +126,7 @@ function handle(request: TextIndexRequest): void {
       port?.postMessage({ op: 'dropped-all' } satisfies TextIndexReply);
       return;
     case 'index':
+      setDurable(request.durable !== false);
       try {
         indexOwed(request.index);
       } catch (error) {

@@ -46,12 +46,19 @@ export class TextIndexWriter {
   /** Closed: nothing more is sent (marks made now stay owed, for the next start). */
   private closed = false;
 
+  /** False inside SqliteDocumentStore.deferSync: the thread's commits skip their fsync. */
+  private durable = true;
+
+  setDurable(durable: boolean): void {
+    this.durable = durable;
+  }
+
   send(request: TextIndexRequest): void {
     if (this.closed) return;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
     this.outstanding++;
-    this.started().postMessage(request);
+    this.started().postMessage(request.op === 'index' ? { ...request, durable: this.durable } : request);
   }
 
   /** True while a drop of every table is asked and not yet done. */

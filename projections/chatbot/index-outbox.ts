@@ -41,6 +41,8 @@ export function outboxMark(ref: ResourceRef, position: number): IndexOutboxDoc {
 export const chatbotIndexOutboxProjection = defineProjection({
   name: 'chatbot-index-outbox',
   handles: [...INDEXED_EVENT_TYPES.keys()],
+  // Marks are removed by index jobs, not by events: a replay would mark every resource again.
+  keptByRebuild: [CHATBOT_INDEX_OUTBOX],
   async apply(event, documents) {
     for (const ref of await refsToReindex(event, documents)) await indexOutbox(documents).put(outboxMark(ref, event.position));
   },

@@ -184,6 +184,26 @@ function documentStoreContract(name: string, factory: Factory | null, skip?: str
       await other.put({ _id: 'y' });
       t.same(await other.find({}), [{ _id: 'y' }], 'usable after dropAll');
     });
+
+    t.test('dropAll keeps the collections it is told to keep, whole', async (t) => {
+      const { store, items } = await seeded(t);
+      const kept = store.collection<{ _id: string; n: number }>('kept');
+      const keptToo = store.collection<{ _id: string }>('kept-too');
+      await kept.putMany([
+        { _id: 'a', n: 1 },
+        { _id: 'b', n: 2 },
+      ]);
+      await keptToo.put({ _id: 'c' });
+      await store.dropAll({ keep: ['kept', 'kept-too'] });
+      t.equal(await items.count(), 0, 'the others are dropped');
+      t.same(await kept.find({}, { sort: { n: 1 } }), [{ _id: 'a', n: 1 }, { _id: 'b', n: 2 }], 'a kept collection holds its documents');
+      t.same(await keptToo.find({}), [{ _id: 'c' }]);
+      t.same(await kept.find({ n: { $gt: 1 } }), [{ _id: 'b', n: 2 }], 'and answers queries');
+      await kept.put({ _id: 'd', n: 3 });
+      t.equal(await kept.count(), 3, 'and takes writes');
+      await store.dropAll({ keep: [] });
+      t.equal(await kept.count(), 0, 'an empty keep list drops everything');
+    });
   });
 }
 

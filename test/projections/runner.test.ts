@@ -1,6 +1,7 @@
 import t from 'tap';
 import { join } from 'node:path';
 import { MemoryDocumentStore } from '../../infra/document-store/memory.js';
+import { SqliteDocumentStore } from '../../infra/document-store/sqlite.js';
 import { EmbeddedEventBus } from '../../infra/event-bus/embedded.js';
 import { SqliteEventStore } from '../../infra/event-store/sqlite.js';
 import type { StoredEvent } from '../../infra/event-store/port.js';
@@ -184,4 +185,50 @@ t.test('waitFor refuses a position the projections do not reach in time, each wa
   await runner.start();
   const { position } = await store.append('s-1', [{ type: 'Counted', data: {}, metadata: meta }], 0);
   await t.resolves(runner.waitFor(position, 1_000));
+});
+
+t.test('reset keeps a projection kept by a rebuild: its collection and its checkpoint, saved again; the replay passes it by', async (t) => {
+  const dir = t.testdir();
+  const store = new SqliteEventStore(join(dir, 'events.sqlite'));
+  const documents = new SqliteDocumentStore(join(dir, 'read-models.sqlite'), { commitIntervalMs: 1 });
+  const logger = { error: () => {}, warn: () => {} };
+  const folded = defineProjection({
+    name: 'folded',
+    handles: ['Counted'],
+    async apply(event, docs) {
+      await docs.collection('folded').put({ _id: event.position });
+    },
+  });
+  const outbox = defineProjection({
+    name: 'outbox',
+    handles: ['Counted'],
+    keptByRebuild: ['marks'],
+    async apply(event, docs) {
+      await docs.collection('marks').put({ _id: event.position });
+    },
+  });
+  const runner = new ProjectionRunner([folded, outbox], new EmbeddedEventBus(store), store, documents, logger);
+  t.teardown(async () => {
+    await runner.stop();
+    await documents.close();
+    await store.close();
+  });
+  await runner.start();
+  const { position } = await store.append('s-1', [counted(), counted(), counted()], 0);
+  await runner.waitFor(position);
+  await documents.collection('marks').deleteOne({ _id: 2 });
+  await runner.stop();
+
+  await runner.reset();
+  t.equal(await documents.collection('folded').count(), 0, 'the other read models are dropped');
+  t.same(await documents.collection('marks').find({}, { sort: { _id: 1 } }), [{ _id: 1 }, { _id: 3 }], 'the kept collection is as it was');
+  t.same(
+    await documents.collection('_checkpoints').find({}),
+    [{ _id: 'outbox', position: 3 }],
+    'its checkpoint is saved again at once (a rebuild that applies nothing keeps it too)',
+  );
+  t.match(runner.status(), [{ name: 'folded', position: 0 }, { name: 'outbox', position: 3 }]);
+  await runner.handle(await store.readAll(0, 100));
+  t.equal(await documents.collection('folded').count(), 3, 'the replay rebuilds the others');
+  t.same(await documents.collection('marks').find({}, { sort: { _id: 1 } }), [{ _id: 1 }, { _id: 3 }], 'and applies nothing to the kept one again');
 });

@@ -276,3 +276,21 @@ t.test('two collections declared with one options object both get its indexes an
   t.match(store.plan('second', { slug: 'b' }).join('\n'), /USING INDEX/, 'the second collection has the index too');
   t.same((await second.find({}, { text: 'rIV' })).map((doc) => doc._id), [1], 'and its text search');
 });
+
+t.test('dropAll keeps a kept collection with its element index; keeping one with a text index is refused', async (t) => {
+  const store = openStore(t);
+  const kept = store.collection<Document>('kept', { indexes: ['n'], elementIndexes: ['tags'] });
+  const posts = store.collection<Document>('posts', { textSearch: { fields: ['title'] } });
+  await kept.putMany([
+    { _id: 1, n: 1, tags: ['a', 'b'] },
+    { _id: 2, n: 2, tags: ['b'] },
+  ]);
+  await posts.put({ _id: 1, title: 'A town' });
+  await store.dropAll({ keep: ['kept'] });
+  t.same((await kept.find({ tags: 'b' }, { sort: { n: 1 } })).map((d) => d._id), [1, 2], 'its element index still answers');
+  t.same((await kept.find({ tags: 'a' })).map((d) => d._id), [1]);
+  t.equal(await posts.count({}, { text: 'town' }), 0, 'the others are gone, text index too');
+  await posts.put({ _id: 2, title: 'A town again' });
+  await refusal(t, () => store.dropAll({ keep: ['posts'] }), /text index/, 'keeping a collection with a text index');
+  t.equal(await posts.count({}, { text: 'town' }), 1, 'the refused dropAll dropped nothing');
+});
