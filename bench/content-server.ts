@@ -43,6 +43,34 @@ export async function waitForIndexing(dataDir: string, expected: number): Promis
   }
 }
 
+/** Marks of index work still owed (the chatbot's index outbox), read from the read-model file; null before the table exists. */
+function owedIndexWork(dataDir: string): number | null {
+  try {
+    const db = new Database(join(dataDir, 'read-models.sqlite'), { readonly: true, fileMustExist: true });
+    try {
+      return (db.prepare('SELECT COUNT(*) AS n FROM docs_chatbot_index_outbox').get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Waits until the chatbot owes the index nothing: every mark of its index outbox removed, the
+ * stand-in word vectors' second stage (the model's) included. The embedder's cache count alone
+ * stops growing between two of the model's batches, so a load could start beside the indexing.
+ */
+export async function waitForIndexOutbox(dataDir: string, timeoutMs = 600_000): Promise<void> {
+  const began = Date.now();
+  for (;;) {
+    if (owedIndexWork(dataDir) === 0) return;
+    if (Date.now() - began > timeoutMs) throw new Error(`the chatbot still owed ${owedIndexWork(dataDir)} index jobs after ${timeoutMs / 1000} s`);
+    await sleep(250);
+  }
+}
+
 export interface ContentServer {
   /** The running server (a new one after `restart`). */
   server: RunningProcess;
