@@ -7,18 +7,23 @@ import { startAppServer, sleep, type RunningProcess } from './processes.js';
 /** A rate limit no benchmark reaches: the chatbot's per-IP limit would otherwise refuse the load. */
 export const UNLIMITED_CHATBOT = { CHATBOT_RATE_LIMIT: '1000000000', CHATBOT_RATE_WINDOW_SECONDS: '1' };
 
-/** Cached embeddings so far, read from the embedder's cache file beside the log. */
-function cachedEmbeddings(dataDir: string): number {
+/** Rows of a table in a SQLite file of the DATA_DIR, read-only; null while the file or the table is missing. */
+function countRows(dataDir: string, file: string, table: string): number | null {
   try {
-    const db = new Database(join(dataDir, 'embeddings.sqlite'), { readonly: true, fileMustExist: true });
+    const db = new Database(join(dataDir, file), { readonly: true, fileMustExist: true });
     try {
-      return (db.prepare('SELECT COUNT(*) AS n FROM embeddings').get() as { n: number }).n;
+      return (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
     } finally {
       db.close();
     }
   } catch {
-    return 0;
+    return null;
   }
+}
+
+/** Cached embeddings so far, read from the embedder's cache file beside the log. */
+function cachedEmbeddings(dataDir: string): number {
+  return countRows(dataDir, 'embeddings.sqlite', 'embeddings') ?? 0;
 }
 
 /**
@@ -45,16 +50,7 @@ export async function waitForIndexing(dataDir: string, expected: number): Promis
 
 /** Marks of index work still owed (the chatbot's index outbox), read from the read-model file; null before the table exists. */
 function owedIndexWork(dataDir: string): number | null {
-  try {
-    const db = new Database(join(dataDir, 'read-models.sqlite'), { readonly: true, fileMustExist: true });
-    try {
-      return (db.prepare('SELECT COUNT(*) AS n FROM docs_chatbot_index_outbox').get() as { n: number }).n;
-    } finally {
-      db.close();
-    }
-  } catch {
-    return null;
-  }
+  return countRows(dataDir, 'read-models.sqlite', 'docs_chatbot_index_outbox');
 }
 
 /**

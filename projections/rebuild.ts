@@ -20,23 +20,20 @@ export interface RebuildParts {
  * Drops the read models (but what a rebuild keeps: Projection.keptByRebuild) and replays the
  * whole log into them, with the store's syncs deferred to the end (DocumentStore.deferSync).
  * Done once the text index, written by a thread beside the replay, has caught up. The
- * projections must be stopped first. Answers the number of events replayed.
+ * projections must be stopped first.
  */
-export async function rebuildReadModels({ eventStore, projections, documents }: RebuildParts, progress?: (events: number) => void): Promise<number> {
-  const replay = async (): Promise<number> => {
+export async function rebuildReadModels({ eventStore, projections, documents }: RebuildParts, progress?: (events: number) => void): Promise<void> {
+  const replay = async (): Promise<void> => {
     await projections.reset();
     let position = 0;
-    let replayed = 0;
     for (;;) {
       const batch = await eventStore.readAll(position, REBUILD_BATCH_EVENTS);
       if (batch.length === 0) break;
       await projections.handle(batch);
       position = batch[batch.length - 1].position;
-      replayed += batch.length;
       progress?.(batch.length);
     }
     await documents.settled?.();
-    return replayed;
   };
   return documents.deferSync ? documents.deferSync(replay) : replay();
 }

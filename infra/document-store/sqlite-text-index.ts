@@ -15,6 +15,11 @@ export interface TextIndexHost {
   textFile(): { statement(sql: string): Database.Statement; columnsOf(table: string): string[]; writer: TextIndexWriter };
 }
 
+/** The read-model table of a text table's owed rows. */
+export function owedTableOf(textTable: string): string {
+  return `${textTable}_owed`;
+}
+
 /** Needles shorter than this (in code points) have no trigram: they are found by a scan instead. */
 const TRIGRAM = 3;
 /** Needles whose matches are remembered until the collection changes. */
@@ -76,7 +81,7 @@ export class SqliteTextIndex {
   ) {
     this.table = quoted(tableName);
     this.documentsTable = quoted(documentsTableName);
-    this.spec = { table: tableName, fields: [...fields], documentsTable: documentsTableName, owedTable: `${tableName}_owed` };
+    this.spec = { table: tableName, fields: [...fields], documentsTable: documentsTableName, owedTable: owedTableOf(tableName) };
     this.owedTable = quoted(this.spec.owedTable);
     this.markSql = `INSERT INTO ${this.owedTable} (rowid, seq) VALUES (?, ?) ON CONFLICT (rowid) DO UPDATE SET seq = excluded.seq`;
     this.sample = new TrigramSample({

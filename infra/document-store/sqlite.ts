@@ -9,7 +9,7 @@ import { whereClause, type ElementTables } from './sql-filter.js';
 import { UnsupportedQueryError, pathSegments, quotedName } from './sql-paths.js';
 import { orderByClause } from './sql-sort.js';
 import { SqliteElementIndex } from './sqlite-element-index.js';
-import { SqliteTextIndex } from './sqlite-text-index.js';
+import { owedTableOf, SqliteTextIndex } from './sqlite-text-index.js';
 import { TextIndexWriter } from './text-index-writer.js';
 import { requireTextFields, textFields } from './text-search.js';
 import { clearUnsynced, markUnsynced, recoverUnsynced } from './unsynced-marker.js';
@@ -17,9 +17,6 @@ import { clearUnsynced, markUnsynced, recoverUnsynced } from './unsynced-marker.
 /** Every collection is a table named with this prefix, so dropAll finds them and nothing else. */
 const TABLE_PREFIX = 'docs_';
 const COLLECTION_NAME = /^[A-Za-z0-9_-]+$/;
-/** A collection's text table is its table's name with this; its owed rows' table, with `_owed` after that. */
-const TEXT_TABLE_SUFFIX = '__text';
-const TEXT_OWED_SUFFIX = `${TEXT_TABLE_SUFFIX}_owed`;
 const REGEX_CACHE_LIMIT = 200;
 const ANSWER_CACHE_LIMIT = 200;
 const ANSWER_DOCUMENTS_LIMIT = 500;
@@ -38,9 +35,19 @@ const DRIVE_LIMIT = 1024;
  */
 const PAGE_DRIVE_LIMIT = 128;
 
-function tableOf(name: string): string {
+/** The collection's table, unquoted. */
+function tableNameOf(name: string): string {
   if (!COLLECTION_NAME.test(name)) throw new UnsupportedQueryError(`the collection name "${name}" is not letters, digits, _ and -.`);
-  return `"${TABLE_PREFIX}${name}"`;
+  return `${TABLE_PREFIX}${name}`;
+}
+
+function tableOf(name: string): string {
+  return quotedName(tableNameOf(name));
+}
+
+/** The text table of a collection's table, in the text file (its owed rows: owedTableOf). */
+function textTableOf(table: string): string {
+  return `${table}__text`;
 }
 
 /** The fields of an index declaration: top-level names only (their values are checked on every write). */
@@ -221,7 +228,8 @@ class SqliteCollection<T extends Document> implements Collection<T> {
     const fields = textFields(spec);
     if (this.text && this.text.fields.join(',') === fields.join(',')) return;
     this.flushBatch();
-    this.text = new SqliteTextIndex(this.host, `${TABLE_PREFIX}${this.name}`, `${TABLE_PREFIX}${this.name}${TEXT_TABLE_SUFFIX}`, fields);
+    const table = tableNameOf(this.name);
+    this.text = new SqliteTextIndex(this.host, table, textTableOf(table), fields);
     if (this.created) this.text.ensure();
   }
 
@@ -873,7 +881,7 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   async dropAll(options: DropAllOptions = {}): Promise<void> {
-    const kept = (options.keep ?? []).map((name) => tableOf(name).slice(1, -1));
+    const kept = (options.keep ?? []).map(tableNameOf);
     // A kept table's side tables (element indexes, owed text rows) are named after it.
     const isKept = (table: string) => kept.some((name) => table === name || table.startsWith(`${name}__`));
     // Text indexes (FTS5 virtual tables) first: dropping one drops its shadow tables, which
@@ -885,8 +893,8 @@ export class SqliteDocumentStore implements DocumentStore {
       )
       .pluck()
       .all(TABLE_PREFIX) as string[];
-    const textKept = tables.find((table) => isKept(table) && table.endsWith(TEXT_OWED_SUFFIX));
     // The text file is dropped whole, by its thread.
+    const textKept = kept.find((table) => tables.includes(owedTableOf(textTableOf(table))));
     if (textKept) throw new UnsupportedQueryError(`a collection with a text index cannot be kept by dropAll (${textKept}).`);
     this.write(() => {
       for (const table of tables) if (!isKept(table)) this.db.exec(`DROP TABLE IF EXISTS ${quotedName(table)}`);
