@@ -33,6 +33,7 @@ export async function rebuildReadModels({ eventStore, projections, documents }: 
       position = batch[batch.length - 1].position;
       progress?.(batch.length);
     }
+    await projections.saveAllCheckpoints();
     await documents.settled?.();
   };
   return documents.deferSync ? documents.deferSync(replay) : replay();

@@ -59,6 +59,19 @@ export interface ProjectionStartStats {
 /** Events read per step when a resumed projection catches up from the log. */
 const RESUME_BATCH = 1000;
 
+/**
+ * The checkpoints' floor, saved with every batch beside the checkpoints of the projections that
+ * applied (or parked on) one of its events: the lowest checkpoint of the projections it names.
+ * A projection's checkpoint at start is the higher of its own and the floor, when the floor names
+ * it; one it does not name (added since) starts from its own. Saving every projection's checkpoint
+ * in every batch was a write per projection per create.
+ */
+const FLOOR_ID = '*';
+
+interface FloorDoc extends CheckpointDoc {
+  projections: string[];
+}
+
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -95,6 +108,8 @@ export class ProjectionRunner {
   private deadlineTimer: NodeJS.Timeout | null = null;
   private armedDeadline = Number.POSITIVE_INFINITY;
   private readonly afterBatch: ((events: StoredEvent[]) => Promise<void> | void)[] = [];
+  /** Projections that applied or parked on an event of the batch being folded: their checkpoints are saved with it. */
+  private readonly touched = new Set<string>();
 
   constructor(
     private readonly projections: readonly Projection[],
@@ -105,6 +120,7 @@ export class ProjectionRunner {
   ) {
     for (const projection of projections) {
       if (this.byName.has(projection.name)) throw new Error(`Two projections are named ${projection.name}.`);
+      if (projection.name === FLOOR_ID) throw new Error(`A projection may not be named ${FLOOR_ID}: the checkpoints' floor is.`);
       this.byName.set(projection.name, projection);
       for (const type of projection.handles) {
         const list = this.byType.get(type) ?? [];
@@ -144,9 +160,12 @@ export class ProjectionRunner {
       ? await this.documents.collection<CheckpointDoc>(CHECKPOINTS).find({})
       : [];
     const savedByName = new Map(saved.map((c) => [c._id, c.position]));
+    const floor = saved.find((c): c is FloorDoc => c._id === FLOOR_ID && Array.isArray(c.projections));
     for (const projection of this.projections) {
-      this.checkpoints.set(projection.name, savedByName.get(projection.name) ?? 0);
-      this.resumedFrom.set(projection.name, savedByName.get(projection.name) ?? 0);
+      const own = savedByName.get(projection.name) ?? 0;
+      const checkpoint = floor?.projections.includes(projection.name) ? Math.max(own, floor.position) : own;
+      this.checkpoints.set(projection.name, checkpoint);
+      this.resumedFrom.set(projection.name, checkpoint);
     }
     this.applied.clear();
     await this.loadSkips();
@@ -210,15 +229,24 @@ export class ProjectionRunner {
       if (this.parked.has(projection.name)) continue;
       if ((this.checkpoints.get(projection.name) ?? 0) < last) this.checkpoints.set(projection.name, last);
     }
-    if (this.documents.persistent) {
-      await this.documents
-        .collection<CheckpointDoc>(CHECKPOINTS)
-        .putMany(this.projections.map((p) => ({ _id: p.name, position: this.checkpoints.get(p.name) ?? 0 })));
-    }
+    const touched = this.projections.filter((p) => this.touched.has(p.name));
+    this.touched.clear();
+    await this.saveCheckpoints(touched);
+  }
+
+  /** Saves the checkpoints of `projections` and the floor under every checkpoint (FLOOR_ID). */
+  private async saveCheckpoints(projections: readonly Projection[]): Promise<void> {
+    if (!this.documents.persistent) return;
+    const names = this.projections.map((p) => p.name);
+    const floor: FloorDoc = { _id: FLOOR_ID, position: Math.min(...names.map((name) => this.checkpoints.get(name) ?? 0)), projections: names };
+    await this.documents
+      .collection<CheckpointDoc>(CHECKPOINTS)
+      .putMany([...projections.map((p) => ({ _id: p.name, position: this.checkpoints.get(p.name) ?? 0 })), floor]);
   }
 
   /** Applies the event; on a failure parks the projection there (answers false) unless an operator skipped it. */
   private async applyOrPark(projection: Projection, event: StoredEvent): Promise<boolean> {
+    this.touched.add(projection.name);
     try {
       await projection.apply(event, this.documents);
       this.count(projection.name, event.position);
@@ -291,6 +319,7 @@ export class ProjectionRunner {
       if (events[events.length - 1].position >= upTo) break;
     }
     this.parked.delete(projection.name);
+    this.touched.add(projection.name);
     this.checkpoints.set(projection.name, Math.max(this.checkpoints.get(projection.name) ?? 0, upTo));
   }
 
@@ -371,8 +400,25 @@ export class ProjectionRunner {
     this.position = 0;
   }
 
+  /**
+   * Saves every projection's own checkpoint, which the floor otherwise stands for: at stop and at
+   * the end of a rebuild, so a store at rest holds each projection's own position.
+   */
+  async saveAllCheckpoints(): Promise<void> {
+    await this.saveCheckpoints(this.projections);
+  }
+
+  /** Stops after the batch in hand; a runner that ran saves every checkpoint, so a stopped store's are each projection's own. */
   async stop(): Promise<void> {
+    const running = this.subscription !== null;
     await this.subscription?.stop();
     this.subscription = null;
+    if (!running) return;
+    try {
+      await this.saveAllCheckpoints();
+    } catch (error) {
+      // Only tidiness is lost: the floor already covers every checkpoint not saved.
+      this.logger.error({ err: error }, "could not save the projections' checkpoints at stop");
+    }
   }
 }

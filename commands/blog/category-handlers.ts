@@ -20,8 +20,8 @@ export interface CategoryInput {
 }
 
 /** The category's slug: a given one must be free; an omitted (or emptied) one is made from the name and kept unique. */
-function reserveCategorySlug(ctx: CommandContext, given: string | undefined, name: string, id: number): Promise<string> {
-  return reserveSlug(ctx, categorySlugs(ctx, id), given, slugify(name, LIMITS.slug - 8), blogCategoryStream(id), categorySlugTaken);
+function reserveCategorySlug(ctx: CommandContext, given: string | undefined, name: string, id: number, exists: boolean): Promise<string> {
+  return reserveSlug(ctx, categorySlugs(ctx, id), given, slugify(name, LIMITS.slug - 8), blogCategoryStream(id), categorySlugTaken, exists);
 }
 
 export async function createCategory(ctx: CommandContext, input: CategoryInput, givenId?: number): Promise<number> {
@@ -35,7 +35,7 @@ export async function createCategory(ctx: CommandContext, input: CategoryInput, 
   // A duplicate given slug is refused before an id is taken.
   if (given && (await categorySlugs(ctx, null).taken(given))) throw categorySlugTaken();
   const id = await idFor(ctx, BLOG_SEQUENCES.category, givenId);
-  fields.slug = await reserveCategorySlug(ctx, given, fields.name, id);
+  fields.slug = await reserveCategorySlug(ctx, given, fields.name, id, false);
   await withSlug(ctx, categorySlugs(ctx, id), fields.slug, null, blogCategoryStream(id), () =>
     handleCommand(ctx, blogCategoryStream(id), blogCategoryDecider, { type: 'CreateBlogCategory', data: { id, fields } }),
   );
@@ -58,7 +58,7 @@ export async function updateCategory(ctx: CommandContext, id: number, input: Cat
     return;
   }
   // A new slug is reserved first; the old one is let go after the write.
-  patch.slug = await reserveCategorySlug(ctx, given, name, id);
+  patch.slug = await reserveCategorySlug(ctx, given, name, id, true);
   await withSlug(ctx, categorySlugs(ctx, id), patch.slug, current.slug, blogCategoryStream(id), update);
 }
 

@@ -73,9 +73,12 @@ async function checkReferences(ctx: CommandContext, patch: Partial<BlogPostField
 /** The slug a title gives, short enough to take a `-N` suffix and stay within the limit. */
 const slugOfTitle = (title: string): string => slugify(title, LIMITS.slug - 8);
 
-/** The post's slug: a given one must be free; an omitted (or emptied) one is `fromTitle` (see slugOfTitle), kept unique. */
-function reservePostSlug(ctx: CommandContext, given: string | undefined, fromTitle: string, id: number): Promise<string> {
-  return reserveSlug(ctx, postSlugs(ctx, id), given, fromTitle, blogPostStream(id), postSlugTaken);
+/**
+ * The post's slug: a given one must be free; an omitted (or emptied) one is `fromTitle` (see
+ * slugOfTitle), kept unique. `exists`: an update, not a create.
+ */
+function reservePostSlug(ctx: CommandContext, given: string | undefined, fromTitle: string, id: number, exists: boolean): Promise<string> {
+  return reserveSlug(ctx, postSlugs(ctx, id), given, fromTitle, blogPostStream(id), postSlugTaken, exists);
 }
 
 /** Files the post in its category's stream before the post's write, so the category's delete finds it. */
@@ -118,7 +121,7 @@ export async function createPost(ctx: CommandContext, authorId: number | null, i
   // A duplicate given slug is refused before an id is taken.
   if (patch.slug && (await postSlugs(ctx, null).taken(patch.slug))) throw postSlugTaken();
   const id = await idFor(ctx, BLOG_SEQUENCES.post, givenId);
-  const slug = await reservePostSlug(ctx, patch.slug, fromTitle, id);
+  const slug = await reservePostSlug(ctx, patch.slug, fromTitle, id, false);
   await withSlug(ctx, postSlugs(ctx, id), slug, null, blogPostStream(id), async () => {
     const tags = await resolveTags(ctx, draft.tags);
     await handleCommand(
@@ -153,7 +156,7 @@ export async function updatePost(ctx: CommandContext, id: number, input: PostInp
   };
   if (patch.slug === undefined) return update();
   // A new slug is reserved first; the old one is let go after the write.
-  patch.slug = await reservePostSlug(ctx, patch.slug, fromTitle, id);
+  patch.slug = await reservePostSlug(ctx, patch.slug, fromTitle, id, true);
   await withSlug(ctx, postSlugs(ctx, id), patch.slug, current.slug, blogPostStream(id), update);
 }
 

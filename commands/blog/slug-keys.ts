@@ -37,7 +37,8 @@ export function categorySlugs(ctx: CommandContext, exceptId: number | null): Slu
 
 /**
  * Reserves a slug for `owner`: a given one must be free (else `refuse`); an omitted one is the
- * first free of `base`, `base-2`, ... Returns the slug.
+ * first free of `base`, `base-2`, ... Returns the slug. `ownerExists`: an update, whose owner
+ * may hold the slug already (see KeyReservation.ownerMayHold).
  */
 export async function reserveSlug(
   ctx: CommandContext,
@@ -46,10 +47,11 @@ export async function reserveSlug(
   base: string,
   owner: string,
   refuse: () => ValidationError,
+  ownerExists: boolean,
 ): Promise<string> {
-  if (!given) return reserveUniqueSlug(ctx, scope, base, owner);
+  if (!given) return reserveUniqueSlug(ctx, scope, base, owner, ownerExists);
   if (await scope.taken(given)) throw refuse();
-  await reserveKey(ctx, { key: scope.keyOf(given), owner, refuse, inUse: () => scope.taken(given) });
+  await reserveKey(ctx, { key: scope.keyOf(given), owner, refuse, inUse: () => scope.taken(given), ownerMayHold: ownerExists });
   return given;
 }
 

@@ -31,6 +31,11 @@ export interface KeyReservation {
   refuse(): AppError;
   /** Whether a resource other than the owner holds the key in the read models (an abandoned reservation is one whose key is in use nowhere). */
   inUse(): Promise<boolean>;
+  /**
+   * The owner may hold the key already (an update that keeps its slug): its stream is read first.
+   * Otherwise the key is presumed new (see runOnKey), as on a create.
+   */
+  ownerMayHold?: boolean;
 }
 
 function stateOf(last: StoredEvent | null): ReservationState {
@@ -48,12 +53,20 @@ async function abandonedHolder(ctx: CommandContext, last: StoredEvent | null, ow
 
 /**
  * Decides against the key's last event and appends at its version; a conflict (another writer
- * got there first) is decided again against the event that won.
+ * got there first) is decided again against the event that won. `presumeNew` decides the first
+ * attempt as if the stream did not exist, without reading it: most keys reserved are new, and
+ * the append at version 0 fails as a conflict when the stream exists after all, which then reads
+ * it as any conflict does. Same outcome, one read of the log fewer per new key.
  */
-async function runOnKey(ctx: CommandContext, key: string, command: (last: StoredEvent | null) => Promise<ReservationCommand>): Promise<void> {
+async function runOnKey(
+  ctx: CommandContext,
+  key: string,
+  command: (last: StoredEvent | null) => Promise<ReservationCommand>,
+  presumeNew = false,
+): Promise<void> {
   const stream = reservationStream(key);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const last = await ctx.eventStore.readLastEvent(stream);
+    const last = attempt === 0 && presumeNew ? null : await ctx.eventStore.readLastEvent(stream);
     const events = reservationDecider.decide(await command(last), stateOf(last));
     if (events.length === 0) return;
     try {
@@ -71,10 +84,15 @@ async function runOnKey(ctx: CommandContext, key: string, command: (last: Stored
 export async function reserveKey(ctx: CommandContext, reservation: KeyReservation): Promise<void> {
   const { key, owner } = reservation;
   try {
-    await runOnKey(ctx, key, async (last) => ({
-      type: 'ReserveKey',
-      data: { key, owner, abandonedBy: await abandonedHolder(ctx, last, owner, reservation.inUse) },
-    }));
+    await runOnKey(
+      ctx,
+      key,
+      async (last) => ({
+        type: 'ReserveKey',
+        data: { key, owner, abandonedBy: await abandonedHolder(ctx, last, owner, reservation.inUse) },
+      }),
+      !reservation.ownerMayHold,
+    );
   } catch (error) {
     if (error instanceof KeyHeldError) throw reservation.refuse();
     throw error;
@@ -115,20 +133,31 @@ export interface SlugScope {
  * another owner counting as taken. Losing a race for the slug found starts the search again:
  * the winner's reservation now counts as taken.
  */
-export async function reserveUniqueSlug(ctx: CommandContext, scope: SlugScope, base: string, owner: string): Promise<string> {
+export async function reserveUniqueSlug(ctx: CommandContext, scope: SlugScope, base: string, owner: string, ownerMayHold = false): Promise<string> {
+  // A create's common case first: the base is free in the read models, so its key is reserved
+  // without reading its reservation stream (reserveKey presumes it new). Held by another, the
+  // search below counts it as taken.
+  if (!ownerMayHold && !(await scope.taken(base)) && (await reserveFoundSlug(ctx, scope, base, owner, false))) return base;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const slug = await uniqueSlug(base, async (candidate) => {
       const inUse = () => scope.taken(candidate);
       return (await inUse()) || (await heldByOther(ctx, scope.keyOf(candidate), owner, inUse));
     });
-    try {
-      await reserveKey(ctx, { key: scope.keyOf(slug), owner, refuse: () => new KeyHeldError(scope.keyOf(slug), 'another owner'), inUse: () => scope.taken(slug) });
-      return slug;
-    } catch (error) {
-      if (!(error instanceof KeyHeldError)) throw error;
-    }
+    if (await reserveFoundSlug(ctx, scope, slug, owner, ownerMayHold)) return slug;
   }
   throw new VersionConflictError(scope.keyOf(base), 'any', -1);
+}
+
+/** Reserves a slug found free; false when another owner reserved it meanwhile. */
+async function reserveFoundSlug(ctx: CommandContext, scope: SlugScope, slug: string, owner: string, ownerMayHold: boolean): Promise<boolean> {
+  try {
+    const key = scope.keyOf(slug);
+    await reserveKey(ctx, { key, owner, refuse: () => new KeyHeldError(key, 'another owner'), inUse: () => scope.taken(slug), ownerMayHold });
+    return true;
+  } catch (error) {
+    if (!(error instanceof KeyHeldError)) throw error;
+    return false;
+  }
 }
 
 /**

@@ -67,6 +67,8 @@ function tables(file: string): Record<string, unknown[]> {
     // An element index names documents by rowid: compared by their _id, in value order.
     const rows = (name: string) => {
       const [documents] = name.split('__elements__');
+      // The checkpoints' rows are inserted as each projection first applies an event, which batching moves.
+      if (name === 'docs__checkpoints') return db.prepare(`SELECT * FROM "${name}" ORDER BY _id`).raw().all();
       if (documents === name) return db.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).raw().all();
       return db.prepare(`SELECT e.value, d._id FROM "${name}" AS e JOIN "${documents}" AS d ON d.rowid = e.doc ORDER BY e.value, d._id`).raw().all();
     };
@@ -87,6 +89,8 @@ async function replay(file: string, events: StoredEvent[], batchSize: (i: number
       await runner.handle(events.slice(i, i + size));
       i += size;
     }
+    // As a rebuild ends and a runtime stops: every checkpoint saved.
+    await runner.saveAllCheckpoints();
   } finally {
     await documents.close();
     await log.close();

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import type { CommandContext } from '../../../commands/command-context.js';
 import { ABANDONED_AFTER_MS, releaseKey, reserveKey, reserveUniqueSlug, reservationStream } from '../../../commands/reservations/reservations.js';
 import { FixedClock } from '../../../infra/clock/port.js';
-import { ValidationError } from '../../../infra/errors.js';
+import { ValidationError, VersionConflictError } from '../../../infra/errors.js';
+import type { EventStore } from '../../../infra/event-store/port.js';
 import { sqliteCommandContext } from '../sqlite-context.js';
 
 const refuse = () => ValidationError.field('o:slug', 'Another site has this slug.');
@@ -56,4 +57,49 @@ t.test('two connections to one log reserving one key at once: exactly one wins',
     t.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 1, `round ${round}: one reservation`);
     t.ok(outcomes.every((o) => o.status === 'fulfilled' || o.reason instanceof ValidationError), 'the others are refused');
   }
+});
+
+/** The context with its log's reads of a last event and its appends counted, and whether each append conflicted. */
+function countingLog(ctx: CommandContext & { clock: FixedClock }) {
+  const log = ctx.eventStore;
+  const counts = { lastReads: 0, appends: 0, conflicts: 0 };
+  const eventStore: EventStore = Object.create(log) as EventStore;
+  eventStore.readLastEvent = (stream) => {
+    counts.lastReads++;
+    return log.readLastEvent(stream);
+  };
+  eventStore.append = async (stream, events, expected) => {
+    counts.appends++;
+    try {
+      return await log.append(stream, events, expected);
+    } catch (error) {
+      if (error instanceof VersionConflictError) counts.conflicts++;
+      throw error;
+    }
+  };
+  return { ctx: { ...ctx, eventStore }, counts };
+}
+
+t.test('a new key is reserved without reading its stream; a key that exists is read after the append conflicts', async (t) => {
+  const { ctx, counts } = countingLog(contextWithClock(t));
+  await reserveKey(ctx, reservation('site-1'));
+  t.same(counts, { lastReads: 0, appends: 1, conflicts: 0 }, 'a new key: one append, no read');
+  await t.rejects(reserveKey(ctx, reservation('site-2')), ValidationError, 'held by another: still refused');
+  t.same(counts, { lastReads: 1, appends: 2, conflicts: 1 }, 'the presumed append conflicted, then one read decided');
+});
+
+t.test('an owner that may hold the key already has its stream read first, with no append that conflicts', async (t) => {
+  const { ctx, counts } = countingLog(contextWithClock(t));
+  await reserveKey(ctx, reservation('site-1'));
+  await reserveKey(ctx, { ...reservation('site-1'), ownerMayHold: true });
+  t.same(counts, { lastReads: 1, appends: 1, conflicts: 0 }, 'held by its owner: read, nothing appended');
+});
+
+t.test('a slug made from a free title is reserved with no read of the log; a taken one searches as before', async (t) => {
+  const { ctx, counts } = countingLog(contextWithClock(t));
+  const scope = { keyOf: (slug: string) => `blog_post-slug-${slug}`, taken: async () => false };
+  t.equal(await reserveUniqueSlug(ctx, scope, 'news', 'blog_post-1'), 'news');
+  t.same(counts, { lastReads: 0, appends: 1, conflicts: 0 });
+  t.equal(await reserveUniqueSlug(ctx, scope, 'news', 'blog_post-2'), 'news-2', 'news is reserved by blog_post-1');
+  t.equal(await reserveUniqueSlug(ctx, scope, 'news', 'blog_post-1', true), 'news', 'an update by its holder keeps it');
 });
