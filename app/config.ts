@@ -22,6 +22,12 @@ export interface AppConfig {
    * the word features; off, it embeds by words alone (no model thread, no model memory).
    */
   chatbotSentenceModel: boolean;
+  /**
+   * EVENT_LOG_COMMITS: where the embedded event log commits, 'inline' (on the event loop, with
+   * its checkpoints on a thread) or 'thread' (each group handed to a commit thread). See
+   * SqliteEventStoreOptions.commits.
+   */
+  eventLogCommits: 'inline' | 'thread';
   backupRetention: number;
   maxUploadBytes: number;
   /** Failed logins for one email from one address before further tries are refused (0: no limit). */
@@ -58,6 +64,15 @@ function onOff(value: string | undefined, fallback: boolean, name: string): bool
   throw new Error(`${name} must be on or off, got "${value}".`);
 }
 
+/** One of `choices`, the first when unset. */
+function oneOf<T extends string>(value: string | undefined, choices: readonly [T, ...T[]], name: string): T {
+  const text = value?.trim().toLowerCase();
+  if (!text) return choices[0];
+  const choice = choices.find((c) => c === text);
+  if (choice === undefined) throw new Error(`${name} must be one of ${choices.join(', ')}, got "${value}".`);
+  return choice;
+}
+
 function optional(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
@@ -83,6 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     chatbotRateWindowSeconds: positiveInt(env.CHATBOT_RATE_WINDOW_SECONDS, 60, 'CHATBOT_RATE_WINDOW_SECONDS'),
     chatbotAllowedOrigins: origins(env.CHATBOT_ALLOWED_ORIGINS, 'CHATBOT_ALLOWED_ORIGINS'),
     chatbotSentenceModel: onOff(env.CHATBOT_SENTENCE_MODEL, true, 'CHATBOT_SENTENCE_MODEL'),
+    eventLogCommits: oneOf(env.EVENT_LOG_COMMITS, ['inline', 'thread'] as const, 'EVENT_LOG_COMMITS'),
     backupRetention: positiveInt(env.BACKUP_RETENTION, 5, 'BACKUP_RETENTION'),
     maxUploadBytes: positiveInt(env.MAX_UPLOAD_BYTES, 50 * 1024 * 1024, 'MAX_UPLOAD_BYTES'),
     loginMaxFailures: positiveInt(env.LOGIN_MAX_FAILURES, 10, 'LOGIN_MAX_FAILURES'),

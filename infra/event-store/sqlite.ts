@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { VersionConflictError } from '../errors.js';
+import { CheckpointRequests } from './checkpoint-requests.js';
 import { InlineGroupWriter, type GroupWriter } from './group-writer.js';
 import { pollingSubscription } from './polling-subscription.js';
 import type {
@@ -58,11 +59,18 @@ function encode(value: unknown): string {
 
 export interface SqliteEventStoreOptions {
   /**
-   * Commit on a worker thread with its own connection (see ThreadGroupWriter) rather than on
-   * the caller's thread. A runtime's store does (the server's event loop is what limits its
-   * writes); not possible for ':memory:', which one connection alone sees.
+   * Where groups commit: on the caller's thread ('inline', the default), or on a worker thread
+   * with its own connection ('thread', see ThreadGroupWriter; not possible for ':memory:', which
+   * one connection alone sees). Handing each group to a thread and its answer back costs two
+   * thread wake-ups, which on some machines (virtual ones especially) cost more than the commit.
    */
-  commitThread?: boolean;
+  commits?: 'inline' | 'thread';
+  /**
+   * Inline commits only: the WAL's checkpoints run on a thread of their own (CheckpointRequests),
+   * so no commit waits behind a checkpoint's fsyncs. A runtime's store does; the thread script
+   * is compiled code, found as the commit thread's is.
+   */
+  checkpointThread?: boolean;
 }
 
 /**
@@ -83,7 +91,8 @@ export class SqliteEventStore implements EventStore {
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(file: string, options: SqliteEventStoreOptions = {}) {
-    if (options.commitThread && file === ':memory:') throw new TypeError('An in-memory event log cannot be committed from another thread.');
+    if (options.commits === 'thread' && file === ':memory:') throw new TypeError('An in-memory event log cannot be committed from another thread.');
+    if (options.checkpointThread && file === ':memory:') throw new TypeError('An in-memory event log cannot be checkpointed from another thread.');
     this.db = openEventLog(file);
     this.statements = {
       readStream: this.db.prepare<[string], EventRow>(
@@ -97,7 +106,10 @@ export class SqliteEventStore implements EventStore {
       count: this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM events'),
     };
     this.currentVersion = streamVersionReader(this.db);
-    this.writer = options.commitThread ? new ThreadGroupWriter(file) : new InlineGroupWriter(this.db);
+    this.writer =
+      options.commits === 'thread'
+        ? new ThreadGroupWriter(file)
+        : new InlineGroupWriter(this.db, options.checkpointThread ? new CheckpointRequests(file, this.db) : null);
   }
 
   /**

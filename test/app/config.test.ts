@@ -19,3 +19,9 @@ t.test('CHATBOT_SENTENCE_MODEL', async (t) => {
   t.equal(loadConfig({ CHATBOT_SENTENCE_MODEL: 'on' }).chatbotSentenceModel, true);
   t.throws(() => loadConfig({ CHATBOT_SENTENCE_MODEL: 'no' }), /CHATBOT_SENTENCE_MODEL must be on or off, got "no"/);
 });
+
+t.test('EVENT_LOG_COMMITS', async (t) => {
+  t.equal(loadConfig({}).eventLogCommits, 'inline', 'inline by default');
+  t.equal(loadConfig({ EVENT_LOG_COMMITS: 'Thread' }).eventLogCommits, 'thread');
+  t.throws(() => loadConfig({ EVENT_LOG_COMMITS: 'worker' }), /EVENT_LOG_COMMITS must be one of inline, thread, got "worker"/);
+});

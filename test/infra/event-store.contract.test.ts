@@ -228,8 +228,14 @@ eventStoreContract('SQLite event store', async (t) => {
   return store;
 });
 
-eventStoreContract('SQLite event store, committing on its own thread (as the server does)', async (t) => {
-  const store = new SqliteEventStore(join(t.testdir(), 'events.sqlite'), { commitThread: true });
+eventStoreContract('SQLite event store, checkpoints on a thread of their own (as the server does)', async (t) => {
+  const store = new SqliteEventStore(join(t.testdir(), 'events.sqlite'), { checkpointThread: true });
+  t.teardown(() => store.close());
+  return store;
+});
+
+eventStoreContract('SQLite event store, committing on its own thread (EVENT_LOG_COMMITS=thread)', async (t) => {
+  const store = new SqliteEventStore(join(t.testdir(), 'events.sqlite'), { commits: 'thread' });
   t.teardown(() => store.close());
   return store;
 });

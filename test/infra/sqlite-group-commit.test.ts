@@ -3,17 +3,22 @@ import { join } from 'node:path';
 import t from 'tap';
 import { VersionConflictError } from '../../infra/errors.js';
 import type { NewEvent, StoredEvent } from '../../infra/event-store/port.js';
-import { SqliteEventStore } from '../../infra/event-store/sqlite.js';
+import { SqliteEventStore, type SqliteEventStoreOptions } from '../../infra/event-store/sqlite.js';
 
 const meta = { userId: 1, at: '2026-01-02T03:04:05.000Z' };
 const event = (type: string): NewEvent => ({ type, data: {}, metadata: meta });
 
-/** Every test runs with commits on the caller's thread and on the commit thread (the server's choice). */
-for (const commitThread of [false, true]) {
-  t.test(commitThread ? 'committing on its own thread' : 'committing on the calling thread', async (t) => {
+/** Every test runs with commits on the caller's thread, with checkpoints on a thread of their own too (the server's choice), and on the commit thread. */
+const WRITERS: { name: string; options: SqliteEventStoreOptions }[] = [
+  { name: 'committing on the calling thread', options: {} },
+  { name: 'committing on the calling thread, checkpoints on their own', options: { checkpointThread: true } },
+  { name: 'committing on its own thread', options: { commits: 'thread' } },
+];
+for (const { name, options } of WRITERS) {
+  t.test(name, async (t) => {
     function open(t: { testdir(): string; teardown(fn: () => unknown): void }) {
       const file = join(t.testdir(), 'events.sqlite');
-      const store = new SqliteEventStore(file, { commitThread });
+      const store = new SqliteEventStore(file, options);
       t.teardown(() => store.close());
       return { store, file };
     }
@@ -59,7 +64,7 @@ for (const commitThread of [false, true]) {
       const late = store.append('s-1', [event('Late')], 1);
       await store.close();
       t.same(await late, { streamVersion: 2, position: 2 });
-      const again = new SqliteEventStore(file, { commitThread });
+      const again = new SqliteEventStore(file, options);
       t.teardown(() => again.close());
       t.same((await again.readStream('s-1')).map((e) => e.type), ['Acked', 'Late']);
     });
@@ -95,7 +100,7 @@ for (const commitThread of [false, true]) {
 
     t.test('a subscriber handed this process\'s commits still gets another process\'s appends, each event once, in log order', async (t) => {
       const { store, file } = open(t);
-      const other = new SqliteEventStore(file, { commitThread });
+      const other = new SqliteEventStore(file, options);
       t.teardown(() => other.close());
       const seen: StoredEvent[] = [];
       const subscription = store.subscribeToAll(0, async (batch) => {
@@ -146,7 +151,7 @@ for (const commitThread of [false, true]) {
         type TEXT NOT NULL, data TEXT NOT NULL, metadata TEXT NOT NULL, UNIQUE (stream_id, stream_version))`);
       old.prepare('INSERT INTO events (stream_id, stream_version, type, data, metadata) VALUES (?, ?, ?, ?, ?)').run('o-1', 1, 'Old', '{}', JSON.stringify(meta));
       old.close();
-      const reopened = new SqliteEventStore(oldFile, { commitThread });
+      const reopened = new SqliteEventStore(oldFile, options);
       t.teardown(() => reopened.close());
       t.same(await reopened.append('o-2', [event('New')], 0), { streamVersion: 1, position: 2 });
       await t.rejects(reopened.append('o-1', [event('Clash')], 0), VersionConflictError);
