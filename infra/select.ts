@@ -50,8 +50,7 @@ export async function createEventStore(config: AppConfig): Promise<EventStore> {
   }
   // Inline commits by default: measured on a two-core virtual machine, handing every group to a
   // commit thread and back cost more of the event loop than the commit (bench/README.md).
-  const file = eventLogFile(config);
-  return new SqliteEventStore(file, config.eventLogCommits === 'thread' ? { commits: 'thread' } : { checkpointThread: true });
+  return new SqliteEventStore(eventLogFile(config), config.eventLogCommits === 'thread' ? { commits: 'thread' } : { checkpointThread: true });
 }
 
 async function createDocumentStore(config: AppConfig): Promise<DocumentStore> {

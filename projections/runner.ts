@@ -110,6 +110,8 @@ export class ProjectionRunner {
   private readonly afterBatch: ((events: StoredEvent[]) => Promise<void> | void)[] = [];
   /** Projections that applied or parked on an event of the batch being folded: their checkpoints are saved with it. */
   private readonly touched = new Set<string>();
+  /** Every projection's name, as the floor names them. */
+  private readonly names: string[];
 
   constructor(
     private readonly projections: readonly Projection[],
@@ -118,6 +120,7 @@ export class ProjectionRunner {
     private readonly documents: DocumentStore,
     private readonly logger: ProjectionLogger,
   ) {
+    this.names = projections.map((p) => p.name);
     for (const projection of projections) {
       if (this.byName.has(projection.name)) throw new Error(`Two projections are named ${projection.name}.`);
       if (projection.name === FLOOR_ID) throw new Error(`A projection may not be named ${FLOOR_ID}: the checkpoints' floor is.`);
@@ -237,8 +240,8 @@ export class ProjectionRunner {
   /** Saves the checkpoints of `projections` and the floor under every checkpoint (FLOOR_ID). */
   private async saveCheckpoints(projections: readonly Projection[]): Promise<void> {
     if (!this.documents.persistent) return;
-    const names = this.projections.map((p) => p.name);
-    const floor: FloorDoc = { _id: FLOOR_ID, position: Math.min(...names.map((name) => this.checkpoints.get(name) ?? 0)), projections: names };
+    const position = Math.min(...this.names.map((name) => this.checkpoints.get(name) ?? 0));
+    const floor: FloorDoc = { _id: FLOOR_ID, position, projections: this.names };
     await this.documents
       .collection<CheckpointDoc>(CHECKPOINTS)
       .putMany([...projections.map((p) => ({ _id: p.name, position: this.checkpoints.get(p.name) ?? 0 })), floor]);
