@@ -22,14 +22,19 @@ export async function buildTestApp(
   t: TestContext,
   options: { fixture?: object; config?: Partial<AppConfig> } & Partial<RuntimeOptions> = {},
 ): Promise<TestApp> {
+  // Registered before testdir(), which registers the directory's removal: tap runs them in that
+  // order, so the runtime closes (commits, ends its threads) while its files are still there.
+  let close: () => Promise<void> = async () => undefined;
+  t.teardown(() => close());
   const config = embeddedConfig(t.testdir(), { baseUrl: 'http://test.local', ...options.config });
   const runtime = await createRuntime(config, { modules: appModules, ...options });
+  close = () => runtime.close();
   if (options.fixture) await importFixture(runtime, options.fixture);
   const app = await buildApp(runtime);
-  t.teardown(async () => {
+  close = async () => {
     await app.close();
     await runtime.close();
-  });
+  };
   return { app, runtime, config };
 }
 
