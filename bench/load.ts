@@ -1,4 +1,4 @@
-import { runScript } from './processes.js';
+import { cpuMicrosOf, runScript } from './processes.js';
 
 export interface LoadOptions {
   url: string;
@@ -32,8 +32,19 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   return JSON.parse(out) as LoadResult;
 }
 
+/** A load round and the CPU the server process spent on each of its requests (every thread, user and kernel). */
+export interface ServedLoad extends LoadResult {
+  serverCpuMicrosPerRequest: number;
+}
+
+export async function runLoadOn(pid: number, options: LoadOptions): Promise<ServedLoad> {
+  const before = cpuMicrosOf(pid);
+  const result = await runLoad(options);
+  return { ...result, serverCpuMicrosPerRequest: (cpuMicrosOf(pid) - before) / Math.max(1, result.total) };
+}
+
 /** A load round that answered errors measures nothing: refuse it loudly. */
-export function requireClean(result: LoadResult, what: string): LoadResult {
+export function requireClean<R extends LoadResult>(result: R, what: string): R {
   if (result.total === 0) throw new Error(`${what}: no request completed`);
   if (result.non2xx > 0 || result.errors > 0) {
     throw new Error(`${what}: ${result.non2xx} non-2xx answers and ${result.errors} errors out of ${result.total}`);

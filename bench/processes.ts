@@ -19,6 +19,17 @@ export function memoryOf(pid: number): { rss: number; peak: number } {
   return { rss: kb('VmRSS'), peak: kb('VmHWM') };
 }
 
+/** Linux's USER_HZ: /proc reports CPU times in these ticks (100 a second on every x86 and arm64 kernel). */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** CPU time a process has used so far, every thread and user and kernel time together, in microseconds (from /proc, Linux). */
+export function cpuMicrosOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The fields after the command name, which is in parentheses and may hold spaces: utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS_PER_SECOND;
+}
+
 /** Runs a TypeScript script with node + tsx (and `nodeFlags`) and collects its stdout; rejects on a non-zero exit. */
 export function runScript(script: string, args: string[], env: NodeJS.ProcessEnv = {}, profile = false, nodeFlags: readonly string[] = []): Promise<string> {
   return new Promise((resolve, reject) => {

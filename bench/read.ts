@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { waitForIndexOutbox } from './content-server.js';
 import { blogDataDir } from './datasets.js';
-import { requireClean, runLoad, type LoadResult } from './load.js';
+import { requireClean, runLoadOn, type ServedLoad } from './load.js';
 import type { BenchOptions } from './options.js';
 import { scaled } from './options.js';
 import { startAppServer, startProcess } from './processes.js';
@@ -35,12 +35,12 @@ export async function readBenchmark(options: BenchOptions): Promise<BenchResult>
     writeFileSync(join(data.dir, 'bare-headers.json'), JSON.stringify(headers));
     bare = await startProcess('bench/bare-server.ts', [join(data.dir, 'bare-body'), join(data.dir, 'bare-headers.json')], {}, PATH);
 
-    const load = (url: string, what: string) => async (): Promise<LoadResult> =>
-      requireClean(await runLoad({ url: `${url}${PATH}`, connections: options.connections, durationSeconds: options.duration }), what);
+    const load = (server: { pid: number; url: string }, what: string) => async (): Promise<ServedLoad> =>
+      requireClean(await runLoadOn(server.pid, { url: `${server.url}${PATH}`, connections: options.connections, durationSeconds: options.duration }), what);
     // The server comes out of indexing every post: a single warm-up round left the measured
     // rounds still climbing (28,988, 33,436, 38,922 req/s, the bare route level). Both sides
     // get three, and the figure compares them warm.
-    const rounds = await alternateRounds(options.rounds, load(app.url, 'read'), load(bare.url, 'bare route'), READ_WARM_UPS);
+    const rounds = await alternateRounds(options.rounds, load(app, 'read'), load(bare, 'bare route'), READ_WARM_UPS);
     const appRate = median(rounds.subject.map((r) => r.requestsPerSecond));
     const bareRate = median(rounds.baseline.map((r) => r.requestsPerSecond));
     return {
@@ -59,6 +59,11 @@ export async function readBenchmark(options: BenchOptions): Promise<BenchResult>
         }),
         figure('latency p99', median(rounds.subject.map((r) => r.latencyP99)), 'ms', {
           baseline: { value: median(rounds.baseline.map((r) => r.latencyP99)), unit: 'ms', label: 'bare p99' },
+        }),
+        // The server's own cost, which the ratio mixes with the machine's: on a day of fast system
+        // calls the bare route gains more than the server does (bench/README.md, the last section).
+        figure('server CPU per request', round(median(rounds.subject.map((r) => r.serverCpuMicrosPerRequest)), 1), 'us', {
+          baseline: { value: round(median(rounds.baseline.map((r) => r.serverCpuMicrosPerRequest)), 1), unit: 'us', label: 'bare fastify' },
         }),
       ],
     };
