@@ -22,19 +22,16 @@ export async function buildTestApp(
   t: TestContext,
   options: { fixture?: object; config?: Partial<AppConfig> } & Partial<RuntimeOptions> = {},
 ): Promise<TestApp> {
-  // Registered before testdir(), which registers the directory's removal: tap runs them in that
-  // order, so the runtime closes (commits, ends its threads) while its files are still there.
-  let close: () => Promise<void> = async () => undefined;
-  t.teardown(() => close());
   const config = embeddedConfig(t.testdir(), { baseUrl: 'http://test.local', ...options.config });
   const runtime = await createRuntime(config, { modules: appModules, ...options });
-  close = () => runtime.close();
-  if (options.fixture) await importFixture(runtime, options.fixture);
-  const app = await buildApp(runtime);
-  close = async () => {
-    await app.close();
+  // Registered at once: a fixture that fails to import still closes the runtime.
+  let app: FastifyInstance | null = null;
+  t.teardown(async () => {
+    await app?.close();
     await runtime.close();
-  };
+  });
+  if (options.fixture) await importFixture(runtime, options.fixture);
+  app = await buildApp(runtime);
   return { app, runtime, config };
 }
 
