@@ -110,6 +110,21 @@ async function atMost(promise: Promise<unknown>, ms: number): Promise<void> {
 }
 
 /** Resolves when the client is ready or after `ms`, whichever comes first; never rejects. */
+/**
+ * Closes a BullMQ queue, worker or queue events, and then listens to its connections' errors
+ * again, dropping them. BullMQ's close removes every listener of a connection while the
+ * connection's initialisation may still fail afterwards (Redis away: its client ends when
+ * disconnected), and that failure is emitted as an 'error' no one hears: an uncaught exception
+ * (taskforcesh/bullmq#3546, open in 5.81).
+ */
+export function closeQuietly(closable: Queue | Worker | QueueEvents, close: () => Promise<void>): Promise<void> {
+  return close().finally(() => {
+    // `connection` (every BullMQ client) and `blockingConnection` (a worker's) are protected fields.
+    const fields = closable as unknown as Partial<Record<'connection' | 'blockingConnection', EventEmitter>>;
+    for (const connection of [fields.connection, fields.blockingConnection]) connection?.on('error', () => undefined);
+  });
+}
+
 function readyOrGaveUp(client: Redis, ms: number): Promise<void> {
   if (client.status === 'ready') return Promise.resolve();
   return new Promise((resolve) => {
@@ -220,7 +235,7 @@ export class BullMqJobQueue implements JobQueue {
     const queue = this.queues.get(name);
     if (!queue) return;
     this.queues.delete(name);
-    void queue.close().catch(() => undefined);
+    void closeQuietly(queue, () => queue.close()).catch(() => undefined);
   }
 
   private events(name: string): Promise<QueueEvents> {
@@ -411,10 +426,10 @@ export class BullMqJobQueue implements JobQueue {
     this.closed = true;
     const reachable = this.available;
     const bound = (closing: Promise<unknown>) => (reachable ? closing.catch(() => undefined) : atMost(closing, CLOSE_WHILE_DOWN_MS));
-    await Promise.all(this.workers.map((worker) => bound(worker.close(!reachable))));
-    await Promise.all([...this.queueEvents.values()].map((ready) => atMost(ready.then((events) => events.close()), CLOSE_WHILE_DOWN_MS)));
+    await Promise.all(this.workers.map((worker) => bound(closeQuietly(worker, () => worker.close(!reachable)))));
+    await Promise.all([...this.queueEvents.values()].map((ready) => atMost(ready.then((events) => closeQuietly(events, () => events.close())), CLOSE_WHILE_DOWN_MS)));
     for (const client of this.eventConnections) client.disconnect();
-    await Promise.all([...this.queues.values()].map((queue) => bound(queue.close())));
+    await Promise.all([...this.queues.values()].map((queue) => bound(closeQuietly(queue, () => queue.close()))));
     if (this.producer.status === 'ready') await atMost(this.producer.quit(), CLOSE_WHILE_DOWN_MS);
     this.producer.disconnect();
   }

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
 import t from 'tap';
 import { DependencyUnavailableError } from '../../infra/errors.js';
-import { BullMqJobQueue, queuePrefixFor, redisOptionsFromUrl } from '../../infra/job-queue/bullmq.js';
+import { BullMqJobQueue, closeQuietly, queuePrefixFor, redisOptionsFromUrl } from '../../infra/job-queue/bullmq.js';
 import { InProcessJobQueue } from '../../infra/job-queue/in-process.js';
 import { JobFailedError, PermanentJobError, type JobQueue } from '../../infra/job-queue/port.js';
 
@@ -259,6 +260,26 @@ t.test('BullMQ: an unreachable Redis does not fail the start; jobs are refused f
   const closing = Date.now();
   await queue.close();
   t.ok(Date.now() - closing < 5_000, 'closes without waiting for Redis');
+});
+
+t.test("BullMQ: a connection's error after its client closed is dropped, not thrown (taskforcesh/bullmq#3546)", async (t) => {
+  // As BullMQ's close leaves its connections: every listener removed, while a connection that was
+  // still being made may fail afterwards (its client ended by the close) and emit that failure.
+  const connection = new EventEmitter();
+  const blockingConnection = new EventEmitter();
+  const worker = {
+    connection,
+    blockingConnection,
+    close: async () => {
+      connection.removeAllListeners();
+      blockingConnection.removeAllListeners();
+    },
+  };
+  await closeQuietly(worker as unknown as Parameters<typeof closeQuietly>[0], () => worker.close());
+  const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+  t.doesNotThrow(() => connection.emit('error', refused), 'the client connection');
+  // Unheard, each emit would throw: what crashed a test process once, in CI.
+  t.doesNotThrow(() => blockingConnection.emit('error', refused), "a worker's blocking connection");
 });
 
 t.test('BullMQ: keys are namespaced per data directory; URLs become connection options', async (t) => {
