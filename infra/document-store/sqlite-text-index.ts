@@ -275,6 +275,18 @@ export class SqliteTextIndex {
   }
 
   /**
+   * Whether the text table can answer: once this process's thread has made it, or while that is
+   * asked, if it is there already with these fields. Another server's thread may have made it
+   * and indexed posts into it, whose marks are then gone: they are found only there. Not while
+   * the table is to be emptied (the collection was dropped) or every table dropped.
+   */
+  private answers(): boolean {
+    if (this.ready) return true;
+    if (this.lastAskedEmpty) return false;
+    return this.host.textFile().columnsOf(this.tableName).join(',') === this.fields.join(',');
+  }
+
+  /**
    * The rowids the text table says hold the needle. Three code points or more: the trigram
    * index answers, the needle quoted as one phrase (its `"` doubled), so FTS5 syntax in it (`*`,
    * `AND`, `NEAR`, `:`) is plain text; past PHRASE_LIMIT, its beginning, checked whole by instr.
@@ -282,7 +294,7 @@ export class SqliteTextIndex {
    * compares characters exactly as `includes` does.
    */
   private indexMatches(needle: string): number[] {
-    if (!this.ready) return [];
+    if (!this.answers()) return [];
     const text = this.host.textFile();
     const points = [...needle];
     const tests = this.fields.map((field) => `instr(${quoted(field)}, ?) > 0`).join(' OR ');

@@ -47,16 +47,23 @@ const lastSeen = new Map<string, number>();
 
 /**
  * The text table for the fields, in one transaction (the main thread's reads see the old table
- * or the new one): anew when `empty`, else only if missing or made for other fields.
+ * or the new one): anew when `empty`, else only if missing or made for other fields. The look
+ * and the make are under one write lock: another server's thread may make the table, and index
+ * posts into it, between the two; the make then failed on the table there, or dropped rows whose
+ * marks were gone.
  */
 function recreate(index: TextIndexSpec, empty: boolean): void {
   const columns = index.fields.map(quoted).join(', ');
-  const current = text.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(index.table) as string[];
-  if (!empty && current.join(',') === index.fields.join(',')) return;
-  text.transaction(() => {
-    text.exec(`DROP TABLE IF EXISTS ${quoted(index.table)}`);
-    text.exec(`CREATE VIRTUAL TABLE ${quoted(index.table)} USING fts5(${columns}, tokenize = 'trigram case_sensitive 1')`);
-  })();
+  const made = text
+    .transaction(() => {
+      const current = text.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(index.table) as string[];
+      if (!empty && current.join(',') === index.fields.join(',')) return false;
+      text.exec(`DROP TABLE IF EXISTS ${quoted(index.table)}`);
+      text.exec(`CREATE VIRTUAL TABLE ${quoted(index.table)} USING fts5(${columns}, tokenize = 'trigram case_sensitive 1')`);
+      return true;
+    })
+    .immediate();
+  if (!made) return;
   textStatements.clear();
   lastSeen.delete(index.table);
 }

@@ -338,3 +338,31 @@ t.test('a post another process wrote is found before its thread has indexed it',
   await importerSettled;
   t.same((await served.find({}, { text: 'lights' })).map((d) => d._id), [2], 'and by the index once indexed');
 });
+
+t.test('a text table another server makes while this one asks for it is kept, with the rows it holds', async (t) => {
+  const file = `${t.testdir()}/read-models.sqlite`;
+  // The other server's thread, holding the text file's write lock while it makes the table and indexes a post.
+  const other = new Database(textIndexFile(file));
+  other.pragma('journal_mode = WAL');
+  other.exec('BEGIN IMMEDIATE');
+  other.exec(`CREATE VIRTUAL TABLE docs_posts__text USING fts5(title, excerpt, content, tokenize = 'trigram case_sensitive 1')`);
+  other.prepare('INSERT INTO docs_posts__text (rowid, title, excerpt, content) VALUES (?, ?, ?, ?)').run(1000, 'harbour', '', '');
+  const warnings: string[] = [];
+  const warned = (warning: Error) => warnings.push(warning.message);
+  process.on('warning', warned);
+  const store = new SqliteDocumentStore(file);
+  t.teardown(async () => {
+    process.off('warning', warned);
+    await store.close();
+  });
+  const posts = store.collection<Doc>('posts', OPTIONS);
+  // No table yet as this store sees the file: its thread is asked for one, and waits for the lock.
+  await posts.find({}, { text: 'harbour' });
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  other.exec('COMMIT');
+  other.close();
+  await posts.put({ _id: 2, n: 0, title: 'Harbour lights' });
+  await store.settled();
+  t.equal(countRows(textIndexFile(file), 'docs_posts__text'), 2, "the other server's row is still there, beside this one's");
+  t.same(warnings, [], 'and the thread looked at the table only once it held the lock: it did not fail making one');
+});
