@@ -109,7 +109,6 @@ async function atMost(promise: Promise<unknown>, ms: number): Promise<void> {
   await within(promise, ms, () => new Error('gave up')).catch(() => undefined);
 }
 
-/** Resolves when the client is ready or after `ms`, whichever comes first; never rejects. */
 /**
  * Closes a BullMQ queue, worker or queue events, and then listens to its connections' errors
  * again, dropping them. BullMQ's close removes every listener of a connection while the
@@ -125,6 +124,7 @@ export function closeQuietly(closable: Queue | Worker | QueueEvents, close: () =
   });
 }
 
+/** Resolves when the client is ready or after `ms`, whichever comes first; never rejects. */
 function readyOrGaveUp(client: Redis, ms: number): Promise<void> {
   if (client.status === 'ready') return Promise.resolve();
   return new Promise((resolve) => {
