@@ -125,5 +125,12 @@ export interface DocumentStore {
    * others write as they always do.
    */
   deferSync?<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * A number that differs from the last one given whenever a document may have changed since: a
+   * write of this process (inside a batch too) or a commit by another process. A caller may keep
+   * what it built from documents (a list's whole answer) for as long as the mark stays. Optional:
+   * a store that cannot tell cheaply (memory, MongoDB) has none, and its callers keep nothing.
+   */
+  changeMark?(): number;
   close(): Promise<void>;
 }

@@ -44,6 +44,7 @@ export function sharedSqliteDocumentStore(file: string): DocumentStore {
     batch: (work) => store.batch(work),
     settled: () => store.settled(),
     deferSync: (work) => store.deferSync(work),
+    changeMark: () => store.changeMark(),
     async close() {
       if (closed) return;
       closed = true;

@@ -119,6 +119,8 @@ interface CollectionHost {
   batching(): boolean;
   /** The text file and its thread (sqlite-text-index.ts), opened when a collection first needs them. */
   textFile(): TextFile;
+  /** A document of the collection was written or deleted, or may have been (the store's changeMark moves). */
+  noteChange(): void;
 }
 
 class SqliteCollection<T extends Document> implements Collection<T> {
@@ -389,6 +391,7 @@ class SqliteCollection<T extends Document> implements Collection<T> {
 
   /** Forgets every remembered answer: the collection changed (here or in another process). */
   changed(): void {
+    this.host.noteChange();
     if (this.answers.size > 0) this.answers.clear();
     if (this.holders.size > 0) this.holders.clear();
     this.text?.changed();
@@ -490,6 +493,7 @@ class SqliteCollection<T extends Document> implements Collection<T> {
     if (this.host.batching()) {
       this.check(doc);
       this.batchDocs.write(doc);
+      this.host.noteChange();
       return;
     }
     this.upsert([[doc._id, this.encodeChecked(doc), doc]]);
@@ -501,6 +505,7 @@ class SqliteCollection<T extends Document> implements Collection<T> {
     if (this.host.batching()) {
       for (const doc of docs) this.check(doc);
       for (const doc of docs) this.batchDocs.write(doc);
+      this.host.noteChange();
       return;
     }
     this.upsert(docs.map((doc) => [doc._id, this.encodeChecked(doc), doc]));
@@ -515,6 +520,7 @@ class SqliteCollection<T extends Document> implements Collection<T> {
       applyUpdate(doc, update);
       this.check(doc);
       this.batchDocs.write(doc);
+      this.host.noteChange();
       return 1;
     }
     this.flushBatch();
@@ -541,6 +547,7 @@ class SqliteCollection<T extends Document> implements Collection<T> {
     if (id !== undefined) {
       if (!this.batchRead(id)) return 0;
       this.batchDocs.delete(id);
+      this.host.noteChange();
       return 1;
     }
     this.flushBatch();
@@ -682,6 +689,9 @@ export class SqliteDocumentStore implements DocumentStore {
       noticeOtherWriters: () => this.noticeOtherWriters(),
       batching: () => this.batchesOpen > 0,
       textFile: () => this.openTextFile(),
+      noteChange: () => {
+        this.changes++;
+      },
     };
     this.dataVersion = this.db.prepare('PRAGMA data_version').pluck();
     this.lastDataVersion = this.dataVersion.get() as number;
@@ -693,6 +703,14 @@ export class SqliteDocumentStore implements DocumentStore {
    * loop is as good: the reads of one turn could all have run at the moment of the first, unless
    * a store of this process (another connection to the file, as in tests) committed meanwhile.
    */
+  /** Writes (and other processes' commits) seen so far: the change mark. */
+  private changes = 0;
+
+  changeMark(): number {
+    this.noticeOtherWriters();
+    return this.changes;
+  }
+
   private noticeOtherWriters(): void {
     if (this.lookedThisTurn) {
       if (this.commitsWhenLooked === commitsInThisProcess) return;

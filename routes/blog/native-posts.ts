@@ -5,7 +5,8 @@ import { createPost, deletePost, updatePost } from '../../commands/blog/post-han
 import { utcTimestamp } from '../../commands/blog/time.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { findPost, listPosts, type PostFilters } from '../../queries/blog/posts.js';
-import { PageQuery, pageWindow, setPaginationHeaders } from '../json-ld.js';
+import { PageQuery, PAGINATION_HEADERS, pageWindow, setPaginationHeaders } from '../json-ld.js';
+import { RememberedAnswers } from '../remembered-answers.js';
 import { postListJson, type PostSerializer } from './post-json.js';
 import { BlogPostSchema, representPost } from './representations.js';
 import { isPublic, NATIVE_SECURITY, nativeViewer, nonEmpty, oneOf, parseFlag, requireEditor } from './viewer.js';
@@ -49,6 +50,7 @@ export const nativePostRoutes: RoutesPlugin = async (app, { runtime }) => {
   const { documents } = runtime;
   const baseUrl = runtime.config.baseUrl;
   const now = () => utcTimestamp(runtime.clock.now());
+  const listAnswers = new RememberedAnswers(documents, PAGINATION_HEADERS);
 
   app.get(
     '',
@@ -82,11 +84,16 @@ export const nativePostRoutes: RoutesPlugin = async (app, { runtime }) => {
         filters.notPublishedAfter = now();
       }
       const window = pageWindow(q, 10);
-      const { total, posts } = await listPosts(documents, filters, window.skip, window.perPage);
-      setPaginationHeaders(request, reply, baseUrl, total, window);
-      const serialize = reply.compileSerializationSchema(BlogPostSchema) as PostSerializer;
+      // Who asks matters only as far as seesEverything; the clock, by the second, through notPublishedAfter.
+      const key = `${viewer.seesEverything ? 'all' : 'public'}\u0000${filters.notPublishedAfter ?? ''}\u0000${request.url}`;
+      const body = await listAnswers.body(key, reply, async () => {
+        const { total, posts } = await listPosts(documents, filters, window.skip, window.perPage);
+        setPaginationHeaders(request, reply, baseUrl, total, window);
+        const serialize = reply.compileSerializationSchema(BlogPostSchema) as PostSerializer;
+        return postListJson(documents, baseUrl, posts, serialize);
+      });
       // Bytes are sent as they are: each post in them went through BlogPostSchema.
-      return reply.type('application/json; charset=utf-8').send(await postListJson(documents, baseUrl, posts, serialize));
+      return reply.type('application/json; charset=utf-8').send(body);
     },
   );
 

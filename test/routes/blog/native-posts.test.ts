@@ -1,6 +1,12 @@
 import t from 'tap';
+import { buildApp } from '../../../app/app.js';
+import { blogModule } from '../../../app/modules/blog.js';
+import { usersModule } from '../../../app/modules/core.js';
+import { platformModule } from '../../../app/modules/platform.js';
+import { createRuntime } from '../../../app/runtime.js';
+import { FixedClock } from '../../../infra/clock/port.js';
 import { json } from '../../helper.js';
-import { ALL_POSTS_NEWEST_FIRST, auth, buildBlogApp, CALLERS, ids, isEditor, NOW_TEXT, PUBLIC_POSTS, type Caller } from './fixture.js';
+import { ALL_POSTS_NEWEST_FIRST, auth, buildBlogApp, CALLERS, ids, isEditor, NOW, NOW_TEXT, PUBLIC_POSTS, type Caller } from './fixture.js';
 
 type Post = Record<string, unknown>;
 
@@ -274,4 +280,32 @@ t.test('the list serves each post as its own GET does, and follows changes to th
   t.equal(edited.statusCode, 200);
   t.match(await listed(1), { 'o:title': 'Hello again', 'o:tags': [{ name: 'boats', slug: 'boats' }] }, 'an edited post shows in the list');
   t.same(await listed(1), await single(1));
+});
+
+t.test('a list answered before follows the clock: a scheduled post shows once its time has come, with no write between', async (t) => {
+  const { app, runtime } = await buildBlogApp(t);
+  const publicIds = async () => ids((await app.inject({ url: '/api/blog_posts' })).body);
+  t.same(await publicIds(), PUBLIC_POSTS);
+  t.same(await publicIds(), PUBLIC_POSTS, 'asked again');
+  (runtime.clock as FixedClock).set(new Date('2026-12-01T09:00:00Z'));
+  t.same(await publicIds(), [4, ...PUBLIC_POSTS], 'post 4 is published at 2026-12-01 09:00:00');
+});
+
+t.test('a list answered before follows a write by another runtime on the same DATA_DIR', async (t) => {
+  const { app, config } = await buildBlogApp(t);
+  const other = await createRuntime(config, { modules: [usersModule, platformModule, blogModule], clock: new FixedClock(NOW) });
+  const otherApp = await buildApp(other);
+  t.teardown(async () => {
+    await otherApp.close();
+    await other.close();
+  });
+  const total = async () => (await app.inject({ url: '/api/blog_posts' })).headers['platform-total-results'];
+  t.equal(await total(), String(PUBLIC_POSTS.length));
+  t.equal(await total(), String(PUBLIC_POSTS.length), 'asked again');
+  const created = await otherApp.inject({ method: 'POST', url: `/api/blog_posts${auth('editor')}`, payload: { title: 'From the other runtime', status: 'published' } });
+  t.equal(created.statusCode, 201);
+  // The other runtime commits its read models within its commit interval.
+  const deadline = Date.now() + 10_000;
+  while ((await total()) === String(PUBLIC_POSTS.length) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  t.equal(await total(), String(PUBLIC_POSTS.length + 1), 'the post the other runtime published is counted');
 });
