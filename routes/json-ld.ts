@@ -42,6 +42,9 @@ export function pageWindow(query: { page?: number; per_page?: number }, defaultP
   return { page, perPage, skip: (page - 1) * perPage };
 }
 
+/** The headers setPaginationHeaders sets: a list's answer is its body with these. */
+export const PAGINATION_HEADERS = ['Platform-Total-Results', 'Link'] as const;
+
 /**
  * Sets `Platform-Total-Results` and a `Link` header with first, prev, next and last pages. The
  * links carry only the query parameters the route's querystring schema declares: never a
@@ -50,9 +53,6 @@ export function pageWindow(query: { page?: number; per_page?: number }, defaultP
  * header may be (a 12 KB parameter written into four links is past what Node's client reads).
  * A list whose own filters are longer than MAX_LINK_QUERY_LENGTH gets no Link header at all.
  */
-/** The headers setPaginationHeaders sets: a list's answer is its body with these. */
-export const PAGINATION_HEADERS = ['Platform-Total-Results', 'Link'] as const;
-
 export function setPaginationHeaders(
   request: FastifyRequest,
   reply: FastifyReply,

@@ -697,12 +697,6 @@ export class SqliteDocumentStore implements DocumentStore {
     this.lastDataVersion = this.dataVersion.get() as number;
   }
 
-  /**
-   * Reading data_version opens a read of the WAL index, which a list request paid three or four
-   * times (a fifth of its handler in the read benchmark's profile). Once per turn of the event
-   * loop is as good: the reads of one turn could all have run at the moment of the first, unless
-   * a store of this process (another connection to the file, as in tests) committed meanwhile.
-   */
   /** Writes (and other processes' commits) seen so far: the change mark. */
   private changes = 0;
 
@@ -711,6 +705,12 @@ export class SqliteDocumentStore implements DocumentStore {
     return this.changes;
   }
 
+  /**
+   * Reading data_version opens a read of the WAL index, which a list request paid three or four
+   * times (a fifth of its handler in the read benchmark's profile). Once per turn of the event
+   * loop is as good: the reads of one turn could all have run at the moment of the first, unless
+   * a store of this process (another connection to the file, as in tests) committed meanwhile.
+   */
   private noticeOtherWriters(): void {
     if (this.lookedThisTurn) {
       if (this.commitsWhenLooked === commitsInThisProcess) return;
