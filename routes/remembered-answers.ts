@@ -43,7 +43,8 @@ export class RememberedAnswers {
       return known.body;
     }
     const body = await build();
-    if (this.documents.changeMark?.() === mark && this.mark === mark) this.keep(key, body, reply);
+    // The mark only rises: the same mark now means no write, and no other request moved this.mark.
+    if (this.documents.changeMark?.() === mark) this.keep(key, body, reply);
     return body;
   }
 

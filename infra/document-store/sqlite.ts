@@ -653,6 +653,8 @@ export class SqliteDocumentStore implements DocumentStore {
   /** Changes when another connection commits to the file: remembered answers may be stale then. */
   private readonly dataVersion: Database.Statement;
   private lastDataVersion: number;
+  /** Writes (and other processes' commits) seen so far: the change mark. */
+  private changes = 0;
   /** Set once data_version was read in this turn of the event loop; cleared by the next check phase. */
   private lookedThisTurn = false;
   private commitsWhenLooked = 0;
@@ -696,9 +698,6 @@ export class SqliteDocumentStore implements DocumentStore {
     this.dataVersion = this.db.prepare('PRAGMA data_version').pluck();
     this.lastDataVersion = this.dataVersion.get() as number;
   }
-
-  /** Writes (and other processes' commits) seen so far: the change mark. */
-  private changes = 0;
 
   changeMark(): number {
     this.noticeOtherWriters();
