@@ -245,10 +245,24 @@ class SqliteCollection<T extends Document> implements Collection<T> {
     }
   }
 
+  /**
+   * Creates the index and drops those its fields begin with: a longer index answers every query
+   * a prefix of it would, and a file written under an earlier declaration may hold one (the
+   * blog's list indexes were given `published_at`). An index that a longer declared one begins
+   * with is dropped instead of made, so the two declarations never undo each other at a start.
+   */
   private createIndex(fields: string[]): void {
-    const name = `"${TABLE_PREFIX}${this.name}__${fields.join('__')}"`;
+    const nameOf = (of: readonly string[]) => `"${TABLE_PREFIX}${this.name}__${of.join('__')}"`;
+    const extended = [...this.indexes.values()].some((other) => other.length > fields.length && fields.every((field, i) => other[i] === field));
     const expressions = fields.map((field) => `json_extract(doc, '$.${field}')`).join(', ');
-    this.host.write(() => this.host.db.exec(`CREATE INDEX IF NOT EXISTS ${name} ON ${this.table} (${expressions})`));
+    this.host.write(() => {
+      if (extended) {
+        this.host.db.exec(`DROP INDEX IF EXISTS ${nameOf(fields)}`);
+        return;
+      }
+      this.host.db.exec(`CREATE INDEX IF NOT EXISTS ${nameOf(fields)} ON ${this.table} (${expressions})`);
+      for (let length = 1; length < fields.length; length++) this.host.db.exec(`DROP INDEX IF EXISTS ${nameOf(fields.slice(0, length))}`);
+    });
   }
 
   /** Creates the table and its indexes when first used (again after a drop). */

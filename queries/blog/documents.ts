@@ -82,22 +82,25 @@ export const POSTS_VERSION_ID = 'posts';
 /**
  * The fields looked up other than _id (the SQLite store indexes them): a category's posts, a slug, a post's comments.
  * Post lists are newest first (sort_time, then id, descending): the public list walks
- * (status, sort_time, id) and stops at its page; an author's or category's list walks its own,
- * and their totals count index entries without reading a post. (status, published_at) finds
- * the scheduled posts a public total leaves out.
+ * (status, sort_time, id, published_at) and stops at its page; an author's or category's list
+ * walks its own, and their totals count index entries without reading a post. The public lists'
+ * indexes end with published_at so the rows a page skips are tested for `published_at <= now`
+ * in the index: without it every skipped row was looked up (pages 100 to 300 of 100,000 posts,
+ * each once: 6.4 ms at p50 over HTTP before, 3.0 to 3.6 after; the page's query alone 9 to 11 ms
+ * against 1.2 to 2). (status, published_at) finds the scheduled posts a public total leaves out.
  * The text search (the lists' `search`) looks in title, excerpt and content. A site's or a
  * tag's posts are found by element indexes of site_ids and tag_slugs (a site's total counted
  * every post's array otherwise: about 300 ms over 100,000 posts).
  */
 const POST_INDEXES = {
   indexes: [
-    ['status', 'sort_time', 'id'],
+    ['status', 'sort_time', 'id', 'published_at'],
     ['sort_time', 'id'],
     ['status', 'published_at'],
     ['published_at'],
-    ['status', 'author_id', 'sort_time', 'id'],
+    ['status', 'author_id', 'sort_time', 'id', 'published_at'],
     ['author_id', 'sort_time', 'id'],
-    ['status', 'category_id', 'sort_time', 'id'],
+    ['status', 'category_id', 'sort_time', 'id', 'published_at'],
     ['category_id', 'sort_time', 'id'],
   ],
   textSearch: { fields: ['title', 'excerpt', 'content'] },

@@ -126,6 +126,57 @@ t.test('read models survive closing and reopening the file, declared indexes inc
 
 const commitInterval = () => new Promise<void>((resolve) => setTimeout(resolve, 80));
 
+/** The names of the indexes SQLite holds on a collection's table (its declared ones: expression indexes). */
+function indexesOn(file: string, table: string): string[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name`).pluck().all(table) as string[];
+  } finally {
+    db.close();
+  }
+}
+
+t.test('an index declared longer replaces the one its fields begin with, in a file written before', async (t) => {
+  const file = join(t.testdir(), 'read-models.sqlite');
+  const first = new SqliteDocumentStore(file);
+  const docs = Array.from({ length: 30 }, (_, i) => ({ _id: i + 1, status: i % 3 === 0 ? 'draft' : 'published', rank: i % 7, at: i % 2 === 0 ? null : `2026-01-${String(1 + (i % 28)).padStart(2, '0')}` }));
+  await first.collection<Document>('posts', { indexes: [['status', 'rank']] }).putMany(docs);
+  await first.close();
+  t.same(indexesOn(file, 'docs_posts'), ['docs_posts__status__rank'], 'the shorter index, as the earlier version declared it');
+
+  const second = new SqliteDocumentStore(file);
+  const posts = second.collection<Document>('posts', { indexes: [['status', 'rank', 'at']] });
+  const filter = { status: 'published', $or: [{ at: null }, { at: { $lte: '2026-01-20' } }] };
+  const page = await posts.find(filter, { sort: { rank: -1, _id: -1 }, skip: 3, limit: 4 });
+  t.match(second.plan('posts', filter, { sort: { rank: -1 }, skip: 3, limit: 4 }).join('\n'), /USING INDEX docs_posts__status__rank__at/, 'the longer index walks the page');
+  await second.close();
+  t.same(indexesOn(file, 'docs_posts'), ['docs_posts__status__rank__at'], 'the shorter one is gone');
+  const expected = docs
+    .filter((d) => d.status === 'published' && (d.at === null || d.at <= '2026-01-20'))
+    .sort((a, b) => b.rank - a.rank || b._id - a._id)
+    .slice(3, 7);
+  t.same(page, expected, 'the same page as the filter and sort give');
+
+  const third = openStore(t, file);
+  third.collection<Document>('posts', { indexes: [['status', 'rank', 'at']] });
+  const both = third.collection<Document>('posts', { indexes: [['status', 'rank'], 'status'] });
+  t.equal(await both.count({ status: 'published' }), 20);
+  await commitInterval();
+  t.same(indexesOn(file, 'docs_posts'), ['docs_posts__status__rank__at'], 'declaring a prefix of a declared index makes nothing: the longer one answers it');
+  t.match(third.plan('posts', { status: 'published' }).join('\n'), /USING (COVERING )?INDEX docs_posts__status__rank__at/);
+});
+
+t.test('the public blog list walks its index past skipped posts without reading them (published_at is in it)', async (t) => {
+  const store = openStore(t);
+  blogPosts(store);
+  const shown = { status: 'published', $or: [{ published_at: null }, { published_at: { $lte: '2026-01-01 00:00:00' } }] };
+  const sort = { sort_time: -1, id: -1 } as const;
+  t.match(store.plan('blog_posts', shown, { sort, skip: 1000, limit: 10 }).join('\n'), /USING INDEX docs_blog_posts__status__sort_time__id__published_at/);
+  t.match(store.plan('blog_posts', { ...shown, author_id: 3 }, { sort, skip: 1000, limit: 10 }).join('\n'), /USING INDEX docs_blog_posts__status__author_id__sort_time__id__published_at/);
+  t.match(store.plan('blog_posts', { ...shown, category_id: 3 }, { sort, skip: 1000, limit: 10 }).join('\n'), /USING INDEX docs_blog_posts__status__category_id__sort_time__id__published_at/);
+});
+
+
 t.test('writes gather in one transaction that commits within the commit interval', async (t) => {
   const file = join(t.testdir(), 'read-models.sqlite');
   const store = openStore(t, file);
