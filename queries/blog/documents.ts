@@ -86,7 +86,7 @@ export const POSTS_VERSION_ID = 'posts';
  * walks its own, and their totals count index entries without reading a post. The public lists'
  * indexes end with published_at so the rows a page skips are tested for `published_at <= now`
  * in the index: without it every skipped row was looked up (pages 100 to 300 of 100,000 posts,
- * each once: 6.4 ms at p50 over HTTP before, 3.0 to 3.6 after; the page's query alone 9 to 11 ms
+ * each once: 6.4 ms at p50 over HTTP before, 3.0 to 4.6 after; the page's query alone 9 to 11 ms
  * against 1.2 to 2). (status, published_at) finds the scheduled posts a public total leaves out.
  * The text search (the lists' `search`) looks in title, excerpt and content. A site's or a
  * tag's posts are found by element indexes of site_ids and tag_slugs (a site's total counted

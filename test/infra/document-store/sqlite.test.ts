@@ -176,7 +176,6 @@ t.test('the public blog list walks its index past skipped posts without reading 
   t.match(store.plan('blog_posts', { ...shown, category_id: 3 }, { sort, skip: 1000, limit: 10 }).join('\n'), /USING INDEX docs_blog_posts__status__category_id__sort_time__id__published_at/);
 });
 
-
 t.test('writes gather in one transaction that commits within the commit interval', async (t) => {
   const file = join(t.testdir(), 'read-models.sqlite');
   const store = openStore(t, file);
