@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { normalizeOrigin } from '../commands/directory/values.js';
+import { isSecretHashCost, SECRET_HASH_COST } from '../infra/crypto/secret-hash.js';
 import { compileTrustedProxies } from './client-address.js';
 
 export interface AppConfig {
@@ -33,6 +34,8 @@ export interface AppConfig {
   /** Failed logins for one email from one address before further tries are refused (0: no limit). */
   loginMaxFailures: number;
   loginFailureWindowSeconds: number;
+  /** SECRET_HASH_COST: scrypt's cost N for passwords and API credentials hashed from now on (infra/crypto/secret-hash.ts). */
+  secretHashCost: number;
   /** TRUST_PROXY: addresses or CIDRs of proxies whose forwarding headers are believed; empty: the chatbot seed's rule. */
   trustProxy: string[];
   logLevel: string;
@@ -103,9 +106,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     maxUploadBytes: positiveInt(env.MAX_UPLOAD_BYTES, 50 * 1024 * 1024, 'MAX_UPLOAD_BYTES'),
     loginMaxFailures: positiveInt(env.LOGIN_MAX_FAILURES, 10, 'LOGIN_MAX_FAILURES'),
     loginFailureWindowSeconds: Math.max(1, positiveInt(env.LOGIN_FAILURE_WINDOW_SECONDS, 900, 'LOGIN_FAILURE_WINDOW_SECONDS')),
+    secretHashCost: secretHashCost(env.SECRET_HASH_COST),
     trustProxy: trustProxyList(env.TRUST_PROXY),
     logLevel: optional(env.LOG_LEVEL) ?? 'info',
   };
+}
+
+function secretHashCost(value: string | undefined): number {
+  const cost = positiveInt(value, SECRET_HASH_COST.default, 'SECRET_HASH_COST');
+  if (!isSecretHashCost(cost)) {
+    throw new Error(`SECRET_HASH_COST must be a power of two from ${SECRET_HASH_COST.min} to ${SECRET_HASH_COST.max}, got "${value}".`);
+  }
+  return cost;
 }
 
 /** Comma-separated; each entry checked now, so a typo stops the start rather than trusting nobody or everybody. */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { metadataFor } from '../commands/command-context.js';
 import { releaseReservedIds } from '../commands/sequence.js';
 import { systemClock, type Clock } from '../infra/clock/port.js';
+import { scryptHasher } from '../infra/crypto/secret-hash.js';
 import { createInfrastructure, startupError, type Infrastructure } from '../infra/select.js';
 import { ProjectionRunner } from '../projections/runner.js';
 import type { AppConfig } from './config.js';
@@ -23,12 +24,13 @@ export interface RuntimeOptions {
 }
 
 /**
- * Wires the ports to their adapters, starts the projections (which rebuild in-memory read
- * models from the log) and the workers, and waits until the read models have caught up.
+ * Wires the ports to their adapters, starts the projections (which catch their read models up
+ * from their checkpoints) and the workers, and waits until the read models have caught up.
  */
 export async function createRuntime(config: AppConfig, options: RuntimeOptions): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
+  const hashSecret = scryptHasher(config.secretHashCost);
   const modules = options.modules;
   const infra = { ...(await createInfrastructure(config, logger)), ...options.infrastructure };
   const projections = new ProjectionRunner(
@@ -62,6 +64,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions):
         eventStore: infra.eventStore,
         documents: infra.documents,
         clock,
+        hashSecret,
         userId,
         requestId,
         waitForProjections: (position) => projections.waitFor(position),

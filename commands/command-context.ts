@@ -1,4 +1,5 @@
 import type { Clock } from '../infra/clock/port.js';
+import type { SecretHasher } from '../infra/crypto/secret-hash.js';
 import type { EventMetadata, EventStore } from '../infra/event-store/port.js';
 import type { DocumentStore } from '../infra/document-store/port.js';
 
@@ -8,6 +9,8 @@ export interface CommandContext {
   /** Read models, for set-wide checks (unique slugs) a single stream cannot answer; races between such checks are settled in the event store (commands/reservations). */
   documents: DocumentStore;
   clock: Clock;
+  /** Hashes a password or API credential at the configured cost, for storing in an event. */
+  hashSecret: SecretHasher;
   userId: number | null;
   requestId?: string;
   /** Resolves once every projection has applied the log up to this position. */

@@ -1,7 +1,8 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../app/app.js';
-import { embeddedConfig, type AppConfig } from '../app/config.js';
+import type { AppConfig } from '../app/config.js';
 import { importFixture } from '../app/import-fixture.js';
+import { testConfig } from './test-config.js';
 import { appModules } from '../app/modules.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../app/runtime.js';
 
@@ -22,7 +23,7 @@ export async function buildTestApp(
   t: TestContext,
   options: { fixture?: object; config?: Partial<AppConfig> } & Partial<RuntimeOptions> = {},
 ): Promise<TestApp> {
-  const config = embeddedConfig(t.testdir(), { baseUrl: 'http://test.local', ...options.config });
+  const config = testConfig(t.testdir(), { baseUrl: 'http://test.local', ...options.config });
   const runtime = await createRuntime(config, { modules: appModules, ...options });
   // Registered at once: a fixture that fails to import still closes the runtime.
   let app: FastifyInstance | null = null;

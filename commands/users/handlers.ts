@@ -1,4 +1,3 @@
-import { hashSecret } from '../../infra/crypto/secret-hash.js';
 import { ConflictError } from '../../infra/errors.js';
 import type { CommandContext } from '../command-context.js';
 import { handleCommand } from '../handle-command.js';
@@ -19,7 +18,7 @@ export interface RegisterUserInput {
 export async function registerUser(ctx: CommandContext, input: RegisterUserInput): Promise<number> {
   if (await findUserByEmail(ctx.documents, input.email)) throw new ConflictError('A user with this email exists.');
   const id = await idFor(ctx, 'user', input.id);
-  const passwordHash = input.password ? await hashSecret(input.password) : null;
+  const passwordHash = input.password ? await ctx.hashSecret(input.password) : null;
   await handleCommand(ctx, userStream(id), userDecider, {
     type: 'RegisterUser',
     data: { id, email: input.email, name: input.name, role: input.role, passwordHash },
@@ -32,7 +31,7 @@ export async function createApiKey(
   userId: number,
   key: { identity: string; credential: string; label?: string },
 ): Promise<void> {
-  const credentialHash = await hashSecret(key.credential);
+  const credentialHash = await ctx.hashSecret(key.credential);
   await handleCommand(ctx, userStream(userId), userDecider, {
     type: 'CreateApiKey',
     data: { identity: key.identity, credentialHash, label: key.label ?? '' },

@@ -2,25 +2,52 @@ import { hash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 
 const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number, options: object) => Promise<Buffer>;
-const PARAMS = { N: 16384, r: 8, p: 1 };
+const BLOCK_SIZE = 8;
+const PARALLELISM = 1;
 const KEY_LENGTH = 32;
 
-/** Hashes a password or API credential with scrypt and a random salt: `scrypt$N$r$p$salt$hash`. */
-export async function hashSecret(secret: string): Promise<string> {
-  const salt = randomBytes(16);
-  const hash = await scryptAsync(secret, salt, KEY_LENGTH, PARAMS);
-  return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64'), hash.toString('base64')].join('$');
+/**
+ * scrypt's cost N (SECRET_HASH_COST): 2^14 unless configured. It is a power of two from 2^10,
+ * which tests use to stay fast, to 2^17 (OWASP's figure; 128 MiB of memory for each hash).
+ */
+export const SECRET_HASH_COST = { default: 2 ** 14, min: 2 ** 10, max: 2 ** 17 } as const;
+
+/** Hashes a password or API credential for storing: how commands reach the configured cost. */
+export type SecretHasher = (secret: string) => Promise<string>;
+
+export function isSecretHashCost(cost: number): boolean {
+  return Number.isInteger(cost) && cost >= SECRET_HASH_COST.min && cost <= SECRET_HASH_COST.max && (cost & (cost - 1)) === 0;
 }
 
+function checkedCost(cost: number): number {
+  if (!isSecretHashCost(cost)) throw new RangeError(`scrypt's cost must be a power of two from ${SECRET_HASH_COST.min} to ${SECRET_HASH_COST.max}, got ${cost}.`);
+  return cost;
+}
+
+/** scrypt's default memory cap (32 MiB) is below what 2^17 needs (128 * N * r bytes); room to spare for its own use. */
+function scryptOptions(cost: number, blockSize: number, parallelism: number): object {
+  return { N: cost, r: blockSize, p: parallelism, maxmem: 256 * cost * blockSize };
+}
+
+/** Hashes with scrypt at `cost` and a random salt: `scrypt$N$r$p$salt$hash`. */
+export async function hashSecret(secret: string, cost: number = SECRET_HASH_COST.default): Promise<string> {
+  checkedCost(cost);
+  const salt = randomBytes(16);
+  const hash = await scryptAsync(secret, salt, KEY_LENGTH, scryptOptions(cost, BLOCK_SIZE, PARALLELISM));
+  return ['scrypt', cost, BLOCK_SIZE, PARALLELISM, salt.toString('base64'), hash.toString('base64')].join('$');
+}
+
+export function scryptHasher(cost: number): SecretHasher {
+  checkedCost(cost);
+  return (secret) => hashSecret(secret, cost);
+}
+
+/** Checks a secret against a stored hash with the parameters stored in it, so a change of cost leaves earlier hashes valid. */
 export async function verifySecret(secret: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
-  const actual = await scryptAsync(secret, Buffer.from(salt, 'base64'), expected.length, {
-    N: Number(n),
-    r: Number(r),
-    p: Number(p),
-  });
+  const actual = await scryptAsync(secret, Buffer.from(salt, 'base64'), expected.length, scryptOptions(Number(n), Number(r), Number(p)));
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { loadConfig } from '../../app/config.js';
+import { embeddedConfig, loadConfig } from '../../app/config.js';
 
 t.test('CHATBOT_ALLOWED_ORIGINS', async (t) => {
   t.same(loadConfig({}).chatbotAllowedOrigins, [], 'unset: any origin');
@@ -24,4 +24,14 @@ t.test('EVENT_LOG_COMMITS', async (t) => {
   t.equal(loadConfig({}).eventLogCommits, 'inline', 'inline by default');
   t.equal(loadConfig({ EVENT_LOG_COMMITS: 'Thread' }).eventLogCommits, 'thread');
   t.throws(() => loadConfig({ EVENT_LOG_COMMITS: 'worker' }), /EVENT_LOG_COMMITS must be one of inline, thread, got "worker"/);
+});
+
+t.test('SECRET_HASH_COST', async (t) => {
+  t.equal(loadConfig({}).secretHashCost, 16384, "scrypt's 2^14 by default");
+  t.equal(embeddedConfig('/tmp/data').secretHashCost, 16384, 'and on embedded defaults');
+  t.equal(loadConfig({ SECRET_HASH_COST: '131072' }).secretHashCost, 131072);
+  t.equal(loadConfig({ SECRET_HASH_COST: '1024' }).secretHashCost, 1024);
+  for (const bad of ['1000', '512', '262144', '-1024', 'high', '16384.5']) {
+    t.throws(() => loadConfig({ SECRET_HASH_COST: bad }), /SECRET_HASH_COST must be/, bad);
+  }
 });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import t from 'tap';
 import { buildApp } from '../../app/app.js';
-import { embeddedConfig } from '../../app/config.js';
+import { testConfig } from '../test-config.js';
 import type { AppModule, ModuleInstance } from '../../app/kernel.js';
 import { backupsModule } from '../../app/modules/backups.js';
 import { chatbotModule } from '../../app/modules/chatbot.js';
@@ -31,8 +31,8 @@ t.test('a module is created once per runtime; what it built is that runtime\'s a
   };
   // One testdir() call: each call empties the folder, the first runtime's files included.
   const dir = t.testdir();
-  const first = await createRuntime(embeddedConfig(join(dir, 'first')), { modules: [usersModule, counting], startWorkers: false });
-  const second = await createRuntime(embeddedConfig(join(dir, 'second')), { modules: [usersModule, counting], startWorkers: false });
+  const first = await createRuntime(testConfig(join(dir, 'first')), { modules: [usersModule, counting], startWorkers: false });
+  const second = await createRuntime(testConfig(join(dir, 'second')), { modules: [usersModule, counting], startWorkers: false });
   t.equal(created.length, 2, 'one create per runtime');
   t.equal(first.module(counting).label, created[0]);
   t.equal(second.module(counting).label, created[1]);
@@ -46,9 +46,9 @@ t.test('a module is created once per runtime; what it built is that runtime\'s a
 
 t.test('two runtimes of the app modules share no chatbot service and no API source', async (t) => {
   const dir = t.testdir();
-  const first = await createRuntime(embeddedConfig(join(dir, 'first')), { modules: appModules, startWorkers: false });
+  const first = await createRuntime(testConfig(join(dir, 'first')), { modules: appModules, startWorkers: false });
   t.teardown(() => first.close());
-  const second = await createRuntime(embeddedConfig(join(dir, 'second')), { modules: appModules, startWorkers: false });
+  const second = await createRuntime(testConfig(join(dir, 'second')), { modules: appModules, startWorkers: false });
   t.teardown(() => second.close());
   t.not(first.module(chatbotModule).services, second.module(chatbotModule).services);
   t.not(first.module(chatbotModule).services.vectorIndex, second.module(chatbotModule).services.vectorIndex);

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import t, { type Test } from 'tap';
 import { buildApp } from '../../app/app.js';
-import { embeddedConfig } from '../../app/config.js';
+import { testConfig } from '../test-config.js';
 import type { AppModule, RoutesPlugin } from '../../app/kernel.js';
 import { createRuntime } from '../../app/runtime.js';
 import { usersModule } from '../../app/modules/core.js';
@@ -28,7 +28,7 @@ function moduleWith(prefix: string): AppModule {
 }
 
 async function appWith(t: Test, module: AppModule) {
-  const runtime = await createRuntime(embeddedConfig(t.testdir(), { baseUrl: 'http://test.local' }), { modules: [usersModule, module] });
+  const runtime = await createRuntime(testConfig(t.testdir(), { baseUrl: 'http://test.local' }), { modules: [usersModule, module] });
   t.teardown(() => runtime.close());
   return buildApp(runtime);
 }

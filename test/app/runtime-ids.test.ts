@@ -1,6 +1,6 @@
 import pino from 'pino';
 import t from 'tap';
-import { embeddedConfig } from '../../app/config.js';
+import { testConfig } from '../test-config.js';
 import { createRuntime } from '../../app/runtime.js';
 import { createPost } from '../../commands/blog/post-handlers.js';
 import { RESERVE } from '../../commands/sequence.js';
@@ -9,7 +9,7 @@ import { appModules } from '../../app/modules.js';
 const post = (n: number) => ({ title: `Post ${n}`, content: '<p>Text.</p>' });
 
 t.test('a runtime gives back its unused ids as it closes: after a burst of creates and a restart, ids go on without a gap', async (t) => {
-  const config = embeddedConfig(t.testdir());
+  const config = testConfig(t.testdir());
   const first = await createRuntime(config, { modules: appModules, startWorkers: false });
   const ctx = first.commandContext(null);
   // Concurrent creates: the allocation takes a reserve beyond the ids they use.
@@ -23,7 +23,7 @@ t.test('a runtime gives back its unused ids as it closes: after a burst of creat
 });
 
 t.test('a give-back the log refuses leaves a gap, and the runtime still closes', async (t) => {
-  const config = embeddedConfig(t.testdir());
+  const config = testConfig(t.testdir());
   const first = await createRuntime(config, { modules: appModules, startWorkers: false, logger: pino({ level: 'silent' }) });
   const ctx = first.commandContext(null);
   await Promise.all(Array.from({ length: 5 }, (_, i) => createPost(ctx, null, post(i))));

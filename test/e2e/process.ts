@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { SERVE_NODE_FLAGS } from '../../bin/serve-flags.js';
 import { freePort } from '../../infra/net/free-port.js';
+import { TEST_SECRET_HASH_COST } from '../test-config.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -12,12 +13,13 @@ const INFRASTRUCTURE_URLS = ['EVENTSTORE_URL', 'KAFKA_BROKERS', 'MONGO_URL', 'RE
 
 /**
  * The environment of a spawned CLI or server: embedded defaults unless the test names an
- * adapter's URL itself (CI exports REDIS_URL for the adapter contract tests, not for these).
+ * adapter's URL itself (CI exports REDIS_URL for the adapter contract tests, not for these),
+ * and the tests' hash cost.
  */
 export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = { ...process.env };
   for (const name of INFRASTRUCTURE_URLS) delete base[name];
-  return { ...base, LOG_LEVEL: 'silent', ...env };
+  return { ...base, LOG_LEVEL: 'silent', SECRET_HASH_COST: String(TEST_SECRET_HASH_COST), ...env };
 }
 
 export { freePort };

@@ -3,7 +3,7 @@ import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import t, { type Test } from 'tap';
-import { embeddedConfig } from '../../app/config.js';
+import { testConfig } from '../test-config.js';
 import { CheckpointRequests } from '../../infra/event-store/checkpoint-requests.js';
 import { InlineGroupWriter } from '../../infra/event-store/group-writer.js';
 import type { EventStore, NewEvent } from '../../infra/event-store/port.js';
@@ -137,7 +137,7 @@ t.test("a runtime's event log commits where EVENT_LOG_COMMITS says, with its che
     ['inline', InlineGroupWriter],
     ['thread', ThreadGroupWriter],
   ] as const) {
-    const store = await createEventStore(embeddedConfig(join(t.testdir(), commits), { eventLogCommits: commits }));
+    const store = await createEventStore(testConfig(join(t.testdir(), commits), { eventLogCommits: commits }));
     t.type(writerOf(store), writer, commits);
     if (commits === 'inline') t.ok((writerOf(store) as { checkpoints: unknown }).checkpoints instanceof CheckpointRequests, 'checkpoints on their own thread');
     await store.close();

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { embeddedConfig } from '../../../app/config.js';
+import { testConfig } from '../../test-config.js';
 import { createRuntime } from '../../../app/runtime.js';
 import { appModules } from '../../../app/modules.js';
 
@@ -17,7 +17,7 @@ t.test('a server start removes the partial uploads a crashed process left, not a
   const live = join(tmp, `${encodeURIComponent(hostname())}@${process.ppid}@live.part`);
   writeFileSync(crashed, 'half an upload');
   writeFileSync(live, 'an upload in flight');
-  const runtime = await createRuntime(embeddedConfig(dataDir), { modules: appModules });
+  const runtime = await createRuntime(testConfig(dataDir), { modules: appModules });
   t.teardown(() => runtime.close());
   t.notOk(existsSync(crashed), 'the dead process\'s partial upload is gone');
   t.ok(existsSync(live), 'a live process\'s upload is left alone');

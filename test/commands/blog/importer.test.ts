@@ -1,7 +1,7 @@
 import t from 'tap';
 import { FixtureRefusedError, importFixture } from '../../../app/import-fixture.js';
 import { createRuntime } from '../../../app/runtime.js';
-import { embeddedConfig } from '../../../app/config.js';
+import { testConfig } from '../../test-config.js';
 import { blogModule } from '../../../app/modules/blog.js';
 import { usersModule } from '../../../app/modules/core.js';
 import { platformModule } from '../../../app/modules/platform.js';
@@ -35,7 +35,7 @@ function withBlog(blog: Record<string, unknown>): object {
 }
 
 t.test('the blog part of the fixture: imported whole, or refused with the JSON path', async (t) => {
-  const runtime = await createRuntime(embeddedConfig(t.testdir()), { modules: [usersModule, platformModule, blogModule] });
+  const runtime = await createRuntime(testConfig(t.testdir()), { modules: [usersModule, platformModule, blogModule] });
   t.teardown(() => runtime.close());
 
   const post = base.blog.posts[0];

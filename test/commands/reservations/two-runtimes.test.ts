@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../../app/app.js';
-import { embeddedConfig } from '../../../app/config.js';
+import { testConfig } from '../../test-config.js';
 import { importFixture } from '../../../app/import-fixture.js';
 import { createRuntime } from '../../../app/runtime.js';
 import { json, keyFor, ROLE_USERS, sessionFor, type TestContext } from '../../helper.js';
@@ -13,7 +13,7 @@ import { appModules } from '../../../app/modules.js';
  * can settle their races (issue 22).
  */
 async function twoRuntimes(t: TestContext): Promise<[FastifyInstance, FastifyInstance]> {
-  const config = embeddedConfig(t.testdir(), { baseUrl: 'http://test.local' });
+  const config = testConfig(t.testdir(), { baseUrl: 'http://test.local' });
   const first = await createRuntime(config, { modules: appModules });
   await importFixture(first, { users: ROLE_USERS, sites: [{ id: 1, slug: 'main', title: 'Main' }], blog: { categories: [{ id: 1, name: 'News', slug: 'news' }] } });
   const second = await createRuntime(config, { modules: appModules });

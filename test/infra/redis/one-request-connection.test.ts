@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import t from 'tap';
 import { buildApp } from '../../../app/app.js';
-import { embeddedConfig } from '../../../app/config.js';
+import { testConfig } from '../../test-config.js';
 import { importFixture } from '../../../app/import-fixture.js';
 import { appModules } from '../../../app/modules.js';
 import { createRuntime } from '../../../app/runtime.js';
@@ -21,7 +21,7 @@ async function connectionsNamed(admin: Redis, name: string): Promise<number> {
 
 t.test('sessions, failed logins and both rate limits share one Redis connection, closed with the runtime', { skip: redisUrl ? false : 'REDIS_URL is not set' }, async (t) => {
   const dataDir = t.testdir();
-  const config = embeddedConfig(dataDir, { baseUrl: 'http://test.local', redisUrl });
+  const config = testConfig(dataDir, { baseUrl: 'http://test.local', redisUrl });
   const runtime = await createRuntime(config, { modules: appModules });
   // A fresh token per run: counts in Redis outlive the test for up to a minute.
   const token = `one-connection-${randomUUID()}`;

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { embeddedConfig } from '../../../app/config.js';
+import { testConfig } from '../../test-config.js';
 import { createRuntime, type Runtime } from '../../../app/runtime.js';
 import { revertPage } from '../../../commands/page-versioning/handlers.js';
 import type { SitePageFields } from '../../../commands/platform/fields.js';
@@ -24,7 +24,7 @@ async function allVersions(runtime: Runtime, pageId: number) {
 
 t.test('the payload of version N is the page after its first N events, across restarts', async (t) => {
   const dir = t.testdir();
-  const config = embeddedConfig(dir);
+  const config = testConfig(dir);
   const clock = new FixedClock(new Date('2026-05-01T08:00:00Z'));
   let runtime = await createRuntime(config, { modules: appModules, clock, startWorkers: false });
   t.teardown(() => runtime.close());

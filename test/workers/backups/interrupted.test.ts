@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { embeddedConfig } from '../../../app/config.js';
+import { testConfig } from '../../test-config.js';
 import { createRuntime } from '../../../app/runtime.js';
 import { requestBackup } from '../../../commands/backups/handlers.js';
 import { findBackup } from '../../../queries/backups/backups.js';
@@ -12,7 +12,7 @@ import { appModules } from '../../../app/modules.js';
 const ALL = { include_db: true, include_files: true, include_themes: true, include_modules: true, include_api: true };
 
 t.test('a backup left in progress by a stopped server is failed at the next start', async (t) => {
-  const config = embeddedConfig(t.testdir());
+  const config = testConfig(t.testdir());
   const before = await createRuntime(config, { modules: appModules, startWorkers: false });
   const id = await requestBackup(before.commandContext(1), { includes: ALL, backupsDir: backupsDir(config.dataDir) });
   const record = await findBackup(before.documents, id);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pino from 'pino';
 import t from 'tap';
-import { embeddedConfig } from '../../../app/config.js';
+import { testConfig } from '../../test-config.js';
 import { appModules } from '../../../app/modules.js';
 import { chatbotModule } from '../../../app/modules/chatbot.js';
 import { createRuntime } from '../../../app/runtime.js';
@@ -56,11 +56,11 @@ t.test('an archive carries the read models with their checkpoints, and a restore
   t.ok(Math.max(...checkpoints) <= manifest.last_position, 'none ahead of the archived log');
 
   const target = join(root, 'restored');
-  const result = await restoreArchive({ archive, config: embeddedConfig(target), logger });
+  const result = await restoreArchive({ archive, config: testConfig(target), logger });
   t.ok(result.readSideRestored >= 1, 'the restore put the read models back');
   t.same(checkpointsIn(join(target, 'read-models.sqlite')).sort(), checkpoints.sort(), 'as they were archived');
 
-  const restored = await createRuntime(embeddedConfig(target), { modules: appModules, logger, startWorkers: false });
+  const restored = await createRuntime(testConfig(target), { modules: appModules, logger, startWorkers: false });
   t.teardown(() => restored.close());
   for (const stats of restored.projections.startStats()) {
     t.ok(stats.resumedFrom > 0, `${stats.name} resumed from its checkpoint`);
@@ -92,16 +92,16 @@ t.test('an archive without read-side files (made before they were added) restore
   await writer.finish();
 
   const target = join(root, 'restored');
-  const result = await restoreArchive({ archive: old, config: embeddedConfig(target), logger });
+  const result = await restoreArchive({ archive: old, config: testConfig(target), logger });
   t.equal(result.readSideRestored, 0);
-  const restored = await createRuntime(embeddedConfig(target), { modules: appModules, logger, startWorkers: false });
+  const restored = await createRuntime(testConfig(target), { modules: appModules, logger, startWorkers: false });
   t.teardown(() => restored.close());
   t.ok(restored.projections.startStats().every((s) => s.resumedFrom === 0), 'the start replays the log');
   t.equal(await itemDocs(restored.documents).count({}), 1, 'and answers');
 });
 
 t.test('the read side of a configuration: the read models first, none of them in MongoDB, no vector index in Elasticsearch', async (t) => {
-  const config = embeddedConfig('/data');
+  const config = testConfig('/data');
   t.same(readSideFiles(config).map((f) => f.name), ['read-models.sqlite', 'read-models-text.sqlite', 'embeddings.sqlite', 'vector-index.sqlite']);
   t.same(readSideFiles({ ...config, mongoUrl: 'mongodb://x' }).map((f) => f.name), ['embeddings.sqlite', 'vector-index.sqlite']);
   t.same(readSideFiles({ ...config, elasticsearchUrl: 'http://es:9200' }).map((f) => f.name), ['read-models.sqlite', 'read-models-text.sqlite', 'embeddings.sqlite']);
@@ -150,10 +150,10 @@ t.test('when the log does not come back at its archived positions, the snapshots
   await writer.finish();
 
   const target = join(root, 'restored');
-  const result = await restoreArchive({ archive: gapped, config: embeddedConfig(target), logger });
+  const result = await restoreArchive({ archive: gapped, config: testConfig(target), logger });
   t.ok(result.events > 0);
   t.equal(result.readSideRestored, 0, 'no snapshot put back');
-  const restored = await createRuntime(embeddedConfig(target), { modules: appModules, logger, startWorkers: false });
+  const restored = await createRuntime(testConfig(target), { modules: appModules, logger, startWorkers: false });
   t.teardown(() => restored.close());
   t.ok(restored.projections.startStats().every((s) => s.resumedFrom === 0), 'the start replays the log');
   t.equal(await itemDocs(restored.documents).count({}), 1, 'and answers');

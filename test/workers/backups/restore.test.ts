@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import pino from 'pino';
 import t from 'tap';
 import { buildApp } from '../../../app/app.js';
-import { embeddedConfig } from '../../../app/config.js';
+import { testConfig } from '../../test-config.js';
 import { createRuntime } from '../../../app/runtime.js';
 import { SqliteEventStore } from '../../../infra/event-store/sqlite.js';
 import type { StoredEvent } from '../../../infra/event-store/port.js';
@@ -28,7 +28,7 @@ async function eventsOf(dataDir: string): Promise<StoredEvent[]> {
   }
 }
 
-const restore = (archive: string, dataDir: string) => restoreArchive({ archive, config: embeddedConfig(dataDir), logger });
+const restore = (archive: string, dataDir: string) => restoreArchive({ archive, config: testConfig(dataDir), logger });
 
 t.test('restore', async (t) => {
   const { app, runtime, config } = await buildTestApp(t, {
@@ -238,7 +238,7 @@ t.test('backups listed in the restored log whose archives are not in the restore
   const events = await eventsOf(target);
   t.match(events[events.length - 1], { streamId: `backup-${olderId}`, type: 'BackupArchiveNotRestored', data: { id: olderId } });
 
-  const restored = await createRuntime(embeddedConfig(target), { modules: appModules });
+  const restored = await createRuntime(testConfig(target), { modules: appModules });
   const restoredApp = await buildApp(restored);
   t.teardown(async () => {
     await restoredApp.close();

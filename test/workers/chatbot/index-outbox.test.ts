@@ -1,7 +1,7 @@
 import t from 'tap';
 import { join } from 'node:path';
 import { buildApp } from '../../../app/app.js';
-import { embeddedConfig } from '../../../app/config.js';
+import { testConfig } from '../../test-config.js';
 import { importFixture } from '../../../app/import-fixture.js';
 import { appModules } from '../../../app/modules.js';
 import { createRuntime } from '../../../app/runtime.js';
@@ -55,7 +55,7 @@ t.test('every mark is queued, page by page, to the job it is owed', async (t) =>
 });
 
 t.test('work owed when a server stops, or left by a CLI, is indexed at the next start though the index is not empty', async (t) => {
-  const config = embeddedConfig(join(t.testdir(), 'data'), { baseUrl: 'http://test.local', chatbotRateLimit: 0 });
+  const config = testConfig(join(t.testdir(), 'data'), { baseUrl: 'http://test.local', chatbotRateLimit: 0 });
   const server = async () => {
     const runtime = await createRuntime(config, { modules: appModules });
     const app = await buildApp(runtime);

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { existsSync, rmSync } from 'node:fs';
 import { buildApp } from '../../../app/app.js';
-import { embeddedConfig } from '../../../app/config.js';
+import { testConfig } from '../../test-config.js';
 import { importFixture } from '../../../app/import-fixture.js';
 import { appModules } from '../../../app/modules.js';
 import { createRuntime } from '../../../app/runtime.js';
@@ -13,7 +13,7 @@ import { json } from '../../helper.js';
 import { chatbotFixture, post, settle, type SearchBody } from '../../routes/chatbot/support.js';
 
 t.test('a restart on the same data directory searches the persisted index at once and embeds nothing', async (t) => {
-  const config = embeddedConfig(t.testdir(), { baseUrl: 'http://test.local', chatbotRateLimit: 0 });
+  const config = testConfig(t.testdir(), { baseUrl: 'http://test.local', chatbotRateLimit: 0 });
   const start = async () => {
     const runtime = await createRuntime(config, { modules: appModules });
     const app = await buildApp(runtime);

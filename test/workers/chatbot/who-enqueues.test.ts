@@ -1,6 +1,6 @@
 import t from 'tap';
 import { join } from 'node:path';
-import { embeddedConfig } from '../../../app/config.js';
+import { testConfig } from '../../test-config.js';
 import { createRuntime } from '../../../app/runtime.js';
 import { createPost } from '../../../commands/blog/post-handlers.js';
 import { InProcessJobQueue } from '../../../infra/job-queue/in-process.js';
@@ -23,14 +23,14 @@ t.test('a runtime without workers (a CLI) enqueues no index jobs; the server doe
   // One testdir() call: each call empties the folder, the first runtime's files included.
   const dir = t.testdir();
   const cliJobs = new CountingQueue();
-  const cli = await createRuntime(embeddedConfig(join(dir, 'cli')), { modules: appModules, startWorkers: false, infrastructure: { jobs: cliJobs } });
+  const cli = await createRuntime(testConfig(join(dir, 'cli')), { modules: appModules, startWorkers: false, infrastructure: { jobs: cliJobs } });
   t.teardown(() => cli.close());
   t.notOk(cli.runsWorkers);
   await createPost(cli.commandContext(null), null, published);
   t.same(cliJobs.added, [], 'a rebuild or import replaying the log leaves no jobs behind');
 
   const serverJobs = new CountingQueue();
-  const server = await createRuntime(embeddedConfig(join(dir, 'server')), { modules: appModules, infrastructure: { jobs: serverJobs } });
+  const server = await createRuntime(testConfig(join(dir, 'server')), { modules: appModules, infrastructure: { jobs: serverJobs } });
   t.teardown(() => server.close());
   t.ok(server.runsWorkers);
   await createPost(server.commandContext(null), null, published);
