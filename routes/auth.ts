@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { RoutesPlugin } from '../app/kernel.js';
-import { sha256, verifySecret } from '../infra/crypto/secret-hash.js';
+import { hashSecret, sha256, verifySecret } from '../infra/crypto/secret-hash.js';
 import { RateLimitedError, UnauthorizedError } from '../infra/errors.js';
 import { createFailedLogins } from '../infra/failed-logins/select.js';
 import { findUserByEmail } from '../queries/users.js';
@@ -16,6 +16,11 @@ export const authRoutes: RoutesPlugin = async (app, { runtime }) => {
   const { loginMaxFailures, loginFailureWindowSeconds } = runtime.config;
   const failedLogins = await createFailedLogins(runtime.config, runtime.clock, runtime.infra.requestRedis);
   app.addHook('onClose', () => failedLogins.close());
+  // An email without an account (or without a password) is checked against this hash, so such a
+  // login costs one scrypt like any other and its answer's time does not tell which emails exist.
+  let standInHash: Promise<string> | null = null;
+  const passwordHashOf = (stored: string | null | undefined): Promise<string> =>
+    stored ? Promise.resolve(stored) : (standInHash ??= hashSecret('no account has this password', runtime.config.secretHashCost));
   app.post(
     '/login',
     {
@@ -36,7 +41,8 @@ export const authRoutes: RoutesPlugin = async (app, { runtime }) => {
         throw new RateLimitedError('Too many failed logins for this email. Try again later.', retryAfterSeconds);
       }
       const user = await findUserByEmail(runtime.documents, email);
-      if (!user?.passwordHash || !(await verifySecret(password, user.passwordHash))) {
+      const matches = await verifySecret(password, await passwordHashOf(user?.passwordHash));
+      if (!user?.passwordHash || !matches) {
         if (loginMaxFailures > 0) await failedLogins.record(throttle);
         throw new UnauthorizedError('Invalid email or password.');
       }
