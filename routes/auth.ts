@@ -18,9 +18,9 @@ export const authRoutes: RoutesPlugin = async (app, { runtime }) => {
   app.addHook('onClose', () => failedLogins.close());
   // An email without an account (or without a password) is checked against this hash, so such a
   // login costs one scrypt like any other and its answer's time does not tell which emails exist.
-  let standInHash: Promise<string> | null = null;
-  const passwordHashOf = (stored: string | null | undefined): Promise<string> =>
-    stored ? Promise.resolve(stored) : (standInHash ??= hashSecret('no account has this password', runtime.config.secretHashCost));
+  // Made now, in the background: the first such login must not pay for making it as well.
+  const standInHash = hashSecret('no account has this password', runtime.config.secretHashCost);
+  const passwordHashOf = (stored: string | null | undefined): Promise<string> => (stored ? Promise.resolve(stored) : standInHash);
   app.post(
     '/login',
     {
