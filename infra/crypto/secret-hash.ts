@@ -46,8 +46,11 @@ export function scryptHasher(cost: number): SecretHasher {
 export async function verifySecret(secret: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;
+  const [cost, blockSize, parallelism] = [Number(n), Number(r), Number(p)];
+  // The memory cap follows the stored cost, so a cost outside the range (a damaged record) is refused rather than tried.
+  if (!isSecretHashCost(cost) || blockSize !== BLOCK_SIZE || parallelism !== PARALLELISM) return false;
   const expected = Buffer.from(hash, 'base64');
-  const actual = await scryptAsync(secret, Buffer.from(salt, 'base64'), expected.length, scryptOptions(Number(n), Number(r), Number(p)));
+  const actual = await scryptAsync(secret, Buffer.from(salt, 'base64'), expected.length, scryptOptions(cost, blockSize, parallelism));
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
