@@ -2,9 +2,9 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../app/app.js';
 import type { AppConfig } from '../app/config.js';
 import { importFixture } from '../app/import-fixture.js';
-import { testConfig } from './test-config.js';
 import { appModules } from '../app/modules.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../app/runtime.js';
+import { testConfig } from './test-config.js';
 
 /** The subset of a tap Test these helpers use, so they work with any tap version. */
 export interface TestContext {

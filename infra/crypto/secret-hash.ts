@@ -19,26 +19,25 @@ export function isSecretHashCost(cost: number): boolean {
   return Number.isInteger(cost) && cost >= SECRET_HASH_COST.min && cost <= SECRET_HASH_COST.max && (cost & (cost - 1)) === 0;
 }
 
-function checkedCost(cost: number): number {
+function assertSecretHashCost(cost: number): void {
   if (!isSecretHashCost(cost)) throw new RangeError(`scrypt's cost must be a power of two from ${SECRET_HASH_COST.min} to ${SECRET_HASH_COST.max}, got ${cost}.`);
-  return cost;
 }
 
 /** scrypt's default memory cap (32 MiB) is below what 2^17 needs (128 * N * r bytes); room to spare for its own use. */
-function scryptOptions(cost: number, blockSize: number, parallelism: number): object {
-  return { N: cost, r: blockSize, p: parallelism, maxmem: 256 * cost * blockSize };
+function scryptOptions(cost: number): object {
+  return { N: cost, r: BLOCK_SIZE, p: PARALLELISM, maxmem: 256 * cost * BLOCK_SIZE };
 }
 
-/** Hashes with scrypt at `cost` and a random salt: `scrypt$N$r$p$salt$hash`. */
-export async function hashSecret(secret: string, cost: number = SECRET_HASH_COST.default): Promise<string> {
-  checkedCost(cost);
+/** Hashes with scrypt at `cost` (the configured one: config.secretHashCost) and a random salt: `scrypt$N$r$p$salt$hash`. */
+export async function hashSecret(secret: string, cost: number): Promise<string> {
+  assertSecretHashCost(cost);
   const salt = randomBytes(16);
-  const hash = await scryptAsync(secret, salt, KEY_LENGTH, scryptOptions(cost, BLOCK_SIZE, PARALLELISM));
+  const hash = await scryptAsync(secret, salt, KEY_LENGTH, scryptOptions(cost));
   return ['scrypt', cost, BLOCK_SIZE, PARALLELISM, salt.toString('base64'), hash.toString('base64')].join('$');
 }
 
 export function scryptHasher(cost: number): SecretHasher {
-  checkedCost(cost);
+  assertSecretHashCost(cost);
   return (secret) => hashSecret(secret, cost);
 }
 
@@ -46,11 +45,11 @@ export function scryptHasher(cost: number): SecretHasher {
 export async function verifySecret(secret: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;
-  const [cost, blockSize, parallelism] = [Number(n), Number(r), Number(p)];
+  const cost = Number(n);
   // The memory cap follows the stored cost, so a cost outside the range (a damaged record) is refused rather than tried.
-  if (!isSecretHashCost(cost) || blockSize !== BLOCK_SIZE || parallelism !== PARALLELISM) return false;
+  if (!isSecretHashCost(cost) || Number(r) !== BLOCK_SIZE || Number(p) !== PARALLELISM) return false;
   const expected = Buffer.from(hash, 'base64');
-  const actual = await scryptAsync(secret, Buffer.from(salt, 'base64'), expected.length, scryptOptions(cost, blockSize, parallelism));
+  const actual = await scryptAsync(secret, Buffer.from(salt, 'base64'), expected.length, scryptOptions(cost));
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
