@@ -7,21 +7,25 @@ import { userStream } from './events.js';
 import type { Role } from './roles.js';
 import { findUserByEmail } from '../../queries/users.js';
 
+/**
+ * Secrets reach these commands already hashed by `ctx.hashSecret` (infra/crypto/secret-hash.ts), never in
+ * the clear: an importer hashes the next users' secrets while this one's events are written.
+ */
 export interface RegisterUserInput {
   id?: number;
   email: string;
   name: string;
   role: Role;
-  password?: string | null;
+  /** null: the user has no password (signs in with an API key only). */
+  passwordHash: string | null;
 }
 
 export async function registerUser(ctx: CommandContext, input: RegisterUserInput): Promise<number> {
   if (await findUserByEmail(ctx.documents, input.email)) throw new ConflictError('A user with this email exists.');
   const id = await idFor(ctx, 'user', input.id);
-  const passwordHash = input.password ? await ctx.hashSecret(input.password) : null;
   await handleCommand(ctx, userStream(id), userDecider, {
     type: 'RegisterUser',
-    data: { id, email: input.email, name: input.name, role: input.role, passwordHash },
+    data: { id, email: input.email, name: input.name, role: input.role, passwordHash: input.passwordHash },
   });
   return id;
 }
@@ -29,12 +33,11 @@ export async function registerUser(ctx: CommandContext, input: RegisterUserInput
 export async function createApiKey(
   ctx: CommandContext,
   userId: number,
-  key: { identity: string; credential: string; label?: string },
+  key: { identity: string; credentialHash: string; label?: string },
 ): Promise<void> {
-  const credentialHash = await ctx.hashSecret(key.credential);
   await handleCommand(ctx, userStream(userId), userDecider, {
     type: 'CreateApiKey',
-    data: { identity: key.identity, credentialHash, label: key.label ?? '' },
+    data: { identity: key.identity, credentialHash: key.credentialHash, label: key.label ?? '' },
   });
 }
 

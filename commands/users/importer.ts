@@ -1,6 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { pMapIterable } from 'p-map';
 import { duplicateIdProblems, fixtureList, fixtureObject, schemaProblems, type FixtureImporter, type FixtureProblem } from '../../app/fixture.js';
 import { findApiKey, findUserByEmail } from '../../queries/users.js';
+import { scryptMemoryBytes } from '../../infra/crypto/secret-hash.js';
+import type { CommandContext } from '../command-context.js';
 import { createApiKey, registerUser } from './handlers.js';
 import { userStream } from './events.js';
 import { ROLES } from './roles.js';
@@ -22,6 +25,34 @@ const UserSchema = fixtureObject({
   ),
 });
 type UserInput = Static<typeof UserSchema>;
+
+/**
+ * scrypt runs on libuv's pool (four threads by default): hashing one user after another left a
+ * core idle, 80 ms a user at the default cost (a password and a key). Up to four users are
+ * hashed at once, as many as 64 MiB of scrypt memory allows: four at the default cost, one
+ * from 2^16 up.
+ */
+const MOST_USERS_HASHED_AT_ONCE = 4;
+const HASH_MEMORY_BUDGET = 64 * 2 ** 20;
+
+function usersHashedAtOnce(cost: number): number {
+  return Math.max(1, Math.min(MOST_USERS_HASHED_AT_ONCE, Math.floor(HASH_MEMORY_BUDGET / scryptMemoryBytes(cost))));
+}
+
+interface HashedUser {
+  user: UserInput;
+  passwordHash: string | null;
+  /** In the order of `user.api_keys`. */
+  credentialHashes: string[];
+}
+
+/** One user's secrets, one hash after another (the users hashed at once bound the memory). */
+async function hashUser(hashSecret: CommandContext['hashSecret'], user: UserInput): Promise<HashedUser> {
+  const passwordHash = user.password ? await hashSecret(user.password) : null;
+  const credentialHashes: string[] = [];
+  for (const key of user.api_keys ?? []) credentialHashes.push(await hashSecret(key.credential));
+  return { user, passwordHash, credentialHashes };
+}
 
 /** Users with hashed passwords and API keys (CONTRACT.md section 4). */
 export const usersImporter: FixtureImporter = {
@@ -56,9 +87,17 @@ export const usersImporter: FixtureImporter = {
   count: (fixture) => fixtureList(fixture, 'users').length,
   async import(fixture, runtime, progress) {
     const ctx = runtime.commandContext(null);
-    for (const user of fixtureList<UserInput>(fixture, 'users')) {
-      const id = await registerUser(ctx, { id: user.id, email: user.email, name: user.name, role: user.role, password: user.password ?? null });
-      for (const key of user.api_keys ?? []) await createApiKey(ctx, id, key);
+    // In the fixture's order (ids taken in turn), each user's secrets hashed while earlier users are written.
+    const atOnce = usersHashedAtOnce(runtime.config.secretHashCost);
+    const hashed = pMapIterable(fixtureList<UserInput>(fixture, 'users'), (user) => hashUser(ctx.hashSecret, user), {
+      concurrency: atOnce,
+      backpressure: atOnce,
+    });
+    for await (const { user, passwordHash, credentialHashes } of hashed) {
+      const id = await registerUser(ctx, { id: user.id, email: user.email, name: user.name, role: user.role, passwordHash });
+      for (const [k, key] of (user.api_keys ?? []).entries()) {
+        await createApiKey(ctx, id, { identity: key.identity, credentialHash: credentialHashes[k], label: key.label });
+      }
       progress.tick();
     }
   },

@@ -23,9 +23,14 @@ function assertSecretHashCost(cost: number): void {
   if (!isSecretHashCost(cost)) throw new RangeError(`scrypt's cost must be a power of two from ${SECRET_HASH_COST.min} to ${SECRET_HASH_COST.max}, got ${cost}.`);
 }
 
-/** scrypt's default memory cap (32 MiB) is below what 2^17 needs (128 * N * r bytes); room to spare for its own use. */
+/** The memory one hash at `cost` takes while it runs: 128 * N * r bytes (16 MiB at the default cost). */
+export function scryptMemoryBytes(cost: number): number {
+  return 128 * cost * BLOCK_SIZE;
+}
+
+/** scrypt's default memory cap (32 MiB) is below what 2^17 needs; room to spare for its own use. */
 function scryptOptions(cost: number): object {
-  return { N: cost, r: BLOCK_SIZE, p: PARALLELISM, maxmem: 256 * cost * BLOCK_SIZE };
+  return { N: cost, r: BLOCK_SIZE, p: PARALLELISM, maxmem: 2 * scryptMemoryBytes(cost) };
 }
 
 /** Hashes with scrypt at `cost` (the configured one: config.secretHashCost) and a random salt: `scrypt$N$r$p$salt$hash`. */
