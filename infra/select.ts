@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { AppConfig } from '../app/config.js';
 import type { DocumentStore } from './document-store/port.js';
 import { sharedSqliteDocumentStore } from './document-store/shared-sqlite.js';
-import { textIndexFile } from './document-store/sqlite.js';
+import { textIndexFile } from './document-store/sqlite-tables.js';
 import type { EventBus } from './event-bus/port.js';
 import { EmbeddedEventBus } from './event-bus/embedded.js';
 import { DependencyUnavailableError } from './errors.js';

@@ -1,4 +1,4 @@
-import type { Document } from './port.js';
+import type { Document, Update } from './port.js';
 
 /** A document as a batch knows it: null when absent (read as missing, or deleted in the batch). */
 export interface BatchEntry<T extends Document> {
@@ -76,4 +76,24 @@ export class BatchDocuments<T extends Document> {
   clear(): void {
     this.entries.clear();
   }
+}
+
+/**
+ * What an update of a batch's document starts from, so a document handed out never changes:
+ * a shallow copy whose top-level values the update goes into (an array or object) are copied
+ * whole. Copying the whole document (as JSON) was a twentieth of a replay.
+ */
+export function updateCopy<T extends Document>(doc: T, update: Update): T {
+  const copy: Record<string, unknown> = { ...doc };
+  // A malformed update or operator is applyUpdate's to refuse.
+  if (update === null || typeof update !== 'object') return copy as T;
+  for (const fields of Object.values(update) as unknown[]) {
+    if (fields === null || typeof fields !== 'object') continue;
+    for (const path of Object.keys(fields)) {
+      const top = path.split('.')[0];
+      const value = copy[top];
+      if (value !== null && typeof value === 'object' && value === (doc as Record<string, unknown>)[top]) copy[top] = JSON.parse(JSON.stringify(value));
+    }
+  }
+  return copy as T;
 }

@@ -3,7 +3,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t, { type Test } from 'tap';
-import { SqliteDocumentStore, textIndexFile } from '../../../infra/document-store/sqlite.js';
+import { SqliteDocumentStore } from '../../../infra/document-store/sqlite.js';
+import { textIndexFile } from '../../../infra/document-store/sqlite-tables.js';
 import { markUnsynced, unsyncedMarkerFile } from '../../../infra/document-store/unsynced-marker.js';
 
 interface Post {

@@ -2,7 +2,8 @@ import Database from 'better-sqlite3';
 import t, { type Test } from 'tap';
 import { MemoryDocumentStore } from '../../../infra/document-store/memory.js';
 import type { Collection, CollectionOptions, Document, DocumentStore, Filter } from '../../../infra/document-store/port.js';
-import { SqliteDocumentStore, textIndexFile } from '../../../infra/document-store/sqlite.js';
+import { SqliteDocumentStore } from '../../../infra/document-store/sqlite.js';
+import { textIndexFile } from '../../../infra/document-store/sqlite-tables.js';
 import { seededRandom } from '../../seeded-random.js';
 
 /**
