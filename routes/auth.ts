@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { RoutesPlugin } from '../app/kernel.js';
-import { hashSecret, sha256, verifySecret } from '../infra/crypto/secret-hash.js';
+import { sha256, verifySecret } from '../infra/crypto/secret-hash.js';
 import { RateLimitedError, UnauthorizedError } from '../infra/errors.js';
 import { createFailedLogins } from '../infra/failed-logins/select.js';
 import { findUserByEmail } from '../queries/users.js';
@@ -19,7 +19,7 @@ export const authRoutes: RoutesPlugin = async (app, { runtime }) => {
   // An email without an account (or without a password) is checked against this hash, so such a
   // login costs one scrypt like any other and its answer's time does not tell which emails exist.
   // Made now, in the background: the first such login must not pay for making it as well.
-  const standInHash = hashSecret('no account has this password', runtime.config.secretHashCost);
+  const standInHash = runtime.commandContext(null).hashSecret('no account has this password');
   const passwordHashOf = (stored: string | null | undefined): Promise<string> => (stored ? Promise.resolve(stored) : standInHash);
   app.post(
     '/login',

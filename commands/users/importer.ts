@@ -2,8 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { pMapIterable } from 'p-map';
 import { duplicateIdProblems, fixtureList, fixtureObject, schemaProblems, type FixtureImporter, type FixtureProblem } from '../../app/fixture.js';
 import { findApiKey, findUserByEmail } from '../../queries/users.js';
-import { scryptMemoryBytes } from '../../infra/crypto/secret-hash.js';
-import type { CommandContext } from '../command-context.js';
+import { scryptMemoryBytes, type SecretHasher } from '../../infra/crypto/secret-hash.js';
 import { createApiKey, registerUser } from './handlers.js';
 import { userStream } from './events.js';
 import { ROLES } from './roles.js';
@@ -47,7 +46,7 @@ interface HashedUser {
 }
 
 /** One user's secrets, one hash after another (the users hashed at once bound the memory). */
-async function hashUser(hashSecret: CommandContext['hashSecret'], user: UserInput): Promise<HashedUser> {
+async function hashUser(hashSecret: SecretHasher, user: UserInput): Promise<HashedUser> {
   const passwordHash = user.password ? await hashSecret(user.password) : null;
   const credentialHashes: string[] = [];
   for (const key of user.api_keys ?? []) credentialHashes.push(await hashSecret(key.credential));
