@@ -19,6 +19,23 @@ const DEFAULT_DATABASE = 'collections';
 /** The server answers "namespace not found" when dropping a collection that does not exist. */
 const NAMESPACE_NOT_FOUND = 26;
 
+/**
+ * A drop refused because the collection does not exist, which the port treats as done. MongoDB
+ * before 7.0 answers code 26 with "ns not found" (7.0 and later answer ok); the mongo-java-server
+ * stand-in sends the same message without a code, so the message counts too.
+ */
+function collectionWasAbsent(error: unknown): boolean {
+  return error instanceof MongoServerError && (error.code === NAMESPACE_NOT_FOUND || error.errmsg === 'ns not found');
+}
+
+/**
+ * The projection of a find with `fields`. `_id` is named even though MongoDB adds it anyway:
+ * an empty projection means the whole document, so `fields: []` would otherwise read everything.
+ */
+function projectionOf(fields: readonly string[]): Record<string, 1> {
+  return Object.fromEntries([['_id', 1], ...checkedFields(fields).map((field) => [field, 1])]);
+}
+
 export interface MongoDocumentStoreOptions {
   /** Overrides the database named in the URL path (tests use a fresh one). */
   database?: string;
@@ -86,7 +103,7 @@ class MongoBackedCollection<T extends Document> implements Collection<T> {
         ...(options.sort ? { sort: options.sort } : {}),
         ...(options.skip ? { skip: options.skip } : {}),
         ...(options.limit !== undefined ? { limit: options.limit } : {}),
-        ...(options.fields ? { projection: Object.fromEntries(checkedFields(options.fields).map((field) => [field, 1])) } : {}),
+        ...(options.fields ? { projection: projectionOf(options.fields) } : {}),
       });
       return (await cursor.toArray()) as unknown as T[];
     });
@@ -134,7 +151,7 @@ class MongoBackedCollection<T extends Document> implements Collection<T> {
       try {
         await this.collection.drop();
       } catch (error) {
-        if (!(error instanceof MongoServerError && error.code === NAMESPACE_NOT_FOUND)) throw error;
+        if (!collectionWasAbsent(error)) throw error;
       }
     });
   }
