@@ -8,6 +8,7 @@ import { sharedSqliteDocumentStore } from './document-store/shared-sqlite.js';
 import { textIndexFile } from './document-store/sqlite-tables.js';
 import type { EventBus } from './event-bus/port.js';
 import { EmbeddedEventBus } from './event-bus/embedded.js';
+import { dependencyAddress } from './dependency-address.js';
 import { DependencyUnavailableError } from './errors.js';
 import type { EventStore } from './event-store/port.js';
 import { SqliteEventStore } from './event-store/sqlite.js';
@@ -86,23 +87,27 @@ async function createJobQueue(config: AppConfig, logger: Logger): Promise<JobQue
   return new InProcessJobQueue();
 }
 
-/** The variable that points at each production dependency, to name it when it cannot be reached. */
-const VARIABLE_OF: Record<string, string> = {
-  EventStoreDB: 'EVENTSTORE_URL',
-  MongoDB: 'MONGO_URL',
-  Kafka: 'KAFKA_BROKERS',
-  Redis: 'REDIS_URL',
+/** The variable that points at each production dependency, to name it and its address when it cannot be reached. */
+const SETTING_OF: Record<string, { variable: string; value(config: AppConfig): string | undefined }> = {
+  EventStoreDB: { variable: 'EVENTSTORE_URL', value: (config) => config.eventStoreUrl },
+  MongoDB: { variable: 'MONGO_URL', value: (config) => config.mongoUrl },
+  Kafka: { variable: 'KAFKA_BROKERS', value: (config) => config.kafkaBrokers?.join(',') },
+  Redis: { variable: 'REDIS_URL', value: (config) => config.redisUrl },
 };
 
 /**
- * One line an operator can act on (the URL itself is not repeated: it may hold credentials), for
- * a dependency found unavailable while starting: connecting, or reading the log to catch up.
+ * One line an operator can act on, for a dependency found unavailable while starting
+ * (connecting, or reading the log to catch up): the dependency, the address it was looked for
+ * at and the variable that says so. The address is hosts and ports only
+ * (infra/dependency-address.ts): a URL may hold credentials.
  */
-export function startupError(error: unknown): unknown {
+export function startupError(error: unknown, config: AppConfig): unknown {
   if (!(error instanceof DependencyUnavailableError)) return error;
-  const variable = VARIABLE_OF[error.dependency];
-  const hint = variable ? ` Check ${variable} or unset it to use the embedded default.` : '';
-  return new DependencyUnavailableError(error.dependency, `Cannot start: ${error.dependency} is unavailable.${hint}`);
+  const setting = SETTING_OF[error.dependency];
+  const value = setting?.value(config);
+  const at = value ? ` at ${dependencyAddress(value)}` : '';
+  const hint = setting ? ` Check ${setting.variable} or unset it to use the embedded default.` : '';
+  return new DependencyUnavailableError(error.dependency, `Cannot start: ${error.dependency} is unavailable${at}.${hint}`);
 }
 
 async function createRequestRedis(config: AppConfig, logger: Logger): Promise<Redis | null> {
@@ -133,7 +138,7 @@ export async function createInfrastructure(config: AppConfig, logger: Logger): P
   } catch (error) {
     // One dependency is down: release the ones already connected so the process can exit.
     for (const adapter of opened.reverse()) await adapter.close().catch(() => undefined);
-    throw startupError(error);
+    throw startupError(error, config);
   }
   // Connects on first use, so it cannot fail here.
   const requestRedis = await createRequestRedis(config, logger);
