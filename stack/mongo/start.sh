@@ -45,9 +45,16 @@ if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
 fi
 
 # Fetch the pinned jars (cached in ~/.m2) and compile the launcher; Maven's output goes to stderr.
-if ! mvn -q -B -Dstyle.color=never -f "$here/pom.xml" -Dstack.mongo.dir="$dir" compile >&2; then
-  say "mongo stand-in: the Maven build of stack/mongo/pom.xml failed (see the output above)"
-  exit 1
+# Skipped when the last build was of this very pom and launcher (Maven alone takes about 10 s).
+stamp="$dir/build.stamp"
+sources="$(cat "$here/pom.xml" "$here"/src/main/java/org/collections/stack/*.java | sha256sum | cut -d' ' -f1)"
+if [[ "$(cat "$stamp" 2>/dev/null)" != "$sources" ]]; then
+  rm -f "$stamp"
+  if ! mvn -q -B -Dstyle.color=never -f "$here/pom.xml" -Dstack.mongo.dir="$dir" compile >&2; then
+    say "mongo stand-in: the Maven build of stack/mongo/pom.xml failed (see the output above)"
+    exit 1
+  fi
+  echo "$sources" >"$stamp"
 fi
 
 java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
