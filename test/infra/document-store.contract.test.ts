@@ -6,7 +6,7 @@ import t from 'tap';
 import { MemoryDocumentStore } from '../../infra/document-store/memory.js';
 import { MongoDocumentStore, databaseFromUrl } from '../../infra/document-store/mongo.js';
 import { SqliteDocumentStore } from '../../infra/document-store/sqlite.js';
-import type { Document, DocumentStore } from '../../infra/document-store/port.js';
+import type { Document, DocumentStore, Filter } from '../../infra/document-store/port.js';
 import { DependencyUnavailableError } from '../../infra/errors.js';
 
 interface Context {
@@ -40,7 +40,25 @@ const ITEMS: Item[] = [
   { _id: 5, title: 'map sketches', year: 1790, tags: ['maps', 'sketches'], owner: { name: 'Bo', city: 'Bergen' }, copies: [{ branch: 'main', count: 3 }], description: describe('map sketches') },
 ];
 
-const ids = (docs: Item[]) => docs.map((d) => d._id);
+const ids = (docs: Document[]) => docs.map((d) => d._id);
+
+interface Post extends Document {
+  _id: number;
+  title: string;
+  excerpt: string;
+  status: 'published' | 'draft';
+}
+
+/** One constant object, as the port asks of callers. */
+const POST_TEXT = { fields: ['title', 'excerpt'] } as const;
+
+const POSTS: Post[] = [
+  { _id: 1, title: 'The map of Lisbon (1755)', excerpt: 'Back from conservation.', status: 'published' },
+  { _id: 2, title: 'Letters from Évora', excerpt: 'A bundle found in a drawer.', status: 'published' },
+  { _id: 3, title: 'Harbour days', excerpt: 'Photographs of LISBON quays.', status: 'draft' },
+  { _id: 4, title: 'Harbour photographs', excerpt: 'Glass plates.', status: 'published' },
+  { _id: 5, title: 'Notes on a.b and c++', excerpt: 'Map marks, axb not included.', status: 'draft' },
+];
 
 /** The one contract every DocumentStore adapter keeps. */
 function documentStoreContract(name: string, factory: Factory | null, skip?: string): void {
@@ -158,6 +176,17 @@ function documentStoreContract(name: string, factory: Factory | null, skip?: str
       t.equal(await items.updateMany({ year: { $gt: 3000 } }, { $set: { title: 'x' } }), 0);
     });
 
+    t.test('$addToSet adds a value the array lacks, and only then', async (t) => {
+      const { items } = await seeded(t);
+      t.equal(await items.updateOne({ _id: 4 }, { $addToSet: { tags: 'photos' } }), 1, 'matched, though nothing changed');
+      t.same((await items.findOne({ _id: 4 }))?.tags, ['photos'], 'a value already there is not added twice');
+      t.equal(await items.updateMany({ 'owner.name': 'Bo' }, { $addToSet: { tags: 'norway' } }), 2);
+      t.same((await items.find({ tags: 'norway' }, { sort: { _id: 1 } })).map((d) => d.tags), [
+        ['maps', 'europe', 'norway'],
+        ['maps', 'sketches', 'norway'],
+      ], 'added at the end');
+    });
+
     t.test('deleteOne and deleteMany answer how many went', async (t) => {
       const { items } = await seeded(t);
       t.equal(await items.deleteOne({ tags: 'maps' }), 1, 'only one of the matches');
@@ -165,6 +194,27 @@ function documentStoreContract(name: string, factory: Factory | null, skip?: str
       t.equal(await items.deleteMany({ 'owner.name': 'Bo' }), 2);
       t.equal(await items.deleteOne({ _id: 404 }), 0);
       t.same(ids(await items.find({}, { sort: { _id: 1 } })).length, 2);
+    });
+
+    t.test('a text search: a substring of a declared text field, case aside, its characters taken literally', async (t) => {
+      const store = await make(t);
+      const posts = store.collection<Post>('posts', { textSearch: POST_TEXT });
+      await posts.putMany(POSTS);
+      const byText = async (text: string, filter: Filter = {}) => ids(await posts.find(filter, { text, sort: { _id: 1 } }));
+      t.same(await byText('lisbon'), [1, 3], 'in any declared field, whatever the case');
+      t.same(await byText('ÉVORA'), [2], 'case aside beyond ASCII');
+      t.same(await byText('bour pho'), [4], 'a substring across words');
+      t.same(await byText('(1755)'), [1], 'parentheses are characters');
+      t.same(await byText('a.b'), [5], 'a dot is a dot, not any character');
+      t.same(await byText('c++'), [5], 'plus signs are characters');
+      t.same(await byText('^map'), [], 'a caret is a character');
+      t.same(await byText('lisbon', { status: 'published' }), [1], 'with a filter');
+      t.same(await byText('nothing like this'), [], 'no match');
+      t.same(await byText(''), [1, 2, 3, 4, 5], 'an empty text matches every document');
+      t.same(ids(await posts.find({}, { text: 'lisbon', sort: { _id: -1 }, limit: 1 })), [3], 'sorted and limited');
+      t.equal(await posts.count({}, { text: 'LISBON' }), 2, 'count');
+      t.equal(await posts.count({ status: 'draft' }, { text: 'lisbon' }), 1, 'count with a filter');
+      await t.rejects(store.collection<Post>('undeclared').find({}, { text: 'lisbon' }), 'a collection without text fields refuses a text search');
     });
 
     t.test('drop empties one collection; dropAll empties every collection', async (t) => {
