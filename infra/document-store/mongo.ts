@@ -173,7 +173,12 @@ export class MongoDocumentStore implements DocumentStore {
 
   /** Connects before returning, so an unreachable server fails start-up with DependencyUnavailableError. */
   static async connect(url: string, options: MongoDocumentStoreOptions = {}): Promise<MongoDocumentStore> {
-    const client = new MongoClient(url, { serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000 });
+    const client = new MongoClient(url, {
+      serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000,
+      // A field holding undefined is absent, as in the JSON the other stores keep; the driver
+      // would otherwise store null, which $exists sees and reads hand back.
+      ignoreUndefined: true,
+    });
     try {
       await guard(() => client.connect());
     } catch (error) {

@@ -147,6 +147,19 @@ function documentStoreContract(name: string, factory: Factory | null, skip?: str
       t.equal(await items.count(), 7);
     });
 
+    t.test('a field holding undefined is not stored: absent when read, unseen by $exists', async (t) => {
+      const store = await make(t);
+      const notes = store.collection<{ _id: number; note?: string; meta: { by?: string; at: number } }>('notes');
+      await notes.put({ _id: 1, note: undefined, meta: { by: undefined, at: 1 } });
+      await notes.putMany([{ _id: 2, note: undefined, meta: { at: 2 } }]);
+      const one = await notes.findOne({ _id: 1 });
+      t.equal(one?.note, undefined, 'not null');
+      t.equal(one?.meta.by, undefined, 'nor inside an object');
+      t.equal(await notes.count({ note: { $exists: true } }), 0, '$exists');
+      t.equal(await notes.count({ 'meta.by': { $exists: true } }), 0, '$exists on a nested path');
+      t.same(ids(await notes.find({ note: { $exists: false } }, { sort: { _id: 1 } })), [1, 2]);
+    });
+
     t.test('string ids work too', async (t) => {
       const store = await make(t);
       const checkpoints = store.collection<{ _id: string; position: number }>('checkpoints');
