@@ -10,6 +10,7 @@ import {
   type UpdateFilter,
 } from 'mongodb';
 import { DependencyUnavailableError } from '../errors.js';
+import { MongoIndexes } from './mongo-indexes.js';
 import { checkedFields } from './picked-fields.js';
 import type { Collection, CollectionOptions, Document, DocumentStore, DropAllOptions, Filter, FindFieldsOptions, FindOptions, TextQuery, Update } from './port.js';
 import { escapeRegex, requireTextFields, textFields } from './text-search.js';
@@ -72,7 +73,16 @@ class MongoBackedCollection<T extends Document> implements Collection<T> {
   constructor(
     private readonly collection: MongoCollection<Document>,
     private readonly textFields: readonly string[] | null,
+    private readonly indexes: MongoIndexes,
   ) {}
+
+  /** `work` once the collection's declared indexes exist, with driver errors translated. */
+  private run<R>(work: () => Promise<R>): Promise<R> {
+    return guard(async () => {
+      await this.indexes.ready(this.collection.collectionName);
+      return work();
+    });
+  }
 
   /**
    * The filter with a text search added: a case-insensitive $regex of the escaped text on each
@@ -90,7 +100,7 @@ class MongoBackedCollection<T extends Document> implements Collection<T> {
   }
 
   findOne(filter: Filter): Promise<T | null> {
-    return guard(async () => (await this.collection.findOne(asFilter(filter))) as unknown as T | null);
+    return this.run(async () => (await this.collection.findOne(asFilter(filter))) as unknown as T | null);
   }
 
   find<K extends keyof T & string>(filter: Filter, options: FindFieldsOptions<K>): Promise<Pick<T, K | '_id'>[]>;
@@ -98,7 +108,7 @@ class MongoBackedCollection<T extends Document> implements Collection<T> {
   find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
     // Mongo reads limit 0 as "no limit"; the port means no documents.
     if (options.limit === 0) return Promise.resolve([]);
-    return guard(async () => {
+    return this.run(async () => {
       const cursor = this.collection.find(asFilter(this.withText(filter, options)), {
         ...(options.sort ? { sort: options.sort } : {}),
         ...(options.skip ? { skip: options.skip } : {}),
@@ -110,11 +120,11 @@ class MongoBackedCollection<T extends Document> implements Collection<T> {
   }
 
   count(filter: Filter = {}, options: TextQuery = {}): Promise<number> {
-    return guard(() => this.collection.countDocuments(asFilter(this.withText(filter, options))));
+    return this.run(() => this.collection.countDocuments(asFilter(this.withText(filter, options))));
   }
 
   put(doc: T): Promise<void> {
-    return guard(async () => {
+    return this.run(async () => {
       await this.collection.replaceOne({ _id: doc._id }, doc, { upsert: true });
     });
   }
@@ -124,26 +134,26 @@ class MongoBackedCollection<T extends Document> implements Collection<T> {
     const operations: AnyBulkWriteOperation<Document>[] = docs.map((doc) => ({
       replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true },
     }));
-    return guard(async () => {
+    return this.run(async () => {
       await this.collection.bulkWrite(operations, { ordered: true });
     });
   }
 
   /** Counts matched documents, as the embedded store does, whether or not they changed. */
   updateOne(filter: Filter, update: Update): Promise<number> {
-    return guard(async () => (await this.collection.updateOne(asFilter(filter), asUpdate(update))).matchedCount);
+    return this.run(async () => (await this.collection.updateOne(asFilter(filter), asUpdate(update))).matchedCount);
   }
 
   updateMany(filter: Filter, update: Update): Promise<number> {
-    return guard(async () => (await this.collection.updateMany(asFilter(filter), asUpdate(update))).matchedCount);
+    return this.run(async () => (await this.collection.updateMany(asFilter(filter), asUpdate(update))).matchedCount);
   }
 
   deleteOne(filter: Filter): Promise<number> {
-    return guard(async () => (await this.collection.deleteOne(asFilter(filter))).deletedCount);
+    return this.run(async () => (await this.collection.deleteOne(asFilter(filter))).deletedCount);
   }
 
   deleteMany(filter: Filter): Promise<number> {
-    return guard(async () => (await this.collection.deleteMany(asFilter(filter))).deletedCount);
+    return this.run(async () => (await this.collection.deleteMany(asFilter(filter))).deletedCount);
   }
 
   drop(): Promise<void> {
@@ -153,6 +163,7 @@ class MongoBackedCollection<T extends Document> implements Collection<T> {
       } catch (error) {
         if (!collectionWasAbsent(error)) throw error;
       }
+      this.indexes.dropped(this.collection.collectionName);
     });
   }
 }
@@ -166,10 +177,14 @@ class MongoBackedCollection<T extends Document> implements Collection<T> {
 export class MongoDocumentStore implements DocumentStore {
   readonly persistent = true;
 
+  private readonly indexes: MongoIndexes;
+
   private constructor(
     private readonly client: MongoClient,
     private readonly db: Db,
-  ) {}
+  ) {
+    this.indexes = new MongoIndexes(db);
+  }
 
   /** Connects before returning, so an unreachable server fails start-up with DependencyUnavailableError. */
   static async connect(url: string, options: MongoDocumentStoreOptions = {}): Promise<MongoDocumentStore> {
@@ -189,7 +204,8 @@ export class MongoDocumentStore implements DocumentStore {
   }
 
   collection<T extends Document>(name: string, options: CollectionOptions = {}): Collection<T> {
-    return new MongoBackedCollection<T>(this.db.collection<Document>(name), options.textSearch ? textFields(options.textSearch) : null);
+    this.indexes.declare(name, options);
+    return new MongoBackedCollection<T>(this.db.collection<Document>(name), options.textSearch ? textFields(options.textSearch) : null, this.indexes);
   }
 
   async dropAll(options: DropAllOptions = {}): Promise<void> {

@@ -61,7 +61,8 @@ export interface CollectionOptions {
   /**
    * The fields the queries look documents up and sort by. The SQLite store creates an index on
    * each (once) and refuses documents holding an array, object or boolean in one of them, so
-   * its filters compare them plainly; the other stores ignore the list.
+   * its filters compare them plainly; MongoDB creates them before a collection's first use (and
+   * again after a drop); the in-memory store ignores the list.
    */
   indexes?: readonly IndexSpec[];
   /**
@@ -75,7 +76,8 @@ export interface CollectionOptions {
    * Top-level fields holding arrays of strings or numbers (`site_ids`, `tag_slugs`) that filters
    * test by equality or `$in` (an element equal to the value). SQLite keeps each element in a
    * side table indexed by value, written with each document, instead of opening every
-   * document's array; MongoDB indexes arrays by itself (multikey); the in-memory store ignores
+   * document's array; MongoDB keeps an index of the field, multikey (one entry per element),
+   * made as for `indexes`; the in-memory store ignores
    * it. Pass the same constant array on every call, as with `indexes`.
    */
   elementIndexes?: readonly string[];
