@@ -6,6 +6,8 @@
 #   STACK_DIR   (default /tmp/collections-stack): jars, classes, data, log and pid under $STACK_DIR/mongo
 #   MONGO_PORT  (default 27117): the port on 127.0.0.1
 #   MONGO_READY_TIMEOUT (default 60): seconds to wait for a ping to answer
+#   MONGO_STAND_IN_JAVA (default: $JAVA_HOME/bin/java, else java): the JVM that runs the stand-in
+#                       (Maven keeps JAVA_HOME's)
 #
 # On success prints exactly one line on stdout, MONGO_URL=..., and nothing else there.
 # If the pid file names a live stand-in, prints its line again without starting another.
@@ -44,20 +46,20 @@ if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
   exit 1
 fi
 
-# Fetch the pinned jars (cached in ~/.m2) and compile the launcher; Maven's output goes to stderr.
+# Fetch the pinned jars (cached in ~/.m2) and compile the launcher; Maven's output goes to build.log.
 # Skipped when the last build was of this very pom and launcher (Maven alone takes about 10 s).
 stamp="$dir/build.stamp"
 sources="$(cat "$here/pom.xml" "$here"/src/main/java/org/collections/stack/*.java | sha256sum | cut -d' ' -f1)"
 if [[ "$(cat "$stamp" 2>/dev/null)" != "$sources" ]]; then
   rm -f "$stamp"
-  if ! mvn -q -B -Dstyle.color=never -f "$here/pom.xml" -Dstack.mongo.dir="$dir" compile >&2; then
-    say "mongo stand-in: the Maven build of stack/mongo/pom.xml failed (see the output above)"
+  if ! mvn -q -B -Dstyle.color=never -f "$here/pom.xml" -Dstack.mongo.dir="$dir" compile >"$dir/build.log" 2>&1; then
+    say "mongo stand-in: the Maven build of stack/mongo/pom.xml failed; see $dir/build.log"
     exit 1
   fi
   echo "$sources" >"$stamp"
 fi
 
-java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+java_bin="${MONGO_STAND_IN_JAVA:-${JAVA_HOME:+$JAVA_HOME/bin/}java}"
 # The database name is the one the adapter takes from the URL path when none is given.
 url="mongodb://127.0.0.1:$port/collections"
 
