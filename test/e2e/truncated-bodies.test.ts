@@ -164,7 +164,19 @@ t.test('no truncated or broken body stops the server', async (t) => {
       const whole = await rawRequest(port, { method, path, headers, body: bytes, contentLength: bytes.length });
       t.ok(whole.status !== null && whole.status < 300, `${label}: the whole body is taken`, { status: whole.status, body: whole.body });
     }
-    await stillServing(t, server, 'the cut JSON bodies');
+    // Form bodies: any prefix of one is a form, so only the lost connection is tried.
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const forms = [
+      { path: '/login', headers: form, body: Buffer.from(`email=${encodeURIComponent(editor.email)}&password=${editor.password}`) },
+      { path: `/api/page-versioning/version/${versionId}/revert`, headers: { ...form, cookie }, body: Buffer.from('summary=Back+to+the+first+one') },
+    ];
+    for (const { path, headers, body } of forms) {
+      for (let i = 0; i < 6; i++) {
+        const offset = Math.floor(random() * body.length);
+        await rawRequest(port, { method: 'POST', path, headers, body: body.subarray(0, offset), contentLength: body.length });
+      }
+    }
+    await stillServing(t, server, 'the cut JSON and form bodies');
   });
 
   const list = await fetch(`${base}/api/asset-picker/assets?per_page=100`, { headers: { cookie } });
