@@ -1,11 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { partialUploadName, TMP_FOLDER } from './partial-uploads.js';
-import { STORED_NAME, type ByteRange, type FileStorage, type PendingFile, type StoredFileInfo } from './port.js';
+import { STORED_NAME, type ByteRange, type FileStorage, type PendingFile, type StoredFileEntry, type StoredFileInfo } from './port.js';
 
 /** file-type needs at most this many leading bytes to recognise a format. */
 const HEAD_BYTES = 4100;
@@ -100,5 +100,23 @@ export class LocalFileStorage implements FileStorage {
 
   async remove(storedName: string): Promise<void> {
     await rm(this.pathOf(storedName), { force: true });
+  }
+
+  async list(): Promise<StoredFileEntry[]> {
+    let entries;
+    try {
+      entries = await readdir(this.storeDir, { withFileTypes: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    const listed: StoredFileEntry[] = [];
+    for (const entry of entries) {
+      // Anything else in the folder was not written by this storage: never offered for removal.
+      if (!entry.isFile() || !STORED_NAME.test(entry.name)) continue;
+      const info = await stat(join(this.storeDir, entry.name)).catch(() => null);
+      if (info) listed.push({ storedName: entry.name, modifiedAt: info.mtimeMs });
+    }
+    return listed;
   }
 }

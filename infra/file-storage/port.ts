@@ -30,6 +30,12 @@ export interface StoredFileInfo {
   size: number;
 }
 
+/** A stored file as a listing sees it: its name and when it was last written (wall clock, ms). */
+export interface StoredFileEntry {
+  storedName: string;
+  modifiedAt: number;
+}
+
 /**
  * Where uploaded files live. Every file stays under one root (DATA_DIR/files in the embedded
  * adapter) so backups archive them all; names are generated so no client input reaches a path.
@@ -43,6 +49,8 @@ export interface FileStorage {
   openRead(storedName: string, range?: ByteRange): Readable;
   /** Removes a stored file; a missing file is not an error. */
   remove(storedName: string): Promise<void>;
+  /** Every stored file of this area (names of the storage's own form only; temporary uploads are not listed). */
+  list(): Promise<StoredFileEntry[]>;
 }
 
 /** Stored names are `<uuid>` or `<uuid>.<ext>`; anything else is refused before touching the disk. */

@@ -6,6 +6,7 @@ import { invalid } from '../../commands/assets/rules.js';
 import { AppError, BadRequestError, PayloadTooLargeError } from '../../infra/errors.js';
 import type { FileStorage, PendingFile } from '../../infra/file-storage/port.js';
 import { sniffMimeType } from '../../infra/file-storage/sniff.js';
+import { boundaryOf, ClosingDelimiterWatch } from './closing-delimiter.js';
 import { extensionOf, sanitiseFilename } from './filename.js';
 
 export interface ReceivedUpload {
@@ -38,29 +39,43 @@ function endedEarly(): BadRequestError {
 
 type FileStream = MultipartFile['file'];
 
+/** The error stays in the stream's state for its reader (see fileOf); nothing more to do here. */
+function keptInTheStream(): void {}
+
 /**
  * The part's file as a stream that ends, or fails, whatever happens to the body. A body that
  * ends inside a file part leaves busboy's file stream destroyed (or errored) without an end,
  * and a pipeline attached to it then waited for ever: the request was never answered. Such a
  * file is refused at once, and one cut short later fails whoever reads it.
+ *
+ * The failure is kept in the stream (`errored`), where the pipeline or `finished` that reads
+ * it finds it, even when it happened before they were attached. It must never be emitted to
+ * nobody: the storage awaits its folders before it pipes, the route may already have answered
+ * (a later part refused), and an 'error' event without a listener is an uncaught exception
+ * that stopped the whole process.
  */
-function fileOf(part: MultipartFile): FileStream {
+function fileOf(part: MultipartFile, connectionLost: AbortSignal): FileStream {
   const file = part.file;
   if (file.destroyed && !file.readableEnded) throw endedEarly();
   const guarded = new PassThrough();
+  guarded.on('error', keptInTheStream);
   const fail = () => {
     if (!file.readableEnded) guarded.destroy(endedEarly());
   };
   file.once('error', fail);
   file.once('close', fail);
+  // Past the size limit busboy drops the file's bytes until the part ends, and
+  // @fastify/multipart no longer destroys it when the connection is lost: without this, the
+  // upload waited for ever with its partial file open.
+  connectionLost.addEventListener('abort', () => file.destroy(), { once: true });
   // The size limit's flag is busboy's, read once the file has ended.
   Object.defineProperty(guarded, 'truncated', { get: () => file.truncated });
   file.pipe(guarded);
   return guarded as unknown as FileStream;
 }
 
-async function drain(part: MultipartFile): Promise<void> {
-  const file = fileOf(part);
+async function drain(part: MultipartFile, connectionLost: AbortSignal): Promise<void> {
+  const file = fileOf(part, connectionLost);
   file.resume();
   await finished(file);
 }
@@ -80,7 +95,19 @@ export async function receiveUpload(
   let received: Omit<ReceivedUpload, 'fields'> | null = null;
   let extraFiles = 0;
   const fields: Record<string, string> = {};
+  const boundary = boundaryOf(request.headers['content-type']);
+  if (!boundary) throw new BadRequestError('The multipart body has no boundary.');
+  const closing = new ClosingDelimiterWatch(boundary);
+  // A request whose connection closed before its body was complete.
+  const lost = new AbortController();
+  const onClose = () => {
+    if (!request.raw.complete) lost.abort();
+  };
+  // Closed already (while the route looked the asset up): the parser would wait for ever.
+  if (request.raw.destroyed && !request.raw.complete) throw endedEarly();
+  request.raw.once('close', onClose);
   try {
+    closing.watch(request.raw);
     for await (const next of request.parts()) {
       if (next.type === 'field') {
         if (next.valueTruncated) throw invalid(next.fieldname, `${next.fieldname} is too long.`);
@@ -90,15 +117,16 @@ export async function receiveUpload(
       const part = next;
       if (received || !fileFields.includes(part.fieldname)) {
         extraFiles++;
-        await drain(part);
+        await drain(part, lost.signal);
         continue;
       }
       const filename = sanitiseFilename(part.filename);
       const extension = extensionOf(filename);
-      const pending = await storage.receive(fileOf(part), extension);
+      const pending = await storage.receive(fileOf(part, lost.signal), extension);
       received = { pending, filename, extension, mimeType: await sniffMimeType(pending.head, extension) };
       if (pending.truncated) throw tooLarge(maxBytes);
     }
+    if (!closing.seen) throw new BadRequestError('The multipart body ended before its closing boundary.');
     if (!received) throw invalid(fileFields[0], `A file is required in the "${fileFields[0]}" field.`);
     if (extraFiles > 0) throw invalid(fileFields[0], 'Send exactly one file.');
     if (received.pending.size === 0) throw invalid(fileFields[0], 'The file is empty.');
@@ -106,5 +134,7 @@ export async function receiveUpload(
   } catch (error) {
     await received?.pending.discard();
     throw clientError(error, maxBytes);
+  } finally {
+    request.raw.off('close', onClose);
   }
 }

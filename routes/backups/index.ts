@@ -118,7 +118,7 @@ const backupResourceRoutes: RoutesPlugin = async (app, { runtime }) => {
         tags: [TAG],
         summary: 'Create a backup',
         description:
-          'Writes a zip archive into DATA_DIR/backups and answers when it is finished, with the complete record (201). If the archive cannot be written, the record is kept as `failed` and the answer is a 500 saying why. If the job queue (Redis, when REDIS_URL is set) is unavailable, the answer is a 503 within seconds and the record is kept as `failed`; try again later. Retention cleanup then keeps the newest BACKUP_RETENTION complete backups.',
+          'Writes a zip archive into DATA_DIR/backups and answers when it is finished, with the complete record (201). If the archive cannot be written, the record is kept as `failed` and the answer is a 500 saying why. If the job queue (Redis, when REDIS_URL is set) is unavailable, the answer is a 503 within seconds and no record is made; try again later (should the queue go away after the backup was recorded, the record is kept as `failed`, saying why). Retention cleanup then keeps the newest BACKUP_RETENTION complete backups.',
         security: SECURITY,
         body: CreateBody,
         response: { 201: BackupRecord, 500: ErrorBody, 503: ErrorBody, ...errors },
@@ -128,6 +128,9 @@ const backupResourceRoutes: RoutesPlugin = async (app, { runtime }) => {
       const user = caller(request);
       const ctx = runtime.commandContext(user.id, request.id);
       const includes = includesFrom(request.body);
+      // A queue that is away refuses the backup (503, within seconds) before anything is
+      // recorded: a request that never became a job leaves no record.
+      await runtime.jobs.ping?.();
       const start = await backupStartingPoint(runtime.config, runtime.eventStore, includes.include_db, request.log);
       let outcome: BackupJobResult;
       let id: number;
