@@ -1,4 +1,4 @@
-import { Client, errors } from '@elastic/elasticsearch';
+import { Client, errors, type estypes } from '@elastic/elasticsearch';
 import { DependencyUnavailableError } from '../errors.js';
 import { resourceKey, UNNAMED_MODEL, type ChunkInput, type IndexedResource, type ResourceType, type SearchFilter, type VectorHit, type VectorIndex } from './port.js';
 
@@ -22,6 +22,10 @@ function unavailable(error: unknown): DependencyUnavailableError {
   return new DependencyUnavailableError('vector index', `The vector index is unavailable${status}.`);
 }
 
+function chunkId(key: string, index: number): string {
+  return `${key}-${index}`;
+}
+
 function isIndexMissing(error: unknown): boolean {
   return error instanceof errors.ResponseError && error.statusCode === 404;
 }
@@ -39,12 +43,19 @@ export function filterQuery(filter: SearchFilter): Record<string, unknown>[] {
 
 const MODEL_FIELD = { type: 'keyword' } as const;
 
+/** Chunk ids read per search when listing a resource's chunks. */
+const ID_PAGE = 1_000;
+
 /**
  * Elasticsearch: one document per chunk with a `dense_vector` (cosine) field and the keyword
  * of the model that made it, kNN search with the filter (the query's model first) applied
  * inside the kNN so k counts only allowed chunks. The index is created on first write, when
  * the embedder's dimension is known; an index made before chunks recorded their model gets the
  * field added, and its old chunks, of no known model, are found again once reindexed.
+ *
+ * It uses only the server core's endpoints: a resource's chunks are found by a search and
+ * deleted in a bulk request, because `_delete_by_query` belongs to the `reindex` module, which
+ * a minimal distribution (the integ-test-zip the tests run) does not have.
  */
 export class ElasticsearchVectorIndex implements VectorIndex {
   readonly persistent = true;
@@ -96,8 +107,7 @@ export class ElasticsearchVectorIndex implements VectorIndex {
       if (chunks.length === 0) return await this.remove(resource.resourceType, resource.resourceId);
       await this.ensureIndex(chunks[0].vector.length);
       const key = resourceKey(resource.resourceType, resource.resourceId);
-      await this.client.deleteByQuery({ index: this.index, query: { term: { resource_key: key } }, refresh: true, conflicts: 'proceed' });
-      const operations = chunks.flatMap((chunk, index) => {
+      const writes = chunks.flatMap((chunk, index) => {
         const source: ChunkSource = {
           resource_key: key,
           resource_type: resource.resourceType,
@@ -111,10 +121,13 @@ export class ElasticsearchVectorIndex implements VectorIndex {
           model,
           vector: Array.from(chunk.vector),
         };
-        return [{ index: { _index: this.index, _id: `${key}-${index}` } }, source];
+        return [{ index: { _index: this.index, _id: chunkId(key, index) } }, source];
       });
-      const result = await this.client.bulk({ operations, refresh: true });
-      if (result.errors) throw new DependencyUnavailableError('vector index', 'The vector index refused some chunks.');
+      // The new chunks overwrite the old ones of the same place; only those past the new count
+      // are deleted, in the same request, so a search never finds the resource without chunks.
+      const written = new Set(chunks.map((_, index) => chunkId(key, index)));
+      const stale = (await this.chunkIds(key)).filter((id) => !written.has(id));
+      await this.bulk([...writes, ...stale.map((id) => this.deletion(id))]);
     } catch (error) {
       if (error instanceof DependencyUnavailableError) throw error;
       throw unavailable(error);
@@ -123,16 +136,44 @@ export class ElasticsearchVectorIndex implements VectorIndex {
 
   async remove(resourceType: ResourceType, resourceId: number): Promise<void> {
     try {
-      await this.client.deleteByQuery({
-        index: this.index,
-        query: { term: { resource_key: resourceKey(resourceType, resourceId) } },
-        refresh: true,
-        conflicts: 'proceed',
-      });
+      const ids = await this.chunkIds(resourceKey(resourceType, resourceId));
+      if (ids.length > 0) await this.bulk(ids.map((id) => this.deletion(id)));
     } catch (error) {
       if (isIndexMissing(error)) return;
+      if (error instanceof DependencyUnavailableError) throw error;
       throw unavailable(error);
     }
+  }
+
+  /** Every chunk id the index holds for a resource, in chunk order, a page at a time. */
+  private async chunkIds(key: string): Promise<string[]> {
+    const ids: string[] = [];
+    let after: estypes.SortResults | undefined;
+    for (;;) {
+      const page = await this.client.search({
+        index: this.index,
+        size: ID_PAGE,
+        query: { term: { resource_key: key } },
+        _source: false,
+        sort: [{ chunk_index: 'asc' }],
+        track_total_hits: false,
+        ...(after ? { search_after: after } : {}),
+      });
+      const hits = page.hits.hits;
+      for (const hit of hits) if (hit._id !== undefined) ids.push(hit._id);
+      after = hits.at(-1)?.sort;
+      if (hits.length < ID_PAGE || !after) return ids;
+    }
+  }
+
+  private deletion(id: string): estypes.BulkOperationContainer {
+    return { delete: { _index: this.index, _id: id } };
+  }
+
+  /** One bulk request, visible to searches when it returns; an item the index refused fails it. */
+  private async bulk(operations: (estypes.BulkOperationContainer | ChunkSource)[]): Promise<void> {
+    const result = await this.client.bulk({ operations, refresh: true });
+    if (result.errors) throw new DependencyUnavailableError('vector index', 'The vector index refused some chunks.');
   }
 
   async search(vector: Float32Array, k: number, filter: SearchFilter = {}): Promise<VectorHit[]> {
