@@ -47,7 +47,7 @@ const MODEL_FIELD = { type: 'keyword' } as const;
 const ID_PAGE = 1_000;
 
 /**
- * Elasticsearch: one document per chunk with a `dense_vector` (cosine) field and the keyword
+ * Elasticsearch: one document per chunk with a `dense_vector` (cosine, exact) field and the keyword
  * of the model that made it, kNN search with the filter (the query's model first) applied
  * inside the kNN so k counts only allowed chunks. The index is created on first write, when
  * the embedder's dimension is known; an index made before chunks recorded their model gets the
@@ -91,7 +91,11 @@ export class ElasticsearchVectorIndex implements VectorIndex {
             site_ids: { type: 'integer' },
             item_set_ids: { type: 'integer' },
             model: MODEL_FIELD,
-            vector: { type: 'dense_vector', dims: dimension, index: true, similarity: 'cosine' },
+            // `flat`: every allowed chunk compared with the query at full precision, as the port
+            // promises (exact cosine, the embedded index's ranking). Elasticsearch's default,
+            // int8_hnsw, quantizes the vectors (distances off by about 1e-3) and walks a graph
+            // (neighbours can be missed).
+            vector: { type: 'dense_vector', dims: dimension, index: true, similarity: 'cosine', index_options: { type: 'flat' } },
           },
         },
       });
