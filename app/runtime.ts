@@ -91,7 +91,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions):
     logReadModelsReady(logger, projections);
   } catch (error) {
     // The event store connects lazily: an unreachable one is found here, by the first read.
-    throw startupError(error);
+    throw startupError(error, config);
   }
   return runtime;
 }

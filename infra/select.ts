@@ -86,23 +86,35 @@ async function createJobQueue(config: AppConfig, logger: Logger): Promise<JobQue
   return new InProcessJobQueue();
 }
 
-/** The variable that points at each production dependency, to name it when it cannot be reached. */
-const VARIABLE_OF: Record<string, string> = {
-  EventStoreDB: 'EVENTSTORE_URL',
-  MongoDB: 'MONGO_URL',
-  Kafka: 'KAFKA_BROKERS',
-  Redis: 'REDIS_URL',
+/** The variable that points at each production dependency, and its value, to name both when it cannot be reached. */
+const VARIABLE_OF: Record<string, { variable: string; value(config: AppConfig): string | undefined }> = {
+  EventStoreDB: { variable: 'EVENTSTORE_URL', value: (config) => config.eventStoreUrl },
+  MongoDB: { variable: 'MONGO_URL', value: (config) => config.mongoUrl },
+  Kafka: { variable: 'KAFKA_BROKERS', value: (config) => config.kafkaBrokers?.join(',') },
+  Redis: { variable: 'REDIS_URL', value: (config) => config.redisUrl },
+  'vector index': { variable: 'ELASTICSEARCH_URL', value: (config) => config.elasticsearchUrl },
 };
 
 /**
- * One line an operator can act on (the URL itself is not repeated: it may hold credentials), for
- * a dependency found unavailable while starting: connecting, or reading the log to catch up.
+ * Where a URL points, without what may be secret: its user and password, query (`?authSource=`,
+ * tokens) and fragment go; scheme, hosts, ports and path stay.
  */
-export function startupError(error: unknown): unknown {
+export function redactedAddress(value: string): string {
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1').replace(/[?#].*$/, '');
+}
+
+/**
+ * One line an operator can act on, naming the variable and the address it points at (its
+ * credentials left out), for a dependency found unavailable while starting: connecting, or
+ * reading the log to catch up.
+ */
+export function startupError(error: unknown, config: AppConfig): unknown {
   if (!(error instanceof DependencyUnavailableError)) return error;
-  const variable = VARIABLE_OF[error.dependency];
-  const hint = variable ? ` Check ${variable} or unset it to use the embedded default.` : '';
-  return new DependencyUnavailableError(error.dependency, `Cannot start: ${error.dependency} is unavailable.${hint}`);
+  const source = VARIABLE_OF[error.dependency];
+  const value = source?.value(config);
+  const where = value ? ` at ${redactedAddress(value)}` : '';
+  const hint = source ? ` Check ${source.variable} or unset it to use the embedded default.` : '';
+  return new DependencyUnavailableError(error.dependency, `Cannot start: ${error.dependency} is unavailable${where}.${hint}`);
 }
 
 async function createRequestRedis(config: AppConfig, logger: Logger): Promise<Redis | null> {
@@ -133,7 +145,7 @@ export async function createInfrastructure(config: AppConfig, logger: Logger): P
   } catch (error) {
     // One dependency is down: release the ones already connected so the process can exit.
     for (const adapter of opened.reverse()) await adapter.close().catch(() => undefined);
-    throw startupError(error);
+    throw startupError(error, config);
   }
   // Connects on first use, so it cannot fail here.
   const requestRedis = await createRequestRedis(config, logger);
