@@ -117,6 +117,8 @@ if [[ "$(id -u)" -eq 0 ]]; then
   fi
   chown -R "$es_user:" "$dir"
   run_as=(runuser -u "$es_user" --)
+  # A STACK_DIR under a folder the user cannot enter (e.g. /root) would fail later, less clearly.
+  "${run_as[@]}" test -w "$dir" || fail "the user $es_user cannot write to $dir; choose a STACK_DIR it can reach (e.g. under /tmp)"
 fi
 
 : >"$console_log"
