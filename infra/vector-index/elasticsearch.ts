@@ -1,5 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, errors, type estypes } from '@elastic/elasticsearch';
 import { DependencyUnavailableError } from '../errors.js';
+import { chunkMappings, MODEL_FIELD, TEMPLATE_PRIORITY } from './elasticsearch-mappings.js';
 import { resourceKey, UNNAMED_MODEL, type ChunkInput, type IndexedResource, type ResourceType, type SearchFilter, type VectorHit, type VectorIndex } from './port.js';
 
 interface ChunkSource {
@@ -26,6 +28,15 @@ function chunkId(key: string, index: number): string {
   return `${key}-${index}`;
 }
 
+/** The `error.type` of Elasticsearch's answer, e.g. `resource_already_exists_exception`. */
+function errorType(error: unknown): string | undefined {
+  if (!(error instanceof errors.ResponseError)) return undefined;
+  const body: unknown = error.body;
+  if (typeof body !== 'object' || body === null || !('error' in body)) return undefined;
+  const detail: unknown = body.error;
+  return typeof detail === 'object' && detail !== null && 'type' in detail && typeof detail.type === 'string' ? detail.type : undefined;
+}
+
 function isIndexMissing(error: unknown): boolean {
   return error instanceof errors.ResponseError && error.statusCode === 404;
 }
@@ -41,7 +52,8 @@ export function filterQuery(filter: SearchFilter): Record<string, unknown>[] {
   return clauses;
 }
 
-const MODEL_FIELD = { type: 'keyword' } as const;
+/** How long a new index's shard may take to answer searches. */
+const SHARD_START_MS = 30_000;
 
 /** Chunk ids read per search when listing a resource's chunks. */
 const ID_PAGE = 1_000;
@@ -70,40 +82,59 @@ export class ElasticsearchVectorIndex implements VectorIndex {
     this.client = client ?? new Client({ node: url, requestTimeout: 10_000, maxRetries: 1 });
   }
 
+  /**
+   * The index with its mappings, and a template of them for its name: a bulk request of another
+   * handle (a server while the reindex CLI clears the index) re-creates a deleted index, which
+   * would otherwise get dynamic mappings (the vectors as plain floats, no kNN). Another handle
+   * may create the index first; that one is used.
+   */
   private ensureIndex(dimension: number): Promise<void> {
     this.ready ??= (async () => {
-      const exists = await this.client.indices.exists({ index: this.index });
-      if (exists) {
-        await this.client.indices.putMapping({ index: this.index, properties: { model: MODEL_FIELD } });
-        return;
-      }
-      await this.client.indices.create({
-        index: this.index,
-        mappings: {
-          properties: {
-            resource_key: { type: 'keyword' },
-            resource_type: { type: 'keyword' },
-            resource_id: { type: 'integer' },
-            title: { type: 'text' },
-            path: { type: 'keyword', index: false },
-            text: { type: 'text' },
-            chunk_index: { type: 'integer' },
-            site_ids: { type: 'integer' },
-            item_set_ids: { type: 'integer' },
-            model: MODEL_FIELD,
-            // `flat`: every allowed chunk compared with the query at full precision, as the port
-            // promises (exact cosine, the embedded index's ranking). Elasticsearch's default,
-            // int8_hnsw, quantizes the vectors (distances off by about 1e-3) and walks a graph
-            // (neighbours can be missed).
-            vector: { type: 'dense_vector', dims: dimension, index: true, similarity: 'cosine', index_options: { type: 'flat' } },
-          },
-        },
+      const mappings = chunkMappings(dimension);
+      await this.client.indices.putIndexTemplate({
+        name: this.index,
+        index_patterns: [this.index],
+        priority: TEMPLATE_PRIORITY,
+        template: { mappings },
       });
+      const created = !(await this.client.indices.exists({ index: this.index })) && (await this.createIndex(mappings));
+      // An index made before chunks recorded their model gets the field.
+      if (!created) await this.client.indices.putMapping({ index: this.index, properties: { model: MODEL_FIELD } });
+      await this.untilSearchable();
     })().catch((error: unknown) => {
       this.ready = null;
       throw error;
     });
     return this.ready;
+  }
+
+  /**
+   * Waits, bounded, until the index answers a search. One that another handle created a moment
+   * ago can be reported started (even by a yellow health) while its shard still refuses
+   * searches with a 503 (no_shard_available_action_exception).
+   */
+  private async untilSearchable(): Promise<void> {
+    const deadline = Date.now() + SHARD_START_MS;
+    for (;;) {
+      try {
+        await this.client.count({ index: this.index });
+        return;
+      } catch (error) {
+        if (!(error instanceof errors.ResponseError && error.statusCode === 503) || Date.now() > deadline) throw error;
+        await sleep(100);
+      }
+    }
+  }
+
+  /** False when another handle created the index in the meantime. */
+  private async createIndex(mappings: estypes.MappingTypeMapping): Promise<boolean> {
+    try {
+      await this.client.indices.create({ index: this.index, mappings });
+      return true;
+    } catch (error) {
+      if (errorType(error) === 'resource_already_exists_exception') return false;
+      throw error;
+    }
   }
 
   async replace(resource: IndexedResource, chunks: ChunkInput[], model = UNNAMED_MODEL): Promise<void> {
@@ -149,21 +180,27 @@ export class ElasticsearchVectorIndex implements VectorIndex {
     }
   }
 
-  /** Every chunk id the index holds for a resource, in chunk order, a page at a time. */
+  /** Every chunk id the index holds for a resource, in chunk order, a page at a time; none when there is no index. */
   private async chunkIds(key: string): Promise<string[]> {
     const ids: string[] = [];
     let after: estypes.SortResults | undefined;
     for (;;) {
-      const page = await this.client.search({
-        index: this.index,
-        size: ID_PAGE,
-        query: { term: { resource_key: key } },
-        _source: false,
-        sort: [{ chunk_index: 'asc' }],
-        track_total_hits: false,
-        ...(after ? { search_after: after } : {}),
-      });
-      const hits = page.hits.hits;
+      const page = await this.client
+        .search({
+          index: this.index,
+          size: ID_PAGE,
+          query: { term: { resource_key: key } },
+          _source: false,
+          sort: [{ chunk_index: 'asc' }],
+          track_total_hits: false,
+          ...(after ? { search_after: after } : {}),
+        })
+        .catch((error: unknown) => {
+          // Another handle's clear: the bulk request that follows re-creates the index from its template.
+          if (isIndexMissing(error)) return null;
+          throw error;
+        });
+      const hits = page?.hits.hits ?? [];
       for (const hit of hits) if (hit._id !== undefined) ids.push(hit._id);
       after = hits.at(-1)?.sort;
       if (hits.length < ID_PAGE || !after) return ids;

@@ -80,7 +80,7 @@ t.test('Elasticsearch index: dense_vector cosine mapping, kNN with filters, scor
     return answer;
   };
   const client = {
-    indices: { exists: record('exists', false), create: record('create'), refresh: record('refresh'), delete: record('delete') },
+    indices: { putIndexTemplate: record('putIndexTemplate'), exists: record('exists', false), create: record('create'), refresh: record('refresh'), delete: record('delete') },
     bulk: record('bulk', { errors: false }),
     count: record('count', { count: 2 }),
     search: async (request: Record<string, unknown>) => {
@@ -107,6 +107,12 @@ t.test('Elasticsearch index: dense_vector cosine mapping, kNN with filters, scor
   const create = calls.find((c) => c.api === 'create')?.request as { mappings: { properties: Record<string, unknown> } };
   t.same(create.mappings.properties.vector, { type: 'dense_vector', dims: 3, index: true, similarity: 'cosine', index_options: { type: 'flat' } }, 'exact kNN, full-precision vectors');
   t.same(create.mappings.properties.model, { type: 'keyword' }, 'each chunk records its model as a keyword');
+  t.match(
+    calls.find((c) => c.api === 'putIndexTemplate')?.request,
+    { name: 'chunks', index_patterns: ['chunks'], template: { mappings: create.mappings } },
+    'a template of the same mappings, for an index a bulk request re-creates after another handle\'s clear',
+  );
+  t.ok(calls.findIndex((c) => c.api === 'putIndexTemplate') < calls.findIndex((c) => c.api === 'create'), 'the template first');
   t.notOk(calls.some((c) => c.api === 'deleteByQuery'), 'no _delete_by_query: the reindex module is not in every distribution');
   t.match(calls.find((c) => c.api === 'search')?.request, { query: { term: { resource_key: 'item-1' } }, _source: false }, 'the old chunks are listed');
   const bulk = calls.find((c) => c.api === 'bulk')?.request as { operations: unknown[]; refresh: boolean };
@@ -146,7 +152,8 @@ t.test('Elasticsearch index made before chunks recorded their model: the model f
     return answer;
   };
   const client = {
-    indices: { exists: record('exists', true), create: record('create'), putMapping: record('putMapping') },
+    indices: { putIndexTemplate: record('putIndexTemplate'), exists: record('exists', true), create: record('create'), putMapping: record('putMapping') },
+    count: record('count', { count: 0 }),
     search: record('search', { hits: { hits: [] } }),
     bulk: record('bulk', { errors: false }),
     close: async () => {},
@@ -154,5 +161,6 @@ t.test('Elasticsearch index made before chunks recorded their model: the model f
   const index = new ElasticsearchVectorIndex('http://es', 'chunks', client);
   await index.replace({ resourceType: 'item', resourceId: 1, title: 'T', path: '/item/1', siteIds: [1], itemSetIds: [] }, [{ text: 'a', vector: Float32Array.from([1, 0, 0]) }], 'model-a');
   t.notOk(calls.some((c) => c.api === 'create'), 'the index is kept');
+  t.match(calls.find((c) => c.api === 'count')?.request, { index: 'chunks' }, 'it answers a search before it is used');
   t.match(calls.find((c) => c.api === 'putMapping')?.request, { index: 'chunks', properties: { model: { type: 'keyword' } } });
 });
