@@ -93,6 +93,7 @@ const SETTING_OF: Record<string, { variable: string; value(config: AppConfig): s
   MongoDB: { variable: 'MONGO_URL', value: (config) => config.mongoUrl },
   Kafka: { variable: 'KAFKA_BROKERS', value: (config) => config.kafkaBrokers?.join(',') },
   Redis: { variable: 'REDIS_URL', value: (config) => config.redisUrl },
+  'vector index': { variable: 'ELASTICSEARCH_URL', value: (config) => config.elasticsearchUrl },
 };
 
 /**

@@ -1,5 +1,7 @@
-import { Client, errors } from '@elastic/elasticsearch';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Client, errors, type estypes } from '@elastic/elasticsearch';
 import { DependencyUnavailableError } from '../errors.js';
+import { chunkMappings, MODEL_FIELD, TEMPLATE_PRIORITY } from './elasticsearch-mappings.js';
 import { resourceKey, UNNAMED_MODEL, type ChunkInput, type IndexedResource, type ResourceType, type SearchFilter, type VectorHit, type VectorIndex } from './port.js';
 
 interface ChunkSource {
@@ -22,6 +24,19 @@ function unavailable(error: unknown): DependencyUnavailableError {
   return new DependencyUnavailableError('vector index', `The vector index is unavailable${status}.`);
 }
 
+function chunkId(key: string, index: number): string {
+  return `${key}-${index}`;
+}
+
+/** The `error.type` of Elasticsearch's answer, e.g. `resource_already_exists_exception`. */
+function errorType(error: unknown): string | undefined {
+  if (!(error instanceof errors.ResponseError)) return undefined;
+  const body: unknown = error.body;
+  if (typeof body !== 'object' || body === null || !('error' in body)) return undefined;
+  const detail: unknown = body.error;
+  return typeof detail === 'object' && detail !== null && 'type' in detail && typeof detail.type === 'string' ? detail.type : undefined;
+}
+
 function isIndexMissing(error: unknown): boolean {
   return error instanceof errors.ResponseError && error.statusCode === 404;
 }
@@ -37,14 +52,22 @@ export function filterQuery(filter: SearchFilter): Record<string, unknown>[] {
   return clauses;
 }
 
-const MODEL_FIELD = { type: 'keyword' } as const;
+/** How long a new index's shard may take to answer searches. */
+const SHARD_START_MS = 30_000;
+
+/** Chunk ids read per search when listing a resource's chunks. */
+const ID_PAGE = 1_000;
 
 /**
- * Elasticsearch: one document per chunk with a `dense_vector` (cosine) field and the keyword
+ * Elasticsearch: one document per chunk with a `dense_vector` (cosine, exact) field and the keyword
  * of the model that made it, kNN search with the filter (the query's model first) applied
  * inside the kNN so k counts only allowed chunks. The index is created on first write, when
  * the embedder's dimension is known; an index made before chunks recorded their model gets the
  * field added, and its old chunks, of no known model, are found again once reindexed.
+ *
+ * It uses only the server core's endpoints: a resource's chunks are found by a search and
+ * deleted in a bulk request, because `_delete_by_query` belongs to the `reindex` module, which
+ * a minimal distribution (the integ-test-zip the tests run) does not have.
  */
 export class ElasticsearchVectorIndex implements VectorIndex {
   readonly persistent = true;
@@ -59,31 +82,25 @@ export class ElasticsearchVectorIndex implements VectorIndex {
     this.client = client ?? new Client({ node: url, requestTimeout: 10_000, maxRetries: 1 });
   }
 
+  /**
+   * The index with its mappings, and a template of them for its name: a bulk request of another
+   * handle (a server while the reindex CLI clears the index) re-creates a deleted index, which
+   * would otherwise get dynamic mappings (the vectors as plain floats, no kNN). Another handle
+   * may create the index first; that one is used.
+   */
   private ensureIndex(dimension: number): Promise<void> {
     this.ready ??= (async () => {
-      const exists = await this.client.indices.exists({ index: this.index });
-      if (exists) {
-        await this.client.indices.putMapping({ index: this.index, properties: { model: MODEL_FIELD } });
-        return;
-      }
-      await this.client.indices.create({
-        index: this.index,
-        mappings: {
-          properties: {
-            resource_key: { type: 'keyword' },
-            resource_type: { type: 'keyword' },
-            resource_id: { type: 'integer' },
-            title: { type: 'text' },
-            path: { type: 'keyword', index: false },
-            text: { type: 'text' },
-            chunk_index: { type: 'integer' },
-            site_ids: { type: 'integer' },
-            item_set_ids: { type: 'integer' },
-            model: MODEL_FIELD,
-            vector: { type: 'dense_vector', dims: dimension, index: true, similarity: 'cosine' },
-          },
-        },
+      const mappings = chunkMappings(dimension);
+      await this.client.indices.putIndexTemplate({
+        name: this.index,
+        index_patterns: [this.index],
+        priority: TEMPLATE_PRIORITY,
+        template: { mappings },
       });
+      const created = !(await this.client.indices.exists({ index: this.index })) && (await this.createIndex(mappings));
+      // An index made before chunks recorded their model gets the field.
+      if (!created) await this.client.indices.putMapping({ index: this.index, properties: { model: MODEL_FIELD } });
+      await this.untilSearchable();
     })().catch((error: unknown) => {
       this.ready = null;
       throw error;
@@ -91,13 +108,41 @@ export class ElasticsearchVectorIndex implements VectorIndex {
     return this.ready;
   }
 
+  /**
+   * Waits, bounded, until the index answers a search. One that another handle created a moment
+   * ago can be reported started (even by a yellow health) while its shard still refuses
+   * searches with a 503 (no_shard_available_action_exception).
+   */
+  private async untilSearchable(): Promise<void> {
+    const deadline = Date.now() + SHARD_START_MS;
+    for (;;) {
+      try {
+        await this.client.count({ index: this.index });
+        return;
+      } catch (error) {
+        if (!(error instanceof errors.ResponseError && error.statusCode === 503) || Date.now() > deadline) throw error;
+        await sleep(100);
+      }
+    }
+  }
+
+  /** False when another handle created the index in the meantime. */
+  private async createIndex(mappings: estypes.MappingTypeMapping): Promise<boolean> {
+    try {
+      await this.client.indices.create({ index: this.index, mappings });
+      return true;
+    } catch (error) {
+      if (errorType(error) === 'resource_already_exists_exception') return false;
+      throw error;
+    }
+  }
+
   async replace(resource: IndexedResource, chunks: ChunkInput[], model = UNNAMED_MODEL): Promise<void> {
     try {
       if (chunks.length === 0) return await this.remove(resource.resourceType, resource.resourceId);
       await this.ensureIndex(chunks[0].vector.length);
       const key = resourceKey(resource.resourceType, resource.resourceId);
-      await this.client.deleteByQuery({ index: this.index, query: { term: { resource_key: key } }, refresh: true, conflicts: 'proceed' });
-      const operations = chunks.flatMap((chunk, index) => {
+      const writes = chunks.flatMap((chunk, index) => {
         const source: ChunkSource = {
           resource_key: key,
           resource_type: resource.resourceType,
@@ -111,10 +156,13 @@ export class ElasticsearchVectorIndex implements VectorIndex {
           model,
           vector: Array.from(chunk.vector),
         };
-        return [{ index: { _index: this.index, _id: `${key}-${index}` } }, source];
+        return [{ index: { _index: this.index, _id: chunkId(key, index) } }, source];
       });
-      const result = await this.client.bulk({ operations, refresh: true });
-      if (result.errors) throw new DependencyUnavailableError('vector index', 'The vector index refused some chunks.');
+      // The new chunks overwrite the old ones of the same place; only those past the new count
+      // are deleted, in the same request, so a search never finds the resource without chunks.
+      const written = new Set(chunks.map((_, index) => chunkId(key, index)));
+      const stale = (await this.chunkIds(key)).filter((id) => !written.has(id));
+      await this.bulk([...writes, ...stale.map((id) => this.deletion(id))]);
     } catch (error) {
       if (error instanceof DependencyUnavailableError) throw error;
       throw unavailable(error);
@@ -123,16 +171,50 @@ export class ElasticsearchVectorIndex implements VectorIndex {
 
   async remove(resourceType: ResourceType, resourceId: number): Promise<void> {
     try {
-      await this.client.deleteByQuery({
-        index: this.index,
-        query: { term: { resource_key: resourceKey(resourceType, resourceId) } },
-        refresh: true,
-        conflicts: 'proceed',
-      });
+      const ids = await this.chunkIds(resourceKey(resourceType, resourceId));
+      if (ids.length > 0) await this.bulk(ids.map((id) => this.deletion(id)));
     } catch (error) {
       if (isIndexMissing(error)) return;
+      if (error instanceof DependencyUnavailableError) throw error;
       throw unavailable(error);
     }
+  }
+
+  /** Every chunk id the index holds for a resource, in chunk order, a page at a time; none when there is no index. */
+  private async chunkIds(key: string): Promise<string[]> {
+    const ids: string[] = [];
+    let after: estypes.SortResults | undefined;
+    for (;;) {
+      const page = await this.client
+        .search({
+          index: this.index,
+          size: ID_PAGE,
+          query: { term: { resource_key: key } },
+          _source: false,
+          sort: [{ chunk_index: 'asc' }],
+          track_total_hits: false,
+          ...(after ? { search_after: after } : {}),
+        })
+        .catch((error: unknown) => {
+          // Another handle's clear: the bulk request that follows re-creates the index from its template.
+          if (isIndexMissing(error)) return null;
+          throw error;
+        });
+      const hits = page?.hits.hits ?? [];
+      for (const hit of hits) if (hit._id !== undefined) ids.push(hit._id);
+      after = hits.at(-1)?.sort;
+      if (hits.length < ID_PAGE || !after) return ids;
+    }
+  }
+
+  private deletion(id: string): estypes.BulkOperationContainer {
+    return { delete: { _index: this.index, _id: id } };
+  }
+
+  /** One bulk request, visible to searches when it returns; an item the index refused fails it. */
+  private async bulk(operations: (estypes.BulkOperationContainer | ChunkSource)[]): Promise<void> {
+    const result = await this.client.bulk({ operations, refresh: true });
+    if (result.errors) throw new DependencyUnavailableError('vector index', 'The vector index refused some chunks.');
   }
 
   async search(vector: Float32Array, k: number, filter: SearchFilter = {}): Promise<VectorHit[]> {

@@ -214,6 +214,7 @@ t.test('a store the server cannot run without, unreachable at start: it exits wi
     { variable: 'EVENTSTORE_URL', value: `esdb://admin:esdb-secret@127.0.0.1:${closedPort}?tls=false`, dependency: 'EventStoreDB' },
     { variable: 'MONGO_URL', value: `mongodb://reader:mongo-secret@127.0.0.1:${closedPort}/collections?authSource=admin`, dependency: 'MongoDB' },
     { variable: 'KAFKA_BROKERS', value: `127.0.0.1:${closedPort}`, dependency: 'Kafka' },
+    { variable: 'ELASTICSEARCH_URL', value: `http://elastic:es-secret@127.0.0.1:${closedPort}`, dependency: 'vector index' },
   ];
   const runs = await Promise.all(cases.map(({ variable, value }) => runCli('serve.ts', [], { DATA_DIR: join(t.testdir(), variable), PORT: String(closedPort), [variable]: value })));
   cases.forEach(({ variable, dependency }, i) => {
@@ -224,6 +225,6 @@ t.test('a store the server cannot run without, unreachable at start: it exits wi
       `Cannot start: ${dependency} is unavailable at 127.0.0.1:${closedPort}. Check ${variable} or unset it to use the embedded default.`,
       `${variable}: one line with the address and what to check, no stack trace`,
     );
-    t.notMatch(run.stderr, /secret|reader|admin@|collections|authSource/, `${variable}: neither credentials nor the rest of the URL`);
+    t.notMatch(run.stderr, /secret|reader|admin@|elastic@|collections|authSource/, `${variable}: neither credentials nor the rest of the URL`);
   });
 });

@@ -80,18 +80,22 @@ t.test('Elasticsearch index: dense_vector cosine mapping, kNN with filters, scor
     return answer;
   };
   const client = {
-    indices: { exists: record('exists', false), create: record('create'), refresh: record('refresh'), delete: record('delete') },
-    deleteByQuery: record('deleteByQuery'),
+    indices: { putIndexTemplate: record('putIndexTemplate'), exists: record('exists', false), create: record('create'), refresh: record('refresh'), delete: record('delete') },
     bulk: record('bulk', { errors: false }),
     count: record('count', { count: 2 }),
-    search: record('search', {
-      hits: {
-        hits: [
-          { _score: 1, _source: { resource_type: 'item', resource_id: 1, title: 'T', path: '/item/1', text: 'a', chunk_index: 0 } },
-          { _score: 0.75, _source: { resource_type: 'media', resource_id: 2, title: 'M', path: '/media/2', text: 'b', chunk_index: 1 } },
-        ],
-      },
-    }),
+    search: async (request: Record<string, unknown>) => {
+      calls.push({ api: 'search', request });
+      // The listing of a resource's chunks: it had three, the replace below writes two.
+      if (!request.knn) return { hits: { hits: ['item-1-0', 'item-1-1', 'item-1-2'].map((_id, i) => ({ _id, sort: [i] })) } };
+      return {
+        hits: {
+          hits: [
+            { _score: 1, _source: { resource_type: 'item', resource_id: 1, title: 'T', path: '/item/1', text: 'a', chunk_index: 0 } },
+            { _score: 0.75, _source: { resource_type: 'media', resource_id: 2, title: 'M', path: '/media/2', text: 'b', chunk_index: 1 } },
+          ],
+        },
+      };
+    },
     close: async () => {},
   } as unknown as Client;
   const index = new ElasticsearchVectorIndex('http://es', 'chunks', client);
@@ -101,16 +105,27 @@ t.test('Elasticsearch index: dense_vector cosine mapping, kNN with filters, scor
     'model-a',
   );
   const create = calls.find((c) => c.api === 'create')?.request as { mappings: { properties: Record<string, unknown> } };
-  t.same(create.mappings.properties.vector, { type: 'dense_vector', dims: 3, index: true, similarity: 'cosine' });
+  t.same(create.mappings.properties.vector, { type: 'dense_vector', dims: 3, index: true, similarity: 'cosine', index_options: { type: 'flat' } }, 'exact kNN, full-precision vectors');
   t.same(create.mappings.properties.model, { type: 'keyword' }, 'each chunk records its model as a keyword');
-  t.match(calls.find((c) => c.api === 'deleteByQuery')?.request, { query: { term: { resource_key: 'item-1' } } }, 'old chunks go first');
-  const bulk = calls.find((c) => c.api === 'bulk')?.request as { operations: unknown[] };
-  t.equal(bulk.operations.length, 4);
+  t.match(
+    calls.find((c) => c.api === 'putIndexTemplate')?.request,
+    { name: 'chunks', index_patterns: ['chunks'], template: { mappings: create.mappings } },
+    'a template of the same mappings, for an index a bulk request re-creates after another handle\'s clear',
+  );
+  t.ok(calls.findIndex((c) => c.api === 'putIndexTemplate') < calls.findIndex((c) => c.api === 'create'), 'the template first');
+  t.notOk(calls.some((c) => c.api === 'deleteByQuery'), 'no _delete_by_query: the reindex module is not in every distribution');
+  t.match(calls.find((c) => c.api === 'search')?.request, { query: { term: { resource_key: 'item-1' } }, _source: false }, 'the old chunks are listed');
+  const bulk = calls.find((c) => c.api === 'bulk')?.request as { operations: unknown[]; refresh: boolean };
+  t.equal(bulk.operations.length, 5, 'two chunks written and the third old one deleted, in one request');
+  t.match(bulk.operations[0], { index: { _index: 'chunks', _id: 'item-1-0' } });
   t.match(bulk.operations[1], { resource_type: 'item', site_ids: [1], item_set_ids: [10], model: 'model-a', vector: [1, 0, 0] });
+  t.same(bulk.operations[4], { delete: { _index: 'chunks', _id: 'item-1-2' } });
+  t.equal(bulk.refresh, true, 'searches see the change when replace returns');
 
   const hits = await index.search(Float32Array.from([1, 0, 0]), 5, { siteId: 1, itemSetIds: [10], model: 'model-a' });
   t.same(hits.map((h) => [h.resourceType, h.distance]), [['item', 0], ['media', 0.5]], 'score (1 + cos) / 2 becomes 1 - cos');
-  const search = calls.find((c) => c.api === 'search')?.request as { knn: Record<string, unknown>; size: number };
+  const knnSearches = () => calls.filter((c) => c.api === 'search' && c.request.knn);
+  const search = knnSearches()[0].request as { knn: Record<string, unknown>; size: number };
   t.equal(search.size, 5);
   t.match(search.knn, {
     field: 'vector',
@@ -118,7 +133,7 @@ t.test('Elasticsearch index: dense_vector cosine mapping, kNN with filters, scor
     filter: [{ term: { model: 'model-a' } }, { term: { site_ids: 1 } }, { terms: { resource_type: ['item', 'media'] } }, { terms: { item_set_ids: [10] } }],
   });
   await index.search(Float32Array.from([1, 0, 0]), 5, { model: 'model-b' });
-  t.same((calls.filter((c) => c.api === 'search')[1].request.knn as { filter: unknown }).filter, [{ term: { model: 'model-b' } }], 'only the model when no other filter is asked');
+  t.same((knnSearches()[1].request.knn as { filter: unknown }).filter, [{ term: { model: 'model-b' } }], 'only the model when no other filter is asked');
 
   const down = new ElasticsearchVectorIndex('http://es', 'chunks', {
     search: async () => {
@@ -137,13 +152,15 @@ t.test('Elasticsearch index made before chunks recorded their model: the model f
     return answer;
   };
   const client = {
-    indices: { exists: record('exists', true), create: record('create'), putMapping: record('putMapping') },
-    deleteByQuery: record('deleteByQuery'),
+    indices: { putIndexTemplate: record('putIndexTemplate'), exists: record('exists', true), create: record('create'), putMapping: record('putMapping') },
+    count: record('count', { count: 0 }),
+    search: record('search', { hits: { hits: [] } }),
     bulk: record('bulk', { errors: false }),
     close: async () => {},
   } as unknown as Client;
   const index = new ElasticsearchVectorIndex('http://es', 'chunks', client);
   await index.replace({ resourceType: 'item', resourceId: 1, title: 'T', path: '/item/1', siteIds: [1], itemSetIds: [] }, [{ text: 'a', vector: Float32Array.from([1, 0, 0]) }], 'model-a');
   t.notOk(calls.some((c) => c.api === 'create'), 'the index is kept');
+  t.match(calls.find((c) => c.api === 'count')?.request, { index: 'chunks' }, 'it answers a search before it is used');
   t.match(calls.find((c) => c.api === 'putMapping')?.request, { index: 'chunks', properties: { model: { type: 'keyword' } } });
 });

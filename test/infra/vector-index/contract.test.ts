@@ -1,5 +1,6 @@
 import t from 'tap';
 import { randomUUID } from 'node:crypto';
+import { Client } from '@elastic/elasticsearch';
 import { ElasticsearchVectorIndex } from '../../../infra/vector-index/elasticsearch.js';
 import { SqliteVectorIndex } from '../../../infra/vector-index/sqlite.js';
 import type { IndexedResource, VectorIndex } from '../../../infra/vector-index/port.js';
@@ -27,8 +28,16 @@ const adapters: [string, () => VectorIndex][] = [
   // The first pass over the int8 matrix on every search, even of a few rows (by default they are scanned).
   ['sqlite-vec, first pass always', () => new SqliteVectorIndex(':memory:', { maxCandidateShare: 1, minMargin: 1 })],
 ];
+/** This run's indices (and the templates the adapter keeps for them) share a prefix, removed at the end. */
+const testIndexPrefix = `chatbot-test-${randomUUID().slice(0, 8)}-`;
 if (process.env.ELASTICSEARCH_URL) {
-  adapters.push(['elasticsearch', () => new ElasticsearchVectorIndex(process.env.ELASTICSEARCH_URL as string, `chatbot-test-${randomUUID()}`)]);
+  const url = process.env.ELASTICSEARCH_URL;
+  adapters.push(['elasticsearch', () => new ElasticsearchVectorIndex(url, `${testIndexPrefix}${randomUUID()}`)]);
+  t.teardown(async () => {
+    const client = new Client({ node: url });
+    await client.indices.deleteIndexTemplate({ name: `${testIndexPrefix}*` });
+    await client.close();
+  });
 }
 
 for (const [name, create] of adapters) {
@@ -176,6 +185,41 @@ for (const [name, create] of adapters) {
       t.equal(hits[0].text, '2a', 'the exact match is first');
       for (let i = 1; i < hits.length; i++) t.ok(hits[i - 1].distance <= hits[i].distance + 1e-9);
     });
+  });
+}
+
+if (process.env.ELASTICSEARCH_URL) {
+  const url = process.env.ELASTICSEARCH_URL;
+  // Two handles on one index, as a server and the reindex CLI: neither may leave it without its mapping.
+  const pair = (t: { teardown(fn: () => unknown): void }) => {
+    const name = `${testIndexPrefix}${randomUUID()}`;
+    const server = new ElasticsearchVectorIndex(url, name);
+    const cli = new ElasticsearchVectorIndex(url, name);
+    t.teardown(async () => {
+      await cli.clear();
+      await server.close();
+      await cli.close();
+    });
+    return { server, cli };
+  };
+
+  t.test('elasticsearch: a write after another handle\'s clear re-creates the index with its mapping', async (t) => {
+    const { server, cli } = pair(t);
+    await server.replace(resource({ resourceType: 'item', resourceId: 1 }), [{ text: 'before', vector: vec(0) }]);
+    await cli.clear();
+    await server.replace(resource({ resourceType: 'item', resourceId: 2 }), [{ text: 'after', vector: vec(0) }]);
+    t.same((await server.search(vec(0), 5)).map((h) => h.text), ['after'], 'a kNN search works on the re-created index');
+    await cli.replace(resource({ resourceType: 'item', resourceId: 3 }), [{ text: 'cli', vector: vec(1) }]);
+    t.same((await cli.search(vec(1), 5)).map((h) => h.text), ['cli', 'after']);
+  });
+
+  t.test('elasticsearch: two handles writing first to a new index at once both succeed', async (t) => {
+    const { server, cli } = pair(t);
+    await Promise.all([
+      server.replace(resource({ resourceType: 'item', resourceId: 1 }), [{ text: 'server', vector: vec(0) }]),
+      cli.replace(resource({ resourceType: 'item', resourceId: 2 }), [{ text: 'cli', vector: vec(1) }]),
+    ]);
+    t.same((await server.search(vec(0), 5)).map((h) => h.text), ['server', 'cli']);
   });
 }
 
