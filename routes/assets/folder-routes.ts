@@ -59,6 +59,7 @@ export const folderRoutes: RoutesPlugin = async (app, { runtime }) => {
       const user = await requireAssetWriter(request);
       const body = request.body;
       const id = await createFolder(runtime.commandContext(user.id, request.id), { title: body.title, parent_id: body.parent_id ?? null });
+      await answerFolderVersion(reply, id);
       return reply.status(201).send({ status: 'success', folder: await folderOrNotFound(id) });
     },
   );

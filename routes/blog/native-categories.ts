@@ -74,7 +74,9 @@ export const nativeCategoryRoutes: RoutesPlugin = async (app, { runtime }) => {
     async (request, reply) => {
       const user = await requireEditor(request);
       const id = await createCategory(runtime.commandContext(user.id, request.id), request.body);
-      return reply.status(201).send(representCategory(baseUrl, await existing(id)));
+      const category = await existing(id);
+      answerVersion(reply, category.version);
+      return reply.status(201).send(representCategory(baseUrl, category));
     },
   );
 

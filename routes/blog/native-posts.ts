@@ -136,6 +136,7 @@ export const nativePostRoutes: RoutesPlugin = async (app, { runtime }) => {
       const id = await createPost(runtime.commandContext(user.id, request.id), user.id, request.body);
       const post = await findPost(documents, id);
       if (!post) throw new NotFoundError('Blog post not found.');
+      answerVersion(reply, post.version);
       return reply.status(201).send(await representPost(documents, baseUrl, post));
     },
   );

@@ -140,9 +140,10 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
         if (missing) throw new ValidationError('Required fields are missing.', missing);
         const fields = { ...def.defaults(), ...def.fromBody(body) } as Fields;
         const id = await createResource(runtime.commandContext(user.id, request.id), def.spec, fields);
-        const doc = await collection().findOne({ _id: id });
+        const doc = (await collection().findOne({ _id: id })) as Doc;
+        answerVersion(reply, doc.version);
         // Writers are Editor and above, who see every child.
-        return reply.status(201).send(def.represent(doc as Doc, baseUrl, NOTHING_HIDDEN));
+        return reply.status(201).send(def.represent(doc, baseUrl, NOTHING_HIDDEN));
       },
     );
 

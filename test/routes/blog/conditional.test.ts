@@ -31,6 +31,10 @@ t.test('two editors PATCH a post with the same ETag: one wins, the other is 412 
 
 t.test('categories and comments take If-Match too', async (t) => {
   const { app } = await buildBlogApp(t);
+  const made = await app.inject({ method: 'POST', url: `/api/blog_categories${EDITOR}`, payload: { name: 'Fresh' } });
+  t.match(made.headers.etag, /^"1-/, 'a create answers its ETag');
+  const madePost = await app.inject({ method: 'POST', url: `/api/blog_posts${EDITOR}`, payload: { title: 'Fresh post' } });
+  t.match(madePost.headers.etag, /^"1-/);
   const category = (await app.inject({ url: '/api/blog_categories/1' })).headers.etag as string;
   t.equal((await app.inject({ method: 'PATCH', url: `/api/blog_categories/1${EDITOR}`, headers: { 'if-match': category }, payload: { name: 'Updates' } })).statusCode, 200);
   t.equal((await app.inject({ method: 'PATCH', url: `/api/blog_categories/1${EDITOR}`, headers: { 'if-match': category }, payload: { name: 'Lost' } })).statusCode, 412);

@@ -99,6 +99,15 @@ t.test('If-Match: *, a current ETag or none proceed; a stale or malformed one is
   t.equal(deleted.statusCode, 200);
 });
 
+t.test('a create answers the ETag its read gives', async (t) => {
+  const { app } = await buildTestApp(t, { fixture });
+  const created = await app.inject({ method: 'POST', url: `/api/item_sets?${EDITOR}`, payload: { 'o:title': 'Maps' } });
+  t.equal(created.statusCode, 201);
+  const id = json<Record<string, number>>(created)['o:id'];
+  t.match(created.headers.etag, /^"1-/);
+  t.equal((await app.inject({ url: `/api/item_sets/${id}?${EDITOR}` })).headers.etag, created.headers.etag);
+});
+
 t.test('a stale If-Match on an item deletes none of its media', async (t) => {
   const { app } = await buildTestApp(t, { fixture });
   const res = await app.inject({ method: 'DELETE', url: `/api/items/100?${EDITOR}`, headers: { 'if-match': '"99-x"' } });
