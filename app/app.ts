@@ -6,6 +6,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { parse as parseQueryString } from 'fast-querystring';
 import { randomUUID } from 'node:crypto';
 import { authPlugin } from './auth.js';
+import { installConditionalRequests } from './conditional/hook.js';
 import { trustedProxies } from './client-address.js';
 import { installErrorHandler } from './error-handler.js';
 import { installJsonBodyParser, JSON_LIMITS } from './json-body.js';
@@ -40,6 +41,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
   installErrorHandler(app);
   // Before any route: every route must have an entry in app/permissions.ts.
   installPermissionGate(app);
+  installConditionalRequests(app);
   await app.register(cookie);
   installJsonBodyParser(app);
   // formbody's own parser, with each body marked as a form's: its fields are text, coerced when validated.

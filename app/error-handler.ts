@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, RateLimitedError } from '../infra/errors.js';
+import { AppError, PreconditionFailedError, RateLimitedError } from '../infra/errors.js';
+import { formatTag } from './conditional/entity-tag.js';
 import { errorBody, surfaceFor, validationStatusFor } from './error-format.js';
 import { describeIssues, firstFieldMessage, type ValidationIssue } from './validation-messages.js';
 
@@ -34,6 +35,10 @@ export function installErrorHandler(app: FastifyInstance): void {
     const surface = surfaceFor(request.url);
     if (error instanceof AppError) {
       if (error instanceof RateLimitedError) reply.header('Retry-After', String(error.retryAfterSeconds));
+      // The version alone: what a retried If-Match must name (its GET adds the digest after a '-').
+      if (error instanceof PreconditionFailedError && error.currentVersion > 0) {
+        reply.header('ETag', formatTag({ weak: false, opaque: String(error.currentVersion) }));
+      }
       if (error.statusCode >= 500) request.log.error({ err: error }, error.message);
       return reply.status(error.statusCode).send(errorBody(surface, error.message, error.fields));
     }

@@ -30,6 +30,26 @@ const PAGINATION = {
   Link: Type.String({ description: 'RFC 8288 links to the first, previous, next and last pages (`rel="first"` ...), carrying only the parameters the route knows.' }),
 };
 const LOCATION = { Location: Type.String({ description: 'Where the client is sent.' }) };
+const ETAG = {
+  ETag: Type.String({
+    description:
+      'Strong `"<version>-<digest>"` for a single editable resource (the version is what If-Match is checked against), weak `W/"<digest>"` otherwise; it differs per viewer whenever the body may.',
+  }),
+};
+const CACHING = {
+  ...ETAG,
+  'Cache-Control': Type.String({ description: '`public, max-age=0, must-revalidate` for anonymous callers, `private, no-cache` for a caller with credentials.' }),
+  Vary: Type.String({ description: 'The request headers the answer depends on (`Cookie` where a session is read, `Authorization` where a directory token is).' }),
+};
+const IF_NONE_MATCH = Type.Optional(
+  Type.String({ description: 'ETags of answers the client holds (or `*`): when one matches the current answer for this caller, 304 without body. A malformed value matches nothing.' }),
+);
+const IF_MATCH = Type.Optional(
+  Type.String({
+    description:
+      'The ETag the client last read (or `*`): the write goes ahead only when it names the resource\'s current version, else 412 and nothing changes. Without it, the write goes ahead as always. A malformed or weak value matches nothing.',
+  }),
+);
 
 type Headers = Record<string, TSchema>;
 
@@ -123,14 +143,39 @@ export function completeOperation(schema: FastifySchema | undefined, url: string
       : { ...ERROR_BODIES[surfaceFor(url)], description: answer.description, ...(answer.headers ? { headers: answer.headers } : {}) };
   }
   if (isPaginatedList(method, url, own)) responses['200'] = withHeaders(responses['200'], 'The page asked for.', PAGINATION);
+  const conditional = conditionalParts(method, url, route, own, responses);
   for (const status of Object.keys(responses)) {
     if (/^3\d\d$/.test(status)) responses[status] = withHeaders(responses[status], 'A redirect.', LOCATION);
   }
   return {
     ...own,
     ...(permission ? { security: securityFor(permission) } : {}),
+    ...(conditional ? { headers: conditional } : {}),
     response: responses,
   } as FastifySchema;
+}
+
+/**
+ * The conditional request headers of an operation (app/conditional/hook.ts): If-None-Match and a
+ * 304 on every read, If-Match and a 412 on writes whose route honours it; the ETag and caching
+ * headers they answer. Returns the request headers' schema, or undefined when it adds none.
+ */
+function conditionalParts(method: string, url: string, route: RouteOptions, own: FastifySchema, responses: Record<string, TSchema>): TSchema | undefined {
+  const read = method === 'GET';
+  const write = route.config?.ifMatch === true;
+  if (!read && !write) return undefined;
+  const ok = Object.keys(responses).find((status) => status === '200' || status === '201');
+  if (ok) responses[ok] = withHeaders(responses[ok], 'Success.', read ? CACHING : ETAG);
+  if (read) responses['304'] = Type.Null({ description: 'Not modified: the ETag If-None-Match named is current for this caller. No body.', headers: CACHING });
+  if (write) {
+    responses['412'] = {
+      ...ERROR_BODIES[surfaceFor(url)],
+      description: 'Precondition failed: If-Match does not name the current version; nothing changed. ETag holds the current version (`"<version>"`), which If-Match accepts.',
+      headers: ETAG,
+    } as TSchema;
+  }
+  const declared = (own.headers as { properties?: Record<string, TSchema>; required?: string[] } | undefined) ?? {};
+  return Type.Object({ ...(declared.properties ?? {}), ...(read ? { 'If-None-Match': IF_NONE_MATCH } : { 'If-Match': IF_MATCH }) }, { required: declared.required });
 }
 
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);

@@ -1,6 +1,7 @@
 import { VersionConflictError } from '../infra/errors.js';
 import type { StoredEvent } from '../infra/event-store/port.js';
 import { metadataFor, type CommandContext } from './command-context.js';
+import { checkPrecondition, type VersionPrecondition } from './precondition.js';
 import { foldEvents, type Decider, type DomainCommand, type DomainEvent } from './decider.js';
 
 export interface CommandResult<State, Event extends DomainEvent> {
@@ -28,6 +29,11 @@ export interface HandleOptions {
    * again on a retry, since the retry may decide differently.
    */
   beforeAppend?: () => Promise<void>;
+  /**
+   * The client's If-Match: checked against the stream as read, after the decision (a missing
+   * resource or a bad command keeps its own answer) and before anything is appended.
+   */
+  ifMatch?: VersionPrecondition;
 }
 
 const NO_EVENTS: StoredEvent[] = [];
@@ -49,6 +55,7 @@ export async function handleCommand<State, Command extends DomainCommand, Event 
     const stored = attempt === 0 && options.newStream ? NO_EVENTS : await ctx.eventStore.readStream(streamId);
     const state = foldEvents(decider, toDomainEvents<Event>(stored));
     const events = decider.decide(command, state);
+    checkPrecondition(stored, options.ifMatch);
     if (events.length > 0) await options.beforeAppend?.();
     try {
       const metadata = metadataFor(ctx);

@@ -101,3 +101,13 @@ export class PayloadTooLargeError extends AppError {
     super(message, 413);
   }
 }
+
+/**
+ * An If-Match named none of the resource's current versions (RFC 9110 §13.1.1): nothing was
+ * written. The current version goes to the answer's ETag header.
+ */
+export class PreconditionFailedError extends AppError {
+  constructor(readonly currentVersion: number) {
+    super('The resource was changed since it was read (If-Match does not match its current ETag).', 412);
+  }
+}

@@ -4,9 +4,10 @@ import { findAsset, findAssets } from '../../queries/assets/assets.js';
 import { folderExists } from '../../queries/assets/folders.js';
 import type { CommandContext } from '../command-context.js';
 import { handleCommand } from '../handle-command.js';
+import { ifMatching } from '../precondition.js';
 import { nextId } from '../sequence.js';
 import { assetDecider } from './asset-decider.js';
-import { ASSET_SEQUENCE, ASSET_USAGE_SEQUENCE, assetStream, type AssetFile } from './events.js';
+import { ASSET_SEQUENCE, ASSET_USAGE_SEQUENCE, ASSET_VERSIONED, assetStream, type AssetFile } from './events.js';
 import { invalid } from './rules.js';
 
 /** What the route learnt about an uploaded file besides what the storage measured. */
@@ -67,8 +68,8 @@ export async function replaceAssetFile(ctx: CommandContext, storage: FileStorage
 }
 
 /** Removes folder assignments and usage records, then the asset, then its file. */
-export async function deleteAsset(ctx: CommandContext, storage: FileStorage, id: number): Promise<void> {
-  const result = await handleCommand(ctx, assetStream(id), assetDecider, { type: 'DeleteAsset', data: {} });
+export async function deleteAsset(ctx: CommandContext, storage: FileStorage, id: number, ifMatch?: readonly number[]): Promise<void> {
+  const result = await handleCommand(ctx, assetStream(id), assetDecider, { type: 'DeleteAsset', data: {} }, { ifMatch: ifMatching(ifMatch, ASSET_VERSIONED) });
   for (const event of result.events) {
     if (event.type === 'AssetDeleted') await storage.remove(event.data.stored_name);
   }

@@ -46,6 +46,21 @@ export type AssetEvent =
   | AssetUsageCleared
   | AssetDeleted;
 
+/**
+ * The events each read model folds into a record's own document (projections/assets/), and so
+ * those that make its version, which If-Match names (commands/precondition.ts). An asset's usage
+ * records are not part of it.
+ */
+export const ASSET_VERSIONED: ReadonlySet<string> = new Set([
+  'AssetUploaded',
+  'AssetFileReplaced',
+  'AssetDetailsChanged',
+  'AssetMovedToFolder',
+  'AssetRemovedFromFolders',
+  'AssetDeleted',
+]);
+export const ASSET_FOLDER_VERSIONED: ReadonlySet<string> = new Set(['AssetFolderCreated', 'AssetFolderRenamed', 'AssetFolderMoved', 'AssetFolderDeleted']);
+
 export const assetStream = (id: number) => `asset-${id}`;
 export const assetFolderStream = (id: number) => `asset_folder-${id}`;
 

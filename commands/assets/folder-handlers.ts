@@ -5,10 +5,11 @@ import { findFolder, folderExists } from '../../queries/assets/folders.js';
 import type { CommandContext } from '../command-context.js';
 import { foldEvents } from '../decider.js';
 import { handleCommand, toDomainEvents } from '../handle-command.js';
+import { checkPrecondition, ifMatching, type VersionPrecondition } from '../precondition.js';
 import { ABANDONED_AFTER_MS } from '../reservations/reservations.js';
 import { nextId } from '../sequence.js';
 import { metadataFor } from '../command-context.js';
-import { ASSET_FOLDER_SEQUENCE, assetFolderStream } from './events.js';
+import { ASSET_FOLDER_SEQUENCE, ASSET_FOLDER_VERSIONED, assetFolderStream } from './events.js';
 import { assetFolderDecider } from './folder-decider.js';
 import {
   ASSET_FOLDER_TREE_STREAM,
@@ -75,19 +76,35 @@ export async function createFolder(ctx: CommandContext, input: { title: string; 
 }
 
 /**
+ * An If-Match is checked before the tree stream is changed, so a stale one changes nothing, and
+ * again with the folder's own write, atomically.
+ */
+async function checkedFirst(ctx: CommandContext, id: number, ifMatch: readonly number[] | undefined): Promise<VersionPrecondition | undefined> {
+  const precondition = ifMatching(ifMatch, ASSET_FOLDER_VERSIONED);
+  if (precondition) checkPrecondition(await ctx.eventStore.readStream(assetFolderStream(id)), precondition);
+  return precondition;
+}
+
+/**
  * Renames and/or moves a folder; absent keys keep their value. A folder cannot go under
  * itself or any of its descendants. The slug follows a new title and stays unique among the
  * folder's (new) siblings.
  */
-export async function updateFolder(ctx: CommandContext, id: number, input: { title?: string; parent_id?: number | null }): Promise<void> {
+export async function updateFolder(
+  ctx: CommandContext,
+  id: number,
+  input: { title?: string; parent_id?: number | null },
+  ifMatch?: readonly number[],
+): Promise<void> {
   const current = await findFolder(ctx.documents, id);
   if (!current) throw new NotFoundError('Folder not found.');
+  const precondition = await checkedFirst(ctx, id, ifMatch);
   const title = input.title === undefined ? current.title : requireTitle(input.title, 'title');
   const parentId = input.parent_id === undefined ? current.parent_id : input.parent_id;
   let slug = current.slug;
   if (title !== current.title) slug = await place(ctx, id, parentId, slugify(title), false);
   else if (parentId !== current.parent_id) slug = await place(ctx, id, parentId, current.slug, false);
-  await handleCommand(ctx, assetFolderStream(id), assetFolderDecider, { type: 'UpdateAssetFolder', data: { title, slug, parent_id: parentId } });
+  await handleCommand(ctx, assetFolderStream(id), assetFolderDecider, { type: 'UpdateAssetFolder', data: { title, slug, parent_id: parentId } }, { ifMatch: precondition });
 }
 
 /**
@@ -95,12 +112,15 @@ export async function updateFolder(ctx: CommandContext, id: number, input: { tit
  * tree stream names the subfolders, including one whose create placed it and is on its way.
  * Answers the ids deleted, deepest first.
  */
-export async function deleteFolder(ctx: CommandContext, id: number): Promise<number[]> {
+export async function deleteFolder(ctx: CommandContext, id: number, ifMatch?: readonly number[]): Promise<number[]> {
   if (!(await findFolder(ctx.documents, id))) throw new NotFoundError('Folder not found.');
+  const precondition = await checkedFirst(ctx, id, ifMatch);
   const removed = await changeTree<AssetFoldersRemoved>(ctx, (view) => ({ type: 'RemoveFolder', data: { ...view, id } }));
   const deleted: number[] = [];
   for (const folderId of removed.data.ids) {
-    const result = await handleCommand(ctx, assetFolderStream(folderId), assetFolderDecider, { type: 'RemoveAssetFolder', data: { id: folderId } });
+    const result = await handleCommand(ctx, assetFolderStream(folderId), assetFolderDecider, { type: 'RemoveAssetFolder', data: { id: folderId } }, {
+      ifMatch: folderId === id ? precondition : undefined,
+    });
     if (result.state.status === 'deleted' && result.events.length > 0) deleted.push(folderId);
   }
   return deleted;

@@ -4,12 +4,13 @@ import { blogPosts } from '../../queries/blog/documents.js';
 import { findCategory } from '../../queries/blog/taxonomy.js';
 import type { CommandContext } from '../command-context.js';
 import { handleCommand } from '../handle-command.js';
+import { ifMatching } from '../precondition.js';
 import { idFor } from '../sequence.js';
 import { attachedChildIds, PARENT_WRITE_RETRIES } from '../reservations/parent-guard.js';
 import { releaseKeyQuietly } from '../reservations/reservations.js';
 import { categorySlugKey, categorySlugs, categorySlugTaken, reserveSlug, withSlug } from './slug-keys.js';
 import { blogCategoryDecider } from './category-decider.js';
-import { BLOG_POST_FILED, BLOG_SEQUENCES, blogCategoryStream, type BlogCategoryFields } from './events.js';
+import { BLOG_CATEGORY_VERSIONED, BLOG_POST_FILED, BLOG_SEQUENCES, blogCategoryStream, type BlogCategoryFields } from './events.js';
 import { categoryDeleted } from './post-handlers.js';
 import { checkCategoryFields, LIMITS } from './rules.js';
 
@@ -42,7 +43,7 @@ export async function createCategory(ctx: CommandContext, input: CategoryInput, 
   return id;
 }
 
-export async function updateCategory(ctx: CommandContext, id: number, input: CategoryInput): Promise<void> {
+export async function updateCategory(ctx: CommandContext, id: number, input: CategoryInput, ifMatch?: readonly number[]): Promise<void> {
   const current = await findCategory(ctx.documents, id);
   if (!current) throw new NotFoundError('Blog category not found.');
   const patch: Partial<BlogCategoryFields> = {};
@@ -52,7 +53,10 @@ export async function updateCategory(ctx: CommandContext, id: number, input: Cat
   const given = input.slug?.trim();
   checkCategoryFields({ name, slug: given || slugify(name), description: patch.description ?? current.description });
   const update = () =>
-    handleCommand(ctx, blogCategoryStream(id), blogCategoryDecider, { type: 'UpdateBlogCategory', data: { patch } }, { retries: PARENT_WRITE_RETRIES });
+    handleCommand(ctx, blogCategoryStream(id), blogCategoryDecider, { type: 'UpdateBlogCategory', data: { patch } }, {
+      retries: PARENT_WRITE_RETRIES,
+      ifMatch: ifMatching(ifMatch, BLOG_CATEGORY_VERSIONED),
+    });
   if (input.slug === undefined) {
     await update();
     return;
@@ -67,8 +71,11 @@ export async function updateCategory(ctx: CommandContext, id: number, input: Cat
  * by its stream (a create or move that filed a post before the delete may not be written yet)
  * and every post the read models place in it (posts older than the guard).
  */
-export async function deleteCategory(ctx: CommandContext, id: number): Promise<void> {
-  const result = await handleCommand(ctx, blogCategoryStream(id), blogCategoryDecider, { type: 'DeleteBlogCategory', data: {} }, { retries: PARENT_WRITE_RETRIES });
+export async function deleteCategory(ctx: CommandContext, id: number, ifMatch?: readonly number[]): Promise<void> {
+  const result = await handleCommand(ctx, blogCategoryStream(id), blogCategoryDecider, { type: 'DeleteBlogCategory', data: {} }, {
+    retries: PARENT_WRITE_RETRIES,
+    ifMatch: ifMatching(ifMatch, BLOG_CATEGORY_VERSIONED),
+  });
   if (result.state.fields) await releaseKeyQuietly(ctx, categorySlugKey(result.state.fields.slug), blogCategoryStream(id));
   const filed = await attachedChildIds(ctx, blogCategoryStream(id), BLOG_POST_FILED);
   const placed = (await blogPosts(ctx.documents).find({ category_id: id })).map((post) => post.id);

@@ -2,9 +2,10 @@ import { ValidationError } from '../../infra/errors.js';
 import type { CommandContext } from '../command-context.js';
 import { foldEvents } from '../decider.js';
 import { handleCommand, toDomainEvents } from '../handle-command.js';
+import { ifMatching } from '../precondition.js';
 import { idFor, nextId } from '../sequence.js';
 import { blogCommentDecider, type CommentedPost } from './comment-decider.js';
-import { BLOG_SEQUENCES, blogCommentStream, blogPostStream, type BlogCommentFields, type BlogPostEvent } from './events.js';
+import { BLOG_COMMENT_VERSIONED, BLOG_SEQUENCES, blogCommentStream, blogPostStream, type BlogCommentFields, type BlogPostEvent } from './events.js';
 import { blogPostDecider } from './post-decider.js';
 import { checkCommentFields } from './rules.js';
 import { utcTimestamp } from './time.js';
@@ -45,10 +46,10 @@ export async function importComment(ctx: CommandContext, fields: BlogCommentFiel
   return id;
 }
 
-export async function moderateComment(ctx: CommandContext, id: number, status: string): Promise<void> {
-  await handleCommand(ctx, blogCommentStream(id), blogCommentDecider, { type: 'ModerateBlogComment', data: { status } });
+export async function moderateComment(ctx: CommandContext, id: number, status: string, ifMatch?: readonly number[]): Promise<void> {
+  await handleCommand(ctx, blogCommentStream(id), blogCommentDecider, { type: 'ModerateBlogComment', data: { status } }, { ifMatch: ifMatching(ifMatch, BLOG_COMMENT_VERSIONED) });
 }
 
-export async function deleteComment(ctx: CommandContext, id: number): Promise<void> {
-  await handleCommand(ctx, blogCommentStream(id), blogCommentDecider, { type: 'DeleteBlogComment', data: {} });
+export async function deleteComment(ctx: CommandContext, id: number, ifMatch?: readonly number[]): Promise<void> {
+  await handleCommand(ctx, blogCommentStream(id), blogCommentDecider, { type: 'DeleteBlogComment', data: {} }, { ifMatch: ifMatching(ifMatch, BLOG_COMMENT_VERSIONED) });
 }

@@ -89,6 +89,15 @@ export interface BlogSettings {
 }
 export type BlogSettingsChanged = DomainEvent<'BlogSettingsChanged', BlogSettings>;
 
+/**
+ * The events each read model folds into a record's own document (projections/blog/), and so
+ * those that make its version, which If-Match names (commands/precondition.ts). A post's
+ * BlogPostFiled on its category's stream, and the like, leave it as it was.
+ */
+export const BLOG_POST_VERSIONED: ReadonlySet<string> = new Set(['BlogPostCreated', 'BlogPostUpdated', 'BlogPostDeleted']);
+export const BLOG_CATEGORY_VERSIONED: ReadonlySet<string> = new Set(['BlogCategoryCreated', 'BlogCategoryUpdated', 'BlogCategoryDeleted']);
+export const BLOG_COMMENT_VERSIONED: ReadonlySet<string> = new Set(['BlogCommentPosted', 'BlogCommentModerated', 'BlogCommentDeleted']);
+
 export const blogPostStream = (id: number) => `blog_post-${id}`;
 export const blogCategoryStream = (id: number) => `blog_category-${id}`;
 export const blogTagStream = (id: number) => `blog_tag-${id}`;

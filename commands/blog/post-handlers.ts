@@ -6,12 +6,13 @@ import { findCategory } from '../../queries/blog/taxonomy.js';
 import { sites } from '../../queries/platform/documents.js';
 import type { CommandContext } from '../command-context.js';
 import { handleCommand } from '../handle-command.js';
+import { ifMatching } from '../precondition.js';
 import { idFor } from '../sequence.js';
 import { attachToParent } from '../reservations/parent-guard.js';
 import { releaseKeyQuietly } from '../reservations/reservations.js';
 import { postSlugKey, postSlugs, postSlugTaken, reserveSlug, withSlug } from './slug-keys.js';
 import { deleteComment } from './comment-handlers.js';
-import { BLOG_POST_FILED, BLOG_SEQUENCES, blogCategoryStream, blogPostStream, type BlogPostFields, type BlogPostStatus } from './events.js';
+import { BLOG_POST_FILED, BLOG_POST_VERSIONED, BLOG_SEQUENCES, blogCategoryStream, blogPostStream, type BlogPostFields, type BlogPostStatus } from './events.js';
 import { blogPostDecider, categoryMustExist } from './post-decider.js';
 import { checkPostFields, LIMITS } from './rules.js';
 import { normaliseTagNames, resolveTags } from './tag-handlers.js';
@@ -136,7 +137,7 @@ export async function createPost(ctx: CommandContext, authorId: number | null, i
 }
 
 /** Changes only the keys present; tags and site_ids replace the whole list. */
-export async function updatePost(ctx: CommandContext, id: number, input: PostInput): Promise<void> {
+export async function updatePost(ctx: CommandContext, id: number, input: PostInput, ifMatch?: readonly number[]): Promise<void> {
   const current = await findPost(ctx.documents, id);
   if (!current) throw new NotFoundError('Blog post not found.');
   const patch = patchOf(input);
@@ -151,7 +152,7 @@ export async function updatePost(ctx: CommandContext, id: number, input: PostInp
       blogPostStream(id),
       blogPostDecider,
       { type: 'UpdateBlogPost', data: { patch, now: utcTimestamp(ctx.clock.now()) } },
-      { beforeAppend: fileInCategory(ctx, id, patch.category_id) },
+      { beforeAppend: fileInCategory(ctx, id, patch.category_id), ifMatch: ifMatching(ifMatch, BLOG_POST_VERSIONED) },
     );
   };
   if (patch.slug === undefined) return update();
@@ -164,9 +165,9 @@ export async function updatePost(ctx: CommandContext, id: number, input: PostInp
  * Deletes the post, then its comments, each with its own event. The comments are listed first:
  * the comments read model drops them as soon as it sees the post deleted.
  */
-export async function deletePost(ctx: CommandContext, id: number): Promise<void> {
+export async function deletePost(ctx: CommandContext, id: number, ifMatch?: readonly number[]): Promise<void> {
   const comments = await commentsOfPost(ctx.documents, id);
-  const result = await handleCommand(ctx, blogPostStream(id), blogPostDecider, { type: 'DeleteBlogPost', data: {} });
+  const result = await handleCommand(ctx, blogPostStream(id), blogPostDecider, { type: 'DeleteBlogPost', data: {} }, { ifMatch: ifMatching(ifMatch, BLOG_POST_VERSIONED) });
   if (result.state.fields) await releaseKeyQuietly(ctx, postSlugKey(result.state.fields.slug), blogPostStream(id));
   for (const comment of comments) {
     try {

@@ -41,6 +41,8 @@ export const tokenStream = (id: number) => `directory-token-${id}`;
 export const subjectStream = (handle: string) => `directory-subject-${handle}`;
 export const typeStream = (handle: string) => `directory-type-${handle}`;
 export const databaseStream = (handle: string) => `directory-database-${handle}`;
+/** The events that make a database's version, which If-Match names: all its stream holds, as its read model folds them. */
+export const DATABASE_VERSIONED: ReadonlySet<string> = new Set(['DatabaseAdded', 'DatabaseUpdated']);
 export const listStream = (handle: string) => `directory-list-${handle}`;
 /** Clicks have no rule to check, so they go to one stream per database, appended without a read. */
 export const clickStream = (handle: string) => `directory-clicks-${handle}`;

@@ -5,11 +5,13 @@ import type { Collection } from '../../infra/document-store/port.js';
 import { databaseDocs, subjectDocs, tokenDocs, typeDocs, type DatabaseDoc, type TermDoc } from '../../queries/directory/documents.js';
 import { metadataFor, type CommandContext } from '../command-context.js';
 import { handleCommand } from '../handle-command.js';
+import { ifMatching } from '../precondition.js';
 import { idFor } from '../sequence.js';
 import { decideClick } from './click-decider.js';
 import { databaseDecider } from './database-decider.js';
 import {
   clickStream,
+  DATABASE_VERSIONED,
   databaseStream,
   libraryStream,
   listStream,
@@ -85,9 +87,9 @@ export async function addDatabase(ctx: CommandContext, handle: string, fields: D
   await handleCommand(ctx, databaseStream(handle), databaseDecider, { type: 'AddDatabase', data: { handle, fields } });
 }
 
-export async function updateDatabase(ctx: CommandContext, handle: string, patch: Partial<DatabaseFields>): Promise<void> {
+export async function updateDatabase(ctx: CommandContext, handle: string, patch: Partial<DatabaseFields>, ifMatch?: readonly number[]): Promise<void> {
   await checkTerms(ctx, patch);
-  await handleCommand(ctx, databaseStream(handle), databaseDecider, { type: 'UpdateDatabase', data: { patch } });
+  await handleCommand(ctx, databaseStream(handle), databaseDecider, { type: 'UpdateDatabase', data: { patch } }, { ifMatch: ifMatching(ifMatch, DATABASE_VERSIONED) });
 }
 
 export async function defineList(ctx: CommandContext, handle: string, name: string, databases: string[]): Promise<void> {

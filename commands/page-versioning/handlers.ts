@@ -5,15 +5,24 @@ import { findVersion } from '../../queries/page-versioning/versions.js';
 import { sqlTimestamp } from '../../routes/json-ld.js';
 import type { CommandContext } from '../command-context.js';
 import { handleCommand } from '../handle-command.js';
+import { ifMatching } from '../precondition.js';
 import { currentFields, rewriteKeyed, SITE_PAGE } from '../platform/handlers.js';
 import { sitePageStream } from '../platform/kinds.js';
 import { versionedSitePageDecider } from './decider.js';
 
+export interface RevertResult {
+  /** The id of the new `revert` version. */
+  newVersionId: number;
+  /** The page's version after the revert: its new ETag's. */
+  pageVersion: number;
+}
+
 /**
  * Restores a page to the content a version saved, by appending SitePageReverted to the page's
- * stream (with its expected version). Answers the id of the new `revert` version.
+ * stream (with its expected version). `ifMatch`: the versions of the page the client's If-Match
+ * names (the page's ETag, as GET /api/site_pages/{id} gives it).
  */
-export async function revertPage(ctx: CommandContext, versionId: number, summary?: string | null): Promise<number> {
+export async function revertPage(ctx: CommandContext, versionId: number, summary?: string | null, ifMatch?: readonly number[]): Promise<RevertResult> {
   const version = await findVersion(ctx.documents, versionId);
   if (!version) throw new NotFoundError('Version not found.');
   const fields = await pageAtVersion(ctx.eventStore, version);
@@ -23,7 +32,7 @@ export async function revertPage(ctx: CommandContext, versionId: number, summary
       sitePageStream(version.resource_id),
       versionedSitePageDecider,
       { type: 'RevertSitePage', data: { target: { id: version.id, saved_at: sqlTimestamp(version.saved_at), fields }, summary } },
-      { beforeAppend: guard },
+      { beforeAppend: guard, ifMatch: ifMatching(ifMatch, SITE_PAGE.versionedBy) },
     );
   let result: Awaited<ReturnType<typeof revert>>;
   try {
@@ -38,5 +47,5 @@ export async function revertPage(ctx: CommandContext, versionId: number, summary
   // handleCommand waited for the projections, so the new row is there; it is keyed by the
   // event's position as the subscription saw it, which is what the list shows.
   const recorded = await pageVersions(ctx.documents).findOne({ resource_id: version.resource_id, stream_version: result.streamVersion });
-  return recorded?.id ?? result.position;
+  return { newVersionId: recorded?.id ?? result.position, pageVersion: result.streamVersion };
 }

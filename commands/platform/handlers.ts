@@ -4,11 +4,18 @@ import type { CommandContext } from '../command-context.js';
 import { foldEvents, type Decider } from '../decider.js';
 import { definedKeys } from '../defined-keys.js';
 import { handleCommand, toDomainEvents } from '../handle-command.js';
+import { checkPrecondition, ifMatching } from '../precondition.js';
 import { attachedChildIds, attachToParent, PARENT_WRITE_RETRIES } from '../reservations/parent-guard.js';
 import { releaseKeyQuietly, withKey, type KeyReservation } from '../reservations/reservations.js';
 import { idFor } from '../sequence.js';
 import type { ItemFields, ItemSetFields, MediaFields, SiteFields, SitePageFields } from './fields.js';
 import {
+  ITEM_EVENTS,
+  ITEM_SET_EVENTS,
+  MEDIA_EVENTS,
+  SITE_PAGE_EVENTS,
+  SITE_PAGE_REVERTED,
+  versionedBy,
   itemDecider,
   itemSetDecider,
   itemStream,
@@ -32,6 +39,8 @@ export interface KindSpec<Fields extends object> {
   label: string;
   stream(id: number): string;
   decider: Decider<ResourceState<Fields>, ResourceCommand<Fields>, ResourceEvent<Fields>>;
+  /** The events that make a record's version (its ETag's), as its read model folds them. */
+  versionedBy: ReadonlySet<string>;
   collection(ctx: CommandContext): Collection<Document & Fields>;
   /**
    * Checks in the read models that referenced resources exist and unique keys stay unique;
@@ -88,6 +97,7 @@ export const SITE: KindSpec<SiteFields> = {
   label: 'Site',
   stream: siteStream,
   decider: siteDecider,
+  versionedBy: versionedBy(SITE_EVENTS),
   collection: (ctx) => sites(ctx.documents),
   async checkReferences(ctx, fields, id) {
     if (fields.slug === undefined) return;
@@ -118,6 +128,7 @@ export const ITEM_SET: KindSpec<ItemSetFields> = {
   label: 'Item set',
   stream: itemSetStream,
   decider: itemSetDecider,
+  versionedBy: versionedBy(ITEM_SET_EVENTS),
   collection: (ctx) => itemSets(ctx.documents),
   async checkReferences(ctx, fields) {
     await requireAll(sites(ctx.documents), fields.site_ids, 'o:site', 'site');
@@ -129,6 +140,7 @@ export const ITEM: KindSpec<ItemFields> = {
   label: 'Item',
   stream: itemStream,
   decider: itemDecider,
+  versionedBy: versionedBy(ITEM_EVENTS),
   collection: (ctx) => items(ctx.documents),
   async checkReferences(ctx, fields) {
     await requireAll(sites(ctx.documents), fields.site_ids, 'o:site', 'site');
@@ -144,6 +156,7 @@ export const MEDIA: KindSpec<MediaFields> = {
   label: 'Media',
   stream: mediaStream,
   decider: mediaDecider,
+  versionedBy: versionedBy(MEDIA_EVENTS),
   collection: (ctx) => mediaDocs(ctx.documents),
   async checkReferences(ctx, fields) {
     if (fields.item_id !== undefined) await requireAll(items(ctx.documents), [fields.item_id], 'o:item', 'item');
@@ -155,6 +168,7 @@ export const SITE_PAGE: KindSpec<SitePageFields> = {
   label: 'Site page',
   stream: sitePageStream,
   decider: sitePageDecider,
+  versionedBy: versionedBy(SITE_PAGE_EVENTS, SITE_PAGE_REVERTED),
   collection: (ctx) => sitePages(ctx.documents),
   async checkReferences(ctx, fields, id) {
     if (fields.site_id !== undefined) await requireAll(sites(ctx.documents), [fields.site_id], 'o:site', 'site');
@@ -234,16 +248,20 @@ export async function updateResource<Fields extends object>(
   spec: KindSpec<Fields>,
   id: number,
   patch: Partial<Fields>,
+  ifMatch?: readonly number[],
 ): Promise<Fields> {
   await spec.checkReferences(ctx, patch, id);
   const before = spec.unique || spec.parent ? await currentFields(ctx, spec, id) : null;
   const update = { type: 'Update' as const, data: { patch } };
   const retries = spec.afterDelete ? PARENT_WRITE_RETRIES : undefined;
-  if (before === null) return updatedFields(spec, await handleCommand(ctx, spec.stream(id), spec.decider, update, { retries }));
+  const precondition = ifMatching(ifMatch, spec.versionedBy);
+  if (before === null) return updatedFields(spec, await handleCommand(ctx, spec.stream(id), spec.decider, update, { retries, ifMatch: precondition }));
   const after = { ...before, ...definedKeys(patch) };
   return updatedFields(
     spec,
-    await rewriteKeyed(ctx, spec, id, before, after, (guard) => handleCommand(ctx, spec.stream(id), spec.decider, update, { beforeAppend: guard, retries })),
+    await rewriteKeyed(ctx, spec, id, before, after, (guard) =>
+      handleCommand(ctx, spec.stream(id), spec.decider, update, { beforeAppend: guard, retries, ifMatch: precondition }),
+    ),
   );
 }
 
@@ -272,9 +290,20 @@ export async function deleteResource<Fields extends object>(
   ctx: CommandContext,
   spec: KindSpec<Fields>,
   id: number,
+  ifMatch?: readonly number[],
 ): Promise<void> {
+  const precondition = ifMatching(ifMatch, spec.versionedBy);
+  // The cascade comes first: a stale If-Match must refuse before it deletes anything. The check
+  // is made again, atomically, with the delete itself.
+  if (precondition && spec.cascadeDelete) checkPrecondition(await ctx.eventStore.readStream(spec.stream(id)), precondition);
   await spec.cascadeDelete?.(ctx, id);
-  const result = await handleCommand(ctx, spec.stream(id), spec.decider, { type: 'Delete', data: {} }, { retries: spec.afterDelete ? PARENT_WRITE_RETRIES : undefined });
+  const result = await handleCommand(
+    ctx,
+    spec.stream(id),
+    spec.decider,
+    { type: 'Delete', data: {} },
+    { retries: spec.afterDelete ? PARENT_WRITE_RETRIES : undefined, ifMatch: precondition },
+  );
   if (spec.unique && result.state.fields) await releaseKeyQuietly(ctx, spec.unique.key(result.state.fields), spec.stream(id));
   await spec.afterDelete?.(ctx, id);
 }

@@ -71,6 +71,14 @@ export const sitePageDecider = resourceDecider<SitePageFields>(
   { field: 'site_id', refuse: siteMustExist },
 );
 
+/**
+ * The events a kind's read model folds into its document (projections/platform/resources.ts),
+ * and so those that make its version, which If-Match names (commands/precondition.ts).
+ */
+export function versionedBy(events: { created: string; updated: string; deleted: string }, ...more: string[]): ReadonlySet<string> {
+  return new Set([events.created, events.updated, events.deleted, ...more]);
+}
+
 export const SITE_EVENTS = resourceEventNames('Site');
 export const ITEM_SET_EVENTS = resourceEventNames('ItemSet');
 export const ITEM_EVENTS = resourceEventNames('Item');

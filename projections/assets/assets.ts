@@ -1,4 +1,4 @@
-import type { AssetEvent, AssetFile } from '../../commands/assets/events.js';
+import { ASSET_VERSIONED, type AssetEvent, type AssetFile } from '../../commands/assets/events.js';
 import { assetDocs } from '../../queries/assets/documents.js';
 import { defineProjection } from '../projection.js';
 
@@ -10,11 +10,13 @@ function fileFields(file: AssetFile) {
 /** One document per asset, with its current file, metadata and folders (absolute values only). */
 export const assetsProjection = defineProjection({
   name: 'assets',
-  handles: ['AssetUploaded', 'AssetFileReplaced', 'AssetDetailsChanged', 'AssetMovedToFolder', 'AssetRemovedFromFolders', 'AssetDeleted'],
+  handles: [...ASSET_VERSIONED],
   async apply(stored, documents) {
     const event = { type: stored.type, data: stored.data } as AssetEvent;
     const assets = assetDocs(documents);
     const at = stored.metadata.at;
+    // Every event handled here is the asset's own: its stream version is the asset's version.
+    const version = stored.streamVersion;
     switch (event.type) {
       case 'AssetUploaded': {
         const { id, file, title, alt, folder_ids } = event.data;
@@ -28,24 +30,25 @@ export const assetsProjection = defineProjection({
           folders: folder_ids,
           created_at: at,
           updated_at: at,
+          version,
         });
         return;
       }
       case 'AssetFileReplaced':
-        await assets.updateOne({ _id: event.data.id }, { $set: { ...fileFields(event.data.file), updated_at: at } });
+        await assets.updateOne({ _id: event.data.id }, { $set: { ...fileFields(event.data.file), updated_at: at, version } });
         return;
       case 'AssetDetailsChanged': {
-        const changes: Record<string, unknown> = { updated_at: at };
+        const changes: Record<string, unknown> = { updated_at: at, version };
         if (event.data.title !== undefined) Object.assign(changes, { title: event.data.title, title_sort: event.data.title.toLowerCase() });
         if (event.data.alt !== undefined) changes.alt = event.data.alt;
         await assets.updateOne({ _id: event.data.id }, { $set: changes });
         return;
       }
       case 'AssetMovedToFolder':
-        await assets.updateOne({ _id: event.data.id }, { $set: { folders: [event.data.folder_id], updated_at: at } });
+        await assets.updateOne({ _id: event.data.id }, { $set: { folders: [event.data.folder_id], updated_at: at, version } });
         return;
       case 'AssetRemovedFromFolders':
-        await assets.updateOne({ _id: event.data.id }, { $set: { folders: [], updated_at: at } });
+        await assets.updateOne({ _id: event.data.id }, { $set: { folders: [], updated_at: at, version } });
         return;
       case 'AssetDeleted':
         await assets.deleteOne({ _id: event.data.id });

@@ -1,26 +1,28 @@
-import type { AssetFolderEvent } from '../../commands/assets/events.js';
+import { ASSET_FOLDER_VERSIONED, type AssetFolderEvent } from '../../commands/assets/events.js';
 import { assetDocs, assetFolders } from '../../queries/assets/documents.js';
 import { defineProjection } from '../projection.js';
 
 /** The folder tree (each folder knows its parent); deleting a folder takes it out of every asset's folders. */
 export const assetFoldersProjection = defineProjection({
   name: 'asset-folders',
-  handles: ['AssetFolderCreated', 'AssetFolderRenamed', 'AssetFolderMoved', 'AssetFolderDeleted'],
+  handles: [...ASSET_FOLDER_VERSIONED],
   async apply(stored, documents) {
     const event = { type: stored.type, data: stored.data } as AssetFolderEvent;
     const folders = assetFolders(documents);
     const at = stored.metadata.at;
+    // Every event handled here is the folder's own: its stream version is the folder's version.
+    const version = stored.streamVersion;
     switch (event.type) {
       case 'AssetFolderCreated': {
         const { id, title, slug, parent_id } = event.data;
-        await folders.put({ _id: id, id, title, slug, parent_id, created_at: at, updated_at: at });
+        await folders.put({ _id: id, id, title, slug, parent_id, created_at: at, updated_at: at, version });
         return;
       }
       case 'AssetFolderRenamed':
-        await folders.updateOne({ _id: event.data.id }, { $set: { title: event.data.title, slug: event.data.slug, updated_at: at } });
+        await folders.updateOne({ _id: event.data.id }, { $set: { title: event.data.title, slug: event.data.slug, updated_at: at, version } });
         return;
       case 'AssetFolderMoved':
-        await folders.updateOne({ _id: event.data.id }, { $set: { parent_id: event.data.parent_id, slug: event.data.slug, updated_at: at } });
+        await folders.updateOne({ _id: event.data.id }, { $set: { parent_id: event.data.parent_id, slug: event.data.slug, updated_at: at, version } });
         return;
       case 'AssetFolderDeleted':
         await folders.deleteOne({ _id: event.data.id });

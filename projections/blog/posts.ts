@@ -1,4 +1,4 @@
-import type { BlogPostCreated, BlogPostDeleted, BlogPostFields, BlogPostUpdated } from '../../commands/blog/events.js';
+import { BLOG_POST_VERSIONED, type BlogPostCreated, type BlogPostDeleted, type BlogPostFields, type BlogPostUpdated } from '../../commands/blog/events.js';
 import { utcTimestamp } from '../../commands/blog/time.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import type { StoredEvent } from '../../infra/event-store/port.js';
@@ -44,6 +44,7 @@ async function savePost(event: StoredEvent, documents: DocumentStore, id: number
     sort_time: postSortTime(fields.published_at, createdAt),
     tag_refs: refs,
     tag_slugs: refs.map((t) => t.slug),
+    version: event.streamVersion,
   });
   await blogPosts(documents).put(doc);
 }
@@ -51,7 +52,7 @@ async function savePost(event: StoredEvent, documents: DocumentStore, id: number
 /** Posts, with a version number the list queries use to know when their cached order is stale. */
 export const blogPostsProjection = defineProjection({
   name: 'blog-posts',
-  handles: ['BlogPostCreated', 'BlogPostUpdated', 'BlogPostDeleted'],
+  handles: [...BLOG_POST_VERSIONED],
   async apply(stored, documents) {
     const event = { type: stored.type, data: stored.data } as BlogPostCreated | BlogPostUpdated | BlogPostDeleted;
     if (event.type === 'BlogPostDeleted') {

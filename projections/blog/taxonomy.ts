@@ -1,10 +1,10 @@
-import type { BlogCategoryEvent, BlogTagCreated } from '../../commands/blog/events.js';
+import { BLOG_CATEGORY_VERSIONED, type BlogCategoryEvent, type BlogTagCreated } from '../../commands/blog/events.js';
 import { blogCategories, blogTagSlugs, blogTags, type BlogCategoryDoc } from '../../queries/blog/documents.js';
 import { defineProjection } from '../projection.js';
 
 export const blogCategoriesProjection = defineProjection({
   name: 'blog-categories',
-  handles: ['BlogCategoryCreated', 'BlogCategoryUpdated', 'BlogCategoryDeleted'],
+  handles: [...BLOG_CATEGORY_VERSIONED],
   async apply(stored, documents) {
     const event = { type: stored.type, data: stored.data } as BlogCategoryEvent;
     if (event.type === 'BlogCategoryDeleted') {
@@ -19,6 +19,7 @@ export const blogCategoriesProjection = defineProjection({
         name_sort: event.data.fields.name.toLowerCase(),
         created_at: previous?.created_at ?? stored.metadata.at,
         updated_at: stored.metadata.at,
+        version: stored.streamVersion,
       }),
     );
   },

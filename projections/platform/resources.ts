@@ -7,6 +7,7 @@ import {
   SITE_EVENTS,
   SITE_PAGE_EVENTS,
   SITE_PAGE_REVERTED,
+  versionedBy,
 } from '../../commands/platform/kinds.js';
 import type { ResourceEventNames } from '../../commands/platform/resource-decider.js';
 import { PLATFORM_COLLECTIONS, items, type MediaDoc } from '../../queries/platform/documents.js';
@@ -33,7 +34,7 @@ function resourceProjection(
 ): Projection {
   return defineProjection({
     name,
-    handles: [events.created, events.updated, events.deleted, ...(events.updateLike ?? [])],
+    handles: [...versionedBy(events, ...(events.updateLike ?? []))],
     async apply(event, documents) {
       const data = event.data as { id: number; fields?: Record<string, unknown> };
       const docs = documents.collection<TrackedDoc>(collection);
@@ -47,6 +48,8 @@ function resourceProjection(
           created_at: (previous?.created_at as string | undefined) ?? event.metadata.at,
           updated_at: event.metadata.at,
           owner_id: (previous?.owner_id as number | null | undefined) ?? event.metadata.userId,
+          // Every event folded here is the record's own: its stream version is the record's version.
+          version: event.streamVersion,
         });
         // Kept from the previous document where the event's fields do not set them.
         for (const key in keep) if (!(key in doc)) doc[key] = previous?.[key] ?? keep[key];

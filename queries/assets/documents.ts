@@ -3,6 +3,8 @@ import type { DocumentStore } from '../../infra/document-store/port.js';
 export interface AssetFolderDoc {
   _id: number;
   id: number;
+  /** The stream version of the last of its own events folded in: its ETag's (app/conditional). */
+  version?: number;
   title: string;
   slug: string;
   parent_id: number | null;
@@ -14,6 +16,8 @@ export interface AssetFolderDoc {
 export interface AssetDoc {
   _id: number;
   id: number;
+  /** The stream version of the last of its own events folded in: its ETag's (app/conditional). */
+  version?: number;
   stored_name: string;
   filename: string;
   extension: string;

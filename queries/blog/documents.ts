@@ -11,6 +11,8 @@ export interface TagRef {
 export interface BlogPostDoc extends BlogPostFields {
   _id: number;
   id: number;
+  /** The stream version of the last of its own events folded in: its ETag's (app/conditional). */
+  version?: number;
   created_at: string;
   updated_at: string;
   /** Newest-first order, then by id: published_at, or created_at (as `YYYY-MM-DD HH:MM:SS`) when never published. */
@@ -23,6 +25,8 @@ export interface BlogPostDoc extends BlogPostFields {
 export interface BlogCategoryDoc extends BlogCategoryFields {
   _id: number;
   id: number;
+  /** The stream version of the last of its own events folded in: its ETag's (app/conditional). */
+  version?: number;
   name_sort: string;
   created_at: string;
   updated_at: string;
@@ -41,6 +45,8 @@ export interface BlogTagDoc {
 export interface BlogCommentDoc extends BlogCommentFields {
   _id: number;
   id: number;
+  /** The stream version of the last of its own events folded in: its ETag's (app/conditional). */
+  version?: number;
   posted_at: string;
   updated_at: string;
   [key: string]: unknown;

@@ -39,6 +39,8 @@ export type DatabaseDoc = DatabaseFields & {
   handle: string;
   /** Lower-cased name: the sort key (name A to Z, case-insensitive). */
   sort_name: string;
+  /** The stream version of its last event folded in: its ETag's (app/conditional). */
+  version?: number;
   [key: string]: unknown;
 };
 

@@ -7,6 +7,8 @@ interface Tracked {
   created_at: string;
   updated_at: string;
   owner_id: number | null;
+  /** The stream version of the last event folded in: the resource's ETag version (app/conditional). */
+  version?: number;
   [key: string]: unknown;
 }
 

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AssetRoutesOptions } from './options.js';
 import type { RoutesPlugin } from '../../app/kernel.js';
+import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
 import { bulkDeleteAssets, bulkUpdateAssets, deleteAsset } from '../../commands/assets/asset-handlers.js';
 import { invalid } from '../../commands/assets/rules.js';
 import { NotFoundError } from '../../infra/errors.js';
@@ -66,9 +67,10 @@ export const assetRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runti
         response: { 200: AssetEnvelope, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const asset = await findAsset(runtime.documents, request.params.id);
       if (!asset) throw new NotFoundError('Asset not found.');
+      answerVersion(reply, asset.version);
       return { status: 'success' as const, asset: representAsset(asset, baseUrl) };
     },
   );
@@ -76,6 +78,7 @@ export const assetRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runti
   app.delete(
     '/:id',
     {
+      config: IF_MATCH_CONFIG,
       schema: {
         tags: [TAG],
         security: SESSION_SECURITY,
@@ -87,7 +90,7 @@ export const assetRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runti
     },
     async (request) => {
       const user = await requireAssetWriter(request);
-      await deleteAsset(runtime.commandContext(user.id, request.id), storage, request.params.id);
+      await deleteAsset(runtime.commandContext(user.id, request.id), storage, request.params.id, ifMatchOf(request));
       return { status: 'success' as const, message: 'Asset deleted.' };
     },
   );

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { noneMatch, parseTagList } from '../../app/conditional/entity-tag.js';
 import type { AssetRoutesOptions } from './options.js';
 import type { RoutesPlugin } from '../../app/kernel.js';
 import { NotFoundError } from '../../infra/errors.js';
@@ -38,7 +39,9 @@ export const fileRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runtim
         .header('Content-Disposition', contentDisposition(policy.disposition, asset.filename))
         .header('Cache-Control', 'no-cache')
         .header('ETag', etag);
-      if (request.headers['if-none-match'] === etag) return reply.status(304).send();
+      // As every other read answers it (app/conditional/hook.ts): a list of tags, weak comparison.
+      const ifNoneMatch = parseTagList(request.headers['if-none-match']);
+      if (ifNoneMatch !== undefined && !noneMatch(ifNoneMatch, { weak: false, opaque: asset.sha256 })) return reply.status(304).send();
       reply.header('Accept-Ranges', 'bytes');
       const range = requestedRange(request.headers.range, info.size);
       if (range === 'unsatisfiable') return reply.status(416).header('Content-Range', `bytes */${info.size}`).send();

@@ -1,7 +1,9 @@
+import type { FastifyReply } from 'fastify';
 import type { RoutesPlugin } from '../../app/kernel.js';
+import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
 import { createFolder, deleteFolder, updateFolder } from '../../commands/assets/folder-handlers.js';
 import { NotFoundError } from '../../infra/errors.js';
-import { folderTree, folderWithChildren, type FolderNode } from '../../queries/assets/folders.js';
+import { findFolder, folderTree, folderWithChildren, type FolderNode } from '../../queries/assets/folders.js';
 import { requireAssetWriter } from './access.js';
 import {
   errorResponses,
@@ -20,6 +22,11 @@ export const folderRoutes: RoutesPlugin = async (app, { runtime }) => {
     const folder = await folderWithChildren(runtime.documents, id);
     if (!folder) throw new NotFoundError('Folder not found.');
     return folder;
+  }
+
+  /** The folder's version, for its ETag: its representation (with subfolders) does not carry it. */
+  async function answerFolderVersion(reply: FastifyReply, id: number): Promise<void> {
+    answerVersion(reply, (await findFolder(runtime.documents, id))?.version);
   }
 
   app.get(
@@ -52,6 +59,7 @@ export const folderRoutes: RoutesPlugin = async (app, { runtime }) => {
       const user = await requireAssetWriter(request);
       const body = request.body;
       const id = await createFolder(runtime.commandContext(user.id, request.id), { title: body.title, parent_id: body.parent_id ?? null });
+      await answerFolderVersion(reply, id);
       return reply.status(201).send({ status: 'success', folder: await folderOrNotFound(id) });
     },
   );
@@ -67,12 +75,17 @@ export const folderRoutes: RoutesPlugin = async (app, { runtime }) => {
         response: { 200: FolderEnvelope, ...errorResponses },
       },
     },
-    async (request) => ({ status: 'success' as const, folder: await folderOrNotFound(request.params.id) }),
+    async (request, reply) => {
+      const folder = await folderOrNotFound(request.params.id);
+      await answerFolderVersion(reply, folder.id);
+      return { status: 'success' as const, folder };
+    },
   );
 
   app.put(
     '/:id',
     {
+      config: IF_MATCH_CONFIG,
       schema: {
         tags: [TAG],
         security: SESSION_SECURITY,
@@ -84,10 +97,11 @@ export const folderRoutes: RoutesPlugin = async (app, { runtime }) => {
         response: { 200: FolderEnvelope, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const user = await requireAssetWriter(request);
       const id = request.params.id;
-      await updateFolder(runtime.commandContext(user.id, request.id), id, request.body);
+      await updateFolder(runtime.commandContext(user.id, request.id), id, request.body, ifMatchOf(request));
+      await answerFolderVersion(reply, id);
       return { status: 'success' as const, folder: await folderOrNotFound(id) };
     },
   );
@@ -95,6 +109,7 @@ export const folderRoutes: RoutesPlugin = async (app, { runtime }) => {
   app.delete(
     '/:id',
     {
+      config: IF_MATCH_CONFIG,
       schema: {
         tags: [TAG],
         security: SESSION_SECURITY,
@@ -106,7 +121,7 @@ export const folderRoutes: RoutesPlugin = async (app, { runtime }) => {
     },
     async (request) => {
       const user = await requireAssetWriter(request);
-      await deleteFolder(runtime.commandContext(user.id, request.id), request.params.id);
+      await deleteFolder(runtime.commandContext(user.id, request.id), request.params.id, ifMatchOf(request));
       return { status: 'success' as const, message: 'Folder deleted.' };
     },
   );

@@ -1,3 +1,4 @@
+import { answerVersion } from '../../app/conditional/resource-version.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { RoutesPlugin } from '../../app/kernel.js';
@@ -100,9 +101,10 @@ export const legacyBlogRoutes: RoutesPlugin = async (app, { runtime }) => {
         response: { 200: LegacyPostSchema },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const post = await findPost(documents, request.params.id);
       if (!post || post.status !== 'published') throw new NotFoundError('Post not found.');
+      answerVersion(reply, post.version);
       return representLegacyPost(post);
     },
   );

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { RoutesPlugin } from '../../app/kernel.js';
+import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
 import { createCategory, deleteCategory, updateCategory } from '../../commands/blog/category-handlers.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { findCategory, listCategories } from '../../queries/blog/taxonomy.js';
@@ -51,7 +52,11 @@ export const nativeCategoryRoutes: RoutesPlugin = async (app, { runtime }) => {
   app.get(
     '/:id',
     { schema: { tags: [TAG], summary: 'Read one blog category', security: NATIVE_SECURITY, params: IdParams, response: { 200: BlogCategorySchema } } },
-    async (request) => representCategory(baseUrl, await existing(request.params.id)),
+    async (request, reply) => {
+      const category = await existing(request.params.id);
+      answerVersion(reply, category.version);
+      return representCategory(baseUrl, category);
+    },
   );
 
   app.post(
@@ -69,7 +74,9 @@ export const nativeCategoryRoutes: RoutesPlugin = async (app, { runtime }) => {
     async (request, reply) => {
       const user = await requireEditor(request);
       const id = await createCategory(runtime.commandContext(user.id, request.id), request.body);
-      return reply.status(201).send(representCategory(baseUrl, await existing(id)));
+      const category = await existing(id);
+      answerVersion(reply, category.version);
+      return reply.status(201).send(representCategory(baseUrl, category));
     },
   );
 
@@ -77,6 +84,7 @@ export const nativeCategoryRoutes: RoutesPlugin = async (app, { runtime }) => {
     app.route({
       method,
       url: '/:id',
+      config: IF_MATCH_CONFIG,
       schema: {
         tags: [TAG],
         summary: 'Update a blog category (Editor and above); only the fields present change',
@@ -86,11 +94,13 @@ export const nativeCategoryRoutes: RoutesPlugin = async (app, { runtime }) => {
         body: UpdateBody,
         response: { 200: BlogCategorySchema },
       },
-      handler: async (request) => {
+      handler: async (request, reply) => {
         const user = await requireEditor(request);
         const id = request.params.id;
-        await updateCategory(runtime.commandContext(user.id, request.id), id, request.body);
-        return representCategory(baseUrl, await existing(id));
+        await updateCategory(runtime.commandContext(user.id, request.id), id, request.body, ifMatchOf(request));
+        const category = await existing(id);
+        answerVersion(reply, category.version);
+        return representCategory(baseUrl, category);
       },
     });
   }
@@ -98,6 +108,7 @@ export const nativeCategoryRoutes: RoutesPlugin = async (app, { runtime }) => {
   app.delete(
     '/:id',
     {
+      config: IF_MATCH_CONFIG,
       schema: {
         tags: [TAG],
         summary: 'Delete a blog category (Editor and above); its posts become uncategorised',
@@ -111,7 +122,7 @@ export const nativeCategoryRoutes: RoutesPlugin = async (app, { runtime }) => {
       const user = await requireEditor(request);
       const id = request.params.id;
       const representation = representCategory(baseUrl, await existing(id));
-      await deleteCategory(runtime.commandContext(user.id, request.id), id);
+      await deleteCategory(runtime.commandContext(user.id, request.id), id, ifMatchOf(request));
       return representation;
     },
   );

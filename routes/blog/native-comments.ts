@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { RoutesPlugin } from '../../app/kernel.js';
+import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
 import { deleteComment, moderateComment, postComment } from '../../commands/blog/comment-handlers.js';
 import { COMMENT_STATUSES } from '../../commands/blog/events.js';
 import { NotFoundError } from '../../infra/errors.js';
@@ -77,12 +78,13 @@ export const nativeCommentRoutes: RoutesPlugin = async (app, { runtime }) => {
         response: { 200: BlogCommentSchema },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const viewer = await nativeViewer(request);
       const comment = await findComment(documents, request.params.id);
       if (!comment || (!viewer.seesEverything && !(comment.status === 'approved' && (await postIsPublic(comment.post_id))))) {
         throw new NotFoundError('Blog comment not found.');
       }
+      answerVersion(reply, comment.version);
       return representComment(baseUrl, comment, viewer.seesEverything);
     },
   );
@@ -112,6 +114,7 @@ export const nativeCommentRoutes: RoutesPlugin = async (app, { runtime }) => {
     app.route({
       method,
       url: '/:id',
+      config: IF_MATCH_CONFIG,
       schema: {
         tags: [TAG],
         summary: 'Moderate a comment (Editor and above): status approved or spam',
@@ -121,13 +124,14 @@ export const nativeCommentRoutes: RoutesPlugin = async (app, { runtime }) => {
         body: ModerateBody,
         response: { 200: BlogCommentSchema },
       },
-      handler: async (request) => {
+      handler: async (request, reply) => {
         const user = await requireEditor(request);
         const id = request.params.id;
         const { status } = request.body;
-        await moderateComment(runtime.commandContext(user.id, request.id), id, status);
+        await moderateComment(runtime.commandContext(user.id, request.id), id, status, ifMatchOf(request));
         const comment = await findComment(documents, id);
         if (!comment) throw new NotFoundError('Blog comment not found.');
+        answerVersion(reply, comment.version);
         return representComment(baseUrl, comment, true);
       },
     });
@@ -136,6 +140,7 @@ export const nativeCommentRoutes: RoutesPlugin = async (app, { runtime }) => {
   app.delete(
     '/:id',
     {
+      config: IF_MATCH_CONFIG,
       schema: {
         tags: [TAG],
         summary: 'Delete a comment (Editor and above)',
@@ -151,7 +156,7 @@ export const nativeCommentRoutes: RoutesPlugin = async (app, { runtime }) => {
       const comment = await findComment(documents, id);
       if (!comment) throw new NotFoundError('Blog comment not found.');
       const representation = representComment(baseUrl, comment, true);
-      await deleteComment(runtime.commandContext(user.id, request.id), id);
+      await deleteComment(runtime.commandContext(user.id, request.id), id, ifMatchOf(request));
       return representation;
     },
   );

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { RoutesPlugin } from '../../app/kernel.js';
 import { POST_STATUSES } from '../../commands/blog/events.js';
+import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
 import { createPost, deletePost, updatePost } from '../../commands/blog/post-handlers.js';
 import { utcTimestamp } from '../../commands/blog/time.js';
 import { NotFoundError } from '../../infra/errors.js';
@@ -109,10 +110,11 @@ export const nativePostRoutes: RoutesPlugin = async (app, { runtime }) => {
         response: { 200: BlogPostSchema },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const viewer = await nativeViewer(request);
       const post = await findPost(documents, request.params.id);
       if (!post || (!viewer.seesEverything && !isPublic(post, now()))) throw new NotFoundError('Blog post not found.');
+      answerVersion(reply, post.version);
       return representPost(documents, baseUrl, post);
     },
   );
@@ -134,6 +136,7 @@ export const nativePostRoutes: RoutesPlugin = async (app, { runtime }) => {
       const id = await createPost(runtime.commandContext(user.id, request.id), user.id, request.body);
       const post = await findPost(documents, id);
       if (!post) throw new NotFoundError('Blog post not found.');
+      answerVersion(reply, post.version);
       return reply.status(201).send(await representPost(documents, baseUrl, post));
     },
   );
@@ -142,6 +145,7 @@ export const nativePostRoutes: RoutesPlugin = async (app, { runtime }) => {
     app.route({
       method,
       url: '/:id',
+      config: IF_MATCH_CONFIG,
       schema: {
         tags: [TAG],
         summary: 'Update a blog post (Editor and above); only the fields present change',
@@ -152,12 +156,13 @@ export const nativePostRoutes: RoutesPlugin = async (app, { runtime }) => {
         body: UpdateBody,
         response: { 200: BlogPostSchema },
       },
-      handler: async (request) => {
+      handler: async (request, reply) => {
         const user = await requireEditor(request);
         const id = request.params.id;
-        await updatePost(runtime.commandContext(user.id, request.id), id, request.body);
+        await updatePost(runtime.commandContext(user.id, request.id), id, request.body, ifMatchOf(request));
         const post = await findPost(documents, id);
         if (!post) throw new NotFoundError('Blog post not found.');
+        answerVersion(reply, post.version);
         return representPost(documents, baseUrl, post);
       },
     });
@@ -166,6 +171,7 @@ export const nativePostRoutes: RoutesPlugin = async (app, { runtime }) => {
   app.delete(
     '/:id',
     {
+      config: IF_MATCH_CONFIG,
       schema: {
         tags: [TAG],
         summary: 'Delete a blog post and its comments (Editor and above)',
@@ -181,7 +187,7 @@ export const nativePostRoutes: RoutesPlugin = async (app, { runtime }) => {
       const post = await findPost(documents, id);
       if (!post) throw new NotFoundError('Blog post not found.');
       const representation = await representPost(documents, baseUrl, post);
-      await deletePost(runtime.commandContext(user.id, request.id), id);
+      await deletePost(runtime.commandContext(user.id, request.id), id, ifMatchOf(request));
       return representation;
     },
   );

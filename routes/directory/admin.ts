@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { RoutesPlugin } from '../../app/kernel.js';
 import { KEY_OR_SESSION, type Principal } from '../../app/auth.js';
+import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
 import { configureLibrary, generateToken, issueToken, revokeToken, updateDatabase } from '../../commands/directory/handlers.js';
 import { ACCESS_VALUES, BRAND_COLOR_PATTERN, PLANS } from '../../commands/directory/values.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../infra/errors.js';
@@ -207,6 +208,7 @@ export const directoryAdminRoutes: RoutesPlugin = async (app, { runtime }) => {
   app.patch(
     '/databases/:handle',
     {
+      config: IF_MATCH_CONFIG,
       schema: {
         tags,
         security,
@@ -217,12 +219,13 @@ export const directoryAdminRoutes: RoutesPlugin = async (app, { runtime }) => {
         response: { 200: DatabaseAdminRecord, 404: NativeError, 422: NativeError, ...adminErrors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const user = await requireGlobalAdmin(request);
       const { handle } = request.params;
       if (!(await databaseDocs(documents).findOne({ _id: handle }))) throw new NotFoundError('Database not found.');
-      await updateDatabase(runtime.commandContext(user.id, request.id), handle, request.body);
+      await updateDatabase(runtime.commandContext(user.id, request.id), handle, request.body, ifMatchOf(request));
       const doc = (await databaseDocs(documents).findOne({ _id: handle }))!;
+      answerVersion(reply, doc.version);
       const { name, description, url, subjects, types, access, audience, featured, hidden, proxied } = doc;
       return { handle, name, description, url, subjects, types, access, audience, featured, hidden, proxied };
     },

@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { RoutesPlugin } from '../../app/kernel.js';
+import { answerVersion } from '../../app/conditional/resource-version.js';
 import { ACCESS_VALUES } from '../../commands/directory/values.js';
 import { NotFoundError } from '../../infra/errors.js';
-import { countVisibleDatabases, findVisibleDatabase, searchDatabases, type DatabaseView } from '../../queries/directory/databases.js';
+import { countVisibleDatabases, findVisibleDatabase, findVisibleDatabaseDoc, searchDatabases, type DatabaseView } from '../../queries/directory/databases.js';
 import { findLibrary } from '../../queries/directory/library.js';
 import { findList, listSummaries } from '../../queries/directory/lists.js';
 import { subjectsWithCounts, typesWithCounts } from '../../queries/directory/terms.js';
@@ -125,9 +126,11 @@ export const directoryApiRoutes: RoutesPlugin = async (scope, { runtime }) => {
         response: { 200: Type.Object({ data: DatabaseRecord }), 404: ErrorBody, ...directoryErrors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const db = await findVisibleDatabase(documents, request.params.handle);
       if (!db) throw new NotFoundError('Database not found.');
+      // The record does not carry its version (the seed names its fields): the document does.
+      answerVersion(reply, (await findVisibleDatabaseDoc(documents, request.params.handle))?.version);
       return { data: record(db) };
     },
   );

@@ -1,6 +1,7 @@
 import type { RoutesPlugin } from '../../app/kernel.js';
 import { installJsonBodyParser } from '../../app/json-body.js';
 import { refuseOtherMethods } from '../../app/method-not-allowed.js';
+import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
 import { revertPage } from '../../commands/page-versioning/handlers.js';
 import { BadRequestError, NotFoundError } from '../../infra/errors.js';
 import { diffPages } from '../../queries/page-versioning/diff.js';
@@ -114,17 +115,19 @@ const versionRoutes: RoutesPlugin = async (scope, { runtime }) => {
         body: RevertBody,
         response: { 200: RevertResponse, ...errors(400, 403, 404, 409) },
       },
+      config: IF_MATCH_CONFIG,
       // The body is optional: no body at all means no summary.
       preValidation: async (request) => {
         if (request.body === undefined || request.body === null) request.body = {};
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const user = await requireEditor(request);
       const { versionId } = request.params;
       const body = request.body;
       await readableVersion(versionId, user.role);
-      const newVersionId = await revertPage(runtime.commandContext(user.id, request.id), versionId, body.summary);
+      const { newVersionId, pageVersion } = await revertPage(runtime.commandContext(user.id, request.id), versionId, body.summary, ifMatchOf(request));
+      answerVersion(reply, pageVersion);
       return { status: 'ok', data: { new_version_id: newVersionId } };
     },
   );

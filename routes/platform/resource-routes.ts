@@ -2,6 +2,7 @@ import { Type, type TObject, type TProperties } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { RoutesPlugin } from '../../app/kernel.js';
 import { KEY_OR_SESSION, type Principal } from '../../app/auth.js';
+import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
 import { isEditorOrAbove } from '../../commands/users/roles.js';
 import {
   createResource,
@@ -15,7 +16,7 @@ import { JsonLdObject, PageQuery, pageWindow, setPaginationHeaders } from '../js
 import { hiddenAmong, namesHidden, NOTHING_HIDDEN, type HiddenIds, type References } from './hidden-ids.js';
 
 /** What the generic routes need to serve one host platform resource under /api/{path}. */
-export interface ResourceRoutes<Fields extends object, Doc extends Document> {
+export interface ResourceRoutes<Fields extends object, Doc extends VersionedDocument> {
   path: string;
   type: string;
   tag: string;
@@ -48,8 +49,11 @@ export interface ResourceRoutes<Fields extends object, Doc extends Document> {
 
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 
+/** A record's document with the version its projection keeps (the ETag's). */
+type VersionedDocument = Document & { version?: number };
+
 /** The list, read, create, update and delete routes of one resource, registered under the prefix `/api/{path}`. */
-export function resourceRoutes<Fields extends object, Doc extends Document>(def: ResourceRoutes<Fields, Doc>): RoutesPlugin {
+export function resourceRoutes<Fields extends object, Doc extends VersionedDocument>(def: ResourceRoutes<Fields, Doc>): RoutesPlugin {
   return async (app, { runtime }) => {
     const collection = () => runtime.documents.collection<Doc>(def.path);
     const baseUrl = runtime.config.baseUrl;
@@ -119,8 +123,9 @@ export function resourceRoutes<Fields extends object, Doc extends Document>(def:
     app.get(
       '/:id',
       { schema: { tags: [def.tag], summary: `Read one of ${def.path}`, description: privacy, params: IdParams, response: { 200: JsonLdObject } } },
-      async (request) => {
+      async (request, reply) => {
         const { doc, hidden } = await visibleOne(request, request.params.id);
+        answerVersion(reply, doc.version);
         return def.represent(doc, baseUrl, hidden);
       },
     );
@@ -135,9 +140,10 @@ export function resourceRoutes<Fields extends object, Doc extends Document>(def:
         if (missing) throw new ValidationError('Required fields are missing.', missing);
         const fields = { ...def.defaults(), ...def.fromBody(body) } as Fields;
         const id = await createResource(runtime.commandContext(user.id, request.id), def.spec, fields);
-        const doc = await collection().findOne({ _id: id });
+        const doc = (await collection().findOne({ _id: id })) as Doc;
+        answerVersion(reply, doc.version);
         // Writers are Editor and above, who see every child.
-        return reply.status(201).send(def.represent(doc as Doc, baseUrl, NOTHING_HIDDEN));
+        return reply.status(201).send(def.represent(doc, baseUrl, NOTHING_HIDDEN));
       },
     );
 
@@ -145,26 +151,29 @@ export function resourceRoutes<Fields extends object, Doc extends Document>(def:
       app.route({
         method,
         url: '/:id',
+        config: IF_MATCH_CONFIG,
         schema: { tags: [def.tag], summary: `Update one of ${def.path} (only keys present change)`, params: IdParams, body: def.body, response: { 200: JsonLdObject } },
-        handler: async (request) => {
+        handler: async (request, reply) => {
           const user = await requireEditor(request);
           const id = request.params.id;
-          await updateResource(runtime.commandContext(user.id, request.id), def.spec, id, def.fromBody(request.body));
-          return def.represent((await collection().findOne({ _id: id })) as Doc, baseUrl, NOTHING_HIDDEN);
+          await updateResource(runtime.commandContext(user.id, request.id), def.spec, id, def.fromBody(request.body), ifMatchOf(request));
+          const doc = (await collection().findOne({ _id: id })) as Doc;
+          answerVersion(reply, doc.version);
+          return def.represent(doc, baseUrl, NOTHING_HIDDEN);
         },
       });
     }
 
     app.delete(
       '/:id',
-      { schema: { tags: [def.tag], summary: `Delete one of ${def.path}`, params: IdParams, response: { 200: JsonLdObject } } },
+      { config: IF_MATCH_CONFIG, schema: { tags: [def.tag], summary: `Delete one of ${def.path}`, params: IdParams, response: { 200: JsonLdObject } } },
       async (request) => {
         const user = await requireEditor(request);
         const id = request.params.id;
         const doc = await collection().findOne({ _id: id });
         if (!doc) throw new NotFoundError(`${def.spec.label} not found.`);
         const representation = def.represent(doc, baseUrl, NOTHING_HIDDEN);
-        await deleteResource(runtime.commandContext(user.id, request.id), def.spec, id);
+        await deleteResource(runtime.commandContext(user.id, request.id), def.spec, id, ifMatchOf(request));
         return representation;
       },
     );

@@ -51,3 +51,33 @@ t.test('every operation of /api/docs.json has a unique id, its security, its 4xx
   t.same(doc.paths['/api/page-versioning/{pageId}/versions'].get.security, [{ session: [] }], 'version history needs a session');
   t.same(doc.paths['/chatbot/api/chat'].post.security, [], 'the chatbot is public');
 });
+
+t.test('conditional requests are documented: If-None-Match and 304 on reads, If-Match and 412 on the writes that take it', async (t) => {
+  const { app } = await buildTestApp(t);
+  type Documented = Operation & { parameters?: { in: string; name: string }[] };
+  const doc = json<{ paths: Record<string, Record<string, Documented>> }>(await app.inject({ method: 'GET', url: '/api/docs.json' }));
+  const headers = (operation: Documented) => (operation.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name);
+  const writes = [
+    ['patch', '/api/items/{id}', 'NativeError'],
+    ['delete', '/api/sites/{id}', 'NativeError'],
+    ['put', '/api/blog_posts/{id}', 'NativeError'],
+    ['delete', '/api/blog_comments/{id}', 'NativeError'],
+    ['put', '/api/asset-picker/folders/{id}', 'StatusError'],
+    ['delete', '/api/asset-picker/assets/{id}', 'StatusError'],
+    ['patch', '/api/directory/databases/{handle}', 'NativeError'],
+    ['post', '/api/page-versioning/version/{versionId}/revert', 'StatusError'],
+  ] as const;
+  for (const [method, path, shape] of writes) {
+    const operation = doc.paths[path][method];
+    t.ok(headers(operation).includes('If-Match'), `${method} ${path} takes If-Match`);
+    t.equal(operation.responses['412']?.content?.['application/json'].schema.title, shape, `${method} ${path} answers 412 as ${shape}`);
+    t.ok(operation.responses['412'].headers?.ETag, 'with the current ETag');
+  }
+  t.notOk(doc.paths['/api/blog_posts'].post.responses['412'], 'a create takes no If-Match');
+  for (const path of ['/api/items', '/api/items/{id}', '/api/blog_posts', '/api/asset-picker/assets/{id}', '/api/v1/databases/{handle}']) {
+    const read = doc.paths[path].get;
+    t.ok(headers(read).includes('If-None-Match'), `GET ${path} takes If-None-Match`);
+    t.ok(read.responses['304'], `GET ${path} may answer 304`);
+    t.ok(read.responses['200'].headers?.ETag && read.responses['200'].headers['Cache-Control'], 'its 200 documents ETag and Cache-Control');
+  }
+});

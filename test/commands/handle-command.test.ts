@@ -2,7 +2,7 @@ import t from 'tap';
 import { sqliteCommandContext } from './sqlite-context.js';
 import type { Decider } from '../../commands/decider.js';
 import { handleCommand } from '../../commands/handle-command.js';
-import { ConflictError } from '../../infra/errors.js';
+import { ConflictError, PreconditionFailedError } from '../../infra/errors.js';
 import { SqliteEventStore } from '../../infra/event-store/sqlite.js';
 
 type Created = { type: 'ThingCreated'; data: { id: number } };
@@ -39,4 +39,36 @@ t.test('newStream on a stream that exists after all: the conflict is retried wit
     new ConflictError('Thing 1 already exists.'),
   );
   t.equal((await ctx.eventStore.readStream('thing-1')).length, 1, 'nothing appended');
+});
+
+type Noted = { type: 'ThingNoted' | 'ThingTouched'; data: { text: string } };
+type Note = { type: 'NoteThing' | 'TouchThing'; data: { text: string } };
+const noteDecider: Decider<null, Note, Noted> = {
+  initialState: () => null,
+  evolve: () => null,
+  decide: (command) => [{ type: command.type === 'NoteThing' ? 'ThingNoted' : 'ThingTouched', data: command.data }],
+};
+const COUNTS: ReadonlySet<string> = new Set(['ThingNoted']);
+
+t.test('ifMatch: checked against the stream as read; only the counted events make the version', async (t) => {
+  const ctx = sqliteCommandContext(t);
+  const note = (text: string, accepted?: number[]) =>
+    handleCommand(ctx, 'thing-1', noteDecider, { type: 'NoteThing', data: { text } }, accepted ? { ifMatch: { accepted, counts: COUNTS } } : {});
+  await note('one');
+  await t.rejects(note('stale', [2]), new PreconditionFailedError(1));
+  await handleCommand(ctx, 'thing-1', noteDecider, { type: 'TouchThing', data: { text: 'not counted' } });
+  const result = await note('two', [1]);
+  t.equal(result.streamVersion, 3, 'an uncounted event after version 1 leaves the version at 1');
+  t.equal((await ctx.eventStore.readStream('thing-1')).length, 3, 'the stale write appended nothing');
+});
+
+t.test('ifMatch: of two concurrent writes with the same version, exactly one is appended', async (t) => {
+  const ctx = sqliteCommandContext(t);
+  await handleCommand(ctx, 'thing-1', noteDecider, { type: 'NoteThing', data: { text: 'one' } });
+  const outcomes = await Promise.allSettled(
+    ['a', 'b', 'c'].map((text) => handleCommand(ctx, 'thing-1', noteDecider, { type: 'NoteThing', data: { text } }, { ifMatch: { accepted: [1], counts: COUNTS } })),
+  );
+  t.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 1);
+  for (const o of outcomes) if (o.status === 'rejected') t.type(o.reason, PreconditionFailedError);
+  t.equal((await ctx.eventStore.readStream('thing-1')).length, 2);
 });

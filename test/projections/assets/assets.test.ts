@@ -46,9 +46,10 @@ async function fold(list: StoredEvent[]): Promise<Record<string, unknown[]>> {
 t.test('the asset read models', async (t) => {
   const once = await fold(stored(events));
   t.same(once[ASSET_COLLECTIONS.folders], [
-    { _id: 1, id: 1, title: 'Old maps', slug: 'old-maps', parent_id: null, created_at: '2026-01-02T03:04:00.000Z', updated_at: '2026-01-02T03:04:08.000Z' },
+    { _id: 1, id: 1, title: 'Old maps', slug: 'old-maps', parent_id: null, created_at: '2026-01-02T03:04:00.000Z', updated_at: '2026-01-02T03:04:08.000Z', version: 9 },
   ]);
-  t.match(once[ASSET_COLLECTIONS.assets], [{ id: 7, stored_name: 'c.png', sha256: 'cc', title: 'Map', title_sort: 'map', alt: 'A map', folders: [1] }]);
+  // Its version is its last own event's (the file replaced), not a later usage record's.
+  t.match(once[ASSET_COLLECTIONS.assets], [{ id: 7, stored_name: 'c.png', sha256: 'cc', title: 'Map', title_sort: 'map', alt: 'A map', folders: [1], version: 6 }]);
   t.equal(once[ASSET_COLLECTIONS.assets].length, 1, 'the deleted asset is gone');
   t.match(once[ASSET_COLLECTIONS.usage], [{ id: 1, asset_id: 7, context_type: 'page', context_id: 5, user_id: 3 }]);
   t.equal(once[ASSET_COLLECTIONS.usage].length, 1, "the deleted asset's usage is gone");
