@@ -9,6 +9,12 @@ const DEPENDENCY = 'Kafka';
 /** Brokers refuse record batches over ~1 MB by default; stay well below it per send. */
 const MAX_SEND_BYTES = 512 * 1024;
 const READBACK_TIMEOUT_MS = 30_000;
+/**
+ * How long a fetch waits on the broker for new messages. Stopping a consumer waits for its fetch
+ * in flight, so kafkajs' default (5 s) held every stop, a server's shutdown and each start that
+ * reads the topic back for that long; an idle fetch every half second costs the broker nothing.
+ */
+const FETCH_WAIT_MS = 500;
 /** How long close() lets the forwarder finish the batch it is sending. */
 const FORWARDER_STOP_MS = 5_000;
 
@@ -176,7 +182,7 @@ export class KafkaEventBus implements EventBus {
     }
     if (pending.size === 0) return 0;
     const groupId = `${this.topic}.readback.${randomUUID()}`;
-    const consumer = this.kafka.consumer({ groupId });
+    const consumer = this.kafka.consumer({ groupId, maxWaitTimeInMs: FETCH_WAIT_MS });
     let newest = 0;
     try {
       await consumer.connect();
@@ -220,7 +226,7 @@ export class KafkaEventBus implements EventBus {
 
   async subscribe(group: string, after: number, handler: AllEventsHandler): Promise<Subscription> {
     await guard(() => this.rewindIfAhead(group, after));
-    const consumer = this.kafka.consumer({ groupId: group, retry: { retries: 5, restartOnFailure: async () => true } });
+    const consumer = this.kafka.consumer({ groupId: group, maxWaitTimeInMs: FETCH_WAIT_MS, retry: { retries: 5, restartOnFailure: async () => true } });
     this.consumers.add(consumer);
     const delivered = new Map<number, number>();
     const logger = this.options.logger;

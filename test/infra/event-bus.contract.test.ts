@@ -26,6 +26,8 @@ type Factory = (t: Context) => Promise<Setup>;
 
 const KAFKA_BROKERS = process.env.KAFKA_BROKERS?.split(',').map((b) => b.trim()).filter(Boolean);
 const silent = pino({ level: 'silent' });
+/** How long stopping an idle subscription may take. */
+const STOP_MS = 1500;
 
 function event(type: string): NewEvent {
   return { type, data: { type }, metadata: { userId: null, at: '2026-01-02T03:04:05.000Z' } };
@@ -149,6 +151,20 @@ function eventBusContract(name: string, factory: Factory | null, skip?: string):
       await appendSome(store, 2, 'y');
       await new Promise((resolve) => setTimeout(resolve, 500));
       t.equal(seen.length, 1);
+    });
+
+    t.test('stop returns promptly, even while the subscription waits for new events', async (t) => {
+      const { store, bus } = await make(t);
+      await appendSome(store, 1, 'w');
+      const { seen, subscription } = await collect(t, bus, 'prompt-stop', 0);
+      await waitFor(() => seen.length >= 1, 'first event');
+      // Idle now: a consumer is in the middle of a long poll for more.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const started = Date.now();
+      await subscription.stop();
+      const took = Date.now() - started;
+      // A server's shutdown and a rebuild wait on this; closeWithGrace gives the whole shutdown 10 s.
+      t.ok(took < STOP_MS, `stopped in ${took} ms`);
     });
 
     t.test('after a restart every event is still delivered once and new ones keep flowing', async (t) => {
