@@ -22,8 +22,10 @@ export interface KafkaEventBusOptions {
   brokers: string[];
   store: EventStore;
   logger: Logger;
-  /** Topic the forwarder publishes to; tests pass a fresh one. */
+  /** Topic the forwarder publishes to (kafka-names.ts names a deployment's); tests pass a fresh one. */
   topic?: string;
+  /** Put before each subscriber group's name, so deployments sharing a broker keep their own offsets. */
+  groupPrefix?: string;
   clientId?: string;
   connectionTimeoutMs?: number;
   /** Retries of each broker request; kept low at start-up so an absent broker fails fast. */
@@ -135,8 +137,9 @@ export class KafkaEventBus implements EventBus {
         await bus.ensureTopic();
         await bus.producer.connect();
       });
-      const from = await guard(() => bus.lastForwardedPosition());
-      bus.forwarder = options.store.subscribeToAll(from, (events) => bus.forward(events));
+      const last = await guard(() => bus.lastForwarded());
+      if (last) await bus.assertSameLog(last);
+      bus.forwarder = options.store.subscribeToAll(last?.position ?? 0, (events) => bus.forward(events));
       return bus;
     } catch (error) {
       await bus.close().catch(() => undefined);
@@ -171,19 +174,35 @@ export class KafkaEventBus implements EventBus {
   }
 
   /**
-   * The newest position already published: the last message of each partition, read back with a
+   * The topic outlives the log it was filled from when the log is replaced (a data directory wiped
+   * or restored, a store recreated) while the broker keeps its topics. Forwarding would then
+   * resume after the old log's last position, dropping the new log's events up to there, and the
+   * groups would fold the old log's events instead: so the start is refused, saying what to do.
+   */
+  private async assertSameLog(last: StoredEvent): Promise<void> {
+    const [mine] = await this.options.store.readAll(last.position - 1, 1);
+    const same = mine?.position === last.position && mine.streamId === last.streamId && mine.streamVersion === last.streamVersion && mine.type === last.type;
+    if (same) return;
+    throw new Error(
+      `Kafka topic ${this.topic} holds another event log than this one: its last event, at position ${last.position}, ` +
+        `${mine ? 'differs from this log’s' : 'is past this log’s end'}. Delete the topic (it is refilled from the log) and start again.`,
+    );
+  }
+
+  /**
+   * The newest event already published: the last message of each partition, read back with a
    * throw-away consumer. Publishing is in log order, so nothing before it is missing.
    */
-  private async lastForwardedPosition(): Promise<number> {
+  private async lastForwarded(): Promise<StoredEvent | null> {
     const offsets = await this.admin.fetchTopicOffsets(this.topic);
     const pending = new Map<number, bigint>();
     for (const { partition, high, low } of offsets) {
       if (BigInt(high) > BigInt(low)) pending.set(partition, BigInt(high) - 1n);
     }
-    if (pending.size === 0) return 0;
+    if (pending.size === 0) return null;
     const groupId = `${this.topic}.readback.${randomUUID()}`;
     const consumer = this.kafka.consumer({ groupId, maxWaitTimeInMs: FETCH_WAIT_MS });
-    let newest = 0;
+    let newest: StoredEvent | null = null;
     try {
       await consumer.connect();
       await consumer.subscribe({ topics: [this.topic], fromBeginning: false });
@@ -194,7 +213,8 @@ export class KafkaEventBus implements EventBus {
         eachMessage: async ({ partition, message }) => {
           const target = pending.get(partition);
           if (target === undefined || BigInt(message.offset) < target) return;
-          newest = Math.max(newest, parseEvent(message)?.position ?? 0);
+          const event = parseEvent(message);
+          if (event && event.position > (newest?.position ?? 0)) newest = event;
           pending.delete(partition);
           if (pending.size === 0) resolveDone();
         },
@@ -225,8 +245,9 @@ export class KafkaEventBus implements EventBus {
   }
 
   async subscribe(group: string, after: number, handler: AllEventsHandler): Promise<Subscription> {
-    await guard(() => this.rewindIfAhead(group, after));
-    const consumer = this.kafka.consumer({ groupId: group, maxWaitTimeInMs: FETCH_WAIT_MS, retry: { retries: 5, restartOnFailure: async () => true } });
+    const groupId = `${this.options.groupPrefix ?? ''}${group}`;
+    await guard(() => this.rewindIfAhead(groupId, after));
+    const consumer = this.kafka.consumer({ groupId, maxWaitTimeInMs: FETCH_WAIT_MS, retry: { retries: 5, restartOnFailure: async () => true } });
     this.consumers.add(consumer);
     const delivered = new Map<number, number>();
     const logger = this.options.logger;

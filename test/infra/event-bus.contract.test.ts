@@ -183,8 +183,8 @@ function eventBusContract(name: string, factory: Factory | null, skip?: string):
   });
 }
 
-function sqliteStore(t: Context): EventStore {
-  const store = new SqliteEventStore(join(t.testdir(), 'events.sqlite'));
+function sqliteStore(t: Context, file = 'events.sqlite'): EventStore {
+  const store = new SqliteEventStore(join(t.testdir(), file));
   t.teardown(() => store.close());
   return store;
 }
@@ -237,3 +237,33 @@ t.test('Kafka: an unreachable broker fails start-up with DependencyUnavailableEr
   t.ok(error instanceof DependencyUnavailableError, 'DependencyUnavailableError');
   t.equal((error as DependencyUnavailableError).dependency, 'Kafka');
 });
+
+t.test('Kafka: a topic filled from another log refuses the start', { skip: KAFKA_BROKERS ? false : 'KAFKA_BROKERS unset' }, async (t) => {
+  const brokers = KAFKA_BROKERS as string[];
+  const topic = `events-test-${randomUUID()}`;
+  const first = sqliteStore(t);
+  await appendSome(first, 3, 'old');
+  const bus = await KafkaEventBus.start({ brokers, store: first, logger: silent, topic });
+  const { seen } = await collect(t, bus, 'witness', 0);
+  await waitFor(() => seen.length >= 3, 'the first log in the topic');
+  await bus.close();
+
+  // The data directory wiped and started again: a new log, whose positions start at 1 again.
+  for (const [label, count] of [
+    ['a shorter log', 2],
+    ['a log as long', 3],
+  ] as const) {
+    const replaced = sqliteStore(t, `replaced-${count}.sqlite`);
+    await appendSome(replaced, count, 'new');
+    const error = await KafkaEventBus.start({ brokers, store: replaced, logger: silent, topic }).then(
+      (bus) => bus.close().then(() => null),
+      (e: unknown) => e,
+    );
+    t.match(error, { message: `Kafka topic ${topic} holds another event log than this one` }, `${label} is refused`);
+  }
+
+  const same = await KafkaEventBus.start({ brokers, store: first, logger: silent, topic });
+  t.teardown(() => same.close());
+  t.pass('its own log starts');
+});
+
