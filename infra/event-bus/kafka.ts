@@ -81,12 +81,18 @@ function chunkBySize(events: StoredEvent[]): { key: string; value: string }[][] 
   return chunks;
 }
 
-function kafkaLogger(logger: Logger) {
+/**
+ * kafkajs' lines in the app's log. While `quiet()` (the start), its errors and warnings are
+ * debug lines: each failed attempt logs an error with a stack trace, and the start's failure
+ * is said once by its caller, naming the variable and the address (app/runtime.ts).
+ */
+function kafkaLogger(logger: Logger, quiet: () => boolean) {
   return () =>
     ({ level, namespace, log }: LogEntry) => {
       const { message, ...details } = log;
       const target = { namespace, ...details };
-      if (level === logLevel.ERROR) logger.error(target, message);
+      if (quiet() && level <= logLevel.WARN) logger.debug(target, message);
+      else if (level === logLevel.ERROR) logger.error(target, message);
       else if (level === logLevel.WARN) logger.warn(target, message);
       else if (level === logLevel.INFO) logger.debug(target, message);
     };
@@ -107,6 +113,8 @@ export class KafkaEventBus implements EventBus {
   private readonly producer: Producer;
   private readonly consumers = new Set<Consumer>();
   private forwarder: Subscription | null = null;
+  /** Until start() has connected and read the topic back. */
+  private starting = true;
 
   private constructor(private readonly options: KafkaEventBusOptions) {
     this.topic = options.topic ?? 'events';
@@ -116,7 +124,7 @@ export class KafkaEventBus implements EventBus {
       connectionTimeout: options.connectionTimeoutMs ?? 3000,
       retry: { retries: options.retries ?? 5 },
       logLevel: logLevel.INFO,
-      logCreator: kafkaLogger(options.logger),
+      logCreator: kafkaLogger(options.logger, () => this.starting),
     });
     this.admin = this.kafka.admin();
     this.producer = this.kafka.producer({
@@ -140,6 +148,7 @@ export class KafkaEventBus implements EventBus {
       const last = await guard(() => bus.lastForwarded());
       if (last) await bus.assertSameLog(last);
       bus.forwarder = options.store.subscribeToAll(last?.position ?? 0, (events) => bus.forward(events));
+      bus.starting = false;
       return bus;
     } catch (error) {
       await bus.close().catch(() => undefined);

@@ -230,12 +230,22 @@ eventBusContract(
 
 t.test('Kafka: an unreachable broker fails start-up with DependencyUnavailableError', async (t) => {
   const store = sqliteStore(t);
-  const error = await KafkaEventBus.start({ brokers: ['127.0.0.1:1'], store, logger: silent, retries: 0, connectionTimeoutMs: 300 }).then(
+  const lines: { level: number; msg: string }[] = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) });
+  const error = await KafkaEventBus.start({ brokers: ['127.0.0.1:1'], store, logger, retries: 1, connectionTimeoutMs: 300 }).then(
     (bus) => bus.close().then(() => null),
     (e: unknown) => e,
   );
   t.ok(error instanceof DependencyUnavailableError, 'DependencyUnavailableError');
   t.equal((error as DependencyUnavailableError).dependency, 'Kafka');
+  // The start's caller says it in one line (app/runtime.ts); kafkajs' own lines for each failed
+  // attempt, errors with stack traces, would bury it.
+  t.same(
+    lines.filter((l) => l.level >= 40).map((l) => l.msg),
+    [],
+    'no warning or error logged for the attempts',
+  );
+  t.ok(lines.some((l) => /ECONNREFUSED/.test(l.msg)), 'the attempts are in the debug log');
 });
 
 t.test('Kafka: a topic filled from another log refuses the start', { skip: KAFKA_BROKERS ? false : 'KAFKA_BROKERS unset' }, async (t) => {
