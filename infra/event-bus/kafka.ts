@@ -15,6 +15,21 @@ const READBACK_TIMEOUT_MS = 30_000;
  * reads the topic back for that long; an idle fetch every half second costs the broker nothing.
  */
 const FETCH_WAIT_MS = 500;
+/**
+ * The longest pause between two attempts at a broker that does not answer. kafkajs doubles its
+ * pause up to 30 s, so after an outage the forwarder and the projections' consumer went on
+ * waiting up to that long with the broker back (writes answered 503 meanwhile); as for Redis
+ * (infra/job-queue/bullmq.ts), 2 s at most.
+ */
+const MAX_RETRY_MS = 2_000;
+/**
+ * How long the broker keeps a silent member in its group. After a broker restart the consumer
+ * rejoins as a new member, and the join waits until the old one's session runs out: kafkajs'
+ * 30 s default held every projection that long (and writes answered 503) with the broker back.
+ * The broker's floor is 6 s (group.min.session.timeout.ms); the handler's batches keep beating.
+ */
+const SESSION_TIMEOUT_MS = 10_000;
+const HEARTBEAT_MS = 3_000;
 /** How long close() lets the forwarder finish the batch it is sending. */
 const FORWARDER_STOP_MS = 5_000;
 
@@ -122,7 +137,7 @@ export class KafkaEventBus implements EventBus {
       clientId: options.clientId ?? 'collections-backend',
       brokers: options.brokers,
       connectionTimeout: options.connectionTimeoutMs ?? 3000,
-      retry: { retries: options.retries ?? 5 },
+      retry: { retries: options.retries ?? 5, maxRetryTime: MAX_RETRY_MS },
       logLevel: logLevel.INFO,
       logCreator: kafkaLogger(options.logger, () => this.starting),
     });
@@ -131,7 +146,7 @@ export class KafkaEventBus implements EventBus {
       idempotent: true,
       maxInFlightRequests: 1,
       // Idempotence holds only with unbounded retries; a broker outage just holds the forwarder.
-      retry: { retries: Number.MAX_SAFE_INTEGER },
+      retry: { retries: Number.MAX_SAFE_INTEGER, maxRetryTime: MAX_RETRY_MS },
       createPartitioner: Partitioners.DefaultPartitioner,
     });
   }
@@ -256,7 +271,13 @@ export class KafkaEventBus implements EventBus {
   async subscribe(group: string, after: number, handler: AllEventsHandler): Promise<Subscription> {
     const groupId = `${this.options.groupPrefix ?? ''}${group}`;
     await guard(() => this.rewindIfAhead(groupId, after));
-    const consumer = this.kafka.consumer({ groupId, maxWaitTimeInMs: FETCH_WAIT_MS, retry: { retries: 5, restartOnFailure: async () => true } });
+    const consumer = this.kafka.consumer({
+      groupId,
+      maxWaitTimeInMs: FETCH_WAIT_MS,
+      sessionTimeout: SESSION_TIMEOUT_MS,
+      heartbeatInterval: HEARTBEAT_MS,
+      retry: { retries: 5, maxRetryTime: MAX_RETRY_MS, restartOnFailure: async () => true },
+    });
     this.consumers.add(consumer);
     const delivered = new Map<number, number>();
     const logger = this.options.logger;
@@ -281,7 +302,16 @@ export class KafkaEventBus implements EventBus {
               events.push(event);
               floor = event.position;
             }
-            if (events.length > 0) await handler(events);
+            if (events.length > 0) {
+              // kafkajs beats only between batches: a fold longer than the session would cost
+              // the group its member, and the batch would come again, as long as before.
+              const beating = setInterval(() => void heartbeat().catch(() => undefined), HEARTBEAT_MS);
+              try {
+                await handler(events);
+              } finally {
+                clearInterval(beating);
+              }
+            }
             delivered.set(batch.partition, floor);
             const last = batch.messages[batch.messages.length - 1];
             if (last) {

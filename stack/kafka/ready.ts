@@ -3,7 +3,7 @@
  * through the client the app uses (kafkajs), not merely until its port accepts connections.
  *
  * Usage: node --import tsx stack/kafka/ready.ts BROKERS TIMEOUT_SECONDS [PID]
- * Exits 0 once the cluster answers with a controller and a broker, 1 at the deadline or as soon
+ * Exits 0 once the cluster answers with a controller and a broker and a group coordinator, 1 at the deadline or as soon
  * as PID (the broker's JVM) has died: waiting on a dead process would only waste the timeout.
  */
 import { readFileSync } from 'node:fs';
@@ -39,8 +39,11 @@ async function answers(): Promise<string | null> {
   try {
     await admin.connect();
     const cluster = await admin.describeCluster();
-    await admin.listTopics();
-    return cluster.brokers.length > 0 && cluster.controller !== null ? null : 'no controller or broker yet';
+    if (cluster.brokers.length === 0 || cluster.controller === null) return 'no controller or broker yet';
+    // A new broker answers metadata before it can coordinate groups (it first creates and loads
+    // __consumer_offsets): the app's first consumer would fail on it, so that is waited for too.
+    await admin.describeGroups(['collections-stack-ready']);
+    return null;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   } finally {
