@@ -66,7 +66,8 @@ async function createDocumentStore(config: AppConfig): Promise<DocumentStore> {
 async function createEventBus(config: AppConfig, eventStore: EventStore, logger: Logger): Promise<EventBus> {
   if (config.kafkaBrokers && config.kafkaBrokers.length > 0) {
     const { KafkaEventBus } = await import('./event-bus/kafka.js');
-    return KafkaEventBus.start({ brokers: config.kafkaBrokers, store: eventStore, logger });
+    const { kafkaNamesFor } = await import('./event-bus/kafka-names.js');
+    return KafkaEventBus.start({ brokers: config.kafkaBrokers, store: eventStore, logger, ...kafkaNamesFor(config) });
   }
   return new EmbeddedEventBus(eventStore);
 }

@@ -9,6 +9,27 @@ const DEPENDENCY = 'Kafka';
 /** Brokers refuse record batches over ~1 MB by default; stay well below it per send. */
 const MAX_SEND_BYTES = 512 * 1024;
 const READBACK_TIMEOUT_MS = 30_000;
+/**
+ * How long a fetch waits on the broker for new messages. Stopping a consumer waits for its fetch
+ * in flight, so kafkajs' default (5 s) held every stop, a server's shutdown and each start that
+ * reads the topic back for that long; an idle fetch every half second costs the broker nothing.
+ */
+const FETCH_WAIT_MS = 500;
+/**
+ * The longest pause between two attempts at a broker that does not answer. kafkajs doubles its
+ * pause up to 30 s, so after an outage the forwarder and the projections' consumer went on
+ * waiting up to that long with the broker back (writes answered 503 meanwhile); as for Redis
+ * (infra/job-queue/bullmq.ts), 2 s at most.
+ */
+const MAX_RETRY_MS = 2_000;
+/**
+ * How long the broker keeps a silent member in its group. After a broker restart the consumer
+ * rejoins as a new member, and the join waits until the old one's session runs out: kafkajs'
+ * 30 s default held every projection that long (and writes answered 503) with the broker back.
+ * The broker's floor is 6 s (group.min.session.timeout.ms); the handler's batches keep beating.
+ */
+const SESSION_TIMEOUT_MS = 10_000;
+const HEARTBEAT_MS = 3_000;
 /** How long close() lets the forwarder finish the batch it is sending. */
 const FORWARDER_STOP_MS = 5_000;
 
@@ -16,8 +37,10 @@ export interface KafkaEventBusOptions {
   brokers: string[];
   store: EventStore;
   logger: Logger;
-  /** Topic the forwarder publishes to; tests pass a fresh one. */
+  /** Topic the forwarder publishes to (kafka-names.ts names a deployment's); tests pass a fresh one. */
   topic?: string;
+  /** Put before each subscriber group's name, so deployments sharing a broker keep their own offsets. */
+  groupPrefix?: string;
   clientId?: string;
   connectionTimeoutMs?: number;
   /** Retries of each broker request; kept low at start-up so an absent broker fails fast. */
@@ -73,12 +96,18 @@ function chunkBySize(events: StoredEvent[]): { key: string; value: string }[][] 
   return chunks;
 }
 
-function kafkaLogger(logger: Logger) {
+/**
+ * kafkajs' lines in the app's log. While `quiet()` (the start), its errors and warnings are
+ * debug lines: each failed attempt logs an error with a stack trace, and the start's failure
+ * is said once by its caller, naming the variable and the address (app/runtime.ts).
+ */
+function kafkaLogger(logger: Logger, quiet: () => boolean) {
   return () =>
     ({ level, namespace, log }: LogEntry) => {
       const { message, ...details } = log;
       const target = { namespace, ...details };
-      if (level === logLevel.ERROR) logger.error(target, message);
+      if (quiet() && level <= logLevel.WARN) logger.debug(target, message);
+      else if (level === logLevel.ERROR) logger.error(target, message);
       else if (level === logLevel.WARN) logger.warn(target, message);
       else if (level === logLevel.INFO) logger.debug(target, message);
     };
@@ -99,6 +128,8 @@ export class KafkaEventBus implements EventBus {
   private readonly producer: Producer;
   private readonly consumers = new Set<Consumer>();
   private forwarder: Subscription | null = null;
+  /** Until start() has connected and read the topic back. */
+  private starting = true;
 
   private constructor(private readonly options: KafkaEventBusOptions) {
     this.topic = options.topic ?? 'events';
@@ -106,16 +137,16 @@ export class KafkaEventBus implements EventBus {
       clientId: options.clientId ?? 'collections-backend',
       brokers: options.brokers,
       connectionTimeout: options.connectionTimeoutMs ?? 3000,
-      retry: { retries: options.retries ?? 5 },
+      retry: { retries: options.retries ?? 5, maxRetryTime: MAX_RETRY_MS },
       logLevel: logLevel.INFO,
-      logCreator: kafkaLogger(options.logger),
+      logCreator: kafkaLogger(options.logger, () => this.starting),
     });
     this.admin = this.kafka.admin();
     this.producer = this.kafka.producer({
       idempotent: true,
       maxInFlightRequests: 1,
       // Idempotence holds only with unbounded retries; a broker outage just holds the forwarder.
-      retry: { retries: Number.MAX_SAFE_INTEGER },
+      retry: { retries: Number.MAX_SAFE_INTEGER, maxRetryTime: MAX_RETRY_MS },
       createPartitioner: Partitioners.DefaultPartitioner,
     });
   }
@@ -129,8 +160,10 @@ export class KafkaEventBus implements EventBus {
         await bus.ensureTopic();
         await bus.producer.connect();
       });
-      const from = await guard(() => bus.lastForwardedPosition());
-      bus.forwarder = options.store.subscribeToAll(from, (events) => bus.forward(events));
+      const last = await guard(() => bus.lastForwarded());
+      if (last) await bus.assertSameLog(last);
+      bus.forwarder = options.store.subscribeToAll(last?.position ?? 0, (events) => bus.forward(events));
+      bus.starting = false;
       return bus;
     } catch (error) {
       await bus.close().catch(() => undefined);
@@ -165,19 +198,35 @@ export class KafkaEventBus implements EventBus {
   }
 
   /**
-   * The newest position already published: the last message of each partition, read back with a
+   * The topic outlives the log it was filled from when the log is replaced (a data directory wiped
+   * or restored, a store recreated) while the broker keeps its topics. Forwarding would then
+   * resume after the old log's last position, dropping the new log's events up to there, and the
+   * groups would fold the old log's events instead: so the start is refused, saying what to do.
+   */
+  private async assertSameLog(last: StoredEvent): Promise<void> {
+    const [mine] = await this.options.store.readAll(last.position - 1, 1);
+    const same = mine?.position === last.position && mine.streamId === last.streamId && mine.streamVersion === last.streamVersion && mine.type === last.type;
+    if (same) return;
+    throw new Error(
+      `Kafka topic ${this.topic} holds another event log than this one: its last event, at position ${last.position}, ` +
+        `${mine ? 'differs from this log’s' : 'is past this log’s end'}. Delete the topic (it is refilled from the log) and start again.`,
+    );
+  }
+
+  /**
+   * The newest event already published: the last message of each partition, read back with a
    * throw-away consumer. Publishing is in log order, so nothing before it is missing.
    */
-  private async lastForwardedPosition(): Promise<number> {
+  private async lastForwarded(): Promise<StoredEvent | null> {
     const offsets = await this.admin.fetchTopicOffsets(this.topic);
     const pending = new Map<number, bigint>();
     for (const { partition, high, low } of offsets) {
       if (BigInt(high) > BigInt(low)) pending.set(partition, BigInt(high) - 1n);
     }
-    if (pending.size === 0) return 0;
+    if (pending.size === 0) return null;
     const groupId = `${this.topic}.readback.${randomUUID()}`;
-    const consumer = this.kafka.consumer({ groupId });
-    let newest = 0;
+    const consumer = this.kafka.consumer({ groupId, maxWaitTimeInMs: FETCH_WAIT_MS });
+    let newest: StoredEvent | null = null;
     try {
       await consumer.connect();
       await consumer.subscribe({ topics: [this.topic], fromBeginning: false });
@@ -188,7 +237,8 @@ export class KafkaEventBus implements EventBus {
         eachMessage: async ({ partition, message }) => {
           const target = pending.get(partition);
           if (target === undefined || BigInt(message.offset) < target) return;
-          newest = Math.max(newest, parseEvent(message)?.position ?? 0);
+          const event = parseEvent(message);
+          if (event && event.position > (newest?.position ?? 0)) newest = event;
           pending.delete(partition);
           if (pending.size === 0) resolveDone();
         },
@@ -219,8 +269,15 @@ export class KafkaEventBus implements EventBus {
   }
 
   async subscribe(group: string, after: number, handler: AllEventsHandler): Promise<Subscription> {
-    await guard(() => this.rewindIfAhead(group, after));
-    const consumer = this.kafka.consumer({ groupId: group, retry: { retries: 5, restartOnFailure: async () => true } });
+    const groupId = `${this.options.groupPrefix ?? ''}${group}`;
+    await guard(() => this.rewindIfAhead(groupId, after));
+    const consumer = this.kafka.consumer({
+      groupId,
+      maxWaitTimeInMs: FETCH_WAIT_MS,
+      sessionTimeout: SESSION_TIMEOUT_MS,
+      heartbeatInterval: HEARTBEAT_MS,
+      retry: { retries: 5, maxRetryTime: MAX_RETRY_MS, restartOnFailure: async () => true },
+    });
     this.consumers.add(consumer);
     const delivered = new Map<number, number>();
     const logger = this.options.logger;
@@ -245,7 +302,16 @@ export class KafkaEventBus implements EventBus {
               events.push(event);
               floor = event.position;
             }
-            if (events.length > 0) await handler(events);
+            if (events.length > 0) {
+              // kafkajs beats only between batches: a fold longer than the session would cost
+              // the group its member, and the batch would come again, as long as before.
+              const beating = setInterval(() => void heartbeat().catch(() => undefined), HEARTBEAT_MS);
+              try {
+                await handler(events);
+              } finally {
+                clearInterval(beating);
+              }
+            }
             delivered.set(batch.partition, floor);
             const last = batch.messages[batch.messages.length - 1];
             if (last) {
