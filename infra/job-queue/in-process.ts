@@ -39,15 +39,15 @@ export class InProcessJobQueue implements JobQueue {
   /** The timer of each schedule, by scheduler id. */
   private readonly schedules = new Map<string, NodeJS.Timeout>();
   private readonly clock: Clock;
+  private closed = false;
+  /** Prefix of the counter ids, so ids of two queue instances never meet (in logs, say). */
+  private readonly instance = randomUUID().slice(0, 8);
+  private counter = 0;
 
   /** `clock`: what the schedules' timers measure their delays against (tests pass a FixedClock). */
   constructor(options: { clock?: Clock } = {}) {
     this.clock = options.clock ?? systemClock;
   }
-  private closed = false;
-  /** Prefix of the counter ids, so ids of two queue instances never meet (in logs, say). */
-  private readonly instance = randomUUID().slice(0, 8);
-  private counter = 0;
 
   private state(name: string): QueueState {
     let state = this.queues.get(name);
