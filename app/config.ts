@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { normalizeOrigin } from '../commands/directory/values.js';
 import { isSecretHashCost, SECRET_HASH_COST } from '../infra/crypto/secret-hash.js';
+import { parseCronSchedule, type CronSchedule } from '../infra/schedule/cron.js';
 import { compileTrustedProxies } from './client-address.js';
 
 export interface AppConfig {
@@ -30,6 +31,8 @@ export interface AppConfig {
    */
   eventLogCommits: 'inline' | 'thread';
   backupRetention: number;
+  /** BACKUP_SCHEDULE and BACKUP_SCHEDULE_TZ: when the job queue makes a backup by itself; null: never. */
+  backupSchedule: CronSchedule | null;
   maxUploadBytes: number;
   /** Failed logins for one email from one address before further tries are refused (0: no limit). */
   loginMaxFailures: number;
@@ -103,6 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     chatbotSentenceModel: onOff(env.CHATBOT_SENTENCE_MODEL, true, 'CHATBOT_SENTENCE_MODEL'),
     eventLogCommits: oneOf(env.EVENT_LOG_COMMITS, ['inline', 'thread'] as const, 'EVENT_LOG_COMMITS'),
     backupRetention: positiveInt(env.BACKUP_RETENTION, 5, 'BACKUP_RETENTION'),
+    backupSchedule: backupSchedule(env),
     maxUploadBytes: positiveInt(env.MAX_UPLOAD_BYTES, 50 * 1024 * 1024, 'MAX_UPLOAD_BYTES'),
     loginMaxFailures: positiveInt(env.LOGIN_MAX_FAILURES, 10, 'LOGIN_MAX_FAILURES'),
     loginFailureWindowSeconds: Math.max(1, positiveInt(env.LOGIN_FAILURE_WINDOW_SECONDS, 900, 'LOGIN_FAILURE_WINDOW_SECONDS')),
@@ -110,6 +114,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     trustProxy: trustProxyList(env.TRUST_PROXY),
     logLevel: optional(env.LOG_LEVEL) ?? 'info',
   };
+}
+
+/** A bad expression, a schedule more often than every 15 minutes or an unknown zone stops the start. */
+function backupSchedule(env: NodeJS.ProcessEnv): CronSchedule | null {
+  const expression = optional(env.BACKUP_SCHEDULE);
+  if (!expression) return null;
+  return parseCronSchedule(expression, optional(env.BACKUP_SCHEDULE_TZ) ?? 'UTC', { expression: 'BACKUP_SCHEDULE', timezone: 'BACKUP_SCHEDULE_TZ' });
 }
 
 function secretHashCost(value: string | undefined): number {

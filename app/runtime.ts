@@ -32,7 +32,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions):
   const clock = options.clock ?? systemClock;
   const hashSecret = scryptHasher(config.secretHashCost);
   const modules = options.modules;
-  const infra = { ...(await createInfrastructure(config, logger)), ...options.infrastructure };
+  const infra = { ...(await createInfrastructure(config, logger, clock)), ...options.infrastructure };
   const projections = new ProjectionRunner(
     modules.flatMap((m) => m.projections ?? []),
     infra.bus,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../app/config.js';
+import type { Clock } from './clock/port.js';
 import type { DocumentStore } from './document-store/port.js';
 import { sharedSqliteDocumentStore } from './document-store/shared-sqlite.js';
 import { textIndexFile } from './document-store/sqlite-tables.js';
@@ -72,7 +73,7 @@ async function createEventBus(config: AppConfig, eventStore: EventStore, logger:
   return new EmbeddedEventBus(eventStore);
 }
 
-async function createJobQueue(config: AppConfig, logger: Logger): Promise<JobQueue> {
+async function createJobQueue(config: AppConfig, logger: Logger, clock?: Clock): Promise<JobQueue> {
   if (config.redisUrl) {
     const { BullMqJobQueue, queuePrefixFor } = await import('./job-queue/bullmq.js');
     // Never fails the start: with Redis away, requests that need it answer 503 until it is back.
@@ -85,7 +86,7 @@ async function createJobQueue(config: AppConfig, logger: Logger): Promise<JobQue
     if (!queue.available) logger.warn('Redis is unreachable: the job queue waits for it, jobs are refused until then');
     return queue;
   }
-  return new InProcessJobQueue();
+  return new InProcessJobQueue({ clock });
 }
 
 /** The variable that points at each production dependency, to name it and its address when it cannot be reached. */
@@ -124,7 +125,8 @@ async function createRequestRedis(config: AppConfig, logger: Logger): Promise<Re
 }
 
 /** Picks each port's adapter from the environment: the embedded default unless its URL is set. */
-export async function createInfrastructure(config: AppConfig, logger: Logger): Promise<Infrastructure> {
+/** `clock`: the runtime's, which the embedded job queue's schedules are timed by. */
+export async function createInfrastructure(config: AppConfig, logger: Logger, clock?: Clock): Promise<Infrastructure> {
   const opened: { close(): Promise<void> }[] = [];
   const open = async <T extends { close(): Promise<void> }>(adapter: Promise<T>): Promise<T> => {
     const ready = await adapter;
@@ -136,7 +138,7 @@ export async function createInfrastructure(config: AppConfig, logger: Logger): P
     eventStore = await open(createEventStore(config));
     documents = await open(createDocumentStore(config));
     bus = await open(createEventBus(config, eventStore, logger));
-    jobs = await open(createJobQueue(config, logger));
+    jobs = await open(createJobQueue(config, logger, clock));
   } catch (error) {
     // One dependency is down: release the ones already connected so the process can exit.
     for (const adapter of opened.reverse()) await adapter.close().catch(() => undefined);

@@ -3,6 +3,7 @@ import type { EventEmitter } from 'node:events';
 import { Queue, QueueEvents, UnrecoverableError, Worker, type Job, type JobsOptions } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import { DependencyUnavailableError } from '../errors.js';
+import type { CronSchedule } from '../schedule/cron.js';
 import {
   JobFailedError,
   PermanentJobError,
@@ -372,7 +373,9 @@ export class BullMqJobQueue implements JobQueue {
       queue,
       async (job) => {
         try {
-          return await handler(job.data, { id: fromBullMqJobId(job.id as string), attemptsMade: job.attemptsMade });
+          // A job scheduler's job carries the run it was made for as prevMillis.
+          const run = job.repeatJobKey && job.opts.prevMillis ? { scheduledFor: new Date(job.opts.prevMillis) } : {};
+          return await handler(job.data, { id: fromBullMqJobId(job.id as string), attemptsMade: job.attemptsMade, ...run });
         } catch (error) {
           if (error instanceof PermanentJobError) throw new UnrecoverableError(error.message);
           throw error;
@@ -387,6 +390,32 @@ export class BullMqJobQueue implements JobQueue {
     worker.on('error', this.reportError);
     this.workers.push(worker);
     await atMost(worker.waitUntilReady(), this.available ? this.connectTimeoutMs * 3 : 0);
+  }
+
+  /**
+   * BullMQ's job scheduler (upsertJobScheduler): Redis holds one scheduler per id and one
+   * delayed job for its next run, so however many servers call this, one job is made per run.
+   * Every start calls it again: the same id replaces the schedule rather than adding one.
+   */
+  async schedule<Data>(queue: string, schedulerId: string, schedule: CronSchedule | null, data: Data): Promise<void> {
+    this.refuseWhileDown();
+    const target = this.queue(queue);
+    const work: Promise<unknown> = schedule
+      ? target.upsertJobScheduler(
+          schedulerId,
+          { pattern: schedule.expression, tz: schedule.timezone },
+          { name: queue, data, opts: { attempts: 1, removeOnComplete: { age: 3600, count: 1000 }, removeOnFail: { age: 24 * 3600, count: 1000 } } },
+        )
+      : target.removeJobScheduler(schedulerId);
+    try {
+      await within(work, this.commandTimeoutMs * 2, unavailable);
+    } catch (error) {
+      if (error instanceof DependencyUnavailableError || isConnectionError(error) || !this.available) {
+        this.forgetQueue(queue);
+        throw unavailable();
+      }
+      throw error;
+    }
   }
 
   async drain(queue: string): Promise<void> {

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { systemClock, type Clock } from '../clock/port.js';
 import { Fifo } from '../fifo.js';
+import { nextRun, type CronSchedule } from '../schedule/cron.js';
 import { JobFailedError, PermanentJobError, type EnqueueOptions, type JobHandler, type JobQueue, type QueueBacklog, type WorkerOptions } from './port.js';
 
 interface PendingJob {
@@ -8,6 +10,7 @@ interface PendingJob {
   attempts: number;
   backoffMs: number;
   attemptsMade: number;
+  scheduledFor?: Date;
   /** Callers of addAndWait; null for the (usual) job nobody waits on. */
   settle: { resolve(result: unknown): void; reject(error: Error): void }[] | null;
 }
@@ -26,14 +29,25 @@ interface QueueState {
   failed: number;
 }
 
+/** setTimeout's longest delay (about 24.8 days); a later run is waited for in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** The embedded job queue: same contract as the BullMQ adapter, jobs run in this process. */
 export class InProcessJobQueue implements JobQueue {
   readonly durable = false;
   private readonly queues = new Map<string, QueueState>();
+  /** The timer of each schedule, by scheduler id. */
+  private readonly schedules = new Map<string, NodeJS.Timeout>();
+  private readonly clock: Clock;
   private closed = false;
   /** Prefix of the counter ids, so ids of two queue instances never meet (in logs, say). */
   private readonly instance = randomUUID().slice(0, 8);
   private counter = 0;
+
+  /** `clock`: what the schedules' timers measure their delays against (tests pass a FixedClock). */
+  constructor(options: { clock?: Clock } = {}) {
+    this.clock = options.clock ?? systemClock;
+  }
 
   private state(name: string): QueueState {
     let state = this.queues.get(name);
@@ -44,7 +58,7 @@ export class InProcessJobQueue implements JobQueue {
     return state;
   }
 
-  private enqueue(queue: string, data: unknown, options: EnqueueOptions): PendingJob {
+  private enqueue(queue: string, data: unknown, options: EnqueueOptions, scheduledFor?: Date): PendingJob {
     const state = this.state(queue);
     const existing = options.jobId ? state.known.get(options.jobId) : undefined;
     if (existing) return existing;
@@ -56,6 +70,7 @@ export class InProcessJobQueue implements JobQueue {
       attempts: Math.max(1, options.attempts ?? 1),
       backoffMs: options.backoffMs ?? 100,
       attemptsMade: 0,
+      scheduledFor,
       settle: null,
     };
     if (options.jobId) state.known.set(job.id, job);
@@ -115,7 +130,7 @@ export class InProcessJobQueue implements JobQueue {
   private async run(queue: string, state: QueueState, job: PendingJob): Promise<void> {
     const handler = state.handler as JobHandler<unknown, unknown>;
     try {
-      const result = await handler(job.data, { id: job.id, attemptsMade: job.attemptsMade });
+      const result = await handler(job.data, { id: job.id, attemptsMade: job.attemptsMade, ...(job.scheduledFor ? { scheduledFor: job.scheduledFor } : {}) });
       this.finished(state, job);
       for (const waiter of job.settle ?? []) waiter.resolve(result);
     } catch (error) {
@@ -146,6 +161,38 @@ export class InProcessJobQueue implements JobQueue {
     state.unfinished -= 1;
   }
 
+  async schedule<Data>(queue: string, schedulerId: string, schedule: CronSchedule | null, data: Data): Promise<void> {
+    if (this.closed) throw new Error('Job queue is closed.');
+    clearTimeout(this.schedules.get(schedulerId));
+    this.schedules.delete(schedulerId);
+    if (schedule) this.armSchedule(queue, schedulerId, schedule, data, this.clock.now());
+  }
+
+  /**
+   * Waits for the first run after `after` by the clock, adds its job, and waits for the next.
+   * Runs that passed while the process was busy or asleep are not made up: the next one after
+   * the clock's time is waited for.
+   */
+  private armSchedule(queue: string, schedulerId: string, schedule: CronSchedule, data: unknown, after: Date): void {
+    const run = nextRun(schedule, after);
+    const wait = () => {
+      const remaining = run.getTime() - this.clock.now().getTime();
+      const timer =
+        remaining > MAX_TIMER_MS
+          ? setTimeout(wait, MAX_TIMER_MS)
+          : setTimeout(() => {
+              if (this.closed) return;
+              this.enqueue(queue, data, { jobId: `${schedulerId}:${run.toISOString()}` }, run);
+              const now = this.clock.now();
+              this.armSchedule(queue, schedulerId, schedule, data, now > run ? now : run);
+            }, Math.max(0, remaining));
+      // A schedule alone does not keep the process alive.
+      timer.unref();
+      this.schedules.set(schedulerId, timer);
+    };
+    wait();
+  }
+
   drain(queue: string): Promise<void> {
     const state = this.state(queue);
     if (state.active === 0 && state.waiting.length === 0 && state.unfinished === 0) return Promise.resolve();
@@ -158,6 +205,8 @@ export class InProcessJobQueue implements JobQueue {
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const timer of this.schedules.values()) clearTimeout(timer);
+    this.schedules.clear();
     for (const state of this.queues.values()) {
       for (const wake of state.idleWaiters.splice(0)) wake();
     }

@@ -1,7 +1,11 @@
+import type { CronSchedule } from '../schedule/cron.js';
+
 export interface JobContext {
   id: string;
   /** Attempts already made before this one. */
   attemptsMade: number;
+  /** The run of the schedule a scheduled job was made for (JobQueue.schedule); absent for added jobs. */
+  scheduledFor?: Date;
 }
 
 export type JobHandler<Data, Result> = (data: Data, job: JobContext) => Promise<Result>;
@@ -52,6 +56,14 @@ export interface JobQueue {
   /** Enqueues and resolves with the handler's result once the job finished, or rejects with JobFailedError. */
   addAndWait<Data, Result>(queue: string, data: Data, options?: EnqueueOptions & { timeoutMs?: number }): Promise<Result>;
   process<Data, Result>(queue: string, handler: JobHandler<Data, Result>, options?: WorkerOptions): Promise<void>;
+  /**
+   * Adds a job with `data` to `queue` at every run of `schedule`, one job per run whatever the
+   * number of processes sharing the queue; null removes the scheduler of that id. Calling it
+   * again replaces the schedule (no second scheduler). BullMQ keeps the scheduler in Redis (a
+   * run missed while no worker was up is run once when one is back); the in-process queue keeps
+   * a timer in this process, read against its clock (a run missed while it was down is not run).
+   */
+  schedule<Data>(queue: string, schedulerId: string, schedule: CronSchedule | null, data: Data): Promise<void>;
   /** Resolves when every job added so far has finished (tests and read-your-writes of indexing). */
   drain(queue: string): Promise<void>;
   /** The backlog of every queue this process has used; adapters that cannot tell leave it out. */

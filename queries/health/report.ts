@@ -5,6 +5,8 @@ import { filesDir, type Runtime } from '../../app/runtime.js';
 import type { QueueBacklog } from '../../infra/job-queue/port.js';
 import type { SessionStore } from '../../infra/session-store/port.js';
 import type { VectorIndex } from '../../infra/vector-index/port.js';
+import { nextRun } from '../../infra/schedule/cron.js';
+import { lastScheduledBackup, type LastScheduledBackupDoc } from '../backups/schedule.js';
 import { answers } from './probe.js';
 import { cohereReachable } from './provider-probe.js';
 
@@ -30,6 +32,14 @@ export interface HealthReport {
   projections: { name: string; position: number; stale: boolean }[];
   parked: { name: string; position: number; event_type: string; error: string; since: string }[];
   jobs: { queues: QueueBacklog[] | null };
+  /** BACKUP_SCHEDULE: null when unset. */
+  backup_schedule: {
+    expression: string;
+    timezone: string;
+    /** ISO 8601, by the runtime's clock. */
+    next_run: string;
+    last: { tick: string; status: 'running' | 'complete' | 'failed'; backup_id: number | null; error: string | null } | null;
+  } | null;
 }
 
 /** A lookup of a token no session can have: a read of the store that changes nothing. */
@@ -91,7 +101,7 @@ export async function healthReport(runtime: Runtime, sessions: SessionStore, mod
     session_store: () => answers(() => sessions.userIdFor(PROBE_TOKEN)),
     file_storage: () => answers(() => access(existsSync(files) ? files : config.dataDir, constants.R_OK | constants.W_OK)),
   };
-  const [reachable, queues] = await Promise.all([Promise.all(PORTS.map((port) => checks[port]())), backlogOf(runtime)]);
+  const [reachable, queues, schedule] = await Promise.all([Promise.all(PORTS.map((port) => checks[port]())), backlogOf(runtime), backupScheduleOf(runtime)]);
   const ports = Object.fromEntries(PORTS.map((port, i) => [port, { adapter: adapterOf(config, port), reachable: reachable[i] }])) as Record<PortName, PortHealth>;
   const status = runtime.projections.status();
   const parked = status.flatMap((p) =>
@@ -106,5 +116,23 @@ export async function healthReport(runtime: Runtime, sessions: SessionStore, mod
     projections: status.map((p) => ({ name: p.name, position: p.position, stale: p.parked !== null })),
     parked,
     jobs: { queues },
+    backup_schedule: schedule,
+  };
+}
+
+/** The schedule, its next run, and how the last run went (null while the read models do not answer). */
+async function backupScheduleOf(runtime: Runtime): Promise<HealthReport['backup_schedule']> {
+  const schedule = runtime.config.backupSchedule;
+  if (!schedule) return null;
+  let last: LastScheduledBackupDoc | null = null;
+  await answers(async () => {
+    last = await lastScheduledBackup(runtime.documents);
+  });
+  const told = last as LastScheduledBackupDoc | null;
+  return {
+    expression: schedule.expression,
+    timezone: schedule.timezone,
+    next_run: nextRun(schedule, runtime.clock.now()).toISOString(),
+    last: told ? { tick: told.tick, status: told.status, backup_id: told.backup_id, error: told.error } : null,
   };
 }

@@ -5,17 +5,15 @@ import type { RoutesPlugin } from '../../app/kernel.js';
 import { KEY_OR_SESSION, type Principal } from '../../app/auth.js';
 import { installJsonBodyParser } from '../../app/json-body.js';
 import { refuseOtherMethods } from '../../app/method-not-allowed.js';
-import { deleteBackup, failBackup, requestBackup } from '../../commands/backups/handlers.js';
+import { deleteBackup } from '../../commands/backups/handlers.js';
 import { INCLUDE_FLAGS, type BackupIncludes } from '../../commands/backups/events.js';
 import { isAdmin } from '../../commands/users/roles.js';
-import { AppError, DependencyUnavailableError, ForbiddenError, NotFoundError } from '../../infra/errors.js';
+import { AppError, ForbiddenError, NotFoundError } from '../../infra/errors.js';
 import { findBackup, listBackups } from '../../queries/backups/backups.js';
 import type { ApiSource } from '../../workers/backups/api-export.js';
 import { BACKUP_QUEUE, type BackupJobData, type BackupJobResult } from '../../workers/backups/backup-job.js';
-import { backupsDir } from '../../workers/backups/paths.js';
-import { backupStartingPoint } from '../../workers/backups/read-side-snapshot.js';
+import { makeBackup } from '../../workers/backups/make-backup.js';
 import { removeArchive } from '../../workers/backups/remove-archive.js';
-import { applyRetention } from '../../workers/backups/retention.js';
 import { BackupRecord, representBackup } from './representation.js';
 
 /** Creation is synchronous; this bounds the wait for the worker, not the worker itself. */
@@ -126,45 +124,13 @@ const backupResourceRoutes: RoutesPlugin = async (app, { runtime }) => {
     },
     async (request, reply) => {
       const user = caller(request);
-      const ctx = runtime.commandContext(user.id, request.id);
-      const includes = includesFrom(request.body);
-      // A queue that is away refuses the backup (503, within seconds) before anything is
-      // recorded: a request that never became a job leaves no record.
-      await runtime.jobs.ping?.();
-      const start = await backupStartingPoint(runtime.config, runtime.eventStore, includes.include_db, request.log);
-      let outcome: BackupJobResult;
-      let id: number;
-      try {
-        id = await requestBackup(ctx, { includes, backupsDir: backupsDir(runtime.config.dataDir) });
-      } catch (error) {
-        await start.discard();
-        throw error;
-      }
-      try {
-        outcome = await runtime.jobs.addAndWait<BackupJobData, BackupJobResult>(
-          BACKUP_QUEUE,
-          { backupId: id, upTo: start.upTo, readSide: start.readSide },
-          { jobId: `backup-${id}`, timeoutMs: BACKUP_TIMEOUT_MS },
-        );
-      } catch (error) {
-        request.log.error({ err: error, backupId: id }, 'backup job did not finish');
-        if (error instanceof DependencyUnavailableError) {
-          // The job queue is away: the record says why, and the caller gets a 503 to try again later.
-          await failBackup(ctx, id, `The job queue (${error.dependency}) is unavailable.`).catch(() => undefined);
-          throw error;
-        }
-        outcome = { status: 'failed', error: 'The backup job did not finish.' };
-        await failBackup(ctx, id, outcome.error as string).catch(() => undefined);
-      } finally {
-        await start.discard();
-      }
-      // The worker may run in another process: wait until this one's read models have its events.
-      await runtime.projections.catchUp();
-      const record = await findBackup(runtime.documents, id);
+      const order = { userId: user.id, requestId: request.id, includes: includesFrom(request.body), logger: request.log };
+      const { outcome, record } = await makeBackup(runtime, order, (data) =>
+        runtime.jobs.addAndWait<BackupJobData, BackupJobResult>(BACKUP_QUEUE, data, { jobId: `backup-${data.backupId}`, timeoutMs: BACKUP_TIMEOUT_MS }),
+      );
       if (outcome.status !== 'complete' || !record || record.status !== 'complete') {
         throw new AppError(`Backup failed: ${outcome.error ?? record?.error ?? 'unknown reason.'}`, 500);
       }
-      await applyRetention(runtime, runtime.config.backupRetention, user.id);
       return reply.status(201).send(representBackup(record, baseUrl, runtime.config.dataDir));
     },
   );

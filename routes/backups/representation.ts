@@ -16,6 +16,7 @@ export function representBackup(doc: BackupDoc, baseUrl: string, dataDir: string
     'o:size': doc.size,
     'o:status': doc.status,
     'o:checksum': doc.checksum,
+    'o:error': doc.error,
     'o:created_by': doc.created_by,
     'o:created_at': sqlTimestamp(doc.created_at),
     'o:metadata': {
@@ -49,7 +50,10 @@ export const BackupRecord = Type.Object(
     'o:checksum': Type.Union([Type.String({ description: '`sha256:<hex>` of the archive file.' }), Type.Null()], {
       description: '`sha256:<hex>` of the archive file; null while no archive exists.',
     }),
-    'o:created_by': Type.Union([Type.Integer(), Type.Null()], { description: 'User id; null for backups made from the command line.' }),
+    'o:error': Type.Union([Type.String(), Type.Null()], {
+      description: 'Why a `failed` backup failed, in words an operator can act on (never a path); null otherwise. Not in the seed: the command line and the schedule have no response to say it in.',
+    }),
+    'o:created_by': Type.Union([Type.Integer(), Type.Null()], { description: 'User id; null for backups made from the command line or by BACKUP_SCHEDULE.' }),
     'o:created_at': Type.String({ description: '`YYYY-MM-DD HH:MM:SS` (UTC).' }),
     'o:metadata': Type.Object({
       backup_module_version: Type.String(),

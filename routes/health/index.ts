@@ -38,6 +38,29 @@ const HealthBody = Type.Object({
       { description: 'Backlog of each queue this process has used; null when the job queue did not answer.' },
     ),
   }),
+  backup_schedule: Type.Union(
+    [
+      Type.Object({
+        expression: Type.String({ description: 'BACKUP_SCHEDULE, a cron expression.' }),
+        timezone: Type.String({ description: 'BACKUP_SCHEDULE_TZ (UTC when unset).' }),
+        next_run: Type.String({ description: 'ISO 8601 (UTC) time of the next scheduled backup.' }),
+        last: Type.Union(
+          [
+            Type.Object({
+              tick: Type.String({ description: 'ISO 8601: the run it was made for.' }),
+              status: Type.Union([Type.Literal('running'), Type.Literal('complete'), Type.Literal('failed')]),
+              backup_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The backup record (`GET /api/backups/{id}`); null when none could be recorded.' }),
+              error: Type.Union([Type.String(), Type.Null()], { description: 'Why it failed; null otherwise.' }),
+            }),
+            Type.Null(),
+          ],
+          { description: 'The last scheduled run; null before the first.' },
+        ),
+      }),
+      Type.Null(),
+    ],
+    { description: 'Scheduled backups (BACKUP_SCHEDULE); null when unset.' },
+  ),
 });
 
 /**

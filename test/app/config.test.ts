@@ -35,3 +35,22 @@ t.test('SECRET_HASH_COST', async (t) => {
     t.throws(() => loadConfig({ SECRET_HASH_COST: bad }), /SECRET_HASH_COST must be/, bad);
   }
 });
+
+t.test('BACKUP_SCHEDULE and BACKUP_SCHEDULE_TZ', async (t) => {
+  t.equal(loadConfig({}).backupSchedule, null, 'unset: no scheduled backups');
+  t.same(loadConfig({ BACKUP_SCHEDULE: ' 0  3 * * * ' }).backupSchedule, { expression: '0 3 * * *', timezone: 'UTC' }, 'UTC by default');
+  t.same(loadConfig({ BACKUP_SCHEDULE: '30 2 * * 1', BACKUP_SCHEDULE_TZ: 'Europe/Lisbon' }).backupSchedule, { expression: '30 2 * * 1', timezone: 'Europe/Lisbon' });
+  t.same(loadConfig({ BACKUP_SCHEDULE: '*/15 * * * *' }).backupSchedule, { expression: '*/15 * * * *', timezone: 'UTC' }, 'every 15 minutes is the most often');
+  const refusals: [Record<string, string>, RegExp][] = [
+    [{ BACKUP_SCHEDULE: 'nightly' }, /^BACKUP_SCHEDULE must be a cron expression such as "0 3 \* \* \*" .*got "nightly" \(1 field, not 5\)\.$/],
+    [{ BACKUP_SCHEDULE: '0 3 * *' }, /^BACKUP_SCHEDULE must be a cron expression .*got "0 3 \* \*" \(4 fields, not 5\)\.$/],
+    [{ BACKUP_SCHEDULE: '61 3 * * *' }, /^BACKUP_SCHEDULE must be a cron expression .*got "61 3 \* \* \*": .*61.*\.$/],
+    [{ BACKUP_SCHEDULE: '*/5 * * * *' }, /^BACKUP_SCHEDULE must not run more often than every 15 minutes, got "\*\/5 \* \* \* \*" \(runs 5 minutes apart\)\.$/],
+    [{ BACKUP_SCHEDULE: '0,10 3 * * *' }, /runs 10 minutes apart/],
+    // 23:55 and then 00:00 the next day.
+    [{ BACKUP_SCHEDULE: '0,55 0,23 * * *' }, /runs 5 minutes apart/],
+    [{ BACKUP_SCHEDULE: '*/30 * * * * *' }, /^BACKUP_SCHEDULE must not run more often .*\(runs 30 seconds apart\)\.$/],
+    [{ BACKUP_SCHEDULE: '0 3 * * *', BACKUP_SCHEDULE_TZ: 'Mars/Olympus' }, /^BACKUP_SCHEDULE_TZ must be an IANA time zone such as UTC or Europe\/Lisbon, got "Mars\/Olympus"\.$/],
+  ];
+  for (const [env, message] of refusals) t.throws(() => loadConfig(env), { message }, JSON.stringify(env));
+});

@@ -53,7 +53,13 @@ function nextLink(header: unknown, baseUrl: string): string | null {
  * a backup without a user) sees it, through the app itself; lists that page are followed to
  * the end. Answers other than a JSON 200 (a surface needing a token, say) are left out.
  */
-export async function* apiExports(app: FastifyInstance, baseUrl: string, userId: number | null): AsyncGenerator<{ name: string; body: string }> {
+export async function* apiExports(
+  app: FastifyInstance,
+  baseUrl: string,
+  userId: number | null,
+  /** Called after each listable path, exported or left out (a progress bar counts them). */
+  onPath?: () => void,
+): AsyncGenerator<{ name: string; body: string }> {
   const token = userId === null ? null : await app.sessions.create(userId);
   const headers = token ? { cookie: `${SESSION_COOKIE}=${token}` } : {};
   try {
@@ -61,7 +67,10 @@ export async function* apiExports(app: FastifyInstance, baseUrl: string, userId:
       let url: string | null = `${path}?per_page=100`;
       let response = await app.inject({ method: 'GET', url, headers });
       if (response.statusCode !== 200) response = await app.inject({ method: 'GET', url: (url = path), headers });
-      if (response.statusCode !== 200 || !String(response.headers['content-type'] ?? '').includes('json')) continue;
+      if (response.statusCode !== 200 || !String(response.headers['content-type'] ?? '').includes('json')) {
+        onPath?.();
+        continue;
+      }
       let first: unknown = JSON.parse(response.body);
       if (Array.isArray(first)) {
         const all: unknown[] = [...first];
@@ -74,6 +83,7 @@ export async function* apiExports(app: FastifyInstance, baseUrl: string, userId:
         first = all;
       }
       yield { name: exportNameFor(path), body: JSON.stringify(first, null, 1) };
+      onPath?.();
     }
   } finally {
     // The token never left this process; if the store is away now, the session just expires.

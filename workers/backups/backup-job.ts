@@ -2,6 +2,7 @@ import type { Runtime } from '../../app/kernel.js';
 import { completeBackup, failBackup } from '../../commands/backups/handlers.js';
 import { findBackup } from '../../queries/backups/backups.js';
 import type { ApiSource } from './api-export.js';
+import type { ArchiveProgress } from './archive-progress.js';
 import { createArchive } from './create-archive.js';
 import { backupFailureMessage } from './failure-message.js';
 import { archiveFileFor } from './paths.js';
@@ -27,7 +28,7 @@ export interface BackupJobResult {
  * Writes the archive of a requested backup and records the outcome as events. A failure is a
  * result, not an exception: the record is kept as failed with a message people can act on.
  */
-export async function runBackupJob(runtime: Runtime, apiSource: ApiSource, data: BackupJobData): Promise<BackupJobResult> {
+export async function runBackupJob(runtime: Runtime, apiSource: ApiSource, data: BackupJobData, progress?: ArchiveProgress): Promise<BackupJobResult> {
   // A worker in another process may not have applied the request yet.
   let record = await findBackup(runtime.documents, data.backupId);
   if (!record) {
@@ -51,6 +52,7 @@ export async function runBackupJob(runtime: Runtime, apiSource: ApiSource, data:
       upTo: data.upTo,
       readSide: data.readSide,
       api: app ? { app, baseUrl: runtime.config.baseUrl, userId: record.created_by } : null,
+      progress,
     });
     try {
       await completeBackup(ctx, record.id, { size: result.size, checksum: result.checksum, event_count: result.eventCount });

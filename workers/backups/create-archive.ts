@@ -7,6 +7,7 @@ import { BACKUP_MODULE_VERSION } from '../../commands/backups/module-version.js'
 import type { EventStore } from '../../infra/event-store/port.js';
 import { TMP_FOLDER } from '../../infra/file-storage/partial-uploads.js';
 import { apiExports } from './api-export.js';
+import { countArchiveWork, type ArchiveProgress } from './archive-progress.js';
 import { storeUncompressed } from './compression.js';
 import { eventLogStream } from './event-log.js';
 import { filesUnder } from './folder-files.js';
@@ -45,6 +46,8 @@ export interface ArchiveRequest {
   readSide?: readonly ReadSideSnapshot[];
   /** The app to export the API from, as this user sees it; null leaves the api part empty. */
   api: { app: FastifyInstance; baseUrl: string; userId: number | null } | null;
+  /** Told the work ahead, then each unit done (the command line's progress bar). */
+  progress?: ArchiveProgress;
 }
 
 export interface ArchiveResult {
@@ -88,13 +91,20 @@ export async function createArchive(request: ArchiveRequest): Promise<ArchiveRes
   const zip = new ZipWriter(partial, request.createdAt);
   const entries: ManifestEntry[] = [];
   const counter = { events: 0 };
+  const progress = request.progress;
   try {
+    if (progress) {
+      const { dataDir, includes, eventStore, upTo } = request;
+      const app = request.api?.app ?? null;
+      progress.start(await countArchiveWork({ dataDir, includes, eventStore, upTo, readSideFiles: request.readSide?.length ?? 0, folders: FOLDER_PARTS, app }));
+    }
     if (request.includes.include_db) {
-      const written = await zip.add(EVENT_LOG_NAME, eventLogStream(request.eventStore, request.upTo, counter));
+      const written = await zip.add(EVENT_LOG_NAME, eventLogStream(request.eventStore, request.upTo, counter, progress));
       entries.push({ ...written, part: 'db' });
       for (const snapshot of request.readSide ?? []) {
         const name = `${READ_SIDE_PREFIX}${snapshot.file.name}`;
         entries.push({ ...(await zip.add(name, createReadStream(snapshot.path, { highWaterMark: 1024 * 1024 }))), part: 'db' });
+        progress?.tick();
       }
     }
     for (const { part, flag, folder, skip } of FOLDER_PARTS) {
@@ -107,15 +117,18 @@ export async function createArchive(request: ArchiveRequest): Promise<ArchiveRes
         const name = `${folder}/${file.relative}`;
         const written = await zip.add(name, handle.createReadStream({ highWaterMark: 1024 * 1024 }), { store: storeUncompressed(name) });
         entries.push({ ...written, part });
+        progress?.tick();
       }
     }
     if (request.includes.include_api && request.api) {
-      for await (const exported of apiExports(request.api.app, request.api.baseUrl, request.api.userId)) {
+      const onPath = progress ? () => progress.tick() : undefined;
+      for await (const exported of apiExports(request.api.app, request.api.baseUrl, request.api.userId, onPath)) {
         entries.push({ ...(await zip.add(exported.name, exported.body)), part: 'api' });
       }
     }
     const manifest = buildManifest(request, entries, counter.events);
     await zip.add(MANIFEST_NAME, JSON.stringify(manifest, null, 2));
+    progress?.tick();
     const { size, sha256 } = await zip.finish();
     await rename(partial, request.file);
     await writeFile(checksumFileFor(request.file), `${sha256}  ${basename(request.file)}\n`);

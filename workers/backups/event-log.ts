@@ -18,7 +18,7 @@ export interface EventLine {
  * position taken from lastPosition() is committed, so this is a prefix of the log, never a torn
  * write, whatever is appended meanwhile.
  */
-export function eventLogStream(store: EventStore, upTo: number, counter: { events: number }): Readable {
+export function eventLogStream(store: EventStore, upTo: number, counter: { events: number }, progress?: { tick(amount: number): void }): Readable {
   async function* pages(): AsyncGenerator<Buffer> {
     let after = 0;
     while (after < upTo) {
@@ -29,6 +29,7 @@ export function eventLogStream(store: EventStore, upTo: number, counter: { event
         return JSON.stringify(line);
       });
       counter.events += batch.length;
+      progress?.tick(batch.length);
       yield Buffer.from(`${lines.join('\n')}\n`);
       after = batch[batch.length - 1].position;
     }

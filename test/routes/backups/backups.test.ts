@@ -33,6 +33,7 @@ t.test('backups API', async (t) => {
       'o:storage': 'local',
       'o:status': 'complete',
       'o:checksum': /^sha256:[0-9a-f]{64}$/,
+      'o:error': null,
       'o:created_by': 1,
       'o:created_at': '2026-03-04 05:06:07',
       'o:metadata': { backup_module_version: '0.1.0', created_at: '2026-03-04T05:06:07.000Z', includes: ALL_TRUE },
@@ -216,7 +217,7 @@ t.test('a backup that cannot be written is kept as failed with a clear error', a
   t.notMatch(res.body, config.dataDir, 'no server path in the error');
   const list = json<Record[]>(await app.inject({ method: 'GET', url: `/api/backups?${admin}` }));
   t.equal(list.length, 1);
-  t.match(list[0], { 'o:status': 'failed', 'o:size': 0, 'o:checksum': null });
+  t.match(list[0], { 'o:status': 'failed', 'o:size': 0, 'o:checksum': null, 'o:error': 'The backup folder cannot be used: something else is in its place.' });
   t.same(json(await app.inject({ method: 'GET', url: `/api/backups?${admin}&status=failed` })), list);
   const removed = await app.inject({ method: 'DELETE', url: `/api/backups/${list[0]['o:id'] as number}?${admin}` });
   t.equal(removed.statusCode, 200, 'a failed record can be deleted');

@@ -1,0 +1,70 @@
+import { ConflictError } from '../../infra/errors.js';
+import type { Decider, DomainCommand, DomainEvent } from '../decider.js';
+
+/** The stream of the scheduled backups: which runs were taken, and how each ended. */
+export const BACKUP_SCHEDULE_STREAM = 'backup_schedule';
+
+export interface ScheduledBackupResult {
+  /** ISO 8601: the run of BACKUP_SCHEDULE this backup was made for. */
+  tick: string;
+  /** The backup record, null when none could be recorded. */
+  backup_id: number | null;
+  status: 'complete' | 'failed';
+  error: string | null;
+}
+
+/** A process took this run: no other makes its backup. */
+export type ScheduledBackupClaimed = DomainEvent<'ScheduledBackupClaimed', { tick: string }>;
+export type ScheduledBackupFinished = DomainEvent<'ScheduledBackupFinished', ScheduledBackupResult>;
+export type ScheduleEvent = ScheduledBackupClaimed | ScheduledBackupFinished;
+export const SCHEDULE_EVENT_TYPES: readonly ScheduleEvent['type'][] = ['ScheduledBackupClaimed', 'ScheduledBackupFinished'];
+
+export type ClaimScheduledBackup = DomainCommand<'ClaimScheduledBackup', { tick: string }>;
+export type FinishScheduledBackup = DomainCommand<'FinishScheduledBackup', ScheduledBackupResult>;
+export type ScheduleCommand = ClaimScheduledBackup | FinishScheduledBackup;
+
+export interface ScheduleState {
+  /** The latest run claimed, ISO 8601; null before the first. */
+  lastTick: string | null;
+  finished: boolean;
+}
+
+/**
+ * One backup per run of the schedule, however many processes are told of it (every embedded
+ * server's timer, a BullMQ job delivered again): a run is claimed once, and never one at or
+ * before the latest claimed, so a run missed while everything was down is not made up twice.
+ * ISO 8601 times in UTC compare as text.
+ */
+export const scheduleDecider: Decider<ScheduleState, ScheduleCommand, ScheduleEvent> = {
+  initialState: () => ({ lastTick: null, finished: false }),
+  evolve(state, event) {
+    switch (event.type) {
+      case 'ScheduledBackupClaimed':
+        return { lastTick: event.data.tick, finished: false };
+      case 'ScheduledBackupFinished':
+        return event.data.tick === state.lastTick ? { ...state, finished: true } : state;
+      default: {
+        const _exhaustive: never = event;
+        return state;
+      }
+    }
+  },
+  decide(command, state) {
+    switch (command.type) {
+      case 'ClaimScheduledBackup':
+        if (state.lastTick !== null && command.data.tick <= state.lastTick) {
+          throw new ConflictError(`The scheduled backup of ${command.data.tick} was already taken (the latest run taken is ${state.lastTick}).`);
+        }
+        return [{ type: 'ScheduledBackupClaimed', data: { tick: command.data.tick } }];
+      case 'FinishScheduledBackup':
+        if (command.data.tick !== state.lastTick || state.finished) {
+          throw new ConflictError(`The scheduled backup of ${command.data.tick} is not the one in progress.`);
+        }
+        return [{ type: 'ScheduledBackupFinished', data: command.data }];
+      default: {
+        const _exhaustive: never = command;
+        return [];
+      }
+    }
+  },
+};

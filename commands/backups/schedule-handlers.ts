@@ -1,0 +1,13 @@
+import type { CommandContext } from '../command-context.js';
+import { handleCommand } from '../handle-command.js';
+import { BACKUP_SCHEDULE_STREAM, scheduleDecider, type ScheduledBackupResult } from './schedule-decider.js';
+
+/** Takes a run of the schedule for this process; a ConflictError when another took it (or a later one). */
+export async function claimScheduledBackup(ctx: CommandContext, tick: string): Promise<void> {
+  await handleCommand(ctx, BACKUP_SCHEDULE_STREAM, scheduleDecider, { type: 'ClaimScheduledBackup', data: { tick } });
+}
+
+/** Records how the claimed run ended (what /health shows as the last scheduled result). */
+export async function finishScheduledBackup(ctx: CommandContext, result: ScheduledBackupResult): Promise<void> {
+  await handleCommand(ctx, BACKUP_SCHEDULE_STREAM, scheduleDecider, { type: 'FinishScheduledBackup', data: result });
+}
