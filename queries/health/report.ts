@@ -1,5 +1,6 @@
 import { access, constants } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import type { BackgroundTaskReport } from '../../app/background-tasks.js';
 import type { AppConfig } from '../../app/config.js';
 import { filesDir, type Runtime } from '../../app/runtime.js';
 import type { QueueBacklog } from '../../infra/job-queue/port.js';
@@ -30,6 +31,8 @@ export interface HealthReport {
   projections: { name: string; position: number; stale: boolean }[];
   parked: { name: string; position: number; event_type: string; error: string; since: string }[];
   jobs: { queues: QueueBacklog[] | null };
+  /** The work a start owes that no request waits for (the vector index refilled after an import), with its progress. */
+  background: BackgroundTaskReport[];
 }
 
 /** A lookup of a token no session can have: a read of the store that changes nothing. */
@@ -106,5 +109,6 @@ export async function healthReport(runtime: Runtime, sessions: SessionStore, mod
     projections: status.map((p) => ({ name: p.name, position: p.position, stale: p.parked !== null })),
     parked,
     jobs: { queues },
+    background: runtime.background.report(),
   };
 }
