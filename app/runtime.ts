@@ -52,7 +52,12 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions):
   const background = new BackgroundTasks(logger);
   let workersStarted: Promise<void> | null = null;
   const startModuleWorkers = async () => {
-    for (const instance of instances.values()) await instance.startWorkers?.();
+    try {
+      for (const instance of instances.values()) await instance.startWorkers?.();
+    } catch (error) {
+      // A queue that cannot be reached says so as the rest of the start does.
+      throw startupError(error);
+    }
   };
   const runtime: Runtime = {
     config,
