@@ -10,6 +10,7 @@ import type { JobQueue } from '../infra/job-queue/port.js';
 import type { Infrastructure } from '../infra/select.js';
 import type { Projection } from '../projections/projection.js';
 import type { ProjectionRunner } from '../projections/runner.js';
+import type { BackgroundTasks } from './background-tasks.js';
 import type { AppConfig } from './config.js';
 import type { TypeBoxRequestProvider } from './type-provider.js';
 
@@ -44,6 +45,14 @@ export interface Runtime {
    * and the server's own projections see the CLI's events and enqueue what they need.
    */
   runsWorkers: boolean;
+  /**
+   * Starts the modules' job workers, once (later calls answer the first one's promise; nothing in
+   * a runtime that runs no workers). createRuntime calls it itself unless told the caller will:
+   * the server does once it listens, so no job shares the event loop with its start.
+   */
+  startWorkers(): Promise<void>;
+  /** The work owed at a start that no request waits for, with its progress (/health). */
+  background: BackgroundTasks;
   /** The context commands run in, for a user (null: the system or an anonymous caller). */
   commandContext(userId: number | null, requestId?: string): CommandContext;
   close(): Promise<void>;
@@ -83,7 +92,11 @@ export interface AppModule<Instance extends ModuleInstance = ModuleInstance> {
 export interface ModuleInstance {
   /** Registered once on the app with `{ runtime }`, in the order of modules.ts. */
   routes?: RoutesPlugin;
-  /** Started after the projections, in a runtime that runs workers (the server's). */
+  /**
+   * Started after the projections, in a runtime that runs workers: by the server once it listens.
+   * Registers job handlers and timers; work proportional to the collection goes to
+   * runtime.background, never awaited here.
+   */
   startWorkers?(): Promise<void>;
   /** Called when the runtime closes, in the reverse order of modules.ts. */
   stop?(): Promise<void>;

@@ -9,6 +9,7 @@ import { ProjectionRunner } from '../projections/runner.js';
 import type { AppConfig } from './config.js';
 import { createLogger } from './logger.js';
 import type { AppModule, ModuleInstance, Runtime } from './kernel.js';
+import { BackgroundTasks } from './background-tasks.js';
 
 export type { Runtime } from './kernel.js';
 
@@ -17,15 +18,22 @@ export interface RuntimeOptions {
   logger?: Logger;
   /** The feature modules this process runs: bin/ passes app/modules.ts's list, so this file imports no module. */
   modules: readonly AppModule[];
-  /** Start the modules' job workers in this process (the server does; the import CLI too). */
+  /** Run the modules' job workers in this process (the server and tests do; the CLIs do not). */
   startWorkers?: boolean;
+  /**
+   * Leave the workers' start to the caller's `runtime.startWorkers()`: bin/serve.ts calls it once
+   * it listens. Otherwise (tests, which answer through app.inject) they start before this returns.
+   */
+  deferWorkers?: boolean;
   /** Let tests replace an adapter (e.g. a failing vector index). */
   infrastructure?: Partial<Infrastructure>;
 }
 
 /**
  * Wires the ports to their adapters, starts the projections (which catch their read models up
- * from their checkpoints) and the workers, and waits until the read models have caught up.
+ * from their checkpoints) and, unless deferred, the workers, and waits until the read models have
+ * caught up: a wait bounded by the log written since the checkpoints (none after a clean stop or
+ * an import, which applies its own events), and by catchUp's timeout.
  */
 export async function createRuntime(config: AppConfig, options: RuntimeOptions): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -41,6 +49,16 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions):
     logger,
   );
   const instances = new Map<AppModule, ModuleInstance>();
+  const background = new BackgroundTasks(logger);
+  let workersStarted: Promise<void> | null = null;
+  const startModuleWorkers = async () => {
+    try {
+      for (const instance of instances.values()) await instance.startWorkers?.();
+    } catch (error) {
+      // A queue that cannot be reached says so as the rest of the start does.
+      throw startupError(error, config);
+    }
+  };
   const runtime: Runtime = {
     config,
     logger,
@@ -59,6 +77,12 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions):
       return instance as Instance;
     },
     runsWorkers: options.startWorkers !== false,
+    startWorkers() {
+      if (!runtime.runsWorkers) return Promise.resolve();
+      workersStarted ??= startModuleWorkers();
+      return workersStarted;
+    },
+    background,
     commandContext(userId, requestId) {
       return {
         eventStore: infra.eventStore,
@@ -71,6 +95,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions):
       };
     },
     async close() {
+      await background.stop();
       await projections.stop();
       for (const instance of [...instances.values()].reverse()) await instance.stop?.();
       // Nothing takes ids any more: the next process goes on from the last one taken. Should
@@ -84,9 +109,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions):
   try {
     for (const module of modules) instances.set(module, (await module.create?.(runtime)) ?? {});
     await projections.start();
-    if (runtime.runsWorkers) {
-      for (const instance of instances.values()) await instance.startWorkers?.();
-    }
+    if (!options.deferWorkers) await runtime.startWorkers();
     await projections.catchUp();
     logReadModelsReady(logger, projections);
   } catch (error) {

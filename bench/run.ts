@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { backupBenchmark } from './backup.js';
 import { blogSearchBenchmark } from './blog-search.js';
 import { embeddingBenchmark } from './embedding.js';
+import { firstStartBenchmark } from './first-start.js';
 import { importBenchmark } from './import.js';
 import { startContentServer, type ContentServer } from './content-server.js';
 import { memoryBenchmark } from './memory.js';
@@ -50,6 +51,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   { name: 'import', title: 'fixture import of items with one media each', needs: ['platform'], run: importBenchmark },
   { name: 'vector-index', title: 'embedded vector index alone: latency, recall, RSS', needs: ['chatbot'], run: vectorIndexBenchmark },
   { name: 'start', title: 'start to first correct answer on caught-up read models', needs: ['blog'], run: startBenchmark },
+  { name: 'first-start', title: 'first start after an import under load', needs: ['platform', 'chatbot'], run: firstStartBenchmark },
   { name: 'embedding', title: 'embedded sentence model: speed, indexing, search', needs: ['chatbot'], run: embeddingBenchmark },
 ];
 

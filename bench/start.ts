@@ -17,7 +17,7 @@ const ITEMS_PATH = '/api/items?per_page=10';
 const EVENTS_PER_UNIT = 10;
 
 /** What a correct first answer is: a full page, and the total of the data set. */
-type Check = (status: number, total: string | null, body: unknown) => boolean;
+export type Check = (status: number, total: string | null, body: unknown) => boolean;
 
 const pageOf =
   (total: number): Check =>
@@ -28,7 +28,7 @@ const pageOf =
  * Milliseconds from spawning `args` to the first correct answer of `path`, polled every 5 ms
  * (a refused connection answers at once); the process is stopped after.
  */
-async function timeToFirstAnswer(args: string[], env: NodeJS.ProcessEnv, path: string, check: Check): Promise<number> {
+export async function timeToFirstAnswer(args: string[], env: NodeJS.ProcessEnv, path: string, check: Check): Promise<number> {
   const port = await freePort();
   const began = performance.now();
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', ...env, PORT: String(port) }, stdio: 'ignore' });

@@ -7,7 +7,9 @@ import { appModules } from '../app/modules.js';
 /** `npm start`: the HTTP server with its workers, on embedded defaults unless URLs are set. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const runtime = await createRuntime(config, { modules: appModules });
+  // Workers start once the server listens: a backlog of index jobs (a whole collection after an
+  // import) would otherwise run through the plugins' registration and outlast its timeout.
+  const runtime = await createRuntime(config, { modules: appModules, deferWorkers: true });
   const app = await buildApp(runtime);
   closeWithGrace({ delay: 10_000 }, async ({ err, signal }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
@@ -22,6 +24,7 @@ async function main(): Promise<void> {
     { url: address, docs: `${config.baseUrl}/api/docs`, dataDir: config.dataDir },
     `Listening on ${address}; API reference at ${config.baseUrl}/api/docs; data in ${config.dataDir}`,
   );
+  await runtime.startWorkers();
 }
 
 main().catch((error: unknown) => {

@@ -27,6 +27,8 @@ interface QueueState {
   idleWaiters: (() => void)[];
   /** Jobs that failed after their last attempt, for /health. */
   failed: number;
+  /** A pump waits for the next check phase of the event loop: at most one at a time. */
+  pumpScheduled: boolean;
 }
 
 /** setTimeout's longest delay (about 24.8 days); a later run is waited for in steps. */
@@ -52,7 +54,7 @@ export class InProcessJobQueue implements JobQueue {
   private state(name: string): QueueState {
     let state = this.queues.get(name);
     if (!state) {
-      state = { waiting: new Fifo<PendingJob>(), active: 0, known: new Map(), unfinished: 0, concurrency: 1, idleWaiters: [], failed: 0 };
+      state = { waiting: new Fifo<PendingJob>(), active: 0, known: new Map(), unfinished: 0, concurrency: 1, idleWaiters: [], failed: 0, pumpScheduled: false };
       this.queues.set(name, state);
     }
     return state;
@@ -76,7 +78,7 @@ export class InProcessJobQueue implements JobQueue {
     if (options.jobId) state.known.set(job.id, job);
     state.unfinished += 1;
     state.waiting.push(job);
-    queueMicrotask(() => this.pump(queue));
+    this.schedulePump(queue, state);
     return job;
   }
 
@@ -109,7 +111,24 @@ export class InProcessJobQueue implements JobQueue {
     const state = this.state(queue);
     state.handler = handler as JobHandler<unknown, unknown>;
     state.concurrency = Math.max(1, options.concurrency ?? 1);
-    this.pump(queue);
+    this.schedulePump(queue, state);
+  }
+
+  /**
+   * Jobs start from the event loop's check phase (setImmediate), never from the microtasks of
+   * whoever enqueued or finished one, and one pump at most waits for it: so each turn of the loop
+   * starts at most `concurrency` jobs, and requests, timers and I/O callbacks run between turns.
+   * A pump per enqueue or per finished job (as there was) made chains that each started a job
+   * every turn: a backlog of 40,000 index jobs ran hundreds of them in one turn, and the loop
+   * stood still for seconds (issue 36: the plugins' registration outlasted its 10 s timeout).
+   */
+  private schedulePump(queue: string, state: QueueState): void {
+    if (state.pumpScheduled || this.closed) return;
+    state.pumpScheduled = true;
+    setImmediate(() => {
+      state.pumpScheduled = false;
+      this.pump(queue);
+    });
   }
 
   private pump(queue: string): void {
@@ -139,7 +158,7 @@ export class InProcessJobQueue implements JobQueue {
       if (!permanent && job.attemptsMade < job.attempts && !this.closed) {
         setTimeout(() => {
           state.waiting.push(job);
-          this.pump(queue);
+          this.schedulePump(queue, state);
         }, job.backoffMs * job.attemptsMade);
       } else {
         this.finished(state, job);
@@ -149,10 +168,10 @@ export class InProcessJobQueue implements JobQueue {
       }
     } finally {
       state.active -= 1;
-      // The next job starts from the macrotask queue: jobs whose work never waits on I/O
-      // (local embedding of a large backlog) would otherwise chain through microtasks and
-      // starve HTTP, timers and the projections until the whole backlog was done.
-      setImmediate(() => this.pump(queue));
+      // The next job starts from the next turn: jobs whose work never waits on I/O (local
+      // embedding of a large backlog) would otherwise chain through microtasks and starve HTTP,
+      // timers and the projections until the whole backlog was done.
+      this.schedulePump(queue, state);
     }
   }
 

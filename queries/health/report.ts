@@ -1,5 +1,6 @@
 import { access, constants } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import type { BackgroundTaskReport } from '../../app/background-tasks.js';
 import type { AppConfig } from '../../app/config.js';
 import { filesDir, type Runtime } from '../../app/runtime.js';
 import type { QueueBacklog } from '../../infra/job-queue/port.js';
@@ -40,6 +41,8 @@ export interface HealthReport {
     next_run: string;
     last: { tick: string; status: 'running' | 'complete' | 'failed'; backup_id: number | null; error: string | null } | null;
   } | null;
+  /** The work a start owes that no request waits for (the vector index refilled after an import), with its progress. */
+  background: BackgroundTaskReport[];
 }
 
 /** A lookup of a token no session can have: a read of the store that changes nothing. */
@@ -117,6 +120,7 @@ export async function healthReport(runtime: Runtime, sessions: SessionStore, mod
     parked,
     jobs: { queues },
     backup_schedule: schedule,
+    background: runtime.background.report(),
   };
 }
 

@@ -61,6 +61,21 @@ const HealthBody = Type.Object({
     ],
     { description: 'Scheduled backups (BACKUP_SCHEDULE); null when unset.' },
   ),
+  background: Type.Array(
+    Type.Object({
+      name: Type.String({ description: '`chatbot-index-catch-up`: the vector index refilled from the read models, after an import or with its file deleted.' }),
+      state: Type.Union([Type.Literal('running'), Type.Literal('done'), Type.Literal('failed'), Type.Literal('stopped')]),
+      done: Type.Integer({ description: 'Units done so far (resources whose index job has ended).' }),
+      total: Type.Union([Type.Integer(), Type.Null()], { description: 'Units in all; null until the task has counted them.' }),
+      started_at: Type.String({ description: 'ISO 8601.' }),
+      finished_at: Type.Union([Type.String(), Type.Null()], { description: 'ISO 8601; null while running.' }),
+      error: Type.Union([Type.String(), Type.Null()], { description: 'Why a failed task failed; the log has the details.' }),
+    }),
+    {
+      description:
+        'Work this start owes that no request waits for: it begins once the server listens, takes turns with requests, and is listed here with its progress from then on, oldest first. None for a start that owes nothing.',
+    },
+  ),
 });
 
 /**
@@ -75,7 +90,7 @@ export const healthRoutes = (modulePorts: ModulePorts): RoutesPlugin => async (a
         tags: [OPERATIONS_TAG],
         summary: 'Health of the ports, projections and job queues',
         description:
-          'No authentication. 200 while the event store and the document store answer, 503 with the same body when either does not. Each port is checked with a timeout of about a second. A parked projection (its handler failed on an event) is listed with that event and the error, and reported stale: commands still answer while it is parked.',
+          'No authentication. 200 while the event store and the document store answer, 503 with the same body when either does not. Each port is checked with a timeout of about a second. A parked projection (its handler failed on an event) is listed with that event and the error, and reported stale: commands still answer while it is parked. Background work (the vector index refilled after an import) is listed with its progress; the server answers meanwhile.',
         response: { 200: HealthBody, 503: HealthBody },
       },
     },

@@ -1,7 +1,7 @@
 import type { Runtime } from '../../app/kernel.js';
 import type { ResourceRef } from '../../projections/chatbot/index-jobs.js';
 import type { ChatbotServices } from '../../queries/chatbot/services.js';
-import { allResources } from './all-resources.js';
+import { IndexCatchUp, INDEX_CATCH_UP_TASK } from './index-catch-up.js';
 import { enqueueOutbox, settlingOutbox } from './index-outbox.js';
 import { EMBED_QUEUE, INDEX_QUEUE } from './index-queue.js';
 import { indexResource } from './index-resource.js';
@@ -20,22 +20,32 @@ export interface ChatbotWorker {
 /**
  * Runs the index jobs and the periodic check for scheduled posts. When the read models survive
  * restarts but the vector index does not (or it is empty: its file was new or deleted), nothing
- * would replay into it, so it is refilled here. A persistent index that holds chunks is searched
- * as it is: only the resources the index outbox still marks (changed before a stop, by a CLI, or
- * before a backup's snapshot, and not indexed since) are indexed again.
+ * would replay into it, so it is refilled, by a background task (index-catch-up.ts) that this
+ * start does not wait for. A persistent index that holds chunks is searched as it is: only the
+ * resources the index outbox still marks (changed before a stop, by a CLI, or before a backup's
+ * snapshot, and not indexed since) are indexed again.
+ *
+ * The server starts this once it listens (runtime.startWorkers): index jobs share the event loop
+ * with requests, never with the plugins' registration.
  */
 export async function startChatbotWorker(runtime: Runtime, services: ChatbotServices): Promise<ChatbotWorker> {
+  const refill = runtime.documents.persistent && (!services.vectorIndex.persistent || (await services.vectorIndex.size()) === 0);
+  const catchUp = refill ? new IndexCatchUp(runtime.documents, services.indexing, !runtime.jobs.durable) : null;
   await runtime.jobs.process<ResourceRef, string>(
     INDEX_QUEUE,
     async (ref) => {
       services.indexing.started(ref);
       const deps = { documents: runtime.documents, embedder: services.embedder, vectorIndex: services.vectorIndex };
-      return settlingOutbox(runtime.documents, ref, async () => {
-        const outcome = await indexResource(deps, ref, runtime.clock.now(), { provisionalFirst: true });
-        // Stand-in vectors: the mark stays until the embed job has given the model's.
-        if (outcome === 'provisional') await services.embedding.enqueue(ref);
-        return outcome;
-      });
+      try {
+        return await settlingOutbox(runtime.documents, ref, async () => {
+          const outcome = await indexResource(deps, ref, runtime.clock.now(), { provisionalFirst: true });
+          // Stand-in vectors: the mark stays until the embed job has given the model's.
+          if (outcome === 'provisional') await services.embedding.enqueue(ref);
+          return outcome;
+        });
+      } finally {
+        catchUp?.ended(ref);
+      }
     },
     { concurrency: 1 },
   );
@@ -61,9 +71,7 @@ export async function startChatbotWorker(runtime: Runtime, services: ChatbotServ
     checkScheduledPosts().catch((error: unknown) => runtime.logger.error({ err: error }, 'scheduled post check failed'));
   }, SCHEDULED_POST_CHECK_MS);
   timer.unref();
-  if (runtime.documents.persistent && (!services.vectorIndex.persistent || (await services.vectorIndex.size()) === 0)) {
-    for (const ref of await allResources(runtime.documents)) await services.indexing.enqueue(ref);
-  }
+  if (catchUp) runtime.background.run(INDEX_CATCH_UP_TASK, (progress, signal) => catchUp.run(progress, signal));
   // Later and in the background: the start's first requests go first, and after a rebuild or a
   // large import every resource is marked.
   const resume = setTimeout(() => {
