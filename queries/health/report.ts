@@ -7,6 +7,7 @@ import type { SessionStore } from '../../infra/session-store/port.js';
 import type { VectorIndex } from '../../infra/vector-index/port.js';
 import { answers } from './probe.js';
 import { cohereReachable } from './provider-probe.js';
+import { storageReport, type StorageReport } from './storage.js';
 
 export type Adapter = 'embedded' | 'production';
 
@@ -22,7 +23,7 @@ export type PortName = (typeof PORTS)[number];
 export const CORE_PORTS: readonly PortName[] = ['event_store', 'document_store'];
 
 export interface HealthReport {
-  /** `unavailable`: a core store is away; `degraded`: another port is away or a projection is parked. */
+  /** `unavailable`: a core store is away; `degraded`: another port is away, a projection is parked, or the storage refuses writes. */
   status: 'ok' | 'degraded' | 'unavailable';
   ports: Record<PortName, PortHealth>;
   log: { last_position: number | null };
@@ -30,6 +31,7 @@ export interface HealthReport {
   projections: { name: string; position: number; stale: boolean }[];
   parked: { name: string; position: number; event_type: string; error: string; since: string }[];
   jobs: { queues: QueueBacklog[] | null };
+  storage: StorageReport;
 }
 
 /** A lookup of a token no session can have: a read of the store that changes nothing. */
@@ -99,12 +101,14 @@ export async function healthReport(runtime: Runtime, sessions: SessionStore, mod
   );
   const coreDown = CORE_PORTS.some((port) => !ports[port].reachable);
   const anyDown = PORTS.some((port) => !ports[port].reachable);
+  const storage = storageReport(runtime);
   return {
-    status: coreDown ? 'unavailable' : anyDown || parked.length > 0 ? 'degraded' : 'ok',
+    status: coreDown ? 'unavailable' : anyDown || parked.length > 0 || storage.refusing.length > 0 ? 'degraded' : 'ok',
     ports,
     log: { last_position: lastPosition },
     projections: status.map((p) => ({ name: p.name, position: p.position, stale: p.parked !== null })),
     parked,
     jobs: { queues },
+    storage,
   };
 }
