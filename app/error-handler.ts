@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, PreconditionFailedError, RateLimitedError } from '../infra/errors.js';
+import { AppError, DependencyUnavailableError, PreconditionFailedError, RateLimitedError } from '../infra/errors.js';
+import { translateStorageError } from '../infra/storage-errors.js';
 import { formatTag } from './conditional/entity-tag.js';
 import { errorBody, surfaceFor, validationStatusFor } from './error-format.js';
 import { describeIssues, firstFieldMessage, type ValidationIssue } from './validation-messages.js';
@@ -33,14 +34,19 @@ function isSyntaxError(error: unknown): boolean {
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const surface = surfaceFor(request.url);
-    if (error instanceof AppError) {
-      if (error instanceof RateLimitedError) reply.header('Retry-After', String(error.retryAfterSeconds));
-      // The version alone: what a retried If-Match must name (its GET adds the digest after a '-').
-      if (error instanceof PreconditionFailedError && error.currentVersion > 0) {
-        reply.header('ETag', formatTag({ weak: false, opaque: String(error.currentVersion) }));
+    // Adapters translate their storage's errors; one that did not (a full disk under a file
+    // being written) is still the client's 507 or 503, never a 500.
+    const known = translateStorageError(error, 'storage');
+    if (known instanceof AppError) {
+      if (known instanceof RateLimitedError || (known instanceof DependencyUnavailableError && known.retryAfterSeconds !== undefined)) {
+        reply.header('Retry-After', String(known.retryAfterSeconds));
       }
-      if (error.statusCode >= 500) request.log.error({ err: error }, error.message);
-      return reply.status(error.statusCode).send(errorBody(surface, error.message, error.fields));
+      // The version alone: what a retried If-Match must name (its GET adds the digest after a '-').
+      if (known instanceof PreconditionFailedError && known.currentVersion > 0) {
+        reply.header('ETag', formatTag({ weak: false, opaque: String(known.currentVersion) }));
+      }
+      if (known.statusCode >= 500) request.log.error({ err: error }, known.message);
+      return reply.status(known.statusCode).send(errorBody(surface, known.message, known.fields));
     }
     if (error.validation) {
       const fields = describeIssues(error.validation as ValidationIssue[], error.validationContext ?? 'body');

@@ -4,6 +4,7 @@ import { metadataFor } from '../commands/command-context.js';
 import { releaseReservedIds } from '../commands/sequence.js';
 import { systemClock, type Clock } from '../infra/clock/port.js';
 import { scryptHasher } from '../infra/crypto/secret-hash.js';
+import { appendsGuardedBy } from '../infra/event-store/guarded.js';
 import { createInfrastructure, startupError, type Infrastructure } from '../infra/select.js';
 import { ProjectionRunner } from '../projections/runner.js';
 import type { AppConfig } from './config.js';
@@ -48,6 +49,9 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions):
     infra.documents,
     logger,
   );
+  // Commands append nothing while the read models cannot save for a full disk: a 507, not an
+  // event acknowledged that its writer could not read back.
+  const commandEventStore = appendsGuardedBy(infra.eventStore, () => projections.refuseWritesWhileFull());
   const instances = new Map<AppModule, ModuleInstance>();
   const background = new BackgroundTasks(logger);
   let workersStarted: Promise<void> | null = null;
@@ -85,7 +89,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions):
     background,
     commandContext(userId, requestId) {
       return {
-        eventStore: infra.eventStore,
+        eventStore: commandEventStore,
         documents: infra.documents,
         clock,
         hashSecret,

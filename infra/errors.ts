@@ -76,13 +76,33 @@ export class VersionConflictError extends AppError {
   }
 }
 
-/** A piece of infrastructure (database, broker, queue, provider) did not answer. */
+/**
+ * A piece of infrastructure (database, broker, queue, provider) did not answer. The projection
+ * runner takes it as "try this batch again later", never as a failure of the event.
+ */
 export class DependencyUnavailableError extends AppError {
   constructor(
     readonly dependency: string,
     message = `${dependency} is unavailable.`,
+    statusCode = 503,
+    /** Seconds after which trying again may succeed: the Retry-After header, when set. */
+    readonly retryAfterSeconds?: number,
   ) {
-    super(message, 503);
+    super(message, statusCode);
+  }
+}
+
+/**
+ * The file system under DATA_DIR has no room for a write (SQLITE_FULL, ENOSPC, EDQUOT): 507
+ * Insufficient Storage. Nothing of the refused write was kept; the same request succeeds once
+ * space is freed, with no restart.
+ */
+export class StorageFullError extends DependencyUnavailableError {
+  constructor(
+    dependency: string,
+    message = "The server's storage is full: nothing was saved. Try again once space has been freed.",
+  ) {
+    super(dependency, message, 507, 60);
   }
 }
 

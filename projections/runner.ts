@@ -1,7 +1,7 @@
 import type { DocumentStore } from '../infra/document-store/port.js';
 import type { EventBus } from '../infra/event-bus/port.js';
 import type { EventStore, StoredEvent, Subscription } from '../infra/event-store/port.js';
-import { DependencyUnavailableError } from '../infra/errors.js';
+import { DependencyUnavailableError, StorageFullError } from '../infra/errors.js';
 import { controlRequest, PROJECTIONS_CONTROL_STREAM } from './control-events.js';
 import type { Projection } from './projection.js';
 
@@ -76,6 +76,25 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** What the runner has folded, as of one moment: each projection's checkpoint and the parked ones. */
+interface FoldedState {
+  checkpoints: ReadonlyMap<string, number>;
+  parked: ReadonlyMap<string, ParkedProjection>;
+}
+
+/** The first pause before folding lost writes again, and the longest: a full disk is retried, never spun on. */
+const REFOLD_FIRST_MS = 250;
+const REFOLD_MAX_MS = 2000;
+
+/** Why the read models are behind the runner's position: their uncommitted writes were lost. */
+export interface ReadModelLoss {
+  /** When the first loss of this run happened (ISO 8601). */
+  since: string;
+  error: string;
+  /** The storage is full (the loss was a StorageFullError). */
+  storageFull: boolean;
+}
+
 /**
  * Folds the log into the read models. Every projection keeps its own checkpoint: an event at or
  * below it is skipped (at-least-once delivery made idempotent). A handler that throws parks its
@@ -90,6 +109,13 @@ function messageOf(error: unknown): string {
  * Read-your-writes waits (waitFor) follow the log position the runner has handled, not the
  * parked projections: a command still answers while one read model is parked, and /health
  * reports that read model as stale.
+ *
+ * A checkpoint never passes what its read model kept. A batch that fails puts the checkpoints
+ * back as they were before it; a store that loses its uncommitted writes (SQLite after a commit
+ * the disk refused: DocumentStore.watchCommits) puts them back as its last commit holds them, and
+ * the runner folds the events since from the log again: before its next batch, and on a timer
+ * of its own meanwhile (with pauses up to REFOLD_MAX_MS), so the read models catch up once the
+ * storage takes writes again, with no restart and no new event needed.
  */
 export class ProjectionRunner {
   private readonly checkpoints = new Map<string, number>();
@@ -112,6 +138,20 @@ export class ProjectionRunner {
   private readonly touched = new Set<string>();
   /** Every projection's name, as the floor names them. */
   private readonly names: string[];
+  /** The state the store's last commit holds, and the state handed to it since (in its open transaction). */
+  private committedState: FoldedState | null = null;
+  private handedState: FoldedState | null = null;
+  /** Losses of uncommitted writes so far: a batch that failed with one has nothing more to put back. */
+  private losses = 0;
+  /** Set while the read models lack events at or below `position` (their writes were lost). */
+  private loss: ReadModelLoss | null = null;
+  /** The events lost were folded again since the last loss: the next commit keeps them. */
+  private refolded = false;
+  private refoldTimer: NodeJS.Timeout | null = null;
+  private refoldDelayMs = REFOLD_FIRST_MS;
+  private stopWatching: (() => void) | null = null;
+  /** Folding runs one at a time: the subscription's batches and the refold timer's. */
+  private folding: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly projections: readonly Projection[],
@@ -171,6 +211,8 @@ export class ProjectionRunner {
       this.resumedFrom.set(projection.name, checkpoint);
     }
     this.applied.clear();
+    this.committedState = this.handedState = this.foldedState();
+    this.stopWatching ??= this.documents.watchCommits?.({ committed: () => this.committed(), lost: (error) => this.lost(error) }) ?? null;
     await this.loadSkips();
     const from = Math.min(...this.checkpoints.values(), Number.MAX_SAFE_INTEGER);
     this.position = from === Number.MAX_SAFE_INTEGER ? 0 : from;
@@ -194,12 +236,134 @@ export class ProjectionRunner {
     this.skips.set(name, set);
   }
 
+  private foldedState(): FoldedState {
+    return { checkpoints: new Map(this.checkpoints), parked: new Map(this.parked) };
+  }
+
+  private restore(state: FoldedState): void {
+    this.checkpoints.clear();
+    for (const [name, position] of state.checkpoints) this.checkpoints.set(name, position);
+    this.parked.clear();
+    for (const [name, parked] of state.parked) this.parked.set(name, parked);
+  }
+
+  /** The store committed everything handed to it. */
+  private committed(): void {
+    this.committedState = this.handedState;
+    if (this.loss && this.refolded) {
+      this.logger.warn({ since: this.loss.since }, 'the read models are saved again: the writes lost since are folded again and kept');
+      this.loss = null;
+      this.refoldDelayMs = REFOLD_FIRST_MS;
+    }
+  }
+
+  /**
+   * The store lost what it had not committed: the checkpoints go back to its last commit, and
+   * the events since are folded again from the log (before the next batch, or by the timer).
+   */
+  private lost(error: Error): void {
+    this.losses++;
+    this.refolded = false;
+    const state = this.committedState ?? this.foldedState();
+    this.restore(state);
+    this.handedState = state;
+    if (!this.loss) {
+      this.loss = { since: new Date().toISOString(), error: error.message, storageFull: error instanceof StorageFullError };
+      this.logger.error(
+        { err: error },
+        'the read models could not save their latest writes, which are lost; their checkpoints go back to what was saved, and the events since are folded again from the log once the storage takes writes',
+      );
+    }
+    this.scheduleRefold();
+  }
+
+  private scheduleRefold(): void {
+    if (this.refoldTimer !== null || this.subscription === null) return;
+    this.refoldTimer = setTimeout(() => {
+      this.refoldTimer = null;
+      void this.exclusively(() => this.refold(this.position)).then(
+        () => {
+          // Kept once the store commits; a loss meanwhile schedules the next try.
+        },
+        (error: unknown) => {
+          this.refoldDelayMs = Math.min(REFOLD_MAX_MS, this.refoldDelayMs * 2);
+          if (!(error instanceof DependencyUnavailableError)) this.logger.error({ err: error }, 'folding the lost read-model writes again failed; tried again');
+          this.scheduleRefold();
+        },
+      );
+    }, this.refoldDelayMs);
+    this.refoldTimer.unref();
+  }
+
+  /** Why the read models lack events the runner has handled, while they do (a lost commit, a full disk). */
+  readModelLoss(): ReadModelLoss | null {
+    return this.loss;
+  }
+
+  private exclusively(work: () => Promise<void>): Promise<void> {
+    const run = this.folding.then(work);
+    this.folding = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Folds the log again from the lowest checkpoint of a projection not parked up to `upTo`,
+   * after a loss; ends with a write of the checkpoints even when nothing was to fold, so its
+   * commit tells whether the storage takes writes again.
+   */
+  private async refold(upTo: number): Promise<void> {
+    if (!this.loss || this.refolded) return;
+    const unparked = this.projections.filter((p) => !this.parked.has(p.name)).map((p) => this.checkpoints.get(p.name) ?? 0);
+    let after = Math.min(...unparked, upTo);
+    while (after < upTo) {
+      const events = (await this.eventStore.readAll(after, RESUME_BATCH)).filter((event) => event.position <= upTo);
+      if (events.length === 0) break;
+      await this.foldInBatch(events);
+      after = events[events.length - 1].position;
+    }
+    // A write even when nothing was to fold: its commit tells whether the storage takes writes again.
+    const save = () => this.saveCheckpoints([]);
+    if (this.documents.batch) await this.documents.batch(save);
+    else await save();
+    this.refolded = true;
+  }
+
+  /**
+   * Refuses a write (StorageFullError, 507) while the read models cannot save for a full disk:
+   * the command appends nothing, rather than an event its writer could not read back.
+   */
+  refuseWritesWhileFull(): void {
+    if (this.loss?.storageFull) throw new StorageFullError('read models');
+  }
+
+  /** Folds the events in one batch of the store; a failure puts the checkpoints back as they were before it. */
+  private async foldInBatch(events: StoredEvent[]): Promise<void> {
+    const before = this.foldedState();
+    const losses = this.losses;
+    // The batch's documents and the checkpoints that cover them commit together where the store can.
+    const fold = () => this.fold(events);
+    try {
+      if (this.documents.batch) await this.documents.batch(fold);
+      else await fold();
+    } catch (error) {
+      this.touched.clear();
+      // After a loss, back to the last commit (earlier than `before`), whatever the fold did since.
+      const back = this.losses === losses ? before : (this.committedState ?? before);
+      this.restore(back);
+      this.handedState = back;
+      throw error;
+    }
+  }
+
   /** Applies one batch; public so the rebuild CLI and tests can drive a replay directly. */
   async handle(batch: StoredEvent[]): Promise<void> {
-    // The batch's documents and the checkpoints that cover them commit together where the store can.
-    const fold = () => this.fold(batch);
-    if (this.documents.batch) await this.documents.batch(fold);
-    else await fold();
+    await this.exclusively(() => this.handleNow(batch));
+  }
+
+  private async handleNow(batch: StoredEvent[]): Promise<void> {
+    // Lost writes first, so the batch's own checkpoints never pass them.
+    if (this.loss && batch.length > 0) await this.refold(Math.min(this.position, batch[0].position - 1));
+    await this.foldInBatch(batch);
     const last = batch[batch.length - 1]?.position ?? this.position;
     this.position = Math.max(this.position, last);
     for (const listener of this.afterBatch) {
@@ -235,6 +399,8 @@ export class ProjectionRunner {
     const touched = this.projections.filter((p) => this.touched.has(p.name));
     this.touched.clear();
     await this.saveCheckpoints(touched);
+    // In the store's open transaction now: its commit keeps this state.
+    this.handedState = this.foldedState();
   }
 
   /** Saves the checkpoints of `projections` and the floor under every checkpoint (FLOOR_ID). */
@@ -401,6 +567,8 @@ export class ProjectionRunner {
     }
     this.applied.clear();
     this.position = 0;
+    this.loss = null;
+    this.handedState = this.foldedState();
   }
 
   /**
@@ -416,6 +584,11 @@ export class ProjectionRunner {
     const running = this.subscription !== null;
     await this.subscription?.stop();
     this.subscription = null;
+    if (this.refoldTimer) clearTimeout(this.refoldTimer);
+    this.refoldTimer = null;
+    await this.folding;
+    this.stopWatching?.();
+    this.stopWatching = null;
     if (!running) return;
     try {
       await this.saveAllCheckpoints();

@@ -1,3 +1,5 @@
+import type { StorageFailure } from '../storage-errors.js';
+
 /** A read-model document: `_id` is its key inside the collection. */
 export interface Document {
   _id: string | number;
@@ -134,5 +136,23 @@ export interface DocumentStore {
    * a store that cannot tell cheaply (memory, MongoDB) has none, and its callers keep nothing.
    */
   changeMark?(): number;
+  /**
+   * Tells `watcher` of each commit of the writes made so far, and of each loss of the writes
+   * not yet committed (SQLite: a commit or a write the storage refused, a full disk, which
+   * rolls the whole open transaction back; the writes after it start a new one). A caller that
+   * counted those writes as done (the projection runner's checkpoints) goes back to what the
+   * last commit holds. Answers the unwatch. Optional: a store that writes as it goes (memory,
+   * MongoDB) loses nothing it has answered.
+   */
+  watchCommits?(watcher: CommitWatcher): () => void;
+  /** The last write refused for the store's own storage (a full disk), until one commits: /health reports it. Optional. */
+  storageFailure?(): StorageFailure | null;
   close(): Promise<void>;
+}
+
+export interface CommitWatcher {
+  /** Everything written so far is committed. */
+  committed(): void;
+  /** Everything written since the last commit is gone; `error` says why (a project error: StorageFullError for a full disk). */
+  lost(error: Error): void;
 }

@@ -45,6 +45,8 @@ export function sharedSqliteDocumentStore(file: string): DocumentStore {
     settled: () => store.settled(),
     deferSync: (work) => store.deferSync(work),
     changeMark: () => store.changeMark(),
+    watchCommits: (watcher) => store.watchCommits(watcher),
+    storageFailure: () => store.storageFailure(),
     async close() {
       if (closed) return;
       closed = true;

@@ -254,6 +254,17 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
     this.changed();
   }
 
+  /**
+   * The open transaction was lost (rolled back): whatever this collection made or wrote in it
+   * is gone, so the next use makes its tables again if need be, and nothing of it is remembered.
+   */
+  rolledBack(): void {
+    this.created = false;
+    this.batchDocs.clear();
+    this.text?.rolledBack();
+    this.changed();
+  }
+
   /** The read models are about to commit (inside the transaction). */
   beforeCommit(): void {
     this.text?.beforeCommit();

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { isStorageFailure } from '../storage-errors.js';
 import { quotedName as quoted } from './sql-paths.js';
 import { SEQUENCE_ROW, type TextIndexSpec } from './text-index-messages.js';
 import type { TextIndexWriter } from './text-index-writer.js';
@@ -243,9 +244,31 @@ export class SqliteTextIndex {
     if (!this.ensured || !this.host.db.open) return;
     // The marks as the thread saw them: a mark written again since has another number and stays.
     const unmark = this.host.statement(`DELETE FROM ${this.owedTable} WHERE rowid = ? AND seq = ?`);
-    this.host.write(() => {
-      for (let i = 0; i < rows.length; i += 2) unmark.run(rows[i], rows[i + 1]);
-    });
+    try {
+      this.host.write(() => {
+        for (let i = 0; i < rows.length; i += 2) unmark.run(rows[i], rows[i + 1]);
+      });
+    } catch (error) {
+      // Not thrown: this runs on the thread's message, where nothing would catch it. The marks
+      // stay in the file, where searches check their documents, and a start sends them to the
+      // thread again. A full disk has been told to the store's watchers already.
+      if (!isStorageFailure(error)) process.emitWarning(`The text index could not clear its settled marks: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /**
+   * The read models' open transaction was lost: its marks (and the owed table, if it made it)
+   * are gone with the documents they were for. The next use reads what is owed from the file
+   * again (ensure), as a start does.
+   */
+  rolledBack(): void {
+    this.ensured = false;
+    this.unsent = false;
+    this.markedInTransaction = false;
+    this.sequenceKnown = false;
+    this.pending.clear();
+    for (const resolve of this.settledWaiters.splice(0)) resolve();
+    this.changed();
   }
 
   /** The collection's tables were dropped: the next use makes them again, and a new text table. */

@@ -1,6 +1,8 @@
 import Database from 'better-sqlite3';
-import type { Collection, CollectionOptions, Document, DocumentStore, DropAllOptions, Filter, FindOptions } from './port.js';
+import { dirname } from 'node:path';
+import type { Collection, CollectionOptions, CommitWatcher, Document, DocumentStore, DropAllOptions, Filter, FindOptions } from './port.js';
 import { DependencyUnavailableError } from '../errors.js';
+import { isStorageFailure, StorageFailureRecord, translateStorageError, type StorageFailure } from '../storage-errors.js';
 import { PreparedStatements } from '../prepared-statements.js';
 import { UnsupportedQueryError, quotedName } from './sql-paths.js';
 import { SqliteCollection, type CollectionHost, type TextFile } from './sqlite-collection.js';
@@ -44,6 +46,13 @@ const TEXT_PAGE_CACHE_KIB = -2000;
  * SQL (sql-filter.ts). Read models survive a restart, so projections resume from their
  * checkpoints. Writes gather in one transaction that commits every `commitIntervalMs`: no write
  * waits for a commit of its own, and a checkpoint never commits before the documents it covers.
+ *
+ * A write or commit the storage refuses (a full disk, an I/O error) loses the whole open
+ * transaction: SQLite rolls it back itself after SQLITE_FULL, and what it leaves is rolled back
+ * here. The store then forgets what it held of those writes (tables made, batch documents,
+ * text marks), tells its commit watchers (the projection runner goes back to its last committed
+ * checkpoints and folds again from the log), and the next write starts a new transaction. A
+ * commit of the timer never throws: its failure goes to the watchers.
  */
 export class SqliteDocumentStore implements DocumentStore {
   readonly persistent = true;
@@ -73,9 +82,20 @@ export class SqliteDocumentStore implements DocumentStore {
 
   private readonly file: string;
   private text: { db: Database.Database; statements: PreparedStatements; file: TextFile } | null = null;
+  private readonly watchers = new Set<CommitWatcher>();
+  private readonly failures: StorageFailureRecord;
+  /** Write transactions begun, and the last of them lost: each loss is handled once. */
+  private transactions = 0;
+  private lostTransaction = 0;
+  /**
+   * Why the running batches' writes were lost, until the last of them ends: a batch whose earlier
+   * writes are gone writes nothing more (its later writes would commit without them).
+   */
+  private batchLoss: unknown = null;
 
   constructor(file: string, options: SqliteDocumentStoreOptions = {}) {
     this.file = file;
+    this.failures = new StorageFailureRecord(file === ':memory:' ? null : dirname(file));
     if (file !== ':memory:') {
       const recovery = recoverUnsynced(file, textIndexFile(file));
       if (recovery === 'discarded') {
@@ -168,27 +188,77 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   private write<T>(work: () => T): T {
+    if (this.batchLoss !== null) throw this.batchLoss;
     if (!this.db.inTransaction) {
       try {
         this.db.exec('BEGIN IMMEDIATE');
         this.transactionBegan = performance.now();
+        this.transactions++;
       } catch (error) {
         // Another process (the rebuild CLI) has held the file past the busy timeout: the
         // projection runner waits and retries on this error instead of skipping the event.
         if (error instanceof Database.SqliteError && error.code.startsWith('SQLITE_BUSY')) {
           throw new DependencyUnavailableError('read models', 'The read-model file is locked by another process.');
         }
-        throw error;
+        throw translateStorageError(error, 'read models');
       }
       if (!this.commitTimer) {
         this.commitTimer = setTimeout(() => this.commit(), this.commitIntervalMs);
       }
     }
-    return work();
+    try {
+      return work();
+    } catch (error) {
+      // A refusal of the storage, or any error after which SQLite has ended the transaction
+      // itself, loses every write of it; any other (a statement refused alone) keeps the rest.
+      if (isStorageFailure(error) || !this.db.inTransaction) throw this.lose(error);
+      throw error;
+    }
   }
 
-  /** Commits the open write transaction, unless a batch runs: then it commits when the last one ends. */
-  private commit(force = false): void {
+  /**
+   * The open transaction's writes are lost (see the class comment): rolled back if SQLite has
+   * not already, forgotten, and the watchers told, once per transaction. Answers the error as a
+   * project error, for the caller to throw.
+   */
+  private lose(error: unknown): unknown {
+    const refusal = translateStorageError(error, 'read models');
+    if (this.lostTransaction === this.transactions) return refusal;
+    this.lostTransaction = this.transactions;
+    if (this.db.open && this.db.inTransaction) {
+      try {
+        this.db.exec('ROLLBACK');
+      } catch {
+        // SQLite ends the transaction even when its rollback fails.
+      }
+    }
+    if (this.commitTimer) clearTimeout(this.commitTimer);
+    this.commitTimer = null;
+    this.commitWaiting = false;
+    if (this.batchesOpen > 0) this.batchLoss = refusal;
+    for (const collection of this.collections.values()) collection.rolledBack();
+    this.failures.failed(error);
+    const reported = refusal instanceof Error ? refusal : new Error(String(refusal));
+    if (this.watchers.size === 0) process.emitWarning(`The read models' uncommitted writes were lost: ${reported.message}`);
+    for (const watcher of this.watchers) watcher.lost(reported);
+    return refusal;
+  }
+
+  watchCommits(watcher: CommitWatcher): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
+  }
+
+  storageFailure(): StorageFailure | null {
+    return this.failures.get();
+  }
+
+  /**
+   * Commits the open write transaction, unless a batch runs: then it commits when the last one
+   * ends. A failed commit loses the transaction (`lose`); it is thrown only when `rethrow` (a
+   * caller that waits for the commit), never from the timer.
+   */
+  private commit(force = false, rethrow = false): void {
     if (this.commitTimer) clearTimeout(this.commitTimer);
     this.commitTimer = null;
     if (this.batchesOpen > 0 && !force) {
@@ -197,10 +267,18 @@ export class SqliteDocumentStore implements DocumentStore {
     }
     this.commitWaiting = false;
     if (this.db.open && this.db.inTransaction) {
-      for (const collection of this.collections.values()) collection.beforeCommit();
-      this.db.exec('COMMIT');
+      try {
+        for (const collection of this.collections.values()) collection.beforeCommit();
+        this.db.exec('COMMIT');
+      } catch (error) {
+        const refusal = this.lose(error);
+        if (rethrow) throw refusal;
+        return;
+      }
       commitsInThisProcess++;
+      this.failures.succeeded();
       for (const collection of this.collections.values()) collection.committed();
+      for (const watcher of this.watchers) watcher.committed();
     }
   }
 
@@ -232,16 +310,23 @@ export class SqliteDocumentStore implements DocumentStore {
 
   /** Writes what the batch left to write; when its work failed, that failure is the one to report. */
   private endBatch(succeeded: boolean): void {
+    let lost: unknown = null;
     try {
       this.flushBatches();
     } catch (error) {
       if (succeeded) throw error;
     } finally {
-      // A replay's batches follow each other without a turn of the event loop, so the commit
-      // timer never fires between them: past the interval, the batch that ends commits. The
-      // text index thread then indexes beside the replay rather than after it.
-      if (--this.batchesOpen === 0 && (this.commitWaiting || performance.now() - this.transactionBegan >= this.commitIntervalMs)) this.commit();
+      lost = this.batchLoss;
+      if (--this.batchesOpen === 0) {
+        this.batchLoss = null;
+        // A replay's batches follow each other without a turn of the event loop, so the commit
+        // timer never fires between them: past the interval, the batch that ends commits. The
+        // text index thread then indexes beside the replay rather than after it.
+        if (this.commitWaiting || performance.now() - this.transactionBegan >= this.commitIntervalMs) this.commit(false, succeeded && lost === null);
+      }
     }
+    // The batch's writes went with a lost transaction (another batch's failure, or a commit).
+    if (succeeded && lost !== null) throw lost;
   }
 
   private flushBatches(): void {
@@ -263,10 +348,10 @@ export class SqliteDocumentStore implements DocumentStore {
    * thread has caught up (tests and benchmarks search the index itself so; a rebuild waits so).
    */
   async settled(): Promise<void> {
-    this.commit(true);
+    this.commit(true, true);
     await Promise.all([...this.collections.values()].map((collection) => collection.textSettled()));
     // The marks the thread settled, removed.
-    this.commit(true);
+    this.commit(true, true);
   }
 
   private deferringSync = false;
@@ -285,7 +370,7 @@ export class SqliteDocumentStore implements DocumentStore {
     markUnsynced(this.file);
     this.deferringSync = true;
     // SQLite refuses to change it inside a transaction.
-    this.commit(true);
+    this.commit(true, true);
     this.db.pragma('synchronous = OFF');
     writer.setDurable(false);
     try {
@@ -341,6 +426,8 @@ export class SqliteDocumentStore implements DocumentStore {
 
   private async closeOnce(): Promise<void> {
     if (!this.db.open) return;
+    // A last commit the storage refuses is lost like any other (its watchers are told): the
+    // next start folds it again from the checkpoints, so the file still closes.
     this.commit(true);
     if (this.text) {
       // The thread indexes what the last commit marked; the marks it settles meanwhile commit below.

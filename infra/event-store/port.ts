@@ -1,3 +1,5 @@
+import type { StorageFailure } from '../storage-errors.js';
+
 /** Who did it, when, and for which request: carried by every event. */
 export interface EventMetadata {
   userId: number | null;
@@ -51,5 +53,10 @@ export interface EventStore {
   countEvents(): Promise<number>;
   /** Calls the handler with every batch of events after `after`, then with new ones as they are appended. */
   subscribeToAll(after: number, handler: AllEventsHandler): Subscription;
+  /**
+   * The last append refused for the store's own storage (a full disk), until one succeeds:
+   * /health reports it. Optional: a store on a server of its own (EventStoreDB) has none.
+   */
+  storageFailure?(): StorageFailure | null;
   close(): Promise<void>;
 }

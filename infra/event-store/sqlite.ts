@@ -1,5 +1,7 @@
 import type Database from 'better-sqlite3';
+import { dirname } from 'node:path';
 import { VersionConflictError } from '../errors.js';
+import { StorageFailureRecord, translateStorageError, type StorageFailure } from '../storage-errors.js';
 import { CheckpointRequests } from './checkpoint-requests.js';
 import { InlineGroupWriter, type GroupWriter } from './group-writer.js';
 import { pollingSubscription } from './polling-subscription.js';
@@ -89,11 +91,13 @@ export class SqliteEventStore implements EventStore {
   private flushScheduled = false;
   /** Groups sent to the writer and not yet answered. */
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly failures: StorageFailureRecord;
 
   constructor(file: string, options: SqliteEventStoreOptions = {}) {
     if (options.commits === 'thread' && file === ':memory:') throw new TypeError('An in-memory event log cannot be committed from another thread.');
     if (options.checkpointThread && file === ':memory:') throw new TypeError('An in-memory event log cannot be checkpointed from another thread.');
     this.db = openEventLog(file);
+    this.failures = new StorageFailureRecord(file === ':memory:' ? null : dirname(file));
     this.statements = {
       readStream: this.db.prepare<[string], EventRow>(
         'SELECT * FROM events WHERE stream_id = ? ORDER BY stream_version',
@@ -137,8 +141,11 @@ export class SqliteEventStore implements EventStore {
     const answered = this.writer.write(group).then(
       (outcomes) => this.settle(appends, outcomes),
       (error: unknown) => {
-        // The commit itself failed: nothing of the group was written.
-        for (const append of appends) append.reject(error);
+        // The commit itself failed: nothing of the group was written, so nothing is acknowledged.
+        // A full disk is the caller's 507, not a crash: the next group tries again.
+        this.failures.failed(error);
+        const refusal = translateStorageError(error, 'event log');
+        for (const append of appends) append.reject(refusal);
       },
     );
     this.inFlight.add(answered);
@@ -150,6 +157,7 @@ export class SqliteEventStore implements EventStore {
    * decoded from the very JSON written, so they see exactly what a later read of the log returns.
    */
   private settle(appends: PendingAppend[], outcomes: GroupOutcome[]): void {
+    this.failures.succeeded();
     const committed: StoredEvent[] = [];
     appends.forEach((append, i) => {
       const outcome = outcomes[i];
@@ -205,6 +213,10 @@ export class SqliteEventStore implements EventStore {
       this.listeners.add(committed);
       return () => this.listeners.delete(committed);
     });
+  }
+
+  storageFailure(): StorageFailure | null {
+    return this.failures.get();
   }
 
   /** A consistent copy of the whole log, for backups: SQLite's online backup API. */

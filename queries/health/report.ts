@@ -10,6 +10,7 @@ import { nextRun } from '../../infra/schedule/cron.js';
 import { lastScheduledBackup, type LastScheduledBackupDoc } from '../backups/schedule.js';
 import { answers } from './probe.js';
 import { cohereReachable } from './provider-probe.js';
+import { storageReport, type StorageReport } from './storage.js';
 
 export type Adapter = 'embedded' | 'production';
 
@@ -25,7 +26,7 @@ export type PortName = (typeof PORTS)[number];
 export const CORE_PORTS: readonly PortName[] = ['event_store', 'document_store'];
 
 export interface HealthReport {
-  /** `unavailable`: a core store is away; `degraded`: another port is away or a projection is parked. */
+  /** `unavailable`: a core store is away; `degraded`: another port is away, a projection is parked, or the storage refuses writes. */
   status: 'ok' | 'degraded' | 'unavailable';
   ports: Record<PortName, PortHealth>;
   log: { last_position: number | null };
@@ -43,6 +44,7 @@ export interface HealthReport {
   } | null;
   /** The work a start owes that no request waits for (the vector index refilled after an import), with its progress. */
   background: BackgroundTaskReport[];
+  storage: StorageReport;
 }
 
 /** A lookup of a token no session can have: a read of the store that changes nothing. */
@@ -112,8 +114,9 @@ export async function healthReport(runtime: Runtime, sessions: SessionStore, mod
   );
   const coreDown = CORE_PORTS.some((port) => !ports[port].reachable);
   const anyDown = PORTS.some((port) => !ports[port].reachable);
+  const storage = storageReport(runtime);
   return {
-    status: coreDown ? 'unavailable' : anyDown || parked.length > 0 ? 'degraded' : 'ok',
+    status: coreDown ? 'unavailable' : anyDown || parked.length > 0 || storage.refusing.length > 0 ? 'degraded' : 'ok',
     ports,
     log: { last_position: lastPosition },
     projections: status.map((p) => ({ name: p.name, position: p.position, stale: p.parked !== null })),
@@ -121,6 +124,7 @@ export async function healthReport(runtime: Runtime, sessions: SessionStore, mod
     jobs: { queues },
     backup_schedule: schedule,
     background: runtime.background.report(),
+    storage,
   };
 }
 

@@ -12,7 +12,7 @@ const Port = Type.Object({
 
 const HealthBody = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('unavailable')], {
-    description: '`unavailable` (503): the event store or the document store is away. `degraded`: another port is away, or a projection is parked.',
+    description: '`unavailable` (503): the event store or the document store is away. `degraded`: another port is away, a projection is parked, or the file system under DATA_DIR refuses writes (`storage`).',
   }),
   ports: Type.Object(Object.fromEntries(PORTS.map((port) => [port, Port]))),
   log: Type.Object({ last_position: Type.Union([Type.Integer(), Type.Null()], { description: 'Position of the newest event; null when the event store did not answer.' }) }),
@@ -31,6 +31,19 @@ const HealthBody = Type.Object({
       error: Type.String(),
       since: Type.String({ description: 'ISO 8601.' }),
     }),
+  ),
+  storage: Type.Object(
+    {
+      file_system: Type.Literal('DATA_DIR', { description: 'The file system the embedded stores write to, named by its variable.' }),
+      refusing: Type.Array(Type.Union([Type.Literal('event_store'), Type.Literal('document_store')]), {
+        description: 'The stores whose last write the file system refused. Writes answer 507 (full) or 503 meanwhile; reads go on. Empty again by itself once space is freed.',
+      }),
+      full: Type.Boolean({ description: 'No room left on the file system: the status is `degraded` until space is freed.' }),
+      since: Type.Union([Type.String(), Type.Null()], { description: 'When the first refused write happened (ISO 8601); null when none is refused.' }),
+      free_bytes: Type.Union([Type.Integer(), Type.Null()], { description: 'Free bytes on the file system; null when it cannot be read.' }),
+      size_bytes: Type.Union([Type.Integer(), Type.Null()]),
+    },
+    { description: 'Whether the file system under DATA_DIR takes writes.' },
   ),
   jobs: Type.Object({
     queues: Type.Union(
