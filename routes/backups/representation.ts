@@ -16,7 +16,8 @@ export function representBackup(doc: BackupDoc, baseUrl: string, dataDir: string
     'o:size': doc.size,
     'o:status': doc.status,
     'o:checksum': doc.checksum,
-    'o:error': doc.error,
+    // Beyond the seed's fields, so only where there is something to say (a failed backup).
+    ...(doc.status === 'failed' && doc.error ? { 'o:error': doc.error } : {}),
     'o:created_by': doc.created_by,
     'o:created_at': sqlTimestamp(doc.created_at),
     'o:metadata': {
@@ -50,9 +51,12 @@ export const BackupRecord = Type.Object(
     'o:checksum': Type.Union([Type.String({ description: '`sha256:<hex>` of the archive file.' }), Type.Null()], {
       description: '`sha256:<hex>` of the archive file; null while no archive exists.',
     }),
-    'o:error': Type.Union([Type.String(), Type.Null()], {
-      description: 'Why a `failed` backup failed, in words an operator can act on (never a path); null otherwise. Not in the seed: the command line and the schedule have no response to say it in.',
-    }),
+    'o:error': Type.Optional(
+      Type.String({
+        description:
+          'Why a `failed` backup failed, in words an operator can act on (never a path); absent otherwise. Not in the seed: the command line and the schedule have no response to say it in.',
+      }),
+    ),
     'o:created_by': Type.Union([Type.Integer(), Type.Null()], { description: 'User id; null for backups made from the command line or by BACKUP_SCHEDULE.' }),
     'o:created_at': Type.String({ description: '`YYYY-MM-DD HH:MM:SS` (UTC).' }),
     'o:metadata': Type.Object({

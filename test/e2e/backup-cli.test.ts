@@ -78,10 +78,10 @@ t.test('npm run backup beside a running server on the same DATA_DIR', async (t) 
       'o:id': 2,
       'o:status': 'complete',
       'o:created_by': null,
-      'o:error': null,
       'o:checksum': /^sha256:[0-9a-f]{64}$/,
       'o:metadata': { includes: { include_db: true, include_files: true, include_themes: false, include_modules: true, include_api: true } },
     });
+    t.notOk('o:error' in record, 'no o:error on a backup that did not fail');
     t.notOk(existsSync(viaApi['o:path'] as string), 'the older archive was removed');
     const entries = await unzip(record['o:path'] as string);
     t.ok(entries.has('events.ndjson'), 'the log');

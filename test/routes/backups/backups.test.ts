@@ -33,11 +33,11 @@ t.test('backups API', async (t) => {
       'o:storage': 'local',
       'o:status': 'complete',
       'o:checksum': /^sha256:[0-9a-f]{64}$/,
-      'o:error': null,
       'o:created_by': 1,
       'o:created_at': '2026-03-04 05:06:07',
       'o:metadata': { backup_module_version: '0.1.0', created_at: '2026-03-04T05:06:07.000Z', includes: ALL_TRUE },
     });
+    t.notOk('o:error' in first, 'no o:error on a backup that did not fail');
     t.equal(Number.isInteger(first['o:id']), true);
     t.equal(file, join(config.dataDir, 'backups', first['o:filename'] as string), 'o:path is the absolute path in DATA_DIR/backups');
     t.ok(existsSync(file), 'the archive exists');
