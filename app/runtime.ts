@@ -104,9 +104,13 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions):
       for (const instance of [...instances.values()].reverse()) await instance.stop?.();
       // Nothing takes ids any more: the next process goes on from the last one taken. Should
       // the log refuse, the reserve is only a gap in the ids, and the adapters still close.
-      await releaseReservedIds(infra.eventStore, metadataFor(runtime.commandContext(null))).catch((err: unknown) =>
-        logger.warn({ err }, 'could not give back the unused reserved ids; they stay unused'),
-      );
+      // Commands take ids through the guarded store, CLIs and importers through the bare one:
+      // each keeps its own reserve.
+      for (const store of [commandEventStore, infra.eventStore]) {
+        await releaseReservedIds(store, metadataFor(runtime.commandContext(null))).catch((err: unknown) =>
+          logger.warn({ err }, 'could not give back the unused reserved ids; they stay unused'),
+        );
+      }
       await infra.close();
     },
   };
