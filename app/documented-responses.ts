@@ -9,6 +9,8 @@ import { Type, type TSchema } from '@sinclair/typebox';
 declare module 'fastify' {
   interface FastifyContextConfig {
     documentedResponses?: Readonly<Record<number, TSchema>>;
+    /** The request body as the document shows it, where it says more than the route validates (keys a handler requires). */
+    documentedBody?: TSchema;
   }
 }
 

@@ -157,6 +157,7 @@ export function completeOperation(schema: FastifySchema | undefined, url: string
   }
   return {
     ...own,
+    ...(route.config?.documentedBody ? { body: route.config.documentedBody } : {}),
     ...(permission ? { security: securityFor(permission) } : {}),
     ...(conditional ? { headers: conditional } : {}),
     response: responses,
