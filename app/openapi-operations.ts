@@ -2,6 +2,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifySchema, RouteOptions } from 'fastify';
 import { surfaceFor, validationStatusFor, type ErrorSurface } from './error-format.js';
 import type { Credential, Permission } from './permissions.js';
+import './documented-responses.js';
 
 /**
  * Completes each operation of the OpenAPI document from what the app already knows, so no route
@@ -122,10 +123,14 @@ function clientErrors(method: string, url: string, schema: FastifySchema, permis
   return answers;
 }
 
+/** The answer with the generic headers added; a header the route documents itself keeps its own description. */
 function withHeaders(response: TSchema | undefined, description: string, headers: Headers): TSchema {
   const base = response ?? Type.Null({ description });
-  return { ...base, headers: { ...((base as { headers?: Headers }).headers ?? {}), ...headers } } as TSchema;
+  return { ...base, headers: { ...headers, ...((base as { headers?: Headers }).headers ?? {}) } } as TSchema;
 }
+
+/** Redirects name where to go; 304 (also 3xx) does not. */
+const REDIRECTS = new Set(['301', '302', '303', '307', '308']);
 
 /** The transform of @fastify/swagger: the route's schema as the document shows it. */
 export function completeOperation(schema: FastifySchema | undefined, url: string, route: RouteOptions): FastifySchema {
@@ -135,7 +140,10 @@ export function completeOperation(schema: FastifySchema | undefined, url: string
   const method = methods.find((m) => m !== 'HEAD') ?? 'GET';
   const permission = route.config?.permissions?.[method];
   // Without a declared response the plugin would document a default 200; the 4xx added must not hide it.
-  const responses: Record<string, TSchema> = { ...((own.response as Record<string, TSchema> | undefined) ?? { 200: Type.Unknown({ description: 'Success.' }) }) };
+  const responses: Record<string, TSchema> = {
+    ...((own.response as Record<string, TSchema> | undefined) ?? { 200: Type.Unknown({ description: 'Success.' }) }),
+    ...documentedResponses(route),
+  };
   for (const [status, answer] of clientErrors(method, url, own, permission)) {
     const declared = responses[String(status)];
     responses[String(status)] = declared
@@ -145,14 +153,20 @@ export function completeOperation(schema: FastifySchema | undefined, url: string
   if (isPaginatedList(method, url, own)) responses['200'] = withHeaders(responses['200'], 'The page asked for.', PAGINATION);
   const conditional = conditionalParts(method, url, route, own, responses);
   for (const status of Object.keys(responses)) {
-    if (/^3\d\d$/.test(status)) responses[status] = withHeaders(responses[status], 'A redirect.', LOCATION);
+    if (REDIRECTS.has(status)) responses[status] = withHeaders(responses[status], 'A redirect.', LOCATION);
   }
   return {
     ...own,
+    ...(route.config?.documentedBody ? { body: route.config.documentedBody } : {}),
     ...(permission ? { security: securityFor(permission) } : {}),
     ...(conditional ? { headers: conditional } : {}),
     response: responses,
   } as FastifySchema;
+}
+
+/** The answers the route's config documents beyond its response schemas (app/documented-responses.ts). */
+function documentedResponses(route: RouteOptions): Record<string, TSchema> {
+  return Object.fromEntries(Object.entries(route.config?.documentedResponses ?? {}));
 }
 
 /**
@@ -166,7 +180,7 @@ function conditionalParts(method: string, url: string, route: RouteOptions, own:
   if (!read && !write) return undefined;
   const ok = Object.keys(responses).find((status) => status === '200' || status === '201');
   if (ok) responses[ok] = withHeaders(responses[ok], 'Success.', read ? CACHING : ETAG);
-  if (read) responses['304'] = Type.Null({ description: 'Not modified: the ETag If-None-Match named is current for this caller. No body.', headers: CACHING });
+  if (read) responses['304'] ??= Type.Null({ description: 'Not modified: the ETag If-None-Match named is current for this caller. No body.', headers: CACHING });
   if (write) {
     responses['412'] = {
       ...ERROR_BODIES[surfaceFor(url)],

@@ -5,6 +5,7 @@ import { RateLimitedError, UnauthorizedError } from '../infra/errors.js';
 import { createFailedLogins } from '../infra/failed-logins/select.js';
 import { findUserByEmail } from '../queries/users.js';
 import { SESSION_COOKIE } from '../app/session-cookie.js';
+import { ERROR_BODIES } from '../app/openapi-operations.js';
 
 const LoginBody = Type.Object({
   email: Type.String({ minLength: 1, maxLength: 320 }),
@@ -28,9 +29,11 @@ export const authRoutes: RoutesPlugin = async (app, { runtime }) => {
         tags: ['auth'],
         summary: 'Start a login session',
         description: `Answers 204 with an HttpOnly, SameSite=Lax session cookie, or 401 for a wrong email or password. After ${loginMaxFailures} failed logins for one email from one address within ${loginFailureWindowSeconds} seconds (LOGIN_MAX_FAILURES, LOGIN_FAILURE_WINDOW_SECONDS), further tries get 429 with Retry-After until that window ends; a successful login clears the count.`,
+        consumes: ['application/json', 'application/x-www-form-urlencoded'],
         body: LoginBody,
-        response: { 204: Type.Null() },
+        response: { 204: Type.Null({ description: 'Logged in: Set-Cookie holds the session cookie.' }) },
       },
+      config: { documentedResponses: { 401: { ...ERROR_BODIES.native, description: 'The email or password is wrong.' } } },
     },
     async (request, reply) => {
       const { email, password } = request.body;

@@ -35,6 +35,9 @@ const INLINE_TYPES = new Set([
 /** Types with script-capable renderings that are still useful under their own type as subresources. */
 const ATTACHMENT_TYPES = new Set(['image/svg+xml']);
 
+/** Every media type a file may be served as (the OpenAPI document lists them). */
+export const SERVED_TYPES: readonly string[] = [...INLINE_TYPES, ...ATTACHMENT_TYPES, 'application/octet-stream'];
+
 export const ASSET_FILE_CSP = "sandbox; default-src 'none'";
 
 export interface ServingPolicy {

@@ -1,12 +1,41 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { answerIn, BINARY, emptyAnswer } from '../../app/documented-responses.js';
 import { noneMatch, parseTagList } from '../../app/conditional/entity-tag.js';
 import type { AssetRoutesOptions } from './options.js';
 import type { RoutesPlugin } from '../../app/kernel.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { findAsset } from '../../queries/assets/assets.js';
 import { requestedRange } from './byte-range.js';
-import { ASSET_FILE_CSP, contentDisposition, servingPolicy } from './file-policy.js';
+import { ASSET_FILE_CSP, contentDisposition, SERVED_TYPES, servingPolicy } from './file-policy.js';
 import { TAG } from './schemas.js';
+
+const header = (description: string) => Type.String({ description });
+const ETAG = { ETag: header('Strong `"<sha256 of the file>"`, sent with every answer but 404.') };
+const FILE_HEADERS = {
+  ...ETAG,
+  'Cache-Control': header('`no-cache`: revalidate by ETag.'),
+  'Content-Disposition': header('`inline` or `attachment`, with the asset\'s filename.'),
+  'Accept-Ranges': header('`bytes`.'),
+  'X-Content-Type-Options': header('`nosniff`.'),
+  'Content-Security-Policy': header(`\`${ASSET_FILE_CSP}\`.`),
+  'Content-Length': Type.Integer({ description: 'Bytes in this answer.' }),
+};
+/** Text types carry `; charset=utf-8`; the media type is the same. */
+const FILE_BODIES: Record<string, TSchema> = Object.fromEntries(SERVED_TYPES.map((type) => [type, BINARY]));
+
+/** The answers the route streams or sends without a body, which its response schemas cannot describe. */
+const FILE_ANSWERS = {
+  200: answerIn('The whole file, in the media type it is served as.', FILE_BODIES, FILE_HEADERS),
+  206: answerIn('The byte range asked for.', FILE_BODIES, {
+    ...FILE_HEADERS,
+    'Content-Range': header('`bytes <first>-<last>/<size>`.'),
+  }),
+  304: emptyAnswer('Not modified: If-None-Match names the file\'s ETag. No body.', ETAG),
+  416: emptyAnswer('The range lies outside the file. No body.', {
+    ...ETAG,
+    'Content-Range': header('`bytes */<size>`.'),
+  }),
+};
 
 const FILE_NAME = /^([1-9][0-9]{0,15})(?:\.([a-z0-9]{1,16}))?$/;
 
@@ -15,6 +44,7 @@ export const fileRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runtim
   app.get(
     '/:file',
     {
+      config: { documentedResponses: FILE_ANSWERS },
       schema: {
         tags: [TAG],
         summary: "An asset's file (its canonical_url)",

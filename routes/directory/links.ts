@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { answerIn } from '../../app/documented-responses.js';
 import type { RoutesPlugin } from '../../app/kernel.js';
 import type { Runtime } from '../../app/kernel.js';
 import { recordClick } from '../../commands/directory/handlers.js';
@@ -18,6 +19,14 @@ const tags = ['directory'];
 export function destinationOf(db: Pick<DatabaseDoc, 'url' | 'proxied'>, proxyPrefix: string | undefined): string {
   return db.proxied && proxyPrefix ? `${proxyPrefix}${db.url}` : db.url;
 }
+
+/** The 404 of the patron-facing links: a page for a browser, JSON for anyone else (notFound). */
+const NOT_FOUND = answerIn('Not found, or hidden: an HTML page when Accept names text/html, else JSON.', {
+  'text/html': Type.String({ description: 'The "Database not found" page.' }),
+  'application/json': ErrorBody,
+});
+/** The details page is HTML; the 400 of a handle past 200 characters is the error handler's JSON. */
+const INVALID = answerIn('The handle is not valid.', { 'application/json': ErrorBody });
 
 function wantsHtml(request: FastifyRequest): boolean {
   return /text\/html/i.test(request.headers.accept ?? '');
@@ -45,6 +54,7 @@ export const directoryLinkRoutes: RoutesPlugin = async (app, { runtime }) => {
         params: HandleParams,
         response: { 302: Type.Null({ description: 'Location is the database address.' }), 404: ErrorBody },
       },
+      config: { documentedResponses: { 404: NOT_FOUND } },
     },
     async (request, reply) => {
       const { handle } = request.params;
@@ -70,6 +80,7 @@ export const directoryLinkRoutes: RoutesPlugin = async (app, { runtime }) => {
         produces: ['text/html'],
         response: { 200: Type.String({ description: 'HTML page.' }), 404: ErrorBody },
       },
+      config: { documentedResponses: { 400: INVALID, 404: NOT_FOUND } },
     },
     async (request, reply) => {
       const { handle } = request.params;

@@ -6,9 +6,18 @@ import { jsonLd, reference, sqlTimestamp } from '../json-ld.js';
 import { visibleIds } from './hidden-ids.js';
 import type { ResourceRoutes } from './resource-routes.js';
 import { definedKeys } from '../../commands/defined-keys.js';
+import { referenceTo, representation } from './documented-schemas.js';
 
-const Ref = Type.Object({ 'o:id': Type.Integer({ minimum: 1 }) }, { additionalProperties: true });
-const Title = Type.String({ maxLength: 1000 });
+const Ref = Type.Object({ 'o:id': Type.Integer({ minimum: 1 }) }, { additionalProperties: true, description: 'A record by its `o:id`; other keys (`@id`) are ignored.' });
+const Title = Type.String({ maxLength: 1000, description: 'The title.' });
+const IsPublic = Type.Boolean({ description: 'false: only Editor and above see it. Default true.' });
+/** A representation read may be sent back: the keys a body does not list are accepted and ignored. */
+const OPEN_BODY = {
+  additionalProperties: true,
+  description: 'Only the keys listed are read; any other key (`@context`, `@id`, `o:id`, `o:created`, ...) is accepted and ignored. On a create a key left out takes its default; on an update it keeps its value.',
+};
+const titleField = { 'o:title': Type.String({ maxLength: 1000 }) };
+const isPublicField = { 'o:is_public': Type.Boolean() };
 
 function refIds(value: unknown): number[] | undefined {
   return Array.isArray(value) ? value.map((r: { 'o:id': number }) => r['o:id']) : undefined;
@@ -31,7 +40,11 @@ export const siteRoutes: ResourceRoutes<SiteFields, SiteDoc> = {
   type: 'o:Site',
   tag: 'platform',
   spec: SITE,
-  body: Type.Object({ 'o:slug': Type.Optional(Type.String({ maxLength: 190 })), 'o:title': Type.Optional(Title) }),
+  body: Type.Object(
+    { 'o:slug': Type.Optional(Type.String({ maxLength: 190, description: 'Unique among sites.' })), 'o:title': Type.Optional(Title) },
+    OPEN_BODY,
+  ),
+  representation: representation('o:Site', 'sites', { 'o:slug': Type.String(), ...titleField }),
   requiredOnCreate: ['o:slug', 'o:title'],
   defaults: () => ({ slug: '', title: '' }),
   fromBody: (b) => definedKeys({ slug: b['o:slug'] as string | undefined, title: b['o:title'] as string | undefined }),
@@ -48,10 +61,18 @@ export const itemSetRoutes: ResourceRoutes<ItemSetFields, ItemSetDoc> = {
   type: 'o:ItemSet',
   tag: 'platform',
   spec: ITEM_SET,
-  body: Type.Object({
-    'o:title': Type.Optional(Title),
-    'o:is_public': Type.Optional(Type.Boolean()),
-    'o:site': Type.Optional(Type.Array(Ref)),
+  body: Type.Object(
+    {
+      'o:title': Type.Optional(Title),
+      'o:is_public': Type.Optional(IsPublic),
+      'o:site': Type.Optional(Type.Array(Ref, { description: 'The sites it belongs to (replaces the list).' })),
+    },
+    OPEN_BODY,
+  ),
+  representation: representation('o:ItemSet', 'item_sets', {
+    ...titleField,
+    ...isPublicField,
+    'o:site': Type.Array(referenceTo('sites', 'A site it belongs to.')),
   }),
   requiredOnCreate: ['o:title'],
   defaults: () => ({ title: '', is_public: true, site_ids: [] }),
@@ -71,12 +92,23 @@ export const itemRoutes: ResourceRoutes<ItemFields, ItemDoc> = {
   type: 'o:Item',
   tag: 'platform',
   spec: ITEM,
-  body: Type.Object({
-    'o:title': Type.Optional(Title),
-    'o:description': Type.Optional(Type.String({ maxLength: 100_000 })),
-    'o:is_public': Type.Optional(Type.Boolean()),
-    'o:item_set': Type.Optional(Type.Array(Ref)),
-    'o:site': Type.Optional(Type.Array(Ref)),
+  body: Type.Object(
+    {
+      'o:title': Type.Optional(Title),
+      'o:description': Type.Optional(Type.String({ maxLength: 100_000, description: 'Plain text. Default empty.' })),
+      'o:is_public': Type.Optional(IsPublic),
+      'o:item_set': Type.Optional(Type.Array(Ref, { description: 'The item sets it is in (replaces the list).' })),
+      'o:site': Type.Optional(Type.Array(Ref, { description: 'The sites it belongs to (replaces the list).' })),
+    },
+    OPEN_BODY,
+  ),
+  representation: representation('o:Item', 'items', {
+    ...titleField,
+    'o:description': Type.String(),
+    ...isPublicField,
+    'o:item_set': Type.Array(referenceTo('item_sets', 'An item set it is in; private ones only for Editor and above.')),
+    'o:site': Type.Array(referenceTo('sites', 'A site it belongs to.')),
+    'o:media': Type.Array(referenceTo('media', 'One of its media, by id; private ones only for Editor and above.')),
   }),
   requiredOnCreate: ['o:title'],
   defaults: () => ({ title: '', description: '', is_public: true, item_set_ids: [], site_ids: [] }),
@@ -115,11 +147,20 @@ export const mediaRoutes: ResourceRoutes<MediaFields, MediaDoc> = {
   type: 'o:Media',
   tag: 'platform',
   spec: MEDIA,
-  body: Type.Object({
-    'o:item': Type.Optional(Ref),
-    'o:title': Type.Optional(Title),
-    'o:text': Type.Optional(Type.String({ maxLength: 1_000_000 })),
-    'o:is_public': Type.Optional(Type.Boolean()),
+  body: Type.Object(
+    {
+      'o:item': Type.Optional({ ...Ref, description: 'The item it belongs to.' }),
+      'o:title': Type.Optional(Title),
+      'o:text': Type.Optional(Type.String({ maxLength: 1_000_000, description: 'Its text (a transcription), which the chatbot indexes. Default empty.' })),
+      'o:is_public': Type.Optional(IsPublic),
+    },
+    OPEN_BODY,
+  ),
+  representation: representation('o:Media', 'media', {
+    'o:item': referenceTo('items', 'The item it belongs to.'),
+    ...titleField,
+    'o:text': Type.String(),
+    ...isPublicField,
   }),
   requiredOnCreate: ['o:item', 'o:title'],
   defaults: () => ({ item_id: 0, title: '', text: '', is_public: true }),
@@ -146,24 +187,42 @@ export const mediaRoutes: ResourceRoutes<MediaFields, MediaDoc> = {
   listFilter: (q) => (q.item_id !== undefined ? { item_id: q.item_id } : {}),
 };
 
-const Block = Type.Object({
-  'o:layout': Type.String({ minLength: 1, maxLength: 190 }),
-  'o:data': Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-});
+const Block = Type.Object(
+  {
+    'o:layout': Type.String({ minLength: 1, maxLength: 190, description: 'The block\'s layout (`html`, ...).' }),
+    'o:data': Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'The layout\'s data (`{"html": "..."}`). Default `{}`.' })),
+  },
+  { description: 'A block of the page.' },
+);
+const BlockOut = Type.Object({ 'o:layout': Type.String(), 'o:data': Type.Record(Type.String(), Type.Unknown()) }, { additionalProperties: false });
 
 export const sitePageRoutes: ResourceRoutes<SitePageFields, SitePageDoc> = {
   path: 'site_pages',
   type: 'o:SitePage',
   tag: 'platform',
   spec: SITE_PAGE,
-  body: Type.Object({
-    'o:site': Type.Optional(Ref),
-    'o:slug': Type.Optional(Type.String({ maxLength: 190 })),
-    'o:title': Type.Optional(Title),
-    'o:is_public': Type.Optional(Type.Boolean()),
-    'o:layout': Type.Optional(Type.Union([Type.String({ maxLength: 190 }), Type.Null()])),
-    'o:layout_data': Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
-    'o:block': Type.Optional(Type.Array(Block)),
+  body: Type.Object(
+    {
+      'o:site': Type.Optional({ ...Ref, description: 'The site the page is on.' }),
+      'o:slug': Type.Optional(Type.String({ maxLength: 190, description: 'Unique among the site\'s pages.' })),
+      'o:title': Type.Optional(Title),
+      'o:is_public': Type.Optional(IsPublic),
+      'o:layout': Type.Optional(Type.Union([Type.String({ maxLength: 190 }), Type.Null()], { description: 'The page layout, or null (the default) for the site\'s.' })),
+      'o:layout_data': Type.Optional(
+        Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'The layout\'s settings; null is `{}` (the default).' }),
+      ),
+      'o:block': Type.Optional(Type.Array(Block, { description: 'The page\'s blocks, in order (replaces them all). Default none.' })),
+    },
+    OPEN_BODY,
+  ),
+  representation: representation('o:SitePage', 'site_pages', {
+    'o:site': referenceTo('sites', 'The site the page is on.'),
+    'o:slug': Type.String(),
+    ...titleField,
+    ...isPublicField,
+    'o:layout': Type.Unsafe<string | null>({ type: 'string', nullable: true }),
+    'o:layout_data': Type.Record(Type.String(), Type.Unknown()),
+    'o:block': Type.Array(BlockOut),
   }),
   requiredOnCreate: ['o:site', 'o:slug', 'o:title'],
   defaults: () => ({ site_id: 0, slug: '', title: '', is_public: true, layout: null, layout_data: {}, blocks: [] }),

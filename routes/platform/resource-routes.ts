@@ -13,6 +13,7 @@ import {
 import type { Document, Filter } from '../../infra/document-store/port.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../infra/errors.js';
 import { JsonLdObject, PageQuery, pageWindow, setPaginationHeaders } from '../json-ld.js';
+import { documentedBody, representationAnswers } from './documented-schemas.js';
 import { hiddenAmong, namesHidden, NOTHING_HIDDEN, type HiddenIds, type References } from './hidden-ids.js';
 
 /** What the generic routes need to serve one host platform resource under /api/{path}. */
@@ -23,6 +24,8 @@ export interface ResourceRoutes<Fields extends object, Doc extends VersionedDocu
   spec: KindSpec<Fields>;
   /** Schema of the write body: the representation's `o:` keys, all optional. */
   body: TObject;
+  /** The representation `represent` makes, for the OpenAPI document (documented-schemas.ts). */
+  representation: TObject;
   /** `o:` keys a create must carry. */
   requiredOnCreate: string[];
   /** Defaults a create starts from before the body's keys apply. */
@@ -55,6 +58,9 @@ type VersionedDocument = Document & { version?: number };
 /** The list, read, create, update and delete routes of one resource, registered under the prefix `/api/{path}`. */
 export function resourceRoutes<Fields extends object, Doc extends VersionedDocument>(def: ResourceRoutes<Fields, Doc>): RoutesPlugin {
   return async (app, { runtime }) => {
+    const answers = representationAnswers(def.representation);
+    // The required keys are the handler's check (missingOnCreate), whose 422 names each one.
+    const createBody = documentedBody(def.body, def.requiredOnCreate);
     const collection = () => runtime.documents.collection<Doc>(def.path);
     const baseUrl = runtime.config.baseUrl;
     const privacy =
@@ -98,6 +104,7 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
           querystring: Type.Object({ ...PageQuery, ...(def.listQuery ?? {}) }),
           response: { 200: Type.Array(JsonLdObject) },
         },
+        config: { documentedResponses: answers.list },
       },
       async (request, reply) => {
         const query = request.query;
@@ -122,7 +129,10 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
 
     app.get(
       '/:id',
-      { schema: { tags: [def.tag], summary: `Read one of ${def.path}`, description: privacy, params: IdParams, response: { 200: JsonLdObject } } },
+      {
+        schema: { tags: [def.tag], summary: `Read one of ${def.path}`, description: privacy, params: IdParams, response: { 200: JsonLdObject } },
+        config: { documentedResponses: answers.one },
+      },
       async (request, reply) => {
         const { doc, hidden } = await visibleOne(request, request.params.id);
         answerVersion(reply, doc.version);
@@ -132,7 +142,10 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
 
     app.post(
       '',
-      { schema: { tags: [def.tag], summary: `Create one of ${def.path}`, body: def.body, response: { 201: JsonLdObject } } },
+      {
+        schema: { tags: [def.tag], summary: `Create one of ${def.path}`, body: def.body, response: { 201: JsonLdObject } },
+        config: { documentedResponses: answers.created, documentedBody: createBody },
+      },
       async (request, reply) => {
         const user = await requireEditor(request);
         const body = request.body;
@@ -151,7 +164,7 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
       app.route({
         method,
         url: '/:id',
-        config: IF_MATCH_CONFIG,
+        config: { ...IF_MATCH_CONFIG, documentedResponses: answers.one },
         schema: { tags: [def.tag], summary: `Update one of ${def.path} (only keys present change)`, params: IdParams, body: def.body, response: { 200: JsonLdObject } },
         handler: async (request, reply) => {
           const user = await requireEditor(request);
@@ -166,7 +179,10 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
 
     app.delete(
       '/:id',
-      { config: IF_MATCH_CONFIG, schema: { tags: [def.tag], summary: `Delete one of ${def.path}`, params: IdParams, response: { 200: JsonLdObject } } },
+      {
+        config: { ...IF_MATCH_CONFIG, documentedResponses: { 200: { ...def.representation, description: 'The record as it was.' } } },
+        schema: { tags: [def.tag], summary: `Delete one of ${def.path}`, params: IdParams, response: { 200: JsonLdObject } },
+      },
       async (request) => {
         const user = await requireEditor(request);
         const id = request.params.id;

@@ -1,0 +1,60 @@
+import { Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
+
+/**
+ * What the OpenAPI document says the platform resources take and answer, beside the schemas the
+ * routes validate and serialise with. The routes answer through the open JsonLdObject, so these
+ * representations are documentation (route config, app/documented-responses.ts): declared as
+ * response schemas they would make fast-json-stringify reshape what the routes send.
+ */
+
+/** A reference to another record, as representations write it; a body's needs only `o:id`. */
+const Reference = (resource: string) =>
+  Type.Object({ '@id': Type.String({ description: `The record's URL (\`/api/${resource}/{id}\`).` }), 'o:id': Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
+
+export const referenceTo = (resource: string, description: string): TSchema => ({ ...Reference(resource), description });
+
+const DateTime = Type.Object(
+  {
+    '@value': Type.String({ description: '`YYYY-MM-DD HH:MM:SS`, UTC.' }),
+    '@type': Type.Literal('http://www.w3.org/2001/XMLSchema#dateTime'),
+  },
+  { additionalProperties: false },
+);
+
+/** A representation of `type`: the JSON-LD header, the resource's fields, owner and times. */
+export function representation(type: string, resource: string, fields: TProperties): TObject {
+  return Type.Object(
+    {
+      '@context': Type.String({ description: 'URL of the JSON-LD context (`/api-context`).' }),
+      '@id': Type.String({ description: `This record's URL (\`/api/${resource}/{id}\`).` }),
+      '@type': Type.Literal(type),
+      'o:id': Type.Integer({ minimum: 1 }),
+      ...fields,
+      'o:owner': Type.Unsafe<unknown>({ ...Reference('users'), nullable: true, description: 'Who created it; null when imported without one.' }),
+      'o:created': DateTime,
+      'o:modified': DateTime,
+    },
+    { additionalProperties: false, title: type.replace('o:', '') },
+  );
+}
+
+/**
+ * The answers of one resource's routes, by operation: a list is an array of representations, a
+ * read, create, update and delete answer one (a delete, the record as it was).
+ */
+export function representationAnswers(schema: TObject): { list: Record<number, TSchema>; one: Record<number, TSchema>; created: Record<number, TSchema> } {
+  return {
+    list: { 200: Type.Array(schema, { description: 'The page asked for.' }) },
+    one: { 200: { ...schema, description: 'The record.' } },
+    created: { 201: { ...schema, description: 'The record created.' } },
+  };
+}
+
+/** The write body as documented: the route's own properties, with the keys a create needs. */
+export function documentedBody(body: TObject, required: readonly string[]): TSchema {
+  return Type.Object(body.properties, {
+    description: body.description,
+    additionalProperties: true,
+    ...(required.length ? { required: [...required] } : {}),
+  });
+}
