@@ -119,9 +119,33 @@ t.test('the chat panel embedded on another origin, in Chromium', { skip }, async
     await page.keyboard.press('Tab');
     t.equal(await page.evaluate(() => document.activeElement?.id), 'chat-main', 'the first panel holds the focus');
     t.equal(await inPanel(page, 'chat-main', (root) => (root.activeElement as HTMLInputElement | null)?.labels?.[0]?.textContent), 'Ask a question about the collection');
+    // What the panel shows while the answer streams, and what its live region is given, in order.
+    await inPanel(page, 'chat-main', (root) => {
+      const log: string[] = [];
+      (window as unknown as { ccLog: string[] }).ccLog = log;
+      const answer = root.querySelector('.cc-answer') as Element;
+      const draft = root.querySelector('.cc-draft') as Element;
+      new MutationObserver((records) => {
+        if (records.some((r) => r.addedNodes.length > 0)) log.push(`answer: ${answer.textContent}`);
+      }).observe(answer, { childList: true, subtree: true, characterData: true });
+      new MutationObserver((records) => {
+        if (records.some((r) => r.addedNodes.length > 0)) log.push(`draft: ${draft.textContent}`);
+      }).observe(draft, { childList: true, subtree: true, characterData: true });
+      return draft.getAttribute('aria-hidden');
+    });
+    const answered = page.waitForResponse((res) => res.url() === `${apiBase}/chatbot/api/chat` && res.request().method() === 'POST');
     await page.keyboard.type('When does the museum open on Saturdays?');
     await page.keyboard.press('Enter');
+    const response = await answered;
     await page.locator('#chat-main .cc-answer p').first().waitFor();
+    t.match(response.request().headers().accept, /^text\/event-stream/, 'the panel asks for the stream');
+    t.match(response.headers()['content-type'], /^text\/event-stream/, 'and gets it');
+    const log = await page.evaluate(() => (window as unknown as { ccLog: string[] }).ccLog);
+    const answerIndex = log.findIndex((entry) => entry.startsWith('answer: '));
+    t.ok(log.slice(0, answerIndex).some((entry) => /^draft: .*ten on Saturdays\. \[1\]/.test(entry)), `the text showed as it streamed (${JSON.stringify(log)})`);
+    t.equal(log.filter((entry) => entry.startsWith('answer: ')).length, 1, 'the live region was given the finished answer once');
+    t.equal(await page.locator('#chat-main .cc-draft').textContent(), '', 'the streamed text made way for the answer');
+    t.equal(await page.locator('#chat-main .cc-draft').getAttribute('aria-hidden'), 'true', 'the streaming text is not announced');
 
     t.match(await page.locator('#chat-main .cc-answer').textContent(), /ten on Saturdays\./);
     t.equal(await page.locator('#chat-main .cc-answer').getAttribute('aria-live'), 'polite', 'the answer is a live region');
