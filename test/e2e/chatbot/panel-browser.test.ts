@@ -271,6 +271,28 @@ t.test('the chat panel embedded on another origin, in Chromium', { skip }, async
     t.equal(await page.locator('#chat-sets .cc-source').count(), 0, 'the earlier sources are gone');
   });
 
+  t.test('an error event mid-stream: the streamed text goes, a clear message comes', async (t) => {
+    // A failure after the first event (the provider breaking off) cannot be caused in the real
+    // server's embedded answerer; the panel only sees the events.
+    await page.route(`${apiBase}/chatbot/api/chat`, async (route) => {
+      if (route.request().method() !== 'POST') return route.fallback();
+      await route.fulfill({
+        status: 200,
+        contentType: 'text/event-stream',
+        headers: { 'access-control-allow-origin': '*' },
+        body: 'event: text\ndata: {"text":"The violin was "}\n\nevent: error\ndata: {"error":"The language model provider returned an error while answering."}\n\n',
+      });
+    });
+    t.teardown(() => page.unroute(`${apiBase}/chatbot/api/chat`));
+    await page.locator('#chat-sets .cc-input').fill('Who made the violin?');
+    await page.locator('#chat-sets .cc-input').press('Enter');
+    await page.locator('#chat-sets .cc-error:not(:empty)').waitFor();
+    t.equal(await page.locator('#chat-sets .cc-error').textContent(), 'Something went wrong while answering. Please try again.');
+    t.equal(await page.locator('#chat-sets .cc-draft').textContent(), '', 'the broken-off text is not left as if it were the answer');
+    t.equal(await page.locator('#chat-sets .cc-answer').textContent(), '');
+    t.equal(await page.locator('#chat-sets .cc-submit').getAttribute('aria-disabled'), 'false', 'ready to ask again');
+  });
+
   /** Asks in a panel and waits for the server's answer and for the panel to be ready again. */
   async function askIn(panel: string, question: string): Promise<number> {
     const answered = page.waitForResponse((res) => res.url() === `${apiBase}/chatbot/api/chat` && res.request().method() === 'POST');
