@@ -35,6 +35,8 @@
     '.cc-submit[aria-disabled="true"]{opacity:.6;cursor:progress}',
     '.cc input:focus,.cc button:focus,.cc a:focus,.cc-source:focus{outline:3px solid #0b5394;outline-offset:2px}',
     '.cc-answer{margin:1em 0 0}',
+    '.cc-draft{margin:1em 0 0;white-space:pre-wrap}',
+    '.cc-draft:empty{display:none}',
     '.cc-answer:empty{display:none}',
     '.cc-answer p{margin:0 0 .6em}',
     '.cc-answer sup{font-size:.75em;line-height:0;vertical-align:super}',
@@ -89,39 +91,117 @@
     return body;
   }
 
-  function ask(body) {
+  /** Splits complete Server-Sent Events off the front of a buffer: {events, rest}. Data lines are JSON. */
+  function takeEvents(buffer) {
+    var events = [];
+    var end;
+    while ((end = buffer.indexOf('\n\n')) !== -1) {
+      var block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      var name = 'message';
+      var data = '';
+      block.split('\n').forEach(function (line) {
+        if (line.indexOf('event:') === 0) name = line.slice(6).trim();
+        else if (line.indexOf('data:') === 0) data += line.slice(5).trim();
+      });
+      try {
+        events.push({ name: name, data: JSON.parse(data) });
+      } catch {
+        // A line no JSON parser reads is not one of the chatbot's events.
+      }
+    }
+    return { events: events, rest: buffer };
+  }
+
+  /**
+   * Reads the answer's event stream: onText gets each piece of text as it arrives; resolves with
+   * the end event's answer (the same as the JSON answer), rejects on an error event or a stream
+   * that stops before its end.
+   */
+  function readStream(response, onText) {
+    var reader = response.body.getReader();
+    var decoder = new window.TextDecoder();
+    var buffer = '';
+    function pump() {
+      return reader.read().then(function (chunk) {
+        if (chunk.value) buffer += decoder.decode(chunk.value, { stream: true });
+        var taken = takeEvents(buffer.replace(/\r\n?/g, '\n'));
+        buffer = taken.rest;
+        for (var i = 0; i < taken.events.length; i++) {
+          var event = taken.events[i];
+          if (event.name === 'text' && event.data && typeof event.data.text === 'string') onText(event.data.text);
+          else if (event.name === 'error') throw new ApiError(500, event.data && typeof event.data.error === 'string' ? event.data.error : '', null);
+          else if (event.name === 'end') {
+            if (!event.data || typeof event.data.answer_html !== 'string') throw new ApiError(502, '', null);
+            reader.cancel().catch(function () {});
+            return event.data;
+          }
+        }
+        if (chunk.done) throw new ApiError(502, '', null);
+        return pump();
+      });
+    }
+    return pump();
+  }
+
+  function readJson(response) {
+    return response
+      .json()
+      .catch(function () {
+        return {};
+      })
+      .then(function (data) {
+        if (!response.ok) {
+          var message = data && typeof data.error === 'string' ? data.error : '';
+          throw new ApiError(response.status, message, response.headers.get('Retry-After'));
+        }
+        // Something other than the chatbot answered (a proxy's page, say): not an empty answer.
+        if (!data || typeof data.answer_html !== 'string') throw new ApiError(502, '', null);
+        return data;
+      });
+  }
+
+  /**
+   * Asks for the streamed answer; errors before the stream are JSON with their status, as is
+   * the whole answer from a server (or proxy) that does not stream.
+   */
+  function ask(body, onText) {
     var controller = typeof window.AbortController === 'function' ? new window.AbortController() : null;
     var timer = controller ? window.setTimeout(function () { controller.abort(); }, TIMEOUT_MS) : null;
+    function done() {
+      if (timer) window.clearTimeout(timer);
+    }
+    var streams = typeof window.TextDecoder === 'function';
     return fetch(API_BASE + '/chatbot/api/chat', {
       method: 'POST',
       credentials: 'omit',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      headers: { 'Content-Type': 'application/json', Accept: streams ? 'text/event-stream, application/json;q=0.5' : 'application/json' },
       body: JSON.stringify(body),
       signal: controller ? controller.signal : undefined,
-    }).then(
-      function (response) {
-        if (timer) window.clearTimeout(timer);
-        return response
-          .json()
-          .catch(function () {
-            return {};
-          })
-          .then(function (data) {
-            if (!response.ok) {
-              var message = data && typeof data.error === 'string' ? data.error : '';
-              throw new ApiError(response.status, message, response.headers.get('Retry-After'));
-            }
-            // Something other than the chatbot answered (a proxy's page, say): not an empty answer.
-            if (!data || typeof data.answer_html !== 'string') throw new ApiError(502, '', null);
-            return data;
-          });
-      },
-      function (error) {
-        if (timer) window.clearTimeout(timer);
-        // A refused origin gets no CORS headers, so the browser reports a network error too.
-        throw new ApiError(error && error.name === 'AbortError' ? -1 : 0, '', null);
-      },
-    );
+    })
+      .then(
+        function (response) {
+          var type = response.headers.get('Content-Type') || '';
+          if (response.ok && response.body && /^text\/event-stream/i.test(type)) return readStream(response, onText);
+          return readJson(response);
+        },
+        function (error) {
+          // A refused origin gets no CORS headers, so the browser reports a network error too.
+          throw new ApiError(error && error.name === 'AbortError' ? -1 : 0, '', null);
+        },
+      )
+      .then(
+        function (data) {
+          done();
+          return data;
+        },
+        function (error) {
+          done();
+          if (error instanceof ApiError) throw error;
+          // The connection broke mid-stream, or the time ran out while reading it.
+          throw new ApiError(error && error.name === 'AbortError' ? -1 : 0, '', null);
+        },
+      );
   }
 
   function waitText(retryAfter) {
@@ -229,11 +309,15 @@
 
     var status = el('p', { class: 'cc-status', role: 'status' });
     var error = el('p', { class: 'cc-error', id: 'cc-error', role: 'alert' });
+    // The text as it streams in is shown here, outside the live region: announcing every piece
+    // would read the answer in fragments. The live region gets the finished answer, once.
+    var draft = el('div', { class: 'cc-draft', 'aria-hidden': 'true' });
     var answer = el('div', { class: 'cc-answer', 'aria-live': 'polite', 'aria-busy': 'false' });
     var sourcesTitle = el('h3', { class: 'cc-sources-title cc-hidden', id: 'cc-sources-title' }, 'Sources');
     var sources = el('ol', { class: 'cc-sources cc-hidden', 'aria-labelledby': 'cc-sources-title' });
     container.appendChild(status);
     container.appendChild(error);
+    container.appendChild(draft);
     container.appendChild(answer);
     container.appendChild(sourcesTitle);
     container.appendChild(sources);
@@ -274,14 +358,20 @@
       }
       setBusy(true);
       clear(answer);
+      clear(draft);
       showSources([]);
-      ask(requestBody(host, question))
+      ask(requestBody(host, question), function (text) {
+        // Text, never HTML: the pieces are the answer's plain text.
+        draft.appendChild(document.createTextNode(text));
+      })
         .then(function (data) {
+          clear(draft);
           setBusy(false);
           answer.appendChild(answerFragment(data.answer_html));
           showSources(Array.isArray(data.sources) ? data.sources : []);
         })
         .catch(function (failure) {
+          clear(draft);
           setBusy(false);
           clear(answer);
           showSources([]);

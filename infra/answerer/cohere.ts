@@ -36,18 +36,47 @@ export class CohereAnswerer implements Answerer {
     this.client = client ?? new CohereClient({ token: apiKey });
   }
 
-  async answer({ question, evidence, systemPrompt }: AnswerRequest): Promise<string> {
+  private chatRequest({ question, evidence, systemPrompt }: AnswerRequest) {
+    return {
+      model: this.model,
+      message: question,
+      preamble: systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
+      documents: evidence.map((e) => ({ id: String(e.number), title: e.title, snippet: e.text })),
+      temperature: 0.2,
+    };
+  }
+
+  async answer(request: AnswerRequest): Promise<string> {
     try {
-      const response = await this.client.chat({
-        model: this.model,
-        message: question,
-        preamble: systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
-        documents: evidence.map((e) => ({ id: String(e.number), title: e.title, snippet: e.text })),
-        temperature: 0.2,
-      });
+      const response = await this.client.chat(this.chatRequest(request));
       return withMarkers(response.text, response.citations ?? []);
     } catch (error) {
       throw providerError('answering', error);
     }
+  }
+
+  /**
+   * chatStream: the text as Cohere writes it, then the whole answer from its stream-end event,
+   * with the markers its citations give (they arrive in pieces of their own, so the pieces of text
+   * carry none). The signal aborts the request itself, so a client that went away costs no more
+   * tokens.
+   */
+  async *stream(request: AnswerRequest, signal: AbortSignal): AsyncGenerator<string, string> {
+    try {
+      const events = await this.client.chatStream(this.chatRequest(request), { abortSignal: signal });
+      for await (const event of events) {
+        if (signal.aborted) return '';
+        if (event.eventType === 'text-generation') yield event.text;
+        else if (event.eventType === 'stream-end') {
+          if (event.finishReason === 'ERROR' || event.finishReason === 'ERROR_TOXIC') throw new Error(`stream ended with ${event.finishReason}`);
+          return withMarkers(event.response.text, event.response.citations ?? []);
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) return '';
+      throw providerError('answering', error);
+    }
+    if (signal.aborted) return '';
+    throw providerError('answering', new Error('the stream ended without its stream-end event'));
   }
 }

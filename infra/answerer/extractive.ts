@@ -63,10 +63,13 @@ function cosine(a: Float32Array, b: Float32Array): number {
 }
 
 /** Cites each chosen sentence, read in a natural order: by evidence rank, then as they stand in their text. */
-function compose(chosen: Candidate[]): string {
+function compose(chosen: Candidate[]): string[] {
   chosen.sort((a, b) => a.evidence - b.evidence || a.order - b.order);
-  return chosen.map((c) => `${clip(c.text)} [${c.evidence}]`).join(' ');
+  return chosen.map((c) => `${clip(c.text)} [${c.evidence}]`);
 }
+
+/** The answer's sentences, each with its marker; joined by a space they are the answer. */
+type Sentences = string[];
 
 /**
  * The embedded answerer: no network. With an embedder (the embedded default's sentence model)
@@ -78,14 +81,31 @@ function compose(chosen: Candidate[]): string {
 export class ExtractiveAnswerer implements Answerer {
   constructor(private readonly embedder?: Embedder) {}
 
-  async answer({ question, evidence }: AnswerRequest): Promise<string> {
-    if (evidence.length === 0 || contentTerms(question).length === 0) return NO_ANSWER;
+  async answer(request: AnswerRequest): Promise<string> {
+    return (await this.sentencesFor(request)).join(' ');
+  }
+
+  /**
+   * Sentence by sentence: they are chosen together (each is ranked against all the others), so
+   * the first comes once the ranking is done and the rest follow it.
+   */
+  async *stream(request: AnswerRequest, signal: AbortSignal): AsyncGenerator<string, string> {
+    const chosen = await this.sentencesFor(request);
+    for (const [index, sentence] of chosen.entries()) {
+      if (signal.aborted) break;
+      yield index === 0 ? sentence : ` ${sentence}`;
+    }
+    return chosen.join(' ');
+  }
+
+  private async sentencesFor({ question, evidence }: AnswerRequest): Promise<Sentences> {
+    if (evidence.length === 0 || contentTerms(question).length === 0) return [NO_ANSWER];
     const candidates = candidatesOf(evidence);
-    if (candidates.length === 0) return NO_ANSWER;
+    if (candidates.length === 0) return [NO_ANSWER];
     return this.embedder ? this.byMeaning(this.embedder, question, candidates) : byWords(question, candidates, evidence);
   }
 
-  private async byMeaning(embedder: Embedder, question: string, candidates: Candidate[]): Promise<string> {
+  private async byMeaning(embedder: Embedder, question: string, candidates: Candidate[]): Promise<Sentences> {
     // The query vector is the one retrieval made a moment ago: the embedding cache has it.
     const [asked] = await embedder.embed([question], 'query');
     // As queries: a visitor waits on them, so the model takes them before indexing's documents
@@ -97,13 +117,13 @@ export class ExtractiveAnswerer implements Answerer {
     candidates.forEach((candidate, index) => (candidate.score = cosine(asked, vectors[index])));
     const ranked = [...candidates].sort((a, b) => b.score - a.score || a.evidence - b.evidence || a.order - b.order);
     const best = ranked[0].score;
-    if (best < ANSWER_THRESHOLD) return NO_ANSWER;
+    if (best < ANSWER_THRESHOLD) return [NO_ANSWER];
     return compose(ranked.filter((c) => c.score >= best - MARGIN).slice(0, MAX_SENTENCES));
   }
 }
 
 /** Scores sentences by the question's words they contain: rarer words weigh more, the evidence title helps its sentences. */
-function byWords(question: string, candidates: Candidate[], evidence: Evidence[]): string {
+function byWords(question: string, candidates: Candidate[], evidence: Evidence[]): Sentences {
   const asked = new Set(contentTerms(question));
   const titleBonus = new Map(
     evidence.map((piece) => {
@@ -129,7 +149,7 @@ function byWords(question: string, candidates: Candidate[], evidence: Evidence[]
   });
 
   const ranked = candidates.filter((c) => c.score > 0).sort((a, b) => b.score - a.score || a.evidence - b.evidence || a.order - b.order);
-  if (ranked.length === 0) return NO_ANSWER;
+  if (ranked.length === 0) return [NO_ANSWER];
   const floor = ranked[0].score * RELATIVE_FLOOR;
   return compose(ranked.filter((c) => c.score >= floor).slice(0, MAX_SENTENCES));
 }

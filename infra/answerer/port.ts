@@ -18,6 +18,13 @@ export interface AnswerRequest {
  */
 export interface Answerer {
   answer(request: AnswerRequest): Promise<string>;
+  /**
+   * The same answer as it is produced: yields pieces of its text in order, and returns the whole
+   * answer, which is what answer() gives (a provider may add the [N] markers only at the end, so
+   * the pieces need not join into it). Stops early, throwing nothing, once the signal aborts.
+   * Optional: without it a caller streams answer()'s text as one piece.
+   */
+  stream?(request: AnswerRequest, signal: AbortSignal): AsyncGenerator<string, string>;
 }
 
 export const DEFAULT_SYSTEM_PROMPT =

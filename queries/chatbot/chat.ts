@@ -1,4 +1,4 @@
-import type { Evidence } from '../../infra/answerer/port.js';
+import type { AnswerRequest, Evidence } from '../../infra/answerer/port.js';
 import { renderAnswer } from './answer-html.js';
 import { retrieve, snippet, type RetrievedResource } from './retrieve.js';
 import type { ChatbotServices } from './services.js';
@@ -29,17 +29,23 @@ export interface ChatResponse {
 export const EVIDENCE_COUNT = 5;
 export const SOURCE_SNIPPET_LENGTH = 200;
 
-/**
- * Retrieves evidence with the request's filters, numbers it, asks the answerer, and returns the
- * rendered answer with the evidence it cited, in citation order.
- */
-export async function answerQuestion(services: ChatbotServices, params: ChatParams): Promise<ChatResponse> {
+/** The evidence for a question: the nearest resources the filters allow, numbered from 1. */
+export interface Gathered {
+  retrieved: RetrievedResource[];
+  request: AnswerRequest;
+}
+
+export async function gatherEvidence(services: ChatbotServices, params: ChatParams): Promise<Gathered> {
   const retrieved: RetrievedResource[] = (
     await retrieve(services, params.question, { siteId: params.siteId, itemSetIds: params.itemSetIds }, params.siteSlug)
   ).slice(0, EVIDENCE_COUNT);
   const evidence: Evidence[] = retrieved.map((r, index) => ({ number: index + 1, title: r.best.title, text: r.best.text }));
-  const answer = await services.answerer.answer({ question: params.question, evidence, systemPrompt: params.systemPrompt });
-  const { html, cited } = renderAnswer(answer, evidence.length);
+  return { retrieved, request: { question: params.question, evidence, systemPrompt: params.systemPrompt } };
+}
+
+/** The rendered answer with the evidence it cited, in citation order. */
+export function chatResponse(answer: string, retrieved: RetrievedResource[]): ChatResponse {
+  const { html, cited } = renderAnswer(answer, retrieved.length);
   return {
     answer_html: html,
     sources: cited.map((n) => {
@@ -54,4 +60,13 @@ export async function answerQuestion(services: ChatbotServices, params: ChatPara
       };
     }),
   };
+}
+
+/**
+ * Retrieves evidence with the request's filters, numbers it, asks the answerer, and returns the
+ * rendered answer with the evidence it cited, in citation order.
+ */
+export async function answerQuestion(services: ChatbotServices, params: ChatParams): Promise<ChatResponse> {
+  const { retrieved, request } = await gatherEvidence(services, params);
+  return chatResponse(await services.answerer.answer(request), retrieved);
 }

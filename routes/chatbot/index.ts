@@ -2,13 +2,15 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { RoutesOptions, RoutesPlugin } from '../../app/kernel.js';
 import { refuseOtherMethods } from '../../app/method-not-allowed.js';
 import { answerQuestion } from '../../queries/chatbot/chat.js';
+import { streamAnswer } from '../../queries/chatbot/chat-stream.js';
 import { searchCollection } from '../../queries/chatbot/search.js';
 import type { ChatbotServices } from '../../queries/chatbot/services.js';
 import { chatWidgetRoutes } from './chat-widget.js';
 import { CORS_NOTE, registerChatbotCors } from './cors.js';
+import { EVENT_STREAM, sendEventStream, wantsEventStream } from './event-stream.js';
 import { chatbotRateLimit } from './rate-limit.js';
 import { parseChatRequest, parseSearchRequest } from './request.js';
-import { ChatBody, ChatResponseSchema, errorResponses, SearchBody, SearchResponseSchema } from './schemas.js';
+import { ChatBody, ChatEventStreamSchema, ChatResponseSchema, errorResponses, SearchBody, SearchResponseSchema } from './schemas.js';
 
 const CHAT = '/chatbot/api/chat';
 const SEARCH = '/chatbot/api/search';
@@ -55,10 +57,22 @@ const chatbotApiRoutes = (services: ChatbotServices): FastifyPluginAsync<RoutesO
           CORS_NOTE,
         consumes: CONSUMES,
         body: ChatBody,
-        response: { 200: ChatResponseSchema, ...errorResponses },
+        response: {
+          200: {
+            description: 'The answer: JSON, or with `Accept: text/event-stream` a stream of Server-Sent Events.',
+            content: { 'application/json': { schema: ChatResponseSchema }, [EVENT_STREAM]: { schema: ChatEventStreamSchema } },
+          },
+          ...errorResponses,
+        },
       },
     },
-    async (request) => answerQuestion(services, parseChatRequest(request.body)),
+    async (request, reply) => {
+      // Checked first on both paths: a refused request gets its 400 before any event.
+      const params = parseChatRequest(request.body);
+      if (!wantsEventStream(request.headers.accept)) return answerQuestion(services, params);
+      const controller = new AbortController();
+      return sendEventStream(request, reply, streamAnswer(services, params, controller.signal), controller);
+    },
   );
 
   app.post(

@@ -44,6 +44,19 @@ export const ChatResponseSchema = Type.Object({
   ),
 });
 
+export const ChatEventStreamSchema = Type.String({
+  description:
+    'Server-Sent Events, sent when the request carries `Accept: text/event-stream` (other requests get the JSON answer). ' +
+    'Each event has a name and one `data` line of JSON, in this order: `text` events `{"text": "..."}`, pieces of the answer\'s ' +
+    'plain text in order as the answerer produces them (the embedded answerer a sentence at a time; Cohere as it writes; they ' +
+    'may lack the [N] markers a provider adds at the end); then one `sources` event `{"sources": [...]}`, the cited sources as ' +
+    'in the JSON answer; then one `end` event whose data is exactly the JSON answer (`answer_html`, `sources`) the same request ' +
+    'gets without the header, so a client may keep only that. An error before the first event is answered as without the ' +
+    'header (400, 429 with Retry-After, 503, 500 and their JSON bodies); an error after it is an `error` event ' +
+    '`{"error": "message"}` (the message the 503 or 500 would carry) and the stream ends. A client that disconnects stops the ' +
+    'work on its answer. Rate limit, CORS and request fields are those of the JSON answer.',
+});
+
 export const SearchResponseSchema = Type.Object({
   results: Type.Array(
     Type.Object({

@@ -119,9 +119,33 @@ t.test('the chat panel embedded on another origin, in Chromium', { skip }, async
     await page.keyboard.press('Tab');
     t.equal(await page.evaluate(() => document.activeElement?.id), 'chat-main', 'the first panel holds the focus');
     t.equal(await inPanel(page, 'chat-main', (root) => (root.activeElement as HTMLInputElement | null)?.labels?.[0]?.textContent), 'Ask a question about the collection');
+    // What the panel shows while the answer streams, and what its live region is given, in order.
+    await inPanel(page, 'chat-main', (root) => {
+      const log: string[] = [];
+      (window as unknown as { ccLog: string[] }).ccLog = log;
+      const answer = root.querySelector('.cc-answer') as Element;
+      const draft = root.querySelector('.cc-draft') as Element;
+      new MutationObserver((records) => {
+        if (records.some((r) => r.addedNodes.length > 0)) log.push(`answer: ${answer.textContent}`);
+      }).observe(answer, { childList: true, subtree: true, characterData: true });
+      new MutationObserver((records) => {
+        if (records.some((r) => r.addedNodes.length > 0)) log.push(`draft: ${draft.textContent}`);
+      }).observe(draft, { childList: true, subtree: true, characterData: true });
+      return draft.getAttribute('aria-hidden');
+    });
+    const answered = page.waitForResponse((res) => res.url() === `${apiBase}/chatbot/api/chat` && res.request().method() === 'POST');
     await page.keyboard.type('When does the museum open on Saturdays?');
     await page.keyboard.press('Enter');
+    const response = await answered;
     await page.locator('#chat-main .cc-answer p').first().waitFor();
+    t.match(response.request().headers().accept, /^text\/event-stream/, 'the panel asks for the stream');
+    t.match(response.headers()['content-type'], /^text\/event-stream/, 'and gets it');
+    const log = await page.evaluate(() => (window as unknown as { ccLog: string[] }).ccLog);
+    const answerIndex = log.findIndex((entry) => entry.startsWith('answer: '));
+    t.ok(log.slice(0, answerIndex).some((entry) => /^draft: .*ten on Saturdays\. \[1\]/.test(entry)), `the text showed as it streamed (${JSON.stringify(log)})`);
+    t.equal(log.filter((entry) => entry.startsWith('answer: ')).length, 1, 'the live region was given the finished answer once');
+    t.equal(await page.locator('#chat-main .cc-draft').textContent(), '', 'the streamed text made way for the answer');
+    t.equal(await page.locator('#chat-main .cc-draft').getAttribute('aria-hidden'), 'true', 'the streaming text is not announced');
 
     t.match(await page.locator('#chat-main .cc-answer').textContent(), /ten on Saturdays\./);
     t.equal(await page.locator('#chat-main .cc-answer').getAttribute('aria-live'), 'polite', 'the answer is a live region');
@@ -245,6 +269,28 @@ t.test('the chat panel embedded on another origin, in Chromium', { skip }, async
     t.equal(chatPosts() - postsBefore, 1, 'a second Enter while busy asks nothing more');
     t.equal(await page.locator('#chat-sets .cc-error').textContent(), 'The collection assistant is unavailable right now. Please try again later.');
     t.equal(await page.locator('#chat-sets .cc-source').count(), 0, 'the earlier sources are gone');
+  });
+
+  t.test('an error event mid-stream: the streamed text goes, a clear message comes', async (t) => {
+    // A failure after the first event (the provider breaking off) cannot be caused in the real
+    // server's embedded answerer; the panel only sees the events.
+    await page.route(`${apiBase}/chatbot/api/chat`, async (route) => {
+      if (route.request().method() !== 'POST') return route.fallback();
+      await route.fulfill({
+        status: 200,
+        contentType: 'text/event-stream',
+        headers: { 'access-control-allow-origin': '*' },
+        body: 'event: text\ndata: {"text":"The violin was "}\n\nevent: error\ndata: {"error":"The language model provider returned an error while answering."}\n\n',
+      });
+    });
+    t.teardown(() => page.unroute(`${apiBase}/chatbot/api/chat`));
+    await page.locator('#chat-sets .cc-input').fill('Who made the violin?');
+    await page.locator('#chat-sets .cc-input').press('Enter');
+    await page.locator('#chat-sets .cc-error:not(:empty)').waitFor();
+    t.equal(await page.locator('#chat-sets .cc-error').textContent(), 'Something went wrong while answering. Please try again.');
+    t.equal(await page.locator('#chat-sets .cc-draft').textContent(), '', 'the broken-off text is not left as if it were the answer');
+    t.equal(await page.locator('#chat-sets .cc-answer').textContent(), '');
+    t.equal(await page.locator('#chat-sets .cc-submit').getAttribute('aria-disabled'), 'false', 'ready to ask again');
   });
 
   /** Asks in a panel and waits for the server's answer and for the panel to be ready again. */

@@ -4,6 +4,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, startServer } from '../process.js';
 import { chatbotFixture } from '../../routes/chatbot/support.js';
+import { readEvents } from '../../routes/chatbot/sse.js';
 
 interface SearchBody {
   results: { url: string; resource_type: string; resource_id: number }[];
@@ -52,6 +53,31 @@ t.test('the real server indexes an imported collection, answers both endpoints; 
   const answer = (await chat.json()) as { answer_html: string; sources: { url: string }[] };
   t.match(answer.answer_html, /ten on Saturdays\. <sup><a href="#chatbot-source-1" class="chatbot-citation">1<\/a><\/sup>/);
   t.equal(answer.sources[0].url, '/s/main/page/visit');
+
+  // The same question streamed (Accept: text/event-stream): text events in order, the sources, and an end event equal to the JSON answer.
+  const streamedChat = (signal?: AbortSignal) =>
+    call('/chatbot/api/chat', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '192.0.2.2', accept: 'text/event-stream' },
+      body: 'question=When+does+the+museum+open+on+Saturdays%3F&site_slug=main',
+      signal,
+    });
+  const streamed = await streamedChat();
+  t.equal(streamed.status, 200);
+  t.match(streamed.headers.get('content-type'), /^text\/event-stream/);
+  const events = await readEvents(streamed.body as ReadableStream<Uint8Array>);
+  t.match(events.map((e) => e.event).join(' '), /^(text )+sources end$/, 'text events, then the sources, then the end');
+  t.match(events.filter((e) => e.event === 'text').map((e) => (e.data as { text: string }).text).join(''), /ten on Saturdays\. \[1\]/);
+  t.same(events.at(-1)?.data, answer, 'the end event is the JSON answer');
+  const refused = await call('/chatbot/api/chat', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ question: 'x'.repeat(1001) }) });
+  t.same([refused.status, await refused.json()], [400, { error: 'Question must be at most 1000 characters.' }], 'bad input: the seed 400 before any event');
+  // A client that goes away after the first event: the server drops that answer and goes on answering.
+  const leaving = new AbortController();
+  const left = await streamedChat(leaving.signal);
+  t.equal((await readEvents(left.body as ReadableStream<Uint8Array>, (seen) => seen.length >= 1))[0]?.event, 'text');
+  leaving.abort();
+  const after = await readEvents((await streamedChat()).body as ReadableStream<Uint8Array>);
+  t.same(after.at(-1)?.data, answer, 'the next stream is whole');
 
   const get = await call('/chatbot/api/chat', { method: 'GET' });
   t.equal(get.status, 405);

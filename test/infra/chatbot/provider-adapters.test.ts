@@ -73,6 +73,78 @@ t.test('Cohere answerer: evidence as documents, the system prompt as preamble, c
   t.equal((error as Error).message, 'The language model provider returned an error while answering.');
 });
 
+/** Drains an answerer's stream: its pieces and what it returned. */
+async function drain(stream: AsyncGenerator<string, string>): Promise<{ pieces: string[]; answer: string }> {
+  const pieces: string[] = [];
+  for (;;) {
+    const next = await stream.next();
+    if (next.done) return { pieces, answer: next.value };
+    pieces.push(next.value);
+  }
+}
+
+t.test('Cohere answerer streaming: chatStream text as it comes, the whole answer with markers at the end, failures as 503', async (t) => {
+  const calls: { request: Record<string, unknown>; options: { abortSignal?: AbortSignal } }[] = [];
+  const streamOf = (events: object[]) => async (request: Record<string, unknown>, options: { abortSignal?: AbortSignal }) => {
+    calls.push({ request, options });
+    return (async function* () {
+      for (const event of events) yield event;
+    })();
+  };
+  const ended = { eventType: 'stream-end', finishReason: 'COMPLETE', response: { text: 'Stradivari made it.', citations: [{ start: 0, end: 19, text: 'Stradivari made it.', documentIds: ['2'] }] } };
+  const client = {
+    chatStream: streamOf([
+      { eventType: 'stream-start', generationId: 'g' },
+      { eventType: 'text-generation', text: 'Stradivari ' },
+      { eventType: 'citation-generation', citations: [] },
+      { eventType: 'text-generation', text: 'made it.' },
+      ended,
+    ]),
+  } as unknown as CohereClient;
+  const evidence = [
+    { number: 1, title: 'Map', text: 'A map.' },
+    { number: 2, title: 'Violin', text: 'Made by Stradivari.' },
+  ];
+  const signal = new AbortController().signal;
+  const answerer = new CohereAnswerer('key', 'command-r-plus', client);
+  t.same(await drain(answerer.stream({ question: 'Who made it?', evidence, systemPrompt: 'Be brief.' }, signal)), {
+    pieces: ['Stradivari ', 'made it.'],
+    answer: 'Stradivari made it.[2]',
+  });
+  t.match(calls[0].request, { model: 'command-r-plus', message: 'Who made it?', preamble: 'Be brief.', documents: [{ id: '1' }, { id: '2', title: 'Violin', snippet: 'Made by Stradivari.' }] });
+  t.equal(calls[0].options.abortSignal, signal, 'the request is aborted with the stream');
+
+  const failingWith = async (chatStream: unknown) => {
+    const error = await drain(new CohereAnswerer('key', 'm', { chatStream } as unknown as CohereClient).stream({ question: 'q', evidence }, signal)).catch((e: unknown) => e);
+    t.ok(error instanceof DependencyUnavailableError);
+    return (error as Error).message;
+  };
+  t.equal(
+    await failingWith(async () => {
+      throw new CohereError({ message: 'too many requests: secret', statusCode: 429 });
+    }),
+    'The language model provider returned an error while answering (HTTP 429).',
+    'a refused request',
+  );
+  t.equal(await failingWith(streamOf([{ eventType: 'text-generation', text: 'Str' }, { ...ended, finishReason: 'ERROR' }])), 'The language model provider returned an error while answering.', 'an error finish');
+  t.equal(await failingWith(streamOf([{ eventType: 'text-generation', text: 'Str' }])), 'The language model provider returned an error while answering.', 'a stream cut short');
+
+  // Aborted: the provider's stream fails with the abort, which is no error of the provider's.
+  const controller = new AbortController();
+  const aborting = new CohereAnswerer('key', 'm', {
+    chatStream: async (_request: unknown, options: { abortSignal: AbortSignal }) =>
+      (async function* () {
+        yield { eventType: 'text-generation', text: 'Str' };
+        await new Promise((_resolve, reject) => options.abortSignal.addEventListener('abort', () => reject(new Error('This operation was aborted'))));
+      })(),
+  } as unknown as CohereClient);
+  const stream = aborting.stream({ question: 'q', evidence }, controller.signal);
+  t.same(await stream.next(), { value: 'Str', done: false });
+  const rest = stream.next();
+  controller.abort();
+  t.same(await rest, { value: '', done: true }, 'it ends quietly');
+});
+
 t.test('Elasticsearch index: dense_vector cosine mapping, kNN with filters, scores to distances', async (t) => {
   const calls: { api: string; request: Record<string, unknown> }[] = [];
   const record = (api: string, answer: unknown = {}) => async (request: Record<string, unknown>) => {

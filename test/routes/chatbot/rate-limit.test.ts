@@ -48,6 +48,9 @@ t.test('one per-IP limit shared by both endpoints', async (t) => {
     t.same(json(refused), LIMITED);
     assertSecondsLeft(t, refused.headers['retry-after'], secondsLeftBounds(60_000, first, refusal), 'the window left');
     t.notOk(refused.headers['x-ratelimit-limit'], 'no count headers: the chatbot answers as before');
+    const streamed = await post(app, 'chat', { question: 'maps' }, { ...ip, accept: 'text/event-stream' });
+    t.same([streamed.statusCode, json(streamed)], [429, LIMITED], 'the streamed answer is refused the same, before any event');
+    t.ok(Number(streamed.headers['retry-after']) >= 1, 'with Retry-After');
     const bad = await app.inject({ method: 'POST', url: '/chatbot/api/search', headers: { 'content-type': 'application/json', ...ip }, payload: '{' });
     t.equal(bad.statusCode, 429, 'refused before the body is read');
     t.equal((await app.inject({ method: 'GET', url: '/chatbot/api/search', headers: ip })).statusCode, 405, 'a GET is not limited');
