@@ -14,6 +14,11 @@ export interface AppConfig {
   mongoUrl?: string;
   redisUrl?: string;
   elasticsearchUrl?: string;
+  /**
+   * ELASTICSEARCH_INDEX: the chatbot's index in Elasticsearch. Deployments sharing one cluster
+   * each need their own, or each one's chatbot finds (and its reindex clears) the other's chunks.
+   */
+  elasticsearchIndex: string;
   cohereApiKey?: string;
   chatbotRateLimit: number;
   chatbotRateWindowSeconds: number;
@@ -99,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     mongoUrl: optional(env.MONGO_URL),
     redisUrl: optional(env.REDIS_URL),
     elasticsearchUrl: optional(env.ELASTICSEARCH_URL),
+    elasticsearchIndex: elasticsearchIndexName(env.ELASTICSEARCH_INDEX),
     cohereApiKey: optional(env.COHERE_API_KEY),
     chatbotRateLimit: positiveInt(env.CHATBOT_RATE_LIMIT, 10, 'CHATBOT_RATE_LIMIT'),
     chatbotRateWindowSeconds: positiveInt(env.CHATBOT_RATE_WINDOW_SECONDS, 60, 'CHATBOT_RATE_WINDOW_SECONDS'),
@@ -114,6 +120,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     trustProxy: trustProxyList(env.TRUST_PROXY),
     logLevel: optional(env.LOG_LEVEL) ?? 'info',
   };
+}
+
+/** Elasticsearch's rules for an index name, checked now so a typo stops the start rather than the first write. */
+function elasticsearchIndexName(value: string | undefined): string {
+  const name = optional(value) ?? 'chatbot-chunks';
+  if (!/^[a-z0-9][a-z0-9_.-]*$/.test(name) || name.length > 255) {
+    throw new Error(`ELASTICSEARCH_INDEX must be lowercase letters, digits, '-', '_' or '.', not starting with one of those signs, got "${name}".`);
+  }
+  return name;
 }
 
 /** A bad expression, a schedule more often than every 15 minutes or an unknown zone stops the start. */

@@ -11,8 +11,13 @@ import { DependencyUnavailableError, type RateLimitedError } from '../infra/erro
 export type WhenRedisIsAway = { refuse: string } | 'let through';
 
 export interface RateLimitPolicy {
-  /** Names the limit's counts in Redis: `<name>:<key>`. */
+  /** Names the limit's counts in Redis: `<deployment>:<name>:<key>`. */
   name: string;
+  /**
+   * The deployment's prefix in Redis (infra/redis/deployment-prefix.ts, from DATA_DIR): another
+   * deployment on the same Redis counts its own requests, as it keeps its own sessions.
+   */
+  deployment: string;
   /** Requests per window and key; 0 turns the limit off. */
   max: number;
   windowMs: number;
@@ -68,7 +73,7 @@ export async function rateLimitHook(scope: FastifyInstance, redis: Redis | null,
     keyGenerator: policy.key,
     // Only a store that cannot answer throws; the hook below decides what that means.
     skipOnError: false,
-    ...(redis ? { redis, nameSpace: `${policy.name}:` } : { cache: IN_PROCESS_KEYS }),
+    ...(redis ? { redis, nameSpace: `${policy.deployment}:${policy.name}:` } : { cache: IN_PROCESS_KEYS }),
   });
   const check = scope.createRateLimit();
   return async (request, reply) => {

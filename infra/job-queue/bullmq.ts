@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
 import { Queue, QueueEvents, UnrecoverableError, Worker, type Job, type JobsOptions } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
@@ -37,14 +36,8 @@ export interface BullMqJobQueueOptions {
   onRecovered?: () => void;
 }
 
-/**
- * The key prefix of one deployment. Jobs act on files in the data directory, so the instances
- * that share a data directory (a shared volume) share queues, and apps with different ones on the
- * same Redis (parallel test servers, say) never take each other's jobs.
- */
-export function queuePrefixFor(dataDir: string): string {
-  return `collections-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`;
-}
+/** The key prefix of one deployment (infra/redis/deployment-prefix.ts). */
+export { deploymentPrefix as queuePrefixFor } from '../redis/deployment-prefix.js';
 
 /** Host, port, credentials, database and TLS from a redis:// or rediss:// URL. */
 export function redisOptionsFromUrl(url: string): RedisOptions {

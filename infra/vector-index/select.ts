@@ -9,9 +9,9 @@ export function vectorIndexFile(config: AppConfig): string {
   return join(config.dataDir, 'vector-index.sqlite');
 }
 
-/** The embedded index (sqlite-vec, in `vectorIndexFile`) unless ELASTICSEARCH_URL is set (its client is imported only then). */
+/** The embedded index (sqlite-vec, in `vectorIndexFile`) unless ELASTICSEARCH_URL is set (in ELASTICSEARCH_INDEX) (its client is imported only then). */
 export async function createVectorIndex(config: AppConfig): Promise<VectorIndex> {
-  if (config.elasticsearchUrl) return new (await import('./elasticsearch.js')).ElasticsearchVectorIndex(config.elasticsearchUrl);
+  if (config.elasticsearchUrl) return new (await import('./elasticsearch.js')).ElasticsearchVectorIndex(config.elasticsearchUrl, config.elasticsearchIndex);
   mkdirSync(config.dataDir, { recursive: true });
   return new SqliteVectorIndex(vectorIndexFile(config), { readInBackground: true });
 }

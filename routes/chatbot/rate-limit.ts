@@ -3,6 +3,7 @@ import { clientAddress, trustedProxies } from '../../app/client-address.js';
 import { rateLimitHook, type RateLimitHook } from '../../app/rate-limit.js';
 import type { Runtime } from '../../app/kernel.js';
 import { RateLimitedError } from '../../infra/errors.js';
+import { deploymentPrefix } from '../../infra/redis/deployment-prefix.js';
 
 export const RATE_LIMIT_MESSAGE = 'Rate limit exceeded. Please try again shortly.';
 export const RATE_LIMIT_STORE_AWAY_MESSAGE = 'The rate limit store is unavailable.';
@@ -19,6 +20,7 @@ export function chatbotRateLimit(scope: FastifyInstance, runtime: Runtime): Prom
   const trust = trustedProxies(runtime.config);
   return rateLimitHook(scope, runtime.infra.requestRedis, {
     name: 'chatbot-rate-limit',
+    deployment: deploymentPrefix(runtime.config.dataDir),
     max,
     windowMs: chatbotRateWindowSeconds * 1000,
     key: (request) => clientAddress(request, trust),

@@ -3,6 +3,7 @@ import { clientAddress, trustedProxies } from '../../app/client-address.js';
 import { rateLimitHook } from '../../app/rate-limit.js';
 import type { Runtime } from '../../app/kernel.js';
 import { RateLimitedError } from '../../infra/errors.js';
+import { deploymentPrefix } from '../../infra/redis/deployment-prefix.js';
 import { accessOf } from './access.js';
 
 export const DIRECTORY_RATE_LIMIT = { max: 120, timeWindowMs: 60_000 } as const;
@@ -18,6 +19,7 @@ export async function registerTokenRateLimit(scope: FastifyInstance, runtime: Ru
   const { max, timeWindowMs } = DIRECTORY_RATE_LIMIT;
   const hook = await rateLimitHook(scope, runtime.infra.requestRedis, {
     name: 'directory-rate-limit',
+    deployment: deploymentPrefix(runtime.config.dataDir),
     max,
     windowMs: timeWindowMs,
     // A request without a valid token is counted per client address, by the chatbot's rule (app/client-address.ts).

@@ -54,3 +54,11 @@ t.test('BACKUP_SCHEDULE and BACKUP_SCHEDULE_TZ', async (t) => {
   ];
   for (const [env, message] of refusals) t.throws(() => loadConfig(env), { message }, JSON.stringify(env));
 });
+
+t.test('ELASTICSEARCH_INDEX', async (t) => {
+  t.equal(loadConfig({}).elasticsearchIndex, 'chatbot-chunks', 'unset: the name the index always had');
+  t.equal(loadConfig({ ELASTICSEARCH_INDEX: ' museum-a.chunks_2 ' }).elasticsearchIndex, 'museum-a.chunks_2');
+  for (const name of ['Chunks', '-chunks', 'a b', 'a*b', 'x'.repeat(256)]) {
+    t.throws(() => loadConfig({ ELASTICSEARCH_INDEX: name }), { message: /^ELASTICSEARCH_INDEX must be lowercase letters/ }, name.slice(0, 10));
+  }
+});

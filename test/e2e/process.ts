@@ -9,7 +9,7 @@ import { TEST_SECRET_HASH_COST } from '../test-config.js';
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 // BASE_URL too: a spawned server describes itself by the HOST and PORT it was given.
-const INFRASTRUCTURE_URLS = ['EVENTSTORE_URL', 'KAFKA_BROKERS', 'MONGO_URL', 'REDIS_URL', 'ELASTICSEARCH_URL', 'COHERE_API_KEY', 'BASE_URL'];
+const INFRASTRUCTURE_URLS = ['EVENTSTORE_URL', 'KAFKA_BROKERS', 'MONGO_URL', 'REDIS_URL', 'ELASTICSEARCH_URL', 'COHERE_API_KEY', 'BASE_URL', 'ELASTICSEARCH_INDEX'];
 
 /**
  * The environment of a spawned CLI or server: embedded defaults unless the test names an

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
 import { buildTestApp, json } from '../../helper.js';
@@ -104,6 +105,7 @@ t.test('CHATBOT_RATE_LIMIT=0 turns the limit off', async (t) => {
 });
 
 t.test('with REDIS_URL, servers share one budget per address in Redis', { skip: redisUrl ? false : 'REDIS_URL is not set' }, async (t) => {
+  // Servers of one deployment: the same DATA_DIR (t.testdir() is one directory per test).
   const config = { redisUrl, chatbotRateLimit: 3, chatbotRateWindowSeconds: 60 };
   const one = await buildTestApp(t, { config });
   const two = await buildTestApp(t, { config });
@@ -120,6 +122,18 @@ t.test('with REDIS_URL, servers share one budget per address in Redis', { skip: 
   t.same(json(refused), LIMITED);
   assertSecondsLeft(t, refused.headers['retry-after'], secondsLeftBounds(60_000, first, refusal), "the window's time left");
   t.equal((await post(one.app, 'chat', { question: 'maps' }, { 'x-forwarded-for': freshAddress() })).statusCode, 200, 'another address has its own budget');
+});
+
+t.test('with REDIS_URL, another deployment on the same Redis has its own budget', { skip: redisUrl ? false : 'REDIS_URL is not set' }, async (t) => {
+  // Two DATA_DIRs: two deployments, as two museums' servers on one Redis.
+  const config = { redisUrl, chatbotRateLimit: 2, chatbotRateWindowSeconds: 60 };
+  const one = await buildTestApp(t, { config: { ...config, dataDir: join(t.testdir(), 'one') } });
+  const two = await buildTestApp(t, { config: { ...config, dataDir: join(t.testdir(), 'two') } });
+  const ip = { 'x-forwarded-for': freshAddress() };
+  t.equal((await post(one.app, 'search', { query: 'maps' }, ip)).statusCode, 200);
+  t.equal((await post(one.app, 'search', { query: 'maps' }, ip)).statusCode, 200);
+  t.equal((await post(one.app, 'search', { query: 'maps' }, ip)).statusCode, 429, "the first deployment's budget is spent");
+  t.equal((await post(two.app, 'search', { query: 'maps' }, ip)).statusCode, 200, "the other deployment's is whole");
 });
 
 t.test('with Redis away, a POST is a fast 503 in the chatbot error shape, never let through uncounted', async (t) => {

@@ -1,0 +1,60 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The variables of the production engines, as .ci/run exports them (stack/up.sh's env file). */
+const REQUIRED = ['KAFKA_BROKERS', 'MONGO_URL', 'ELASTICSEARCH_URL', 'REDIS_URL'] as const;
+
+/** tap's skip option: a reason when an engine's variable is unset, false when every one is there. */
+export function skipUnlessStack(): string | false {
+  const missing = REQUIRED.filter((name) => !process.env[name]);
+  return missing.length === 0 ? false : `the production engines are not configured (${missing.join(', ')} unset): run \`npm run stack:up\` and source /tmp/collections-stack/env`;
+}
+
+/**
+ * The production variables for one deployment of a test run. DATA_DIR names the Kafka topic and
+ * groups, the BullMQ prefix and the Redis keys; the MongoDB database and the Elasticsearch index
+ * are named here, fresh, so reruns and parallel files never read each other's documents.
+ */
+export interface StackEnv extends Record<string, string> {
+  DATA_DIR: string;
+  KAFKA_BROKERS: string;
+  MONGO_URL: string;
+  ELASTICSEARCH_URL: string;
+  ELASTICSEARCH_INDEX: string;
+  REDIS_URL: string;
+}
+
+export function stackEnv(dataDir: string, name = `e2e_${randomBytes(6).toString('hex')}`): StackEnv {
+  const mongo = new URL(process.env.MONGO_URL ?? '');
+  mongo.pathname = `/${name}`;
+  return {
+    DATA_DIR: dataDir,
+    KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '',
+    MONGO_URL: mongo.toString(),
+    ELASTICSEARCH_URL: process.env.ELASTICSEARCH_URL ?? '',
+    ELASTICSEARCH_INDEX: `chatbot-chunks-${name}`,
+    REDIS_URL: process.env.REDIS_URL ?? '',
+  };
+}
+
+/** Polls `read` until `done` holds of its value or the wait is over; the last value either way. */
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, waitMs = 30_000): Promise<T> {
+  const deadline = Date.now() + waitMs;
+  let value = await read();
+  while (!done(value) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 250));
+    value = await read();
+  }
+  return value;
+}
+
+/**
+ * A DATA_DIR no earlier run used: tap's test directory has the same path at every run, and the
+ * Kafka topic named after it would still hold the last run's log.
+ */
+export function freshDataDir(testDir: string): string {
+  const dir = join(testDir, randomBytes(6).toString('hex'));
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
