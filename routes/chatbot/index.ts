@@ -6,6 +6,7 @@ import { searchCollection } from '../../queries/chatbot/search.js';
 import type { ChatbotServices } from '../../queries/chatbot/services.js';
 import { chatWidgetRoutes } from './chat-widget.js';
 import { CORS_NOTE, registerChatbotCors } from './cors.js';
+import { questionRoutes } from './questions.js';
 import { chatbotRateLimit } from './rate-limit.js';
 import { parseChatRequest, parseSearchRequest } from './request.js';
 import { ChatBody, ChatResponseSchema, errorResponses, SearchBody, SearchResponseSchema } from './schemas.js';
@@ -29,6 +30,7 @@ const documentOnly = () => () => true;
 export const chatbotRoutes = (services: ChatbotServices): RoutesPlugin => async (app, { runtime }) => {
   await app.register(chatbotApiRoutes(services), { runtime });
   await app.register(chatWidgetRoutes, { runtime });
+  await app.register(questionRoutes(services.questions), { runtime });
 };
 
 /**
@@ -58,7 +60,10 @@ const chatbotApiRoutes = (services: ChatbotServices): FastifyPluginAsync<RoutesO
         response: { 200: ChatResponseSchema, ...errorResponses },
       },
     },
-    async (request) => answerQuestion(services, parseChatRequest(request.body)),
+    async (request) => {
+      const params = parseChatRequest(request.body);
+      return services.questions.recorded(params, await answerQuestion(services, params));
+    },
   );
 
   app.post(
