@@ -51,6 +51,12 @@ export const chatbotModule: AppModule<ChatbotModuleInstance> = {
         }
       });
     }
+    // Every runtime (the backup CLI's too) first drops the expired questions: no snapshot it takes holds one.
+    try {
+      services.questions.sweep();
+    } catch (error) {
+      runtime.logger.error({ err: error }, 'the chatbot question retention sweep failed');
+    }
     let worker: ChatbotWorker | null = null;
     let retention: QuestionRetention | null = null;
     return {

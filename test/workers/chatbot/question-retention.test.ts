@@ -2,7 +2,11 @@ import t from 'tap';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FixedClock } from '../../../infra/clock/port.js';
-import { SqliteQuestionLog } from '../../../infra/question-log/sqlite.js';
+import { questionLogFile, SqliteQuestionLog } from '../../../infra/question-log/sqlite.js';
+import { appModules } from '../../../app/modules.js';
+import { chatbotModule } from '../../../app/modules/chatbot.js';
+import { createRuntime } from '../../../app/runtime.js';
+import { testConfig } from '../../test-config.js';
 import { PatronQuestions } from '../../../queries/chatbot/questions.js';
 import { startQuestionRetention } from '../../../workers/chatbot/question-retention.js';
 
@@ -37,4 +41,21 @@ t.test('a failing sweep is logged and the timer goes on', async (t) => {
   for (let waited = 0; errors.length < 2 && waited < 10_000; waited += 20) await sleep(20);
   t.ok(errors.length >= 2, 'the first sweep and a later one both reported');
   t.equal(errors[0], 'the chatbot question retention sweep failed');
+});
+
+t.test('a runtime that runs no workers (the backup CLI) still drops the expired questions when it starts', async (t) => {
+  const config = testConfig(t.testdir(), { chatbotSentenceModel: false, chatbotQuestionRetentionDays: 30 });
+  const clock = new FixedClock(new Date('2026-03-01T00:00:00Z'));
+  const first = await createRuntime(config, { modules: appModules, clock, startWorkers: false });
+  first.module(chatbotModule).services.questions.recorded({ question: 'old' }, { sources: [] });
+  clock.advance(29 * DAY);
+  first.module(chatbotModule).services.questions.recorded({ question: 'recent' }, { sources: [] });
+  await first.close();
+
+  clock.advance(2 * DAY);
+  const second = await createRuntime(config, { modules: appModules, clock, startWorkers: false });
+  t.teardown(() => second.close());
+  const log = new SqliteQuestionLog(questionLogFile(config));
+  t.teardown(() => log.close());
+  t.same(log.list({}, 0, 10).questions.map((q) => q.question), ['recent'], 'the expired one is gone from the file');
 });
