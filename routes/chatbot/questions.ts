@@ -88,7 +88,6 @@ export const questionRoutes = (questions: PatronQuestions): RoutesPlugin => asyn
       const window = pageWindow(q, 25);
       const page = questions.list(filter, window.skip, window.perPage);
       setPaginationHeaders(request, reply, baseUrl, page.total, window);
-      reply.header('Cache-Control', 'private, no-cache');
       return page.questions.map(representQuestion);
     },
   );
@@ -104,9 +103,8 @@ export const questionRoutes = (questions: PatronQuestions): RoutesPlugin => asyn
         response: { 200: SummarySchema },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const summary = questions.summary(rangeFilter(request.query), request.query.limit ?? 10);
-      reply.header('Cache-Control', 'private, no-cache');
       return {
         questions: summary.questions,
         answered: summary.answered,

@@ -69,6 +69,8 @@ t.test('GET /api/chatbot/questions and /summary', async (t) => {
     const res = await get(`${LIST}?${editor}`);
     t.equal(res.statusCode, 200);
     t.equal(res.headers['platform-total-results'], '2');
+    t.notMatch(String(res.headers['cache-control']), /public/, 'never cached as public');
+    t.ok(res.headers.etag, 'an ETag, as every native list');
     const [last, first] = json<QuestionBody[]>(res);
     t.match(last, { question: 'Do you have dinosaur bones?', asked_at: '2026-03-01 09:01:00', site_id: null, answered: false, sources: [] });
     t.match(first, { question: 'Who made the violin?', asked_at: '2026-03-01 09:00:00', site_id: 1, answered: true });
