@@ -120,6 +120,9 @@ export class SqliteQuestionLog implements QuestionLog {
   }
 
   list(filter: QuestionFilter, skip: number, limit: number): QuestionPage {
+    const total = this.count(filter);
+    // A page past the end asks nothing more: its offset may be past what SQLite takes as an integer.
+    if (skip >= total) return { questions: [], total };
     const params: Params = [];
     const clause = where(filter, params);
     const rows = this.db
@@ -136,7 +139,7 @@ export class SqliteQuestionLog implements QuestionLog {
       answered: r.answered === 1,
       sources: sources.get(r.id) ?? [],
     }));
-    return { questions, total: this.count(filter) };
+    return { questions, total };
   }
 
   private sourcesOf(ids: number[]): Map<number, CitedResource[]> {

@@ -89,6 +89,9 @@ t.test('GET /api/chatbot/questions and /summary', async (t) => {
     t.same(json<QuestionBody[]>(paged).map((q) => q.question), ['Who made the violin?']);
     t.match(paged.headers.link, /rel="first"/);
     t.notMatch(paged.headers.link, /key_credential/, 'no credential in the Link header');
+    const farPage = await get(`${LIST}?${editor}&page=99999999999999999999999`);
+    t.equal(farPage.statusCode, 200, 'a page far past the end is empty');
+    t.same(json(farPage), []);
 
     const summary = json<{ questions: number; answered: number; unanswered: number; topics: { word: string }[]; unanswered_most_asked: { question: string; count: number; last_asked_at: string }[] }>(
       await get(`${SUMMARY}?${editor}`),
