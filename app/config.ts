@@ -29,6 +29,8 @@ export interface AppConfig {
    * the word features; off, it embeds by words alone (no model thread, no model memory).
    */
   chatbotSentenceModel: boolean;
+  /** CHATBOT_QUESTION_RETENTION_DAYS: how long patrons' questions are kept (0: none is recorded). */
+  chatbotQuestionRetentionDays: number;
   /**
    * EVENT_LOG_COMMITS: where the embedded event log commits, 'inline' (on the event loop, with
    * its checkpoints on a thread) or 'thread' (each group handed to a commit thread). See
@@ -110,6 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     chatbotRateWindowSeconds: positiveInt(env.CHATBOT_RATE_WINDOW_SECONDS, 60, 'CHATBOT_RATE_WINDOW_SECONDS'),
     chatbotAllowedOrigins: origins(env.CHATBOT_ALLOWED_ORIGINS, 'CHATBOT_ALLOWED_ORIGINS'),
     chatbotSentenceModel: onOff(env.CHATBOT_SENTENCE_MODEL, true, 'CHATBOT_SENTENCE_MODEL'),
+    chatbotQuestionRetentionDays: positiveInt(env.CHATBOT_QUESTION_RETENTION_DAYS, 90, 'CHATBOT_QUESTION_RETENTION_DAYS'),
     eventLogCommits: oneOf(env.EVENT_LOG_COMMITS, ['inline', 'thread'] as const, 'EVENT_LOG_COMMITS'),
     backupRetention: positiveInt(env.BACKUP_RETENTION, 5, 'BACKUP_RETENTION'),
     backupSchedule: backupSchedule(env),

@@ -76,6 +76,12 @@ const DIRECTORY_ADMIN: Permission = {
   allow: GLOBAL_ADMINS,
   ...refusedAlike(403, 'A Global Administrator is required.'),
 };
+const CHATBOT_QUESTIONS: Permission = {
+  credentials: KEY_OR_SESSION,
+  allow: EDITORS,
+  anonymous: { status: 401, message: 'Log in or send an API key to read the chatbot questions.' },
+  insufficientRole: { status: 403, message: 'Editor or above is required to read the chatbot questions.' },
+};
 const ASSET_LOGIN: Refusal = { status: 401, message: 'Log in to use the asset library.' };
 const ASSET_READ: Permission = {
   credentials: SESSION,
@@ -204,6 +210,11 @@ export const PERMISSIONS: PermissionTable = {
   'GET /chat-widget.js': PUBLIC,
   ...methodRefusers('/chatbot/api/chat', ['POST']),
   ...methodRefusers('/chatbot/api/search', ['POST']),
+  // What patrons asked (routes/chatbot/questions.ts): librarians, Editor and above.
+  'GET /api/chatbot/questions': CHATBOT_QUESTIONS,
+  'GET /api/chatbot/questions/summary': CHATBOT_QUESTIONS,
+  ...methodRefusers('/api/chatbot/questions', ['GET']),
+  ...methodRefusers('/api/chatbot/questions/summary', ['GET']),
 
   // Directory API v1 (seed 000, CONTRACT.md section 5): directory tokens, outside role checks.
   'OPTIONS /api/v1/*': PUBLIC,

@@ -1,6 +1,7 @@
 import { relative, sep } from 'node:path';
 import type { AppConfig } from '../app/config.js';
 import { embeddingCacheFile } from './embedder/select.js';
+import { questionLogFile } from './question-log/sqlite.js';
 import { readModelsFile, readModelsTextFile } from './select.js';
 import { vectorIndexFile } from './vector-index/select.js';
 
@@ -9,6 +10,11 @@ export interface ReadSideFile {
   /** Its path inside DATA_DIR with '/' separators: the same name in the archive and in the restored DATA_DIR. */
   name: string;
   path: string;
+  /**
+   * Not made from the log (what patrons asked the chatbot): a restore puts it back even when the
+   * restored log's positions differ from the archived ones, where the other files are rebuilt instead.
+   */
+  independentOfLog?: boolean;
 }
 
 function inDataDir(config: AppConfig, path: string): ReadSideFile {
@@ -37,5 +43,7 @@ export function readSideFiles(config: AppConfig): ReadSideFile[] {
   // The chunks and their vectors: a restored server searches at once instead of indexing everything
   // again. Index jobs still waiting when the snapshot is taken are not in it (see docs/BACKUPS.md).
   if (!config.elasticsearchUrl) files.push(inDataDir(config, vectorIndexFile(config)));
+  // What patrons asked: kept nowhere else (not in the log), whatever the adapters.
+  files.push({ ...inDataDir(config, questionLogFile(config)), independentOfLog: true });
   return files;
 }

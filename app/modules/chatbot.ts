@@ -1,13 +1,16 @@
 import type { AppModule, ModuleInstance } from '../kernel.js';
 import { createAnswerer } from '../../infra/answerer/select.js';
 import { createEmbedder } from '../../infra/embedder/select.js';
+import { questionLogFile, SqliteQuestionLog } from '../../infra/question-log/sqlite.js';
 import { createVectorIndex } from '../../infra/vector-index/select.js';
 import { chatbotBlogPostsProjection } from '../../projections/chatbot/blog-posts.js';
 import { chatbotIndexOutboxProjection } from '../../projections/chatbot/index-outbox.js';
 import { refsToReindex } from '../../projections/chatbot/index-jobs.js';
+import { PatronQuestions } from '../../queries/chatbot/questions.js';
 import type { ChatbotServices } from '../../queries/chatbot/services.js';
 import { chatbotRoutes } from '../../routes/chatbot/index.js';
 import { EMBED_QUEUE, IndexScheduler } from '../../workers/chatbot/index-queue.js';
+import { startQuestionRetention, type QuestionRetention } from '../../workers/chatbot/question-retention.js';
 import { startChatbotWorker, type ChatbotWorker } from '../../workers/chatbot/worker.js';
 
 /** What the chatbot module runs in one runtime. */
@@ -30,12 +33,14 @@ export const chatbotModule: AppModule<ChatbotModuleInstance> = {
   projections: [chatbotBlogPostsProjection, chatbotIndexOutboxProjection],
   async create(runtime) {
     const embedder = await createEmbedder(runtime.config);
+    const questionLog = new SqliteQuestionLog(questionLogFile(runtime.config));
     const services: ChatbotServices = {
       embedder,
       vectorIndex: await createVectorIndex(runtime.config),
       answerer: await createAnswerer(runtime.config, embedder),
       indexing: new IndexScheduler(runtime.jobs, runtime.logger),
       embedding: new IndexScheduler(runtime.jobs, runtime.logger, EMBED_QUEUE),
+      questions: new PatronQuestions(questionLog, runtime.clock, runtime.config.chatbotQuestionRetentionDays, runtime.logger),
     };
     // After each batch the read models hold the new state: the index jobs then read it.
     // A rebuild or import replays a million events in a CLI with no worker to run the jobs.
@@ -46,22 +51,32 @@ export const chatbotModule: AppModule<ChatbotModuleInstance> = {
         }
       });
     }
+    // Every runtime (the backup CLI's too) first drops the expired questions: no snapshot it takes holds one.
+    try {
+      services.questions.sweep();
+    } catch (error) {
+      runtime.logger.error({ err: error }, 'the chatbot question retention sweep failed');
+    }
     let worker: ChatbotWorker | null = null;
+    let retention: QuestionRetention | null = null;
     return {
       services,
       routes: chatbotRoutes(services),
       async startWorkers() {
         worker = await startChatbotWorker(runtime, services);
+        retention = startQuestionRetention(services.questions, runtime.logger);
       },
       async checkScheduledPosts() {
         await worker?.checkScheduledPosts();
       },
       async stop() {
         worker?.stop();
+        retention?.stop();
         services.indexing.stop();
         services.embedding.stop();
         await services.vectorIndex.close();
         await services.embedder.close();
+        questionLog.close();
       },
     };
   },

@@ -30,7 +30,7 @@ export async function* streamAnswer(services: ChatbotServices, params: ChatParam
       const next = await pieces.next();
       if (signal.aborted) return;
       if (next.done) {
-        const response = chatResponse(next.value, retrieved);
+        const response = services.questions.recorded(params, chatResponse(next.value, retrieved));
         yield { event: 'sources', data: { sources: response.sources } };
         yield { event: 'end', data: response };
         return;

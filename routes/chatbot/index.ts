@@ -8,6 +8,7 @@ import type { ChatbotServices } from '../../queries/chatbot/services.js';
 import { chatWidgetRoutes } from './chat-widget.js';
 import { CORS_NOTE, registerChatbotCors } from './cors.js';
 import { EVENT_STREAM, sendEventStream, wantsEventStream } from './event-stream.js';
+import { questionRoutes } from './questions.js';
 import { chatbotRateLimit } from './rate-limit.js';
 import { parseChatRequest, parseSearchRequest } from './request.js';
 import { ChatBody, ChatEventStreamSchema, ChatResponseSchema, errorResponses, SearchBody, SearchResponseSchema } from './schemas.js';
@@ -31,6 +32,7 @@ const documentOnly = () => () => true;
 export const chatbotRoutes = (services: ChatbotServices): RoutesPlugin => async (app, { runtime }) => {
   await app.register(chatbotApiRoutes(services), { runtime });
   await app.register(chatWidgetRoutes, { runtime });
+  await app.register(questionRoutes(services.questions), { runtime });
 };
 
 /**
@@ -69,7 +71,7 @@ const chatbotApiRoutes = (services: ChatbotServices): FastifyPluginAsync<RoutesO
     async (request, reply) => {
       // Checked first on both paths: a refused request gets its 400 before any event.
       const params = parseChatRequest(request.body);
-      if (!wantsEventStream(request.headers.accept)) return answerQuestion(services, params);
+      if (!wantsEventStream(request.headers.accept)) return services.questions.recorded(params, await answerQuestion(services, params));
       const controller = new AbortController();
       return sendEventStream(request, reply, streamAnswer(services, params, controller.signal), controller);
     },

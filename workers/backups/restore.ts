@@ -123,8 +123,9 @@ async function replayEvents(
  * the restore's own adapters made there, for the names this configuration uses: a start then
  * resumes from their checkpoints. Answers how many it put back.
  */
-async function extractReadSide(zip: ZipArchive, manifest: Manifest, target: string, config: AppConfig, tick: () => void): Promise<number> {
-  const names = new Set(readSideFiles({ ...config, dataDir: target }).map((f) => f.name));
+async function extractReadSide(zip: ZipArchive, manifest: Manifest, target: string, config: AppConfig, positionsKept: boolean, tick: () => void): Promise<number> {
+  const files = readSideFiles({ ...config, dataDir: target }).filter((f) => positionsKept || f.independentOfLog);
+  const names = new Set(files.map((f) => f.name));
   let restored = 0;
   for (const entry of manifest.entries) {
     if (!entry.path.startsWith(READ_SIDE_PREFIX)) continue;
@@ -206,8 +207,8 @@ export async function restoreArchive(options: {
       await infra.close();
     }
     let readSideRestored = 0;
-    if (positionsKept) readSideRestored = await extractReadSide(zip.zip, manifest, staging, config, () => bar.tick());
-    else if (readSideEntries > 0) logger.warn('the restored log has other positions than the archived one: the read side is rebuilt from the log at start instead');
+    if (readSideEntries > 0) readSideRestored = await extractReadSide(zip.zip, manifest, staging, config, positionsKept, () => bar.tick());
+    if (!positionsKept && readSideEntries > 0) logger.warn('the restored log has other positions than the archived one: the read side is rebuilt from the log at start instead');
     for (const name of await readdir(staging)) await rename(join(staging, name), join(target, name));
     await rmdir(staging);
     return { events, files, readSideRestored, backupsNotRestored, checkedChecksumFile, manifest };

@@ -37,6 +37,7 @@ t.test('an archive carries the read models with their checkpoints, and a restore
   await settle(runtime);
   const chunks = await runtime.module(chatbotModule).services.vectorIndex.size();
   t.ok(chunks >= 30, `the items are indexed (${chunks} chunks)`);
+  runtime.module(chatbotModule).services.questions.recorded({ question: 'Which map shows Lisbon?', siteId: 1 }, { sources: [] });
   const res = await app.inject({ method: 'POST', url: `/api/backups?${admin}` });
   t.equal(res.statusCode, 201);
   const archive = json<{ 'o:path': string }>(res)['o:path'];
@@ -71,6 +72,8 @@ t.test('an archive carries the read models with their checkpoints, and a restore
   t.equal(await itemDocs(restored.documents).count({}), 30, 'and answers from the restored read models');
   const restoredIndex = restored.module(chatbotModule).services.vectorIndex;
   t.equal(await restoredIndex.size(), chunks, 'the vector index came back whole: nothing to embed, no worker ran');
+  const restoredQuestions = restored.module(chatbotModule).services.questions.list({}, 0, 10).questions;
+  t.same(restoredQuestions.map((q) => [q.question, q.siteId]), [['Which map shows Lisbon?', 1]], 'the chatbot questions came back');
   t.equal(await itemDocs(runtime.documents).count({}), 30);
 });
 
@@ -102,9 +105,9 @@ t.test('an archive without read-side files (made before they were added) restore
 
 t.test('the read side of a configuration: the read models first, none of them in MongoDB, no vector index in Elasticsearch', async (t) => {
   const config = testConfig('/data');
-  t.same(readSideFiles(config).map((f) => f.name), ['read-models.sqlite', 'read-models-text.sqlite', 'embeddings.sqlite', 'vector-index.sqlite']);
-  t.same(readSideFiles({ ...config, mongoUrl: 'mongodb://x' }).map((f) => f.name), ['embeddings.sqlite', 'vector-index.sqlite']);
-  t.same(readSideFiles({ ...config, elasticsearchUrl: 'http://es:9200' }).map((f) => f.name), ['read-models.sqlite', 'read-models-text.sqlite', 'embeddings.sqlite']);
+  t.same(readSideFiles(config).map((f) => f.name), ['read-models.sqlite', 'read-models-text.sqlite', 'embeddings.sqlite', 'vector-index.sqlite', 'chatbot-questions.sqlite']);
+  t.same(readSideFiles({ ...config, mongoUrl: 'mongodb://x' }).map((f) => f.name), ['embeddings.sqlite', 'vector-index.sqlite', 'chatbot-questions.sqlite']);
+  t.same(readSideFiles({ ...config, elasticsearchUrl: 'http://es:9200' }).map((f) => f.name), ['read-models.sqlite', 'read-models-text.sqlite', 'embeddings.sqlite', 'chatbot-questions.sqlite']);
 });
 
 t.test('a snapshot folder a crash left behind for a day is removed by the next backup; a recent one is kept', async (t) => {
@@ -152,7 +155,8 @@ t.test('when the log does not come back at its archived positions, the snapshots
   const target = join(root, 'restored');
   const result = await restoreArchive({ archive: gapped, config: testConfig(target), logger });
   t.ok(result.events > 0);
-  t.equal(result.readSideRestored, 0, 'no snapshot put back');
+  t.equal(result.readSideRestored, 1, 'no snapshot put back but the chatbot questions, which are not made from the log');
+  t.ok(existsSync(join(target, 'chatbot-questions.sqlite')));
   const restored = await createRuntime(testConfig(target), { modules: appModules, logger, startWorkers: false });
   t.teardown(() => restored.close());
   t.ok(restored.projections.startStats().every((s) => s.resumedFrom === 0), 'the start replays the log');

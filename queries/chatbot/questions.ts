@@ -1,0 +1,100 @@
+import type { Clock } from '../../infra/clock/port.js';
+import type { CitationCount, CitedResource, QuestionFilter, QuestionLog, QuestionPage, RepeatedQuestion } from '../../infra/question-log/port.js';
+import { frequentWords, type TopicCount } from './question-topics.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** What recording needs of a chat's request and answer (chat.ts's types, not imported: services.ts imports this file). */
+interface AskedQuestion {
+  question: string;
+  siteId?: number;
+}
+interface ChatAnswer {
+  sources: readonly CitedResource[];
+}
+
+interface WarnLogger {
+  warn(details: object, message: string): void;
+}
+
+/**
+ * The questions patrons asked the chatbot, kept CHATBOT_QUESTION_RETENTION_DAYS. Reads never
+ * reach past the retention, so a question is not served after its time even before the
+ * retention sweep (workers/chatbot/question-retention.ts) has deleted it.
+ */
+export class PatronQuestions {
+  constructor(
+    private readonly log: QuestionLog,
+    private readonly clock: Clock,
+    private readonly retentionDays: number,
+    private readonly logger: WarnLogger,
+  ) {}
+
+  /** The oldest moment a kept question may have been asked. */
+  cutoff(): Date {
+    return new Date(this.clock.now().getTime() - this.retentionDays * DAY_MS);
+  }
+
+  /**
+   * Records a chat's question and what it cited, and hands the answer back. A failure to record
+   * is logged and the answer still goes out: the patron is not refused for the librarians' report.
+   */
+  recorded<A extends ChatAnswer>(params: AskedQuestion, response: A): A {
+    if (this.retentionDays === 0) return response;
+    try {
+      this.log.record({
+        question: params.question,
+        askedAt: this.clock.now(),
+        siteId: params.siteId ?? null,
+        answered: response.sources.length > 0,
+        sources: response.sources.map((s) => ({ resource_type: s.resource_type, resource_id: s.resource_id, title: s.title, url: s.url })),
+      });
+    } catch (error) {
+      this.logger.warn({ err: error }, 'a chatbot question could not be recorded');
+    }
+    return response;
+  }
+
+  /** Deletes the questions past the retention; answers how many went. */
+  sweep(): number {
+    return this.log.deleteAskedBefore(this.firstKept());
+  }
+
+  /** A question asked at the cutoff itself has had its days (with 0 days: one asked this very moment). */
+  private firstKept(): Date {
+    return new Date(this.cutoff().getTime() + 1);
+  }
+
+  private within(filter: QuestionFilter): QuestionFilter {
+    const cutoff = this.firstKept();
+    const since = filter.since && filter.since > cutoff ? filter.since : cutoff;
+    return { ...filter, since };
+  }
+
+  list(filter: QuestionFilter, skip: number, limit: number): QuestionPage {
+    return this.log.list(this.within(filter), skip, limit);
+  }
+
+  summary(filter: QuestionFilter, limit: number): QuestionSummary {
+    const kept = this.within(filter);
+    const total = this.log.count(kept);
+    const answered = this.log.count({ ...kept, answered: true });
+    return {
+      questions: total,
+      answered,
+      unanswered: total - answered,
+      topics: frequentWords(this.log.texts(kept), limit),
+      most_cited: this.log.mostCited(kept, limit),
+      unanswered_most_asked: this.log.mostAskedUnanswered(kept, limit),
+    };
+  }
+}
+
+export interface QuestionSummary {
+  questions: number;
+  answered: number;
+  unanswered: number;
+  topics: TopicCount[];
+  most_cited: CitationCount[];
+  unanswered_most_asked: RepeatedQuestion[];
+}

@@ -1,0 +1,146 @@
+import t, { type Test } from 'tap';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FixedClock } from '../../../infra/clock/port.js';
+import { SqliteQuestionLog } from '../../../infra/question-log/sqlite.js';
+import type { CitedResource } from '../../../infra/question-log/port.js';
+import { PatronQuestions } from '../../../queries/chatbot/questions.js';
+
+const DAY = 24 * 60 * 60 * 1000;
+const START = new Date('2026-03-01T12:00:00.000Z');
+const silent = { warn: () => undefined };
+
+const violin: CitedResource = { resource_type: 'item', resource_id: 101, title: 'Stradivari violin', url: '/item/101' };
+const map: CitedResource = { resource_type: 'item', resource_id: 100, title: 'Map of Lisbon', url: '/s/main/item/100' };
+const visit: CitedResource = { resource_type: 'site_page', resource_id: 5, title: 'Visiting the museum', url: '/page/visit' };
+
+function setUp(t: Test, retentionDays = 90) {
+  const dir = t.testdir();
+  const file = join(dir, 'chatbot-questions.sqlite');
+  const log = new SqliteQuestionLog(file);
+  t.teardown(() => log.close());
+  const clock = new FixedClock(START);
+  const questions = new PatronQuestions(log, clock, retentionDays, silent);
+  const ask = (question: string, sources: CitedResource[] = [], siteId?: number) =>
+    questions.recorded({ question, siteId }, { sources });
+  /** Every byte of the file and its write-ahead log, as text a question could be found in. */
+  const bytesOnDisk = () => readdirSync(dir).map((name) => readFileSync(join(dir, name)).toString('latin1')).join('');
+  return { log, clock, questions, ask, bytesOnDisk };
+}
+
+t.test('records the question, its time, site, citations and whether it answered; newest first', async (t) => {
+  const { clock, questions, ask } = setUp(t);
+  const answer = { answer_html: '<p>x</p>', sources: [Object.assign({ citation_num: 1, snippet: 's' }, violin)] };
+  t.equal(questions.recorded({ question: 'Who made the violin?', siteId: 1 }, answer), answer, 'the answer is handed back as it is');
+  clock.advance(1000);
+  ask('Where is the toilet?');
+  const page = questions.list({}, 0, 10);
+  t.equal(page.total, 2);
+  t.same(page.questions.map((q) => [q.question, q.siteId, q.answered, q.askedAt.toISOString()]), [
+    ['Where is the toilet?', null, false, new Date(START.getTime() + 1000).toISOString()],
+    ['Who made the violin?', 1, true, START.toISOString()],
+  ]);
+  t.same(page.questions[1].sources, [violin], 'only the resource fields, no snippet');
+  t.same(questions.list({ answered: false }, 0, 10).questions.map((q) => q.question), ['Where is the toilet?']);
+  t.same(questions.list({ siteId: 1 }, 0, 10).questions.map((q) => q.question), ['Who made the violin?']);
+  t.same(questions.list({ since: new Date(START.getTime() + 1) }, 0, 10).questions.map((q) => q.question), ['Where is the toilet?']);
+  t.same(questions.list({ until: new Date(START.getTime() + 1) }, 0, 10).questions.map((q) => q.question), ['Who made the violin?']);
+  t.same(questions.list({}, 1, 1).questions.map((q) => q.question), ['Who made the violin?'], 'skip and limit page');
+});
+
+t.test('retention: not served past its days, then deleted for good, text and all', async (t) => {
+  const { clock, questions, ask, bytesOnDisk } = setUp(t, 90);
+  ask('Is my neighbour Zebulon Quartermaine a member?', [visit]);
+  clock.advance(10 * DAY);
+  ask('Who made the violin?', [violin]);
+  t.match(bytesOnDisk(), /Zebulon Quartermaine/, 'the text is on disk while kept');
+
+  clock.set(new Date(START.getTime() + 90 * DAY - 1));
+  t.equal(questions.list({}, 0, 10).total, 2, 'kept up to its 90th day');
+  clock.advance(2);
+  t.same(questions.list({}, 0, 10).questions.map((q) => q.question), ['Who made the violin?'], 'not served once past, before any sweep');
+  t.equal(questions.summary({}, 10).questions, 1, 'nor summarised');
+
+  t.equal(questions.sweep(), 1, 'the sweep deletes the expired one');
+  t.equal(questions.sweep(), 0);
+  t.notMatch(bytesOnDisk(), /Zebulon/, 'no byte of it is left in the file or its write-ahead log');
+  t.notMatch(bytesOnDisk(), /Visiting the museum/, 'nor of its citations');
+  t.match(bytesOnDisk(), /Who made the violin/, 'the kept one stays');
+
+  clock.advance(10 * DAY);
+  t.equal(questions.sweep(), 1);
+  t.equal(questions.list({}, 0, 10).total, 0);
+});
+
+t.test('a retention of 0 days records nothing and the sweep drops what an earlier setting kept', async (t) => {
+  const dir = t.testdir();
+  const log = new SqliteQuestionLog(join(dir, 'q.sqlite'));
+  t.teardown(() => log.close());
+  const clock = new FixedClock(START);
+  new PatronQuestions(log, clock, 90, silent).recorded({ question: 'kept before' }, { sources: [] });
+  const none = new PatronQuestions(log, clock, 0, silent);
+  none.recorded({ question: 'not kept' }, { sources: [violin] });
+  t.equal(log.count({}), 1, 'nothing recorded with 0 days');
+  t.equal(none.list({}, 0, 10).total, 0, 'nothing served');
+  t.equal(none.sweep(), 1);
+  t.equal(log.count({}), 0);
+});
+
+t.test('a failure to record is logged and the answer still goes out', async (t) => {
+  const log = new SqliteQuestionLog(join(t.testdir(), 'q.sqlite'));
+  log.close();
+  const warnings: string[] = [];
+  const questions = new PatronQuestions(log, new FixedClock(START), 90, { warn: (_d, message) => warnings.push(message) });
+  const answer = { sources: [violin] };
+  t.equal(questions.recorded({ question: 'q' }, answer), answer);
+  t.same(warnings, ['a chatbot question could not be recorded']);
+});
+
+t.test('summary of a seeded set: topics, most cited resources, unanswered most asked', async (t) => {
+  const { clock, questions, ask } = setUp(t);
+  const seeded: [string, CitedResource[], number?][] = [
+    ['Who made the violin?', [violin], 1],
+    ['How old is the violin?', [violin], 1],
+    ['Is the violin on display?', [violin, visit], 1],
+    ['Show me maps of Lisbon', [map], 1],
+    ['Old maps of Lisbon harbour', [map, violin], 2],
+    ['When are you open?', [visit], 2],
+    ['Do you have dinosaur bones?', [], 1],
+    ['do you have  Dinosaur bones', [], 2],
+    ['Do you have dinosaur bones!', [], 1],
+    ['Where can I park?', [], 2],
+    ['Where can I park', [], 1],
+    ['Is there a cafe?', [], 1],
+  ];
+  for (const [question, sources, site] of seeded) {
+    ask(question, sources, site);
+    clock.advance(60_000);
+  }
+  const summary = questions.summary({}, 3);
+  t.equal(summary.questions, 12);
+  t.equal(summary.answered, 6);
+  t.equal(summary.unanswered, 6);
+  t.same(summary.topics, [
+    { word: 'bones', questions: 3 },
+    { word: 'dinosaur', questions: 3 },
+    { word: 'violin', questions: 3 },
+  ]);
+  t.same(summary.most_cited, [
+    { resource_type: 'item', resource_id: 101, title: 'Stradivari violin', citations: 4 },
+    { resource_type: 'item', resource_id: 100, title: 'Map of Lisbon', citations: 2 },
+    { resource_type: 'site_page', resource_id: 5, title: 'Visiting the museum', citations: 2 },
+  ]);
+  t.same(
+    summary.unanswered_most_asked.map((u) => [u.question, u.count]),
+    [['Do you have dinosaur bones!', 3], ['Where can I park', 2], ['Is there a cafe?', 1]],
+    'grouped apart from case, spaces and end punctuation; the text asked last shown',
+  );
+
+  const site2 = questions.summary({ siteId: 2 }, 10);
+  t.equal(site2.questions, 4);
+  t.same(site2.most_cited.map((c) => [c.resource_id, c.citations]), [[100, 1], [101, 1], [5, 1]]);
+  t.same(site2.unanswered_most_asked.map((u) => [u.question, u.count]), [['Where can I park?', 1], ['do you have  Dinosaur bones', 1]], 'ties: the one asked last first');
+
+  const firstThree = questions.summary({ until: new Date(START.getTime() + 3 * 60_000) }, 2);
+  t.same(firstThree.topics, [{ word: 'violin', questions: 3 }, { word: 'display', questions: 1 }]);
+});
