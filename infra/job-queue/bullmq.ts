@@ -436,7 +436,13 @@ export class BullMqJobQueue implements JobQueue {
 
   async ping(): Promise<void> {
     this.refuseWhileDown();
-    await within(this.producer.ping(), this.commandTimeoutMs * 2, unavailable);
+    try {
+      await within(this.producer.ping(), this.commandTimeoutMs * 2, unavailable);
+    } catch (error) {
+      // Redis stopped moments ago: the client refuses before this process has noticed the outage.
+      if (error instanceof DependencyUnavailableError || isConnectionError(error) || !this.available) throw unavailable();
+      throw error;
+    }
   }
 
   /**
