@@ -87,9 +87,10 @@ t.test('the stand-in starts, answers, says so once, keeps its data across a rest
 
 t.test('a stand-in that never answers: a bounded wait, one line naming the log, and it is stopped', { skip: SKIP }, async (t) => {
   const env = { STACK_DIR, MONGO_PORT: String(await freePort()), MONGO_READY_TIMEOUT: '2' };
-  // A "java" that runs but never listens, as a hung JVM would.
+  // A "java" that runs but never listens, as a hung JVM would (a sleep of a length nothing else
+  // on the machine is likely to run, since the check below looks for it among all processes).
   const hung = join(t.testdir(), 'hung-java');
-  writeFileSync(hung, '#!/bin/sh\nexec sleep 120\n');
+  writeFileSync(hung, '#!/bin/sh\nexec sleep 1207\n');
   chmodSync(hung, 0o755);
   const log = join(STACK_DIR, 'mongo', 'mongo.log');
   // Built before the clock starts, so the bound measured is the wait's.
@@ -103,6 +104,6 @@ t.test('a stand-in that never answers: a bounded wait, one line naming the log, 
   t.match(run.stderr, `mongo stand-in did not become ready within 2 s; see ${log}`);
   t.ok(Date.now() - started < 30_000, `bounded (${Date.now() - started} ms)`);
   t.notOk(existsSync(join(STACK_DIR, 'mongo', 'pid')), 'no pid file left');
-  const sleeping = execFileSync('sh', ['-c', `pgrep -f "^sleep 120$" || true`], { encoding: 'utf8' }).trim();
+  const sleeping = execFileSync('sh', ['-c', `pgrep -f "^sleep 1207$" || true`], { encoding: 'utf8' }).trim();
   t.equal(sleeping, '', 'what it started is stopped');
 });
