@@ -216,7 +216,11 @@ t.test('a store the server cannot run without, unreachable at start: it exits wi
     { variable: 'KAFKA_BROKERS', value: `127.0.0.1:${closedPort}`, dependency: 'Kafka' },
     { variable: 'ELASTICSEARCH_URL', value: `http://elastic:es-secret@127.0.0.1:${closedPort}`, dependency: 'vector index' },
   ];
-  const runs = await Promise.all(cases.map(({ variable, value }) => runCli('serve.ts', [], { DATA_DIR: join(t.testdir(), variable), PORT: String(closedPort), [variable]: value })));
+  // Each server listens on a port of its own, never the closed one: the server listens before its
+  // workers first reach the vector index, which would otherwise find the server itself there.
+  const runs = await Promise.all(
+    cases.map(async ({ variable, value }) => runCli('serve.ts', [], { DATA_DIR: join(t.testdir(), variable), PORT: String(await freePort()), [variable]: value })),
+  );
   cases.forEach(({ variable, dependency }, i) => {
     const run = runs[i] as Awaited<ReturnType<typeof runCli>>;
     t.equal(run.code, 1, `${variable}: exits with 1`);
