@@ -30,14 +30,10 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs a CLI in bin/ (e.g. 'import.ts') to completion. */
-export function runCli(script: string, args: string[], env: Record<string, string>): Promise<RunResult> {
+/** Runs a command to completion, collecting what it prints. */
+export function runProcess(command: string, args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string }): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin', script), ...args], {
-      cwd: ROOT,
-      env: childEnv(env),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -45,6 +41,11 @@ export function runCli(script: string, args: string[], env: Record<string, strin
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** Runs a CLI in bin/ (e.g. 'import.ts') to completion. */
+export function runCli(script: string, args: string[], env: Record<string, string>): Promise<RunResult> {
+  return runProcess(process.execPath, ['--import', 'tsx', join(ROOT, 'bin', script), ...args], { cwd: ROOT, env: childEnv(env) });
 }
 
 export interface ServerProcess {

@@ -1,10 +1,10 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { MongoDocumentStore } from '../../infra/document-store/mongo.js';
 import { freePort } from '../../infra/net/free-port.js';
-import { ROOT } from '../e2e/process.js';
+import { ROOT, runProcess, type RunResult } from '../e2e/process.js';
 
 /**
  * stack/mongo/start.sh and stop.sh, the MongoDB wire-protocol stand-in's scripts (mongo-java-server,
@@ -26,22 +26,8 @@ const SKIP = MISSING.length ? `${MISSING.join(' and ')} not installed` : false;
 /** One STACK_DIR for the file, so the Maven build (tens of seconds) is done once. */
 const STACK_DIR = t.testdir();
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function script(name: 'start.sh' | 'stop.sh', env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', [join(ROOT, 'stack', 'mongo', name)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function script(name: 'start.sh' | 'stop.sh', env: Record<string, string>): Promise<RunResult> {
+  return runProcess('bash', [join(ROOT, 'stack', 'mongo', name)], { env: { ...process.env, ...env } });
 }
 
 const alive = (pid: number) => {
