@@ -63,6 +63,8 @@ export const chatbotModule: AppModule<ChatbotModuleInstance> = {
       services,
       routes: chatbotRoutes(services),
       async startWorkers() {
+        // The server listens: the embedded index reads its matrix now rather than at the first search.
+        services.vectorIndex.warm?.(services.embedder.model);
         worker = await startChatbotWorker(runtime, services);
         retention = startQuestionRetention(services.questions, runtime.logger);
       },

@@ -2,6 +2,9 @@ import type { estypes } from '@elastic/elasticsearch';
 
 export const MODEL_FIELD = { type: 'keyword' } as const;
 
+/** titleKey(title) (port.ts), matched whole by `titled`. */
+export const TITLE_KEY_FIELD = { type: 'keyword' } as const;
+
 /**
  * Above the templates an operator may have for every index (`*`, priority 0 or 1): Elasticsearch
  * refuses two overlapping templates of one priority.
@@ -16,6 +19,7 @@ export function chunkMappings(dimension: number): estypes.MappingTypeMapping {
       resource_type: { type: 'keyword' },
       resource_id: { type: 'integer' },
       title: { type: 'text' },
+      title_key: TITLE_KEY_FIELD,
       path: { type: 'keyword', index: false },
       text: { type: 'text' },
       chunk_index: { type: 'integer' },

@@ -1,14 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, errors, type estypes } from '@elastic/elasticsearch';
 import { DependencyUnavailableError } from '../errors.js';
-import { chunkMappings, MODEL_FIELD, TEMPLATE_PRIORITY } from './elasticsearch-mappings.js';
-import { resourceKey, UNNAMED_MODEL, type ChunkInput, type IndexedResource, type ResourceType, type SearchFilter, type VectorHit, type VectorIndex } from './port.js';
+import { chunkMappings, MODEL_FIELD, TEMPLATE_PRIORITY, TITLE_KEY_FIELD } from './elasticsearch-mappings.js';
+import { resourceKey, titleKey, UNNAMED_MODEL, type ChunkInput, type IndexedResource, type ResourceType, type SearchFilter, type TitledChunk, type VectorHit, type VectorIndex } from './port.js';
 
 interface ChunkSource {
   resource_key: string;
   resource_type: ResourceType;
   resource_id: number;
   title: string;
+  /** titleKey(title); absent from chunks written before titles were matched, until they are reindexed. */
+  title_key?: string;
   path: string;
   text: string;
   chunk_index: number;
@@ -98,8 +100,8 @@ export class ElasticsearchVectorIndex implements VectorIndex {
         template: { mappings },
       });
       const created = !(await this.client.indices.exists({ index: this.index })) && (await this.createIndex(mappings));
-      // An index made before chunks recorded their model gets the field.
-      if (!created) await this.client.indices.putMapping({ index: this.index, properties: { model: MODEL_FIELD } });
+      // An index made before chunks recorded their model, or their title's key, gets the fields.
+      if (!created) await this.client.indices.putMapping({ index: this.index, properties: { model: MODEL_FIELD, title_key: TITLE_KEY_FIELD } });
       await this.untilSearchable();
     })().catch((error: unknown) => {
       this.ready = null;
@@ -148,6 +150,7 @@ export class ElasticsearchVectorIndex implements VectorIndex {
           resource_type: resource.resourceType,
           resource_id: resource.resourceId,
           title: resource.title,
+          title_key: titleKey(resource.title),
           path: resource.path,
           text: chunk.text,
           chunk_index: index,
@@ -247,6 +250,37 @@ export class ElasticsearchVectorIndex implements VectorIndex {
             text: source.text,
             chunkIndex: source.chunk_index,
             distance: Math.min(2, Math.max(0, 1 - cosine)),
+          },
+        ];
+      });
+    } catch (error) {
+      if (isIndexMissing(error)) return [];
+      throw unavailable(error);
+    }
+  }
+
+  async titled(keys: string[], limit: number, filter: SearchFilter = {}): Promise<TitledChunk[]> {
+    if (keys.length === 0 || limit <= 0) return [];
+    try {
+      const response = await this.client.search<ChunkSource>({
+        index: this.index,
+        size: limit,
+        query: { bool: { filter: [{ terms: { title_key: keys } }, { term: { chunk_index: 0 } }, ...filterQuery(filter)] } },
+        sort: [{ resource_type: 'asc' }, { resource_id: 'asc' }],
+        track_total_hits: false,
+        _source: { excludes: ['vector'] },
+      });
+      return response.hits.hits.flatMap((hit) => {
+        const source = hit._source;
+        if (!source) return [];
+        return [
+          {
+            resourceType: source.resource_type,
+            resourceId: source.resource_id,
+            title: source.title,
+            path: source.path,
+            text: source.text,
+            chunkIndex: source.chunk_index,
           },
         ];
       });

@@ -72,6 +72,11 @@ export class ModelMatrices {
     return this.inBackground ? undefined : this.matrices.get(model);
   }
 
+  /** True while the model's matrix of this dimension is being read in the background. */
+  reading(model: string, dimension: number): boolean {
+    return this.readings.get(model)?.matrix.dimension === dimension;
+  }
+
   /** Resolves once the model's matrix is held, or its reading given up; starts reading it if need be. */
   async whenRead(model: string, dimension: number): Promise<void> {
     if (this.get(model, dimension)) return;

@@ -44,6 +44,26 @@ export interface VectorHit {
   distance: number;
 }
 
+/** A resource's first chunk, found by its title rather than by a vector: no distance of its own. */
+export type TitledChunk = Omit<VectorHit, 'distance'>;
+
+/**
+ * The words of a title (or of a query) as titles are matched: NFKC, lower case, letters and
+ * digits only (every other character separates words). `titleKey` joins them with one space.
+ */
+export function titleWords(text: string): string[] {
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word.length > 0);
+}
+
+/** A title as the index matches it: "The Starry Night!" and "the  starry-night" are one key. */
+export function titleKey(title: string): string {
+  return titleWords(title).join(' ');
+}
+
 /**
  * Chunks of public resources with their vectors and the model that made them. A resource's
  * chunks are replaced as a whole; search is k nearest by cosine among the chunks of the query's
@@ -57,6 +77,18 @@ export interface VectorIndex {
   replace(resource: IndexedResource, chunks: ChunkInput[], model?: string): Promise<void>;
   remove(resourceType: ResourceType, resourceId: number): Promise<void>;
   search(vector: Float32Array, k: number, filter?: SearchFilter): Promise<VectorHit[]>;
+  /**
+   * The first chunk (of the filter's model, allowed by the filter) of each resource whose
+   * `titleKey` is one of `keys`, at most `limit` of them, by resource type and id: a query
+   * naming a title finds that resource however far its chunks' vectors lie.
+   */
+  titled(keys: string[], limit: number, filter?: SearchFilter): Promise<TitledChunk[]>;
+  /**
+   * Starts reading, in the background, what searches of this model need (the embedded index's
+   * matrix), so that the first searches find it read: a server calls it once it listens.
+   * Absent where there is nothing to read.
+   */
+  warm?(model: string): void;
   /** Number of chunks held. */
   size(): Promise<number>;
   clear(): Promise<void>;

@@ -79,7 +79,7 @@ export function hitDetails(statements: PreparedStatements, ranked: RankedChunk[]
 }
 
 /** The SQL of `passesFilter` (port.ts) over the chunks `c`, with its parameters. */
-function filterClause(filter: SearchFilter): { where: string; params: unknown[] } {
+export function filterClause(filter: SearchFilter): { where: string; params: unknown[] } {
   let where = '';
   const params: unknown[] = [];
   if (filter.siteId !== undefined) {

@@ -3,8 +3,8 @@ import * as sqliteVec from 'sqlite-vec';
 import { PreparedStatements } from '../prepared-statements.js';
 import { nearestByFirstPass, type FirstPassLimits } from './first-pass.js';
 import { ModelMatrices, type WrittenChunk } from './model-matrices.js';
-import { blob, scanNearest } from './sqlite-ranking.js';
-import { UNNAMED_MODEL, type ChunkInput, type IndexedResource, type ResourceType, type SearchFilter, type VectorHit, type VectorIndex } from './port.js';
+import { blob, filterClause, scanNearest, type HitRow } from './sqlite-ranking.js';
+import { titleKey, UNNAMED_MODEL, type ChunkInput, type IndexedResource, type ResourceType, type SearchFilter, type TitledChunk, type VectorHit, type VectorIndex } from './port.js';
 
 const SCHEMA = `
   create table if not exists vector_resources (
@@ -13,6 +13,8 @@ const SCHEMA = `
     resource_id integer not null,
     title text not null,
     path text not null,
+    -- titleKey(title) (port.ts), for finding a resource by its title; added by migrateTitleKeys to older files.
+    title_key text not null default '',
     unique (resource_type, resource_id)
   );
   create table if not exists vector_resource_sites (
@@ -38,6 +40,10 @@ const SCHEMA = `
   create index if not exists vector_chunks_model on vector_chunks (model);
   create table if not exists vector_settings (key text primary key, value integer not null);
 `;
+
+/** After migrateTitleKeys: a file made before titles were matched has no title_key column until then. */
+const TITLE_KEY_INDEX = 'create index if not exists vector_resources_title_key on vector_resources (title_key)';
+
 
 /**
  * The connection's page cache, in KiB as SQLite's negative `cache_size` takes it: 2 MB, SQLite's
@@ -69,13 +75,13 @@ export interface SearchCounts {
  * float32 vectors and the model that made them, the resources with their sites and item sets.
  * The file is the source of truth, so a restart embeds nothing. Searches are exact:
  * - a first pass over an in-memory int8 matrix of the model's vectors (ModelMatrices, read from
- *   the file from the model's first search on) by usearch's SIMD `exactSearch` picks the k +
- *   margin nearest candidates;
+ *   the file from `warm` or the model's first search on) by usearch's SIMD `exactSearch` picks
+ *   the k + margin nearest candidates;
  * - sqlite-vec's `vec_distance_cosine` then ranks the candidates that pass the filter exactly, by
  *   (distance, id) as the scan does. When too few candidates pass, or the k-th hit lies too close
- *   to the candidates' end, more are read; past a quarter of the rows, while the matrix is
- *   being read, or while another connection keeps writing, the index scans every chunk in SQL
- *   (`scanNearest`), the reference.
+ *   to the candidates' end, more are read; past a quarter of the rows, or while another
+ *   connection keeps writing, the index scans every chunk in SQL (`scanNearest`), the
+ *   reference. While the matrix is being read in the background, a search waits for it.
  * (A first pass on sign bits in a vec0 table was measured and dropped: recall@10 0.28 on the
  * words embedder's sparse vectors; see bench/README.md.)
  */
@@ -99,6 +105,8 @@ export class SqliteVectorIndex implements VectorIndex {
       this.db.pragma(`cache_size = ${PAGE_CACHE_KIB}`);
     }
     this.db.exec(SCHEMA);
+    migrateTitleKeys(this.db);
+    this.db.exec(TITLE_KEY_INDEX);
     this.statements = new PreparedStatements(this.db);
     this.matrices = new ModelMatrices(this.statements, options.reloadPauseMs ?? 1000, options.readInBackground ?? false);
     this.limits = { minMargin: options.minMargin ?? 100, maxCandidateShare: options.maxCandidateShare ?? 0.25 };
@@ -112,8 +120,8 @@ export class SqliteVectorIndex implements VectorIndex {
       const removed = this.removeSync(resource.resourceType, resource.resourceId);
       if (chunks.length === 0) return removed;
       this.ensureDimension(dimension);
-      const { lastInsertRowid: id } = this.statements.get('insert into vector_resources (resource_type, resource_id, title, path) values (?, ?, ?, ?)')
-        .run(resource.resourceType, resource.resourceId, resource.title, resource.path);
+      const { lastInsertRowid: id } = this.statements.get('insert into vector_resources (resource_type, resource_id, title, path, title_key) values (?, ?, ?, ?, ?)')
+        .run(resource.resourceType, resource.resourceId, resource.title, resource.path, titleKey(resource.title));
       const site = this.statements.get('insert or ignore into vector_resource_sites (site_id, resource) values (?, ?)');
       for (const siteId of resource.siteIds) site.run(siteId, id);
       const itemSet = this.statements.get('insert or ignore into vector_resource_item_sets (item_set_id, resource) values (?, ?)');
@@ -137,7 +145,14 @@ export class SqliteVectorIndex implements VectorIndex {
     if (k <= 0 || !this.statements.get('select 1 from vector_chunks where model = ? limit 1').get(model)) return [];
     const held = this.dimension();
     if (vector.length !== held) throw new Error(`Vector of dimension ${vector.length} given to an index of dimension ${held}.`);
-    const matrix = this.matrices.get(model, held);
+    let matrix = this.matrices.get(model, held);
+    // The matrix is being read (batch by batch, between requests): waiting for its last batches
+    // costs a search less than scanning every chunk in SQL, which also held the event loop for
+    // hundreds of ms a search and so stretched the reading over half a minute (bench/README.md).
+    if (!matrix && this.matrices.reading(model, held)) {
+      await this.matrices.whenRead(model, held);
+      matrix = this.matrices.get(model, held);
+    }
     let rows = matrix && nearestByFirstPass(this.statements, matrix, vector, k, model, filter, this.limits);
     if (rows) this.searchCounts.firstPass++;
     else {
@@ -152,6 +167,28 @@ export class SqliteVectorIndex implements VectorIndex {
       text: row.text,
       chunkIndex: row.chunk_index,
       distance: Math.min(2, Math.max(0, row.distance)),
+    }));
+  }
+
+  async titled(keys: string[], limit: number, filter: SearchFilter = {}): Promise<TitledChunk[]> {
+    if (keys.length === 0 || limit <= 0) return [];
+    const { where, params } = filterClause(filter);
+    const rows = this.statements
+      .get(
+        `select r.resource_type, r.resource_id, r.title, r.path, c.text, c.chunk_index
+         from vector_resources r join vector_chunks c on c.resource = r.id and c.chunk_index = 0
+         where r.title_key in (select value from json_each(?)) and c.model = ?${where}
+         order by r.resource_type, r.resource_id
+         limit ?`,
+      )
+      .all(JSON.stringify(keys), filter.model ?? UNNAMED_MODEL, ...params, limit) as Omit<HitRow, 'id' | 'distance'>[];
+    return rows.map((row) => ({
+      resourceType: row.resource_type,
+      resourceId: row.resource_id,
+      title: row.title,
+      path: row.path,
+      text: row.text,
+      chunkIndex: row.chunk_index,
     }));
   }
 
@@ -174,6 +211,11 @@ export class SqliteVectorIndex implements VectorIndex {
   async readMatrix(model = UNNAMED_MODEL): Promise<void> {
     const dimension = this.dimension();
     if (dimension > 0) await this.matrices.whenRead(model, dimension);
+  }
+
+  warm(model: string): void {
+    const dimension = this.dimension();
+    if (dimension > 0 && this.statements.get('select 1 from vector_chunks where model = ? limit 1').get(model)) this.matrices.get(model, dimension);
   }
 
   async close(): Promise<void> {
@@ -215,4 +257,18 @@ export class SqliteVectorIndex implements VectorIndex {
     this.statements.get('delete from vector_resources where id = ?').run(row.id);
     return chunks;
   }
+}
+
+/**
+ * Gives a file made before titles were matched its title keys: the column, then every
+ * resource's key in one statement (about a second for 100,000 resources, once).
+ */
+function migrateTitleKeys(db: Database.Database): void {
+  const columns = db.pragma('table_info(vector_resources)') as { name: string }[];
+  if (columns.some((column) => column.name === 'title_key')) return;
+  db.function('chatbot_title_key', { deterministic: true }, (title: unknown) => titleKey(String(title)));
+  db.transaction(() => {
+    db.exec("alter table vector_resources add column title_key text not null default ''");
+    db.exec('update vector_resources set title_key = chatbot_title_key(title)');
+  })();
 }

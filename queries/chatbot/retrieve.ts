@@ -1,5 +1,6 @@
 import type { Embedder } from '../../infra/embedder/port.js';
 import type { SearchFilter, VectorHit, VectorIndex } from '../../infra/vector-index/port.js';
+import { embedWithTitles } from './title-match.js';
 
 /** Chunks fetched per search: the seed's 100, or 150 when a site filter narrows them. */
 export function fetchLimit(filter: SearchFilter): number {
@@ -23,8 +24,9 @@ export interface RetrievedResource {
 }
 
 /**
- * Embeds the text as a query, fetches the nearest chunks of its model the filter allows, and keeps one entry
- * per resource URL with its best (nearest) chunk, nearest first.
+ * Embeds the text as a query, fetches the nearest chunks of its model the filter allows and the
+ * resources whose title the text names (at the distance of their title, title-match.ts), and
+ * keeps one entry per resource URL with its best (nearest) hit, nearest first.
  */
 export async function retrieve(
   deps: { embedder: Embedder; vectorIndex: VectorIndex },
@@ -32,11 +34,12 @@ export async function retrieve(
   filter: SearchFilter,
   siteSlug?: string,
 ): Promise<RetrievedResource[]> {
-  const [vector] = await deps.embedder.embed([text], 'query');
   // Only chunks embedded by the query's model are comparable with it.
-  const hits = await deps.vectorIndex.search(vector, fetchLimit(filter), { siteId: filter.siteId, itemSetIds: filter.itemSetIds, model: deps.embedder.model });
+  const scope: SearchFilter = { siteId: filter.siteId, itemSetIds: filter.itemSetIds, model: deps.embedder.model };
+  const { vector, titleHits } = await embedWithTitles(deps, text, fetchLimit(filter), scope);
+  const hits = await deps.vectorIndex.search(vector, fetchLimit(filter), scope);
   const byUrl = new Map<string, RetrievedResource>();
-  for (const hit of [...hits].sort((a, b) => a.distance - b.distance)) {
+  for (const hit of [...hits, ...titleHits].sort((a, b) => a.distance - b.distance)) {
     const url = publicUrl(hit.path, siteSlug);
     if (!byUrl.has(url)) byUrl.set(url, { best: hit, url });
   }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from '@elastic/elasticsearch';
 import { ElasticsearchVectorIndex } from '../../../infra/vector-index/elasticsearch.js';
 import { SqliteVectorIndex } from '../../../infra/vector-index/sqlite.js';
-import type { IndexedResource, VectorIndex } from '../../../infra/vector-index/port.js';
+import { titleKey, type IndexedResource, type VectorIndex } from '../../../infra/vector-index/port.js';
 
 const DIM = 8;
 
@@ -140,6 +140,33 @@ for (const [name, create] of adapters) {
       t.same(await texts({ model: 'model-a' }), ['a2']);
       t.same((await texts({ model: 'model-b' })).sort(), ['b1', 'b3'], 'equally near: either order');
       t.equal(await index.size(), 3);
+    });
+
+    t.test('titled: the first chunk of each resource whose title key is asked for, by type and id, within the filter', async (t) => {
+      const index = await make(t);
+      const titled = async (keys: string[], limit = 10, filter: object = {}) =>
+        (await index.titled(keys, limit, filter)).map((h) => `${h.resourceType}-${h.resourceId} ${h.chunkIndex} ${h.text}`);
+      await index.replace(resource({ resourceType: 'item', resourceId: 2, title: 'The Starry Night', siteIds: [1] }), [
+        { text: 'first', vector: vec(1) },
+        { text: 'second', vector: vec(0) },
+      ]);
+      await index.replace(resource({ resourceType: 'media', resourceId: 1, title: 'the  STARRY-night!', siteIds: [2], itemSetIds: [7] }), [{ text: 'scan', vector: vec(2) }]);
+      await index.replace(resource({ resourceType: 'item', resourceId: 1, title: 'The Starry Night (study)', siteIds: [1] }), [{ text: 'study', vector: vec(3) }]);
+      await index.replace(resource({ resourceType: 'blog_post', resourceId: 3, title: 'Ébauche n° 5', siteIds: [1] }), [{ text: 'post', vector: vec(4) }], 'model-b');
+      t.same(await titled([titleKey('The starry night')]), ['item-2 0 first', 'media-1 0 scan'], 'one hit per resource, its first chunk; normalised titles match');
+      t.same(await titled(['starry night']), [], 'a key matches a whole title only');
+      t.same(await titled(['the starry night', 'the starry night study']), ['item-1 0 study', 'item-2 0 first', 'media-1 0 scan']);
+      t.same(await titled(['the starry night', 'the starry night study'], 2), ['item-1 0 study', 'item-2 0 first'], 'limit');
+      t.same(await titled(['the starry night'], 10, { siteId: 2 }), ['media-1 0 scan'], 'site filter');
+      t.same(await titled(['the starry night'], 10, { itemSetIds: [7] }), ['media-1 0 scan'], 'item set filter');
+      t.same(await titled([titleKey('ébauche N°5')]), [], 'another model\'s chunks are not found');
+      t.same(await titled(['ébauche n 5'], 10, { model: 'model-b' }), ['blog_post-3 0 post'], 'NFKC and lower case: n° is n and a separator');
+      t.same(await titled([]), []);
+      await index.remove('item', 2);
+      t.same(await titled(['the starry night']), ['media-1 0 scan'], 'a removed resource is not found by its title');
+      await index.replace(resource({ resourceType: 'media', resourceId: 1, title: 'Another title', siteIds: [2] }), [{ text: 'scan', vector: vec(2) }]);
+      t.same(await titled(['the starry night']), [], 'a replace brings the new title');
+      t.same(await titled(['another title']), ['media-1 0 scan']);
     });
 
     t.test('random vectors of 384 dimensions: the same ranking as a brute-force scan', async (t) => {
