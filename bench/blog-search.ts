@@ -1,4 +1,3 @@
-import type { ContentServer } from './content-server.js';
 import type { BenchOptions } from './options.js';
 import { figure, type BenchResult } from './report.js';
 import { percentile, round } from './stats.js';
@@ -55,7 +54,7 @@ async function needles(url: string, posts: number, count: number): Promise<{ lon
  * search (an FTS5 trigram index in the read-model file), p50 and p99 of one client, every
  * needle different; needles of two characters shown beside it without a target.
  */
-export async function blogSearchBenchmark(options: BenchOptions, content: ContentServer): Promise<BenchResult> {
+export async function blogSearchBenchmark(options: BenchOptions, content: { server: { url: string }; posts: number }): Promise<BenchResult> {
   const { url } = content.server;
   const perRound = 200;
   const { long, short } = await needles(url, content.posts, perRound);

@@ -6,6 +6,7 @@ import { firstStartBenchmark } from './first-start.js';
 import { importBenchmark } from './import.js';
 import { startContentServer, type ContentServer } from './content-server.js';
 import { memoryBenchmark } from './memory.js';
+import { museumSearchBenchmark } from './museum-search.js';
 import { missingModules, registeredModules } from './modules.js';
 import { loadBenchOptions, scaled, type BenchOptions } from './options.js';
 import { ROOT } from './processes.js';
@@ -52,6 +53,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   { name: 'vector-index', title: 'embedded vector index alone: latency, recall, RSS', needs: ['chatbot'], run: vectorIndexBenchmark },
   { name: 'start', title: 'start to first correct answer on caught-up read models', needs: ['blog'], run: startBenchmark },
   { name: 'first-start', title: 'first start after an import under load', needs: ['platform', 'chatbot'], run: firstStartBenchmark },
+  { name: 'museum', title: 'museum scale: exact titles first, search from the start, blog search', needs: ['platform', 'blog', 'chatbot'], run: museumSearchBenchmark },
   { name: 'embedding', title: 'embedded sentence model: speed, indexing, search', needs: ['chatbot'], run: embeddingBenchmark },
 ];
 
