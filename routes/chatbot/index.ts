@@ -4,7 +4,7 @@ import { refuseOtherMethods } from '../../app/method-not-allowed.js';
 import { answerQuestion } from '../../queries/chatbot/chat.js';
 import { streamAnswer } from '../../queries/chatbot/chat-stream.js';
 import { searchCollection } from '../../queries/chatbot/search.js';
-import type { ChatbotServices } from '../../queries/chatbot/services.js';
+import type { ChatbotServices } from '../../workers/chatbot/services.js';
 import { chatWidgetRoutes } from './chat-widget.js';
 import { CORS_NOTE, registerChatbotCors } from './cors.js';
 import { EVENT_STREAM, sendEventStream, wantsEventStream } from './event-stream.js';
