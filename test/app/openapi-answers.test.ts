@@ -94,6 +94,7 @@ t.test('every operation of the document answers as the document declares: status
     await answer(`delete /api/${path}/{id}`, { method: 'DELETE', url: one }, 404);
   }
   const tags = await answer('get /api/blog_tags', { method: 'GET', url: '/api/blog_tags' }, 200);
+  await answer('get /api/blog_tags', { method: 'GET', url: '/api/blog_tags?per_page=many' }, 422);
   const tagId = json<{ 'o:id': number }[]>(tags)[0]['o:id'];
   await answer('get /api/blog_tags/{id}', { method: 'GET', url: `/api/blog_tags/${tagId}` }, 200);
   await answer('get /api/blog_tags/{id}', { method: 'GET', url: '/api/blog_tags/999999' }, 404);
@@ -102,6 +103,7 @@ t.test('every operation of the document answers as the document declares: status
     await answer(`${method.toLowerCase()} /api/blog_tags/{id}`, { method, url: `/api/blog_tags/${tagId}${admin}`, payload: {} }, 405);
   }
   await answer('get /api/blog_comments', { method: 'GET', url: `/api/blog_comments${admin}` }, 200);
+  await answer('get /api/blog_comments', { method: 'GET', url: '/api/blog_comments?post_id=first' }, 422);
   await answer('post /api/blog_comments', { method: 'POST', url: '/api/blog_comments', payload: { post_id: 1, author_name: 'Ann' } }, 422);
   const comment = await answer('post /api/blog_comments', { method: 'POST', url: '/api/blog_comments', payload: { post_id: 1, author_name: 'Ann', author_email: 'ann@example.org', body: 'Nice map.' } }, 201);
   const oneComment = `/api/blog_comments/${id(comment)}${admin}`;
@@ -115,6 +117,7 @@ t.test('every operation of the document answers as the document declares: status
 
   // blog, legacy: session only.
   await answer('get /api/blog/posts', { method: 'GET', url: '/api/blog/posts', headers: asEditor }, 200);
+  await answer('get /api/blog/posts', { method: 'GET', url: '/api/blog/posts?per_page=many' }, 422);
   await answer('get /api/blog/posts/{id}', { method: 'GET', url: '/api/blog/posts/1' }, 200);
   await answer('get /api/blog/posts/{id}', { method: 'GET', url: '/api/blog/posts/999' }, 404);
   await answer('post /api/blog/posts', { method: 'POST', url: '/api/blog/posts', payload: { title: 'Anon', content: 'x' } }, 401);
@@ -139,10 +142,13 @@ t.test('every operation of the document answers as the document declares: status
   const uploaded = await answer(`post ${assets}`, { method: 'POST', url: assets, headers: { ...upload.headers, ...asEditor }, payload: upload.payload }, 201);
   const asset = json<{ asset: { id: number; canonical_url: string } }>(uploaded).asset;
   await answer(`get ${assets}`, { method: 'GET', url: `${assets}?folder_id=${folderId}`, headers: asEditor }, 200);
+  await answer(`get ${assets}`, { method: 'GET', url: assets }, 401);
   await answer(`get ${assets}/{id}`, { method: 'GET', url: `${assets}/${asset.id}`, headers: asEditor }, 200);
   await answer(`get ${assets}/{id}`, { method: 'GET', url: `${assets}/999999`, headers: asEditor }, 404);
   await answer(`post ${assets}/{id}/usage`, { method: 'POST', url: `${assets}/${asset.id}/usage`, headers: asEditor, payload: { context_type: 'blog_post', context_id: 1 } }, 201);
+  await answer(`post ${assets}/{id}/usage`, { method: 'POST', url: `${assets}/999999/usage`, headers: asEditor, payload: { context_type: 'blog_post', context_id: 1 } }, 404);
   await answer(`get ${assets}/{id}/usage`, { method: 'GET', url: `${assets}/${asset.id}/usage`, headers: asEditor }, 200);
+  await answer(`get ${assets}/{id}/usage`, { method: 'GET', url: `${assets}/999999/usage`, headers: asEditor }, 404);
   const samePng = multipart([{ name: 'file', filename: 'map.png', content: PNG, contentType: 'image/png' }]);
   await answer(`put ${assets}/{id}/replace`, { method: 'PUT', url: `${assets}/${asset.id}/replace`, headers: { ...samePng.headers, ...asEditor }, payload: samePng.payload }, 200);
   const otherKind = multipart([{ name: 'file', filename: 'map.gif', content: GIF, contentType: 'image/gif' }]);
@@ -201,8 +207,8 @@ t.test('every operation of the document answers as the document declares: status
   const bearer = { authorization: `Bearer ${OPEN_TOKEN}` };
   for (const path of ['library', 'databases', 'subjects', 'types', 'lists']) {
     await answer(`get /api/v1/${path}`, { method: 'GET', url: `/api/v1/${path}`, headers: bearer }, 200);
+    await answer(`get /api/v1/${path}`, { method: 'GET', url: `/api/v1/${path}` }, 401);
   }
-  await answer('get /api/v1/databases', { method: 'GET', url: '/api/v1/databases' }, 401);
   await answer('get /api/v1/databases/{handle}', { method: 'GET', url: '/api/v1/databases/jstor', headers: bearer }, 200);
   await answer('get /api/v1/databases/{handle}', { method: 'GET', url: '/api/v1/databases/nope', headers: bearer }, 404);
   await answer('get /api/v1/lists/{handle}', { method: 'GET', url: '/api/v1/lists/starter', headers: bearer }, 200);
@@ -215,10 +221,13 @@ t.test('every operation of the document answers as the document declares: status
   const token = await answer('post /api/directory/tokens', { method: 'POST', url: `/api/directory/tokens${admin}`, payload: { label: 'Website' } }, 201);
   await answer('post /api/directory/tokens', { method: 'POST', url: `/api/directory/tokens?${keyFor('editor')}`, payload: {} }, 403);
   await answer('get /api/directory/tokens', { method: 'GET', url: `/api/directory/tokens${admin}` }, 200);
+  await answer('get /api/directory/tokens', { method: 'GET', url: `/api/directory/tokens?${keyFor('editor')}` }, 403);
   await answer('delete /api/directory/tokens/{id}', { method: 'DELETE', url: `/api/directory/tokens/${id(token, 'id')}${admin}` }, 200);
   await answer('delete /api/directory/tokens/{id}', { method: 'DELETE', url: `/api/directory/tokens/999999${admin}` }, 404);
   await answer('get /api/directory/clicks', { method: 'GET', url: `/api/directory/clicks${admin}` }, 200);
+  await answer('get /api/directory/clicks', { method: 'GET', url: `/api/directory/clicks?from=yesterday${admin.replace('?', '&')}` }, 422);
   await answer('get /api/directory/library', { method: 'GET', url: `/api/directory/library${admin}` }, 200);
+  await answer('get /api/directory/library', { method: 'GET', url: `/api/directory/library?${keyFor('editor')}` }, 403);
   await answer('patch /api/directory/library', { method: 'PATCH', url: `/api/directory/library${admin}`, payload: { name: 'Town Library' } }, 200);
   await answer('patch /api/directory/library', { method: 'PATCH', url: `/api/directory/library${admin}`, payload: { brand_color: 'red!' } }, 422);
   await answer('patch /api/directory/databases/{handle}', { method: 'PATCH', url: `/api/directory/databases/jstor${admin}`, payload: { featured: false } }, 200);
