@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { RoutesPlugin } from '../../app/kernel.js';
 import { POST_STATUSES } from '../../commands/blog/events.js';
-import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
+import { answerVersion, CREATED_ETAG_CONFIG, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
 import { createPost, deletePost, updatePost } from '../../commands/blog/post-handlers.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { findPost, listPosts, type PostFilters } from '../../queries/blog/posts.js';
@@ -130,6 +130,7 @@ export const nativePostRoutes: RoutesPlugin = async (app, { runtime }) => {
         body: CreateBody,
         response: { 201: BlogPostSchema },
       },
+      config: CREATED_ETAG_CONFIG,
     },
     async (request, reply) => {
       const user = await requireEditor(request);
