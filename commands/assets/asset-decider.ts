@@ -1,5 +1,5 @@
 import type { Decider, DomainCommand } from '../decider.js';
-import { deletedRecord, liveRecord, mustExist, mustNotExist, newRecord, type RecordState } from '../decider-rules.js';
+import { mustExist, mustNotExist, newRecord, type RecordState } from '../decider-rules.js';
 import type { AssetEvent, AssetFile } from './events.js';
 import { invalid, MAX_ALT_LENGTH, MAX_CONTEXT_TYPE_LENGTH, requireTitle } from './rules.js';
 
@@ -99,10 +99,10 @@ export const assetDecider: Decider<AssetState, AssetCommand, AssetEvent> = {
     switch (event.type) {
       case 'AssetUploaded': {
         const { id, ...fields } = event.data;
-        return { ...liveRecord(id, fields), usage_count: state.usage_count };
+        return { status: 'live', id, fields, usage_count: state.usage_count };
       }
       case 'AssetDeleted':
-        return { ...deletedRecord(state), usage_count: state.usage_count };
+        return { status: 'deleted', id: state.id, fields: state.fields, usage_count: state.usage_count };
       case 'AssetFileReplaced':
         return state.fields ? { ...state, fields: { ...state.fields, file: event.data.file } } : state;
       case 'AssetDetailsChanged':

@@ -1,6 +1,6 @@
 import { ConflictError } from '../../infra/errors.js';
 import type { Decider, DomainCommand } from '../decider.js';
-import { deletedRecord, liveRecord, mustExist, mustNotExist, newRecord, type RecordState } from '../decider-rules.js';
+import { mustExist, mustNotExist, newRecord, type RecordState } from '../decider-rules.js';
 import type { BackupEvent, BackupRequested } from './events.js';
 
 export type BackupStatus = 'in_progress' | 'complete' | 'failed';
@@ -56,7 +56,7 @@ export const backupDecider: Decider<BackupState, BackupCommand, BackupEvent> = {
     switch (event.type) {
       case 'BackupRequested': {
         const { id, ...fields } = event.data;
-        return { ...liveRecord(id, fields), progress: 'in_progress' };
+        return { status: 'live', id, fields, progress: 'in_progress' };
       }
       case 'BackupCompleted':
         return { ...state, progress: 'complete' };
@@ -66,7 +66,7 @@ export const backupDecider: Decider<BackupState, BackupCommand, BackupEvent> = {
         // The record leaves the list as if deleted: this installation cannot serve its archive.
         return { ...state, status: 'deleted' };
       case 'BackupDeleted':
-        return { ...deletedRecord(state), progress: state.progress };
+        return { status: 'deleted', id: state.id, fields: state.fields, progress: state.progress };
       default: {
         const _exhaustive: never = event;
         return state;
