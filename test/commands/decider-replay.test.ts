@@ -16,9 +16,23 @@ import type { ItemFields, SitePageFields } from '../../commands/platform/fields.
 import { itemDecider, siteDecider, sitePageDecider } from '../../commands/platform/kinds.js';
 import type { ResourceCommand, ResourceEvent } from '../../commands/platform/resource-decider.js';
 import type { AssetFolderEvent } from '../../commands/assets/events.js';
+import { blogSettingsDecider, type ChangeBlogSettings } from '../../commands/blog/settings-decider.js';
+import { blogTagDecider, type BlogTagCommand } from '../../commands/blog/tag-decider.js';
+import type { BlogSettingsChanged, BlogTagEvent } from '../../commands/blog/events.js';
+import { scheduleDecider, type ScheduleCommand, type ScheduleEvent } from '../../commands/backups/schedule-decider.js';
+import { databaseDecider, type DatabaseCommand, type DatabaseEvent } from '../../commands/directory/database-decider.js';
+import type { DatabaseFields, LibraryConfigured, LibraryListDefined, SubjectDefined } from '../../commands/directory/events.js';
+import { libraryDecider, type LibraryCommand } from '../../commands/directory/library-decider.js';
+import { listDecider, type DefineList } from '../../commands/directory/list-decider.js';
+import { subjectDecider, type DefineTerm } from '../../commands/directory/term-decider.js';
+import { tokenDecider, type TokenCommand, type TokenEvent } from '../../commands/directory/token-decider.js';
+import { parentDecider, type AttachChild } from '../../commands/reservations/parent-decider.js';
+import { reservationDecider, type ReservationCommand, type ReservationEvent } from '../../commands/reservations/reservation-decider.js';
+import { userDecider, type UserCommand } from '../../commands/users/decider.js';
+import type { UserEvent } from '../../commands/users/events.js';
 
 /**
- * The deciders' output as main wrote it before they were rewritten as switches (issue 40): each
+ * Every decider's output as main wrote it before they were rewritten as switches (issue 40): each
  * script runs its commands in turn against the state folded from what the earlier ones
  * appended, and every step's events (or refusal) and the state after it are compared, as JSON
  * text, key order included, with test/commands/decider-replay.golden.json. So a projection or a
@@ -293,6 +307,121 @@ const sites: Step<ResourceCommand<{ slug: string; title: string }>, ResourceEven
   ],
 ];
 
+const tags: Step<BlogTagCommand, BlogTagEvent>[][] = [
+  [
+    { command: { type: 'CreateBlogTag', data: { id: 1, name: ' ', slug: 'maps' } } },
+    { command: { type: 'CreateBlogTag', data: { id: 1, name: 'Maps', slug: 'not a slug' } } },
+    { command: { type: 'CreateBlogTag', data: { slug: 'maps', name: 'Maps', id: 1 } } },
+    { command: { type: 'CreateBlogTag', data: { id: 1, name: 'Maps', slug: 'maps' } } },
+  ],
+];
+const blogSettings: Step<ChangeBlogSettings, BlogSettingsChanged>[][] = [
+  [{ command: { type: 'ChangeBlogSettings', data: { comments_enabled: false } } }, { command: { type: 'ChangeBlogSettings', data: { comments_enabled: true } } }],
+];
+const users: Step<UserCommand, UserEvent>[][] = [
+  [
+    { command: { type: 'CreateApiKey', data: { identity: 'ID', credentialHash: 'h', label: 'ci' } } },
+    { command: { type: 'RegisterUser', data: { id: 1, email: 'nope', name: 'Ada', role: 'editor', passwordHash: null } } },
+    { command: { type: 'RegisterUser', data: { id: 1, email: 'Ada@Example.org', name: ' ', role: 'editor', passwordHash: null } } },
+    { command: { type: 'RegisterUser', data: { id: 1, email: 'Ada@Example.org', name: 'Ada', role: 'editor', passwordHash: 'x' } } },
+    { command: { type: 'RegisterUser', data: { id: 1, email: 'ada@example.org', name: 'Ada', role: 'editor', passwordHash: 'x' } } },
+    { command: { type: 'CreateApiKey', data: { identity: '', credentialHash: 'h', label: 'ci' } } },
+    { command: { type: 'CreateApiKey', data: { label: 'ci', identity: 'ID', credentialHash: 'h' } } },
+    { command: { type: 'CreateApiKey', data: { identity: 'ID', credentialHash: 'h', label: 'ci' } } },
+    { command: { type: 'RevokeApiKey', data: { identity: 'OTHER' } } },
+    { command: { type: 'RevokeApiKey', data: { identity: 'ID' } } },
+    { command: { type: 'RevokeApiKey', data: { identity: 'ID' } } },
+  ],
+];
+const HASH = 'a'.repeat(64);
+const tokens: Step<TokenCommand, TokenEvent>[][] = [
+  [
+    { command: { type: 'RevokeToken', data: {} } },
+    { command: { type: 'IssueToken', data: { id: 1, token_hash: 'short', allowed_origins: [], label: '' } } },
+    { command: { type: 'IssueToken', data: { id: 1, token_hash: HASH, allowed_origins: ['ftp://x'], label: '' } } },
+    { command: { type: 'IssueToken', data: { label: 'site', allowed_origins: ['https://Example.org/', 'https://example.org'], token_hash: HASH, id: 1 } } },
+    { command: { type: 'IssueToken', data: { id: 1, token_hash: HASH, allowed_origins: [], label: '' } } },
+    { command: { type: 'RevokeToken', data: {} } },
+    { command: { type: 'RevokeToken', data: {} } },
+  ],
+];
+const jstor: DatabaseFields = {
+  name: 'JSTOR',
+  description: 'Journals',
+  url: 'https://www.jstor.org/',
+  subjects: ['history', 'history'],
+  types: ['journals'],
+  access: 'subscription',
+  audience: ['undergraduate'],
+  featured: true,
+  hidden: false,
+  proxied: true,
+};
+const databases: Step<DatabaseCommand, DatabaseEvent>[][] = [
+  [
+    { command: { type: 'UpdateDatabase', data: { patch: { name: 'x' } } } },
+    { command: { type: 'AddDatabase', data: { handle: 'Not a handle', fields: jstor } } },
+    { command: { type: 'AddDatabase', data: { handle: 'jstor', fields: { ...jstor, url: 'ftp://x' } } } },
+    { command: { type: 'AddDatabase', data: { fields: jstor, handle: 'jstor' } } },
+    { command: { type: 'AddDatabase', data: { handle: 'jstor', fields: jstor } } },
+    { command: { type: 'UpdateDatabase', data: { patch: { featured: true, subjects: ['history'] } } } },
+    { command: { type: 'UpdateDatabase', data: { patch: { name: 'JSTOR Arts', audience: ['faculty', 'faculty'], hidden: undefined } } } },
+    { command: { type: 'UpdateDatabase', data: { patch: { access: 'sometimes' as DatabaseFields['access'] } } } },
+  ],
+];
+const library: Step<LibraryCommand, LibraryConfigured>[][] = [
+  [
+    { command: { type: 'ConfigureLibrary', data: { plan: 'plus' } } },
+    { command: { type: 'ConfigureLibrary', data: { plan: 'plus', name: 'City Library' } } },
+    { command: { type: 'ConfigureLibrary', data: { brand_color: 'red' } } },
+    { command: { type: 'ConfigureLibrary', data: { proxy_prefix: 'https://proxy.example.edu/login?url=', name: undefined } } },
+  ],
+];
+const lists: Step<DefineList, LibraryListDefined>[][] = [
+  [
+    { command: { type: 'DefineList', data: { handle: 'starter', name: 'Start', databases: ['jstor', 'jstor'] } } },
+    { command: { type: 'DefineList', data: { name: 'Start here', databases: ['jstor'], handle: 'starter' } } },
+    { command: { type: 'DefineList', data: { handle: 'starter', name: 'Start', databases: [] } } },
+  ],
+];
+const subjects: Step<DefineTerm, SubjectDefined>[][] = [
+  [
+    { command: { type: 'DefineTerm', data: { handle: 'history', name: ' ' } } },
+    { command: { type: 'DefineTerm', data: { name: 'History', handle: 'history' } } },
+    { command: { type: 'DefineTerm', data: { handle: 'history', name: 'History' } } },
+  ],
+];
+const reservations: Step<ReservationCommand, ReservationEvent>[][] = [
+  [
+    { command: { type: 'ReleaseKey', data: { key: 'k', owner: 'site-1' } } },
+    { command: { type: 'ReserveKey', data: { key: 'k', owner: 'site-1', abandonedBy: null } } },
+    { command: { type: 'ReserveKey', data: { key: 'k', owner: 'site-1', abandonedBy: null } } },
+    { command: { type: 'ReserveKey', data: { key: 'k', owner: 'site-2', abandonedBy: null } } },
+    { command: { type: 'ReserveKey', data: { key: 'k', owner: 'site-2', abandonedBy: 'site-1' } } },
+    { command: { type: 'ReleaseKey', data: { key: 'k', owner: 'site-1' } } },
+    { command: { type: 'ReleaseKey', data: { key: 'k', owner: 'site-2' } } },
+  ],
+];
+const schedule: Step<ScheduleCommand, ScheduleEvent>[][] = [
+  [
+    { command: { type: 'FinishScheduledBackup', data: { tick: 'T1', backup_id: 1, status: 'complete', error: null } } },
+    { command: { type: 'ClaimScheduledBackup', data: { tick: '2026-06-01T00:00:00.000Z' } } },
+    { command: { type: 'ClaimScheduledBackup', data: { tick: '2026-06-01T00:00:00.000Z' } } },
+    { command: { type: 'FinishScheduledBackup', data: { status: 'failed', error: 'disk', backup_id: null, tick: '2026-06-01T00:00:00.000Z' } } },
+    { command: { type: 'FinishScheduledBackup', data: { tick: '2026-06-01T00:00:00.000Z', backup_id: 1, status: 'complete', error: null } } },
+    { command: { type: 'ClaimScheduledBackup', data: { tick: '2026-06-02T00:00:00.000Z' } } },
+  ],
+];
+const parents: Step<AttachChild, DomainEvent>[][] = [
+  [
+    { command: { type: 'AttachChild', data: { attached: { type: 'SitePageAttached', data: { id: 5 } } } } },
+    { appended: [{ type: 'SiteCreated', data: { id: 1 } }] },
+    { command: { type: 'AttachChild', data: { attached: { type: 'SitePageAttached', data: { id: 5 } } } } },
+    { appended: [{ type: 'SiteDeleted', data: { id: 1 } }] },
+    { command: { type: 'AttachChild', data: { attached: { type: 'SitePageAttached', data: { id: 6 } } } } },
+  ],
+];
+
 function outputs(): Record<string, unknown> {
   return {
     posts: posts.map((steps) => replay(blogPostDecider, steps)),
@@ -305,6 +434,17 @@ function outputs(): Record<string, unknown> {
     versionedPages: versionedPages.map((steps) => replay(versionedSitePageDecider, steps)),
     items: items.map((steps) => replay(itemDecider, steps)),
     sites: sites.map((steps) => replay(siteDecider, steps)),
+    tags: tags.map((steps) => replay(blogTagDecider, steps)),
+    blogSettings: blogSettings.map((steps) => replay(blogSettingsDecider, steps)),
+    users: users.map((steps) => replay(userDecider, steps)),
+    tokens: tokens.map((steps) => replay(tokenDecider, steps)),
+    databases: databases.map((steps) => replay(databaseDecider, steps)),
+    library: library.map((steps) => replay(libraryDecider, steps)),
+    lists: lists.map((steps) => replay(listDecider, steps)),
+    subjects: subjects.map((steps) => replay(subjectDecider, steps)),
+    reservations: reservations.map((steps) => replay(reservationDecider, steps)),
+    schedule: schedule.map((steps) => replay(scheduleDecider, steps)),
+    parents: parents.map((steps) => replay(parentDecider(['SiteDeleted']), steps)),
   };
 }
 
