@@ -1,6 +1,16 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** One `no-restricted-imports` block per layer: relative imports into a higher layer are refused. */
+function layerRules(layers) {
+  return layers.map(([files, above, message]) => ({
+    files: [files],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: above.map((folder) => ({ regex: `^(\\.\\./)+${folder.includes('/') ? folder : `${folder}/`}`, message })) }],
+    },
+  }));
+}
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'scratch/**', 'data/**', '.tap/**', 'coverage/**', 'bench/results.json'] },
   js.configs.recommended,
@@ -24,11 +34,21 @@ export default tseslint.config(
           "TSAsExpression > LogicalExpression > MemberExpression[object.name='request'][property.name=/^(params|query|body)$/]",
         ].map((selector) => ({
           selector,
-          message: 'request.params, query and body are typed from the route schema: declare it there (routes are RoutesPlugin, app/module.ts) instead of casting.',
+          message: 'request.params, query and body are typed from the route schema: declare it there (routes are RoutesPlugin, app/kernel.ts) instead of casting.',
         })),
       ],
     },
   },
+  // Layers run one way: app -> routes -> (commands | queries | workers) -> projections -> infra
+  // (config/ lives in infra/config.ts; shared value helpers in infra/). bin/ may import anything.
+  ...layerRules([
+    ['infra/**/*.ts', ['app', 'bin', 'routes', 'commands', 'queries', 'workers', 'projections'], 'infra is the bottom layer: a port or adapter never imports what uses it.'],
+    ['projections/**/*.ts', ['app', 'bin', 'routes', 'workers'], 'projections read events and write read models; they never reach up to routes, workers or the app.'],
+    ['queries/**/*.ts', ['app', 'bin', 'routes', 'workers'], 'queries read read models only; shared values belong in infra/.'],
+    ['commands/**/*.ts', ['bin', 'routes', 'workers', 'app/(?!(kernel|fixture)\\.js$)'], 'commands never import routes, workers or the app (its kernel and fixture types excepted).'],
+    ['workers/**/*.ts', ['bin', 'routes', 'app/(?!(kernel|session-cookie)\\.js$)'], 'workers never import routes or the app (its kernel types excepted).'],
+    ['routes/**/*.ts', ['bin'], 'routes never import command-line tools.'],
+  ]),
   {
     files: ['widget/**/*.js'],
     languageOptions: { globals: { window: 'readonly', document: 'readonly', fetch: 'readonly', URL: 'readonly', URLSearchParams: 'readonly', HTMLElement: 'readonly', console: 'readonly' } },

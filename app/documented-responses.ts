@@ -28,5 +28,16 @@ export function emptyAnswer(description: string, headers?: Headers): TSchema {
   return Type.Null({ description, ...(headers ? { headers } : {}) });
 }
 
+/**
+ * Marks a response header the answer sends only in some cases (its description says which). Every
+ * other documented response header is sent always: the document marks those `required`
+ * (`requireHeaders` in app/openapi-operations.ts removes this marker).
+ */
+export const SOMETIMES_SENT = 'x-sometimes-sent';
+
+export function sometimesSent<T extends TSchema>(schema: T): T {
+  return { ...schema, [SOMETIMES_SENT]: true };
+}
+
 /** The bytes of a file, in whatever media type it is served as. */
 export const BINARY = Type.String({ format: 'binary' });

@@ -10,8 +10,8 @@ import type { JobQueue } from '../infra/job-queue/port.js';
 import type { Infrastructure } from '../infra/select.js';
 import type { Projection } from '../projections/projection.js';
 import type { ProjectionRunner } from '../projections/runner.js';
-import type { BackgroundTasks } from './background-tasks.js';
-import type { AppConfig } from './config.js';
+import type { BackgroundTasks } from '../infra/background-tasks.js';
+import type { AppConfig } from '../infra/config.js';
 import type { TypeBoxRequestProvider } from './type-provider.js';
 
 /*

@@ -2,7 +2,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifySchema, RouteOptions } from 'fastify';
 import { surfaceFor, validationStatusFor, type ErrorSurface } from './error-format.js';
 import type { Credential, Permission } from './permissions.js';
-import './documented-responses.js';
+import { SOMETIMES_SENT, sometimesSent } from './documented-responses.js';
 
 /**
  * Completes each operation of the OpenAPI document from what the app already knows, so no route
@@ -28,7 +28,12 @@ export const ERROR_BODIES: Record<ErrorSurface, TSchema> = {
 const RETRY_AFTER = { 'Retry-After': Type.Integer({ description: 'Seconds to wait before trying again.' }) };
 const PAGINATION = {
   'Platform-Total-Results': Type.Integer({ description: 'How many records match, over all pages.' }),
-  Link: Type.String({ description: 'RFC 8288 links to the first, previous, next and last pages (`rel="first"` ...), carrying only the parameters the route knows.' }),
+  Link: sometimesSent(
+    Type.String({
+      description:
+        'RFC 8288 links to the first, previous, next and last pages (`rel="first"` ...), carrying only the parameters the route knows; left out when those parameters are too long to repeat.',
+    }),
+  ),
 };
 const LOCATION = { Location: Type.String({ description: 'Where the client is sent.' }) };
 const ETAG = {
@@ -40,8 +45,12 @@ const ETAG = {
 const CACHING = {
   ...ETAG,
   'Cache-Control': Type.String({ description: '`public, max-age=0, must-revalidate` for anonymous callers, `private, no-cache` for a caller with credentials.' }),
-  Vary: Type.String({ description: 'The request headers the answer depends on (`Cookie` where a session is read, `Authorization` where a directory token is).' }),
+  Vary: sometimesSent(
+    Type.String({ description: 'The request headers the answer depends on (`Cookie` where a session is read, `Authorization` where a directory token is); absent when it depends on none.' }),
+  ),
 };
+/** The directory API answers each Origin differently (CORS, allowed origins); the chatbot does when its origins are listed. */
+const VARY_ORIGIN = Type.String({ description: '`Origin`, with any request header the answer also depends on.' });
 const IF_NONE_MATCH = Type.Optional(
   Type.String({ description: 'ETags of answers the client holds (or `*`): when one matches the current answer for this caller, 304 without body. A malformed value matches nothing.' }),
 );
@@ -99,6 +108,13 @@ function isPaginatedList(method: string, url: string, schema: FastifySchema): bo
   return method === 'GET' && surfaceFor(url) === 'native' && ok?.type === 'array' && 'per_page' in query;
 }
 
+/** The Vary every answer of the surface carries, whatever its status; undefined where the conditional hook alone sets it. */
+function varyOf(url: string): TSchema | undefined {
+  if (url.startsWith('/api/v1/')) return VARY_ORIGIN;
+  if (url.startsWith('/chatbot/api/')) return sometimesSent({ ...VARY_ORIGIN, description: '`Origin` when CHATBOT_ALLOWED_ORIGINS lists origins.' });
+  return undefined;
+}
+
 /** The 4xx answers an operation can give, whatever its route declared. */
 function clientErrors(method: string, url: string, schema: FastifySchema, permission: Permission | undefined): Map<number, Answer> {
   const answers = new Map<number, Answer>();
@@ -129,6 +145,12 @@ function withHeaders(response: TSchema | undefined, description: string, headers
   return { ...base, headers: { ...headers, ...((base as { headers?: Headers }).headers ?? {}) } } as TSchema;
 }
 
+/** The answer with the surface's Vary, which wins over the conditional hook's (the hook adds to it). */
+function withVary(response: TSchema, vary: TSchema): TSchema {
+  const headers = (response as { headers?: Headers }).headers ?? {};
+  return { ...response, headers: { ...headers, Vary: vary } } as TSchema;
+}
+
 /** Redirects name where to go; 304 (also 3xx) does not. */
 const REDIRECTS = new Set(['301', '302', '303', '307', '308']);
 
@@ -152,8 +174,10 @@ export function completeOperation(schema: FastifySchema | undefined, url: string
   }
   if (isPaginatedList(method, url, own)) responses['200'] = withHeaders(responses['200'], 'The page asked for.', PAGINATION);
   const conditional = conditionalParts(method, url, route, own, responses);
+  const vary = varyOf(url);
   for (const status of Object.keys(responses)) {
     if (REDIRECTS.has(status)) responses[status] = withHeaders(responses[status], 'A redirect.', LOCATION);
+    if (vary) responses[status] = withVary(responses[status], vary);
   }
   return {
     ...own,
@@ -177,10 +201,17 @@ function documentedResponses(route: RouteOptions): Record<string, TSchema> {
 function conditionalParts(method: string, url: string, route: RouteOptions, own: FastifySchema, responses: Record<string, TSchema>): TSchema | undefined {
   const read = method === 'GET';
   const write = route.config?.ifMatch === true;
+  if (route.config?.createdETag && responses['201']) responses['201'] = withHeaders(responses['201'], 'Created.', ETAG);
   if (!read && !write) return undefined;
   const ok = Object.keys(responses).find((status) => status === '200' || status === '201');
-  if (ok) responses[ok] = withHeaders(responses[ok], 'Success.', read ? CACHING : ETAG);
-  if (read) responses['304'] ??= Type.Null({ description: 'Not modified: the ETag If-None-Match named is current for this caller. No body.', headers: CACHING });
+  // A deletion answers the record as it was: no current version for an ETag to name.
+  if (ok && method !== 'DELETE') responses[ok] = withHeaders(responses[ok], 'Success.', read ? CACHING : ETAG);
+  // Only a 200 can become a 304 (app/conditional/hook.ts): a redirect cannot.
+  // It keeps every header the handler set before the hook answered it (a list's total, its Link).
+  if (read && responses['200']) {
+    const kept = (responses['200'] as { headers?: Headers }).headers ?? {};
+    responses['304'] ??= Type.Null({ description: 'Not modified: the ETag If-None-Match named is current for this caller. No body.', headers: { ...CACHING, ...kept } });
+  }
   if (write) {
     responses['412'] = {
       ...ERROR_BODIES[surfaceFor(url)],
@@ -194,7 +225,7 @@ function conditionalParts(method: string, url: string, route: RouteOptions, own:
 
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
-type OperationsByMethod = Record<string, { operationId?: string } | undefined>;
+type OperationsByMethod = Record<string, { operationId?: string; responses?: Record<string, DocumentedResponse> } | undefined>;
 
 /**
  * The transformObject of @fastify/swagger: names every operation the route did not name. Done on
@@ -206,7 +237,37 @@ export function nameOperations<Document extends { paths?: object }>(document: Do
     for (const [method, operation] of Object.entries(operations)) {
       // The methods of one route share one operation object: each gets a copy with its own name.
       if (HTTP_METHODS.has(method) && operation && !operation.operationId) operations[method] = { ...operation, operationId: derivedOperationId(method, path) };
+      if (HTTP_METHODS.has(method) && operations[method]) operations[method] = requireHeaders(operations[method]);
     }
   }
   return document;
+}
+
+interface ResponseHeader {
+  schema?: Record<string, unknown>;
+  required?: boolean;
+}
+interface DocumentedResponse {
+  headers?: Record<string, ResponseHeader>;
+}
+
+/**
+ * Marks `required` each response header the answer always sends: all but those the routes marked
+ * `sometimesSent` (whose marker goes, the description saying when). A client generated from the
+ * document may then rely on them, and test/app/openapi-answers.test.ts checks that they are sent.
+ */
+function requireHeaders<Operation extends { responses?: Record<string, DocumentedResponse> }>(operation: Operation): Operation {
+  const responses = Object.fromEntries(
+    Object.entries(operation.responses ?? {}).map(([status, response]) => {
+      if (!response.headers) return [status, response];
+      const headers = Object.fromEntries(
+        Object.entries(response.headers).map(([name, header]) => {
+          const { [SOMETIMES_SENT]: sometimes, ...schema } = header.schema ?? {};
+          return [name, sometimes ? { ...header, schema } : { ...header, schema, required: true }];
+        }),
+      );
+      return [status, { ...response, headers }];
+    }),
+  );
+  return operation.responses ? { ...operation, responses } : operation;
 }

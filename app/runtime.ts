@@ -7,10 +7,10 @@ import { scryptHasher } from '../infra/crypto/secret-hash.js';
 import { appendsGuardedBy } from '../infra/event-store/guarded.js';
 import { createInfrastructure, startupError, type Infrastructure } from '../infra/select.js';
 import { ProjectionRunner } from '../projections/runner.js';
-import type { AppConfig } from './config.js';
+import type { AppConfig } from '../infra/config.js';
 import { createLogger } from './logger.js';
 import type { AppModule, ModuleInstance, Runtime } from './kernel.js';
-import { BackgroundTasks } from './background-tasks.js';
+import { BackgroundTasks } from '../infra/background-tasks.js';
 
 export type { Runtime } from './kernel.js';
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { embeddedConfig } from '../app/config.js';
+import { embeddedConfig } from '../infra/config.js';
 import { importFixture } from '../app/import-fixture.js';
 import { createRuntime } from '../app/runtime.js';
 import { appModules } from '../app/modules.js';

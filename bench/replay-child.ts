@@ -1,4 +1,4 @@
-import { embeddedConfig } from '../app/config.js';
+import { embeddedConfig } from '../infra/config.js';
 import { createRuntime } from '../app/runtime.js';
 import { appModules } from '../app/modules.js';
 import { REBUILD_BATCH_EVENTS, rebuildReadModels } from '../projections/rebuild.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app/app.js';
-import { loadConfig } from '../app/config.js';
+import { loadConfig } from '../infra/config.js';
 import { appModules } from '../app/modules.js';
 import { backupsModule } from '../app/modules/backups.js';
 import { createRuntime } from '../app/runtime.js';

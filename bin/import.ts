@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { loadConfig } from '../app/config.js';
+import { loadConfig } from '../infra/config.js';
 import { createRuntime } from '../app/runtime.js';
 import { countFixture, FixtureRefusedError, importFixture } from '../app/import-fixture.js';
 import type { Fixture } from '../app/fixture.js';

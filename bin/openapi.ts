@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../app/app.js';
-import { embeddedConfig } from '../app/config.js';
+import { embeddedConfig } from '../infra/config.js';
 import { createLogger } from '../app/logger.js';
 import { createRuntime } from '../app/runtime.js';
 import { appModules } from '../app/modules.js';

@@ -1,9 +1,9 @@
-import { loadConfig, type AppConfig } from '../app/config.js';
+import { loadConfig, type AppConfig } from '../infra/config.js';
 import { appModules } from '../app/modules.js';
 import type { EventStore } from '../infra/event-store/port.js';
 import { createEventStore } from '../infra/select.js';
 import { PROJECTIONS_CONTROL_STREAM, retryRequested, skipRequested } from '../projections/control-events.js';
-import type { HealthReport } from '../queries/health/report.js';
+import type { HealthReport } from '../app/health/report.js';
 
 const USAGE = `Usage:
   npm run projections                              each projection's position, and the parked ones

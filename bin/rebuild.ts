@@ -1,4 +1,4 @@
-import { loadConfig } from '../app/config.js';
+import { loadConfig } from '../infra/config.js';
 import { createRuntime } from '../app/runtime.js';
 import { progressBar } from './progress.js';
 import { rebuildReadModels } from '../projections/rebuild.js';

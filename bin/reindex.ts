@@ -1,4 +1,4 @@
-import { loadConfig } from '../app/config.js';
+import { loadConfig } from '../infra/config.js';
 import { appModules } from '../app/modules.js';
 import { chatbotModule } from '../app/modules/chatbot.js';
 import { createRuntime } from '../app/runtime.js';

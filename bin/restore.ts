@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { createLogger } from '../app/logger.js';
-import { loadConfig } from '../app/config.js';
+import { loadConfig } from '../infra/config.js';
 import { restoreArchive, RestoreRefusedError, type RestoreProgress } from '../workers/backups/restore.js';
 import { progressBar } from './progress.js';
 

@@ -1,6 +1,6 @@
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from '../app/app.js';
-import { loadConfig } from '../app/config.js';
+import { loadConfig } from '../infra/config.js';
 import { createRuntime } from '../app/runtime.js';
 import { appModules } from '../app/modules.js';
 

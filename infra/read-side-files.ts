@@ -1,5 +1,5 @@
 import { relative, sep } from 'node:path';
-import type { AppConfig } from '../app/config.js';
+import type { AppConfig } from './config.js';
 import { embeddingCacheFile } from './embedder/select.js';
 import { questionLogFile } from './question-log/sqlite.js';
 import { readModelsFile, readModelsTextFile } from './select.js';

@@ -121,7 +121,6 @@ function linkHeader(url: string, known: ReadonlySet<string>, baseUrl: string, to
   return links.join(', ');
 }
 
-export { sqlTimestamp } from '../infra/clock/sql-timestamp.js';
 
 /** Generic JSON-LD object schema: representations are open objects of `o:` keys. */
 export const JsonLdObject = Type.Object({}, { additionalProperties: true });

@@ -1,6 +1,6 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../app/app.js';
-import type { AppConfig } from '../app/config.js';
+import type { AppConfig } from '../infra/config.js';
 import { importFixture } from '../app/import-fixture.js';
 import { appModules } from '../app/modules.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../app/runtime.js';

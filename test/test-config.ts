@@ -1,4 +1,4 @@
-import { embeddedConfig, type AppConfig } from '../app/config.js';
+import { embeddedConfig, type AppConfig } from '../infra/config.js';
 import { SECRET_HASH_COST } from '../infra/crypto/secret-hash.js';
 
 /**

@@ -8,11 +8,16 @@ declare module 'fastify' {
      * `IF_MATCH_CONFIG`, read by the OpenAPI document (app/openapi-operations.ts).
      */
     ifMatch?: boolean;
+    /** The route's 201 answers the created resource's strong ETag: set by `CREATED_ETAG_CONFIG`, read by the OpenAPI document. */
+    createdETag?: boolean;
   }
 }
 
 /** The route config of a write that honours If-Match. */
 export const IF_MATCH_CONFIG = { ifMatch: true } as const;
+
+/** The route config of a create that declares the new resource's version (so its 201 carries an ETag). */
+export const CREATED_ETAG_CONFIG = { createdETag: true } as const;
 
 /**
  * The version of the single resource an answer represents, declared by its route and made into

@@ -7,7 +7,7 @@ import { chatbotBlogPostsProjection } from '../../projections/chatbot/blog-posts
 import { chatbotIndexOutboxProjection } from '../../projections/chatbot/index-outbox.js';
 import { refsToReindex } from '../../projections/chatbot/index-jobs.js';
 import { PatronQuestions } from '../../queries/chatbot/questions.js';
-import type { ChatbotServices } from '../../queries/chatbot/services.js';
+import type { ChatbotServices } from '../../workers/chatbot/services.js';
 import { chatbotRoutes } from '../../routes/chatbot/index.js';
 import { EMBED_QUEUE, IndexScheduler } from '../../workers/chatbot/index-queue.js';
 import { startQuestionRetention, type QuestionRetention } from '../../workers/chatbot/question-retention.js';

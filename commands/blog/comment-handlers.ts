@@ -8,7 +8,7 @@ import { blogCommentDecider, type CommentedPost } from './comment-decider.js';
 import { BLOG_COMMENT_VERSIONED, BLOG_SEQUENCES, blogCommentStream, blogPostStream, type BlogCommentFields, type BlogPostEvent } from './events.js';
 import { blogPostDecider } from './post-decider.js';
 import { checkCommentFields } from './rules.js';
-import { utcTimestamp } from './time.js';
+import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
 
 export interface CommentInput {
   post_id: number;
@@ -28,7 +28,7 @@ export async function postComment(ctx: CommandContext, input: CommentInput): Pro
   const fields = { post_id: input.post_id, author_name: input.author_name.trim(), author_email: input.author_email.trim(), body: input.body };
   checkCommentFields({ ...fields, status: 'pending' });
   const post = await commentedPost(ctx, input.post_id);
-  const now = utcTimestamp(ctx.clock.now());
+  const now = sqlTimestamp(ctx.clock.now());
   // Checked before an id is allocated; the decider checks again.
   if (!post || post.status !== 'published' || post.published_at === null || post.published_at > now) {
     throw ValidationError.field('post_id', 'The post is not published.');

@@ -16,8 +16,9 @@ import { BLOG_POST_FILED, BLOG_POST_VERSIONED, BLOG_SEQUENCES, blogCategoryStrea
 import { blogPostDecider, categoryMustExist } from './post-decider.js';
 import { checkPostFields, LIMITS } from './rules.js';
 import { normaliseTagNames, resolveTags } from './tag-handlers.js';
-import { normaliseTimestamp, utcTimestamp } from './time.js';
+import { normaliseTimestamp } from './time.js';
 import { definedKeys } from '../defined-keys.js';
+import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
 
 /** A post as a client writes it; absent keys take the defaults (create) or stay as they are (update). */
 export interface PostInput {
@@ -129,7 +130,7 @@ export async function createPost(ctx: CommandContext, authorId: number | null, i
       ctx,
       blogPostStream(id),
       blogPostDecider,
-      { type: 'CreateBlogPost', data: { id, fields: { ...draft, slug, tags }, now: utcTimestamp(ctx.clock.now()) } },
+      { type: 'CreateBlogPost', data: { id, fields: { ...draft, slug, tags }, now: sqlTimestamp(ctx.clock.now()) } },
       { newStream: true, beforeAppend: fileInCategory(ctx, id, draft.category_id) },
     );
   });
@@ -151,7 +152,7 @@ export async function updatePost(ctx: CommandContext, id: number, input: PostInp
       ctx,
       blogPostStream(id),
       blogPostDecider,
-      { type: 'UpdateBlogPost', data: { patch, now: utcTimestamp(ctx.clock.now()) } },
+      { type: 'UpdateBlogPost', data: { patch, now: sqlTimestamp(ctx.clock.now()) } },
       { beforeAppend: fileInCategory(ctx, id, patch.category_id), ifMatch: ifMatching(ifMatch, BLOG_POST_VERSIONED) },
     );
   };
@@ -183,5 +184,5 @@ export async function deletePost(ctx: CommandContext, id: number, ifMatch?: read
  * its create filed it and is still on its way).
  */
 export async function categoryDeleted(ctx: CommandContext, id: number, categoryId: number): Promise<void> {
-  await handleCommand(ctx, blogPostStream(id), blogPostDecider, { type: 'CategoryDeleted', data: { id, category_id: categoryId, now: utcTimestamp(ctx.clock.now()) } }, { retries: 20 });
+  await handleCommand(ctx, blogPostStream(id), blogPostDecider, { type: 'CategoryDeleted', data: { id, category_id: categoryId, now: sqlTimestamp(ctx.clock.now()) } }, { retries: 20 });
 }

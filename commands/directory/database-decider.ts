@@ -1,7 +1,8 @@
 import { ConflictError, NotFoundError, ValidationError } from '../../infra/errors.js';
 import type { Decider, DomainCommand } from '../decider.js';
 import type { DatabaseAdded, DatabaseFields, DatabaseUpdated } from './events.js';
-import { isAccess, isHandle, isHttpUrl, requireHandle, requireText } from './values.js';
+import { isAccess, isHandle, requireHandle, requireText } from './values.js';
+import { isHttpUrl } from '../../infra/net/origin.js';
 import { changedKeys, patched } from '../decider-rules.js';
 
 export interface DatabaseState {

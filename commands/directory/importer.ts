@@ -5,7 +5,8 @@ import { sha256 } from '../../infra/crypto/secret-hash.js';
 import { tokenDocs } from '../../queries/directory/documents.js';
 import { databaseStream, listStream, subjectStream, typeStream } from './events.js';
 import { addDatabase, configureLibrary, defineDatabaseType, defineList, defineSubject, issueToken } from './handlers.js';
-import { ACCESS_VALUES, BRAND_COLOR_PATTERN, HANDLE_PATTERN, isHttpUrl, normalizeOrigin, PLANS } from './values.js';
+import { ACCESS_VALUES, BRAND_COLOR_PATTERN, HANDLE_PATTERN, PLANS } from './values.js';
+import { isHttpUrl, normalizeOrigin } from '../../infra/net/origin.js';
 
 const Handle = Type.String({ pattern: HANDLE_PATTERN });
 const Name = Type.String({ minLength: 1, maxLength: 300 });

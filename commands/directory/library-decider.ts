@@ -1,7 +1,8 @@
 import { ValidationError } from '../../infra/errors.js';
 import type { Decider, DomainCommand } from '../decider.js';
 import type { LibraryConfigured, LibrarySettings } from './events.js';
-import { isBrandColor, isHttpUrl, isPlan, requireText } from './values.js';
+import { isBrandColor, isPlan, requireText } from './values.js';
+import { isHttpUrl } from '../../infra/net/origin.js';
 import { definedKeys } from '../defined-keys.js';
 
 export interface LibraryState {

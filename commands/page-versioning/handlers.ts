@@ -2,7 +2,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../infra/error
 import { pageVersions } from '../../queries/page-versioning/documents.js';
 import { pageAtVersion } from '../../queries/page-versioning/replay.js';
 import { findVersion } from '../../queries/page-versioning/versions.js';
-import { sqlTimestamp } from '../../routes/json-ld.js';
+import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
 import type { CommandContext } from '../command-context.js';
 import { handleCommand } from '../handle-command.js';
 import { ifMatching } from '../precondition.js';

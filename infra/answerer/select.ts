@@ -1,4 +1,4 @@
-import type { AppConfig } from '../../app/config.js';
+import type { AppConfig } from '../config.js';
 import { ExtractiveAnswerer } from './extractive.js';
 import type { Embedder } from '../embedder/port.js';
 import type { Answerer } from './port.js';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { AppConfig } from '../../app/config.js';
+import type { AppConfig } from '../config.js';
 import { CachedEmbedder } from './cached.js';
 import { HybridEmbedder } from './hybrid.js';
 import { LocalEmbedder } from './local.js';

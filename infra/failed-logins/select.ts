@@ -1,4 +1,4 @@
-import type { AppConfig } from '../../app/config.js';
+import type { AppConfig } from '../config.js';
 import type { Clock } from '../clock/port.js';
 import type { Redis } from 'ioredis';
 import { MemoryFailedLogins } from './memory.js';

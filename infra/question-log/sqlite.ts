@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { AppConfig } from '../../app/config.js';
+import type { AppConfig } from '../config.js';
 import type {
   CitationCount,
   CitedResource,

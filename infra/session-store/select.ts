@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { AppConfig } from '../../app/config.js';
+import type { AppConfig } from '../config.js';
 import type { Clock } from '../clock/port.js';
 import type { Redis } from 'ioredis';
 import type { SessionStore } from './port.js';

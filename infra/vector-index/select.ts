@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AppConfig } from '../../app/config.js';
+import type { AppConfig } from '../config.js';
 import type { VectorIndex } from './port.js';
 import { SqliteVectorIndex } from './sqlite.js';
 

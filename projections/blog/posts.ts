@@ -1,15 +1,15 @@
 import { BLOG_POST_VERSIONED, type BlogPostCreated, type BlogPostDeleted, type BlogPostFields, type BlogPostUpdated } from '../../commands/blog/events.js';
-import { utcTimestamp } from '../../commands/blog/time.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import type { StoredEvent } from '../../infra/event-store/port.js';
 import { slugify } from '../../infra/text/slug.js';
 import { blogMeta, blogPostSlugs, blogPosts, POSTS_VERSION_ID, type BlogPostDoc, type TagRef } from '../../queries/blog/documents.js';
 import { findTagBySlug } from '../../queries/blog/taxonomy.js';
 import { defineProjection } from '../projection.js';
+import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
 
 /** When a post sorts by: its publish time, else its creation time, in the same `YYYY-MM-DD HH:MM:SS` form. */
 export function postSortTime(publishedAt: string | null, createdAt: string): string {
-  return publishedAt ?? utcTimestamp(createdAt);
+  return publishedAt ?? sqlTimestamp(createdAt);
 }
 
 /** Tags never change once created, so a post keeps their id, name and slug with it. */

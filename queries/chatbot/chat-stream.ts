@@ -1,6 +1,6 @@
 import type { Answerer, AnswerRequest } from '../../infra/answerer/port.js';
 import { chatResponse, gatherEvidence, type ChatParams, type ChatResponse, type ChatSource } from './chat.js';
-import type { ChatbotServices } from './services.js';
+import type { ChatbotQueryPorts } from './services.js';
 
 /** What a streamed answer is made of, in this order: text pieces, the cited sources, the whole answer. */
 export type ChatStreamEvent =
@@ -20,7 +20,7 @@ async function* wholeAnswer(answerer: Answerer, request: AnswerRequest): AsyncGe
  * sources, then the response answerQuestion gives for the same answer. Once the signal aborts (the
  * client went away) it asks the answerer for nothing more and ends without its last events.
  */
-export async function* streamAnswer(services: ChatbotServices, params: ChatParams, signal: AbortSignal): AsyncGenerator<ChatStreamEvent, void> {
+export async function* streamAnswer(services: ChatbotQueryPorts, params: ChatParams, signal: AbortSignal): AsyncGenerator<ChatStreamEvent, void> {
   const { retrieved, request } = await gatherEvidence(services, params);
   if (signal.aborted) return;
   const answerer = services.answerer;

@@ -1,7 +1,7 @@
 import type { AnswerRequest, Evidence } from '../../infra/answerer/port.js';
 import { renderAnswer } from './answer-html.js';
 import { retrieve, snippet, type RetrievedResource } from './retrieve.js';
-import type { ChatbotServices } from './services.js';
+import type { ChatbotQueryPorts } from './services.js';
 
 export interface ChatParams {
   question: string;
@@ -35,7 +35,7 @@ export interface Gathered {
   request: AnswerRequest;
 }
 
-export async function gatherEvidence(services: ChatbotServices, params: ChatParams): Promise<Gathered> {
+export async function gatherEvidence(services: ChatbotQueryPorts, params: ChatParams): Promise<Gathered> {
   const retrieved: RetrievedResource[] = (
     await retrieve(services, params.question, { siteId: params.siteId, itemSetIds: params.itemSetIds }, params.siteSlug)
   ).slice(0, EVIDENCE_COUNT);
@@ -66,7 +66,7 @@ export function chatResponse(answer: string, retrieved: RetrievedResource[]): Ch
  * Retrieves evidence with the request's filters, numbers it, asks the answerer, and returns the
  * rendered answer with the evidence it cited, in citation order.
  */
-export async function answerQuestion(services: ChatbotServices, params: ChatParams): Promise<ChatResponse> {
+export async function answerQuestion(services: ChatbotQueryPorts, params: ChatParams): Promise<ChatResponse> {
   const { retrieved, request } = await gatherEvidence(services, params);
   return chatResponse(await services.answerer.answer(request), retrieved);
 }

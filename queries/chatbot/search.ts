@@ -1,4 +1,4 @@
-import type { ChatbotServices } from './services.js';
+import type { ChatbotQueryPorts } from './services.js';
 import { retrieve, snippet } from './retrieve.js';
 
 export interface SearchParams {
@@ -29,7 +29,7 @@ export interface SearchResponse {
 export const SEARCH_SNIPPET_LENGTH = 300;
 
 /** Semantic search: one result per resource URL, nearest first, paged over the fetched chunks. */
-export async function searchCollection(services: ChatbotServices, params: SearchParams): Promise<SearchResponse> {
+export async function searchCollection(services: ChatbotQueryPorts, params: SearchParams): Promise<SearchResponse> {
   const resources = await retrieve(services, params.query, { siteId: params.siteId, itemSetIds: params.itemSetIds }, params.siteSlug);
   const start = (params.page - 1) * params.perPage;
   return {

@@ -10,10 +10,12 @@ import { ASSET_FILE_CSP, contentDisposition, SERVED_TYPES, servingPolicy } from 
 import { TAG } from './schemas.js';
 
 const header = (description: string) => Type.String({ description });
-const ETAG = { ETag: header('Strong `"<sha256 of the file>"`, sent with every answer but 404.') };
+const ETAG = {
+  ETag: header('Strong `"<sha256 of the file>"`, sent with every answer but 404.'),
+  'Cache-Control': header('`no-cache`: revalidate by ETag.'),
+};
 const FILE_HEADERS = {
   ...ETAG,
-  'Cache-Control': header('`no-cache`: revalidate by ETag.'),
   'Content-Disposition': header('`inline` or `attachment`, with the asset\'s filename.'),
   'Accept-Ranges': header('`bytes`.'),
   'X-Content-Type-Options': header('`nosniff`.'),

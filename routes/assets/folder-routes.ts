@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { RoutesPlugin } from '../../app/kernel.js';
-import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
+import { answerVersion, CREATED_ETAG_CONFIG, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
 import { createFolder, deleteFolder, updateFolder } from '../../commands/assets/folder-handlers.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { findFolder, folderTree, folderWithChildren, type FolderNode } from '../../queries/assets/folders.js';
@@ -54,6 +54,7 @@ export const folderRoutes: RoutesPlugin = async (app, { runtime }) => {
         body: FolderCreateBody,
         response: { 201: FolderEnvelope, ...errorResponses },
       },
+      config: CREATED_ETAG_CONFIG,
     },
     async (request, reply) => {
       const user = await requireAssetWriter(request);

@@ -1,5 +1,5 @@
 import type { AssetDoc, AssetUsageDoc } from '../../queries/assets/documents.js';
-import { sqlTimestamp } from '../json-ld.js';
+import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
 
 /** The public URL of an asset's file: stable across replacements, since the extension is kept. */
 export function canonicalUrl(baseUrl: string, asset: Pick<AssetDoc, 'id' | 'extension'>): string {

@@ -84,7 +84,10 @@ const backupResourceRoutes: RoutesPlugin = async (app, { runtime }) => {
           'Every backup record, newest first. `page` and `per_page` are ignored: the full list is always returned, and `Platform-Total-Results` equals its length.',
         security: SECURITY,
         querystring: Type.Object({ status: Type.Optional(Status) }),
-        response: { 200: Type.Array(BackupRecord), ...errors },
+        response: {
+          200: Type.Array(BackupRecord, { headers: { 'Platform-Total-Results': Type.Integer({ description: 'The length of the list.' }) } }),
+          ...errors,
+        },
       },
     },
     async (request, reply) => {

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { BackupDoc } from '../../queries/backups/backups.js';
 import { archiveFileFor } from '../../workers/backups/paths.js';
-import { jsonLd, sqlTimestamp } from '../json-ld.js';
+import { jsonLd } from '../json-ld.js';
+import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
 
 /**
  * The `o:Backup` record (seed 002): every field, JSON-LD. `o:path` is where this installation

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { RoutesPlugin } from '../../app/kernel.js';
-import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
+import { answerVersion, CREATED_ETAG_CONFIG, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
 import { createCategory, deleteCategory, updateCategory } from '../../commands/blog/category-handlers.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { findCategory, listCategories } from '../../queries/blog/taxonomy.js';
@@ -70,6 +70,7 @@ export const nativeCategoryRoutes: RoutesPlugin = async (app, { runtime }) => {
         body: CreateBody,
         response: { 201: BlogCategorySchema },
       },
+      config: CREATED_ETAG_CONFIG,
     },
     async (request, reply) => {
       const user = await requireEditor(request);

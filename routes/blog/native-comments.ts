@@ -4,13 +4,13 @@ import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional
 import { deleteComment, moderateComment, postComment } from '../../commands/blog/comment-handlers.js';
 import { COMMENT_STATUSES } from '../../commands/blog/events.js';
 import { NotFoundError } from '../../infra/errors.js';
-import { utcTimestamp } from '../../commands/blog/time.js';
 import { findComment, listComments } from '../../queries/blog/comments.js';
 import { postsHiddenFromPublic } from '../../queries/blog/hidden-posts.js';
 import { findPost } from '../../queries/blog/posts.js';
 import { PageQuery, pageWindow, setPaginationHeaders } from '../json-ld.js';
 import { BlogCommentSchema, representComment } from './representations.js';
 import { isPublic, NATIVE_SECURITY, nativeViewer, oneOf, requireEditor } from './viewer.js';
+import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
 
 const TAG = 'blog';
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
@@ -34,7 +34,7 @@ const ModerateBody = Type.Object(
 export const nativeCommentRoutes: RoutesPlugin = async (app, { runtime }) => {
   const { documents } = runtime;
   const baseUrl = runtime.config.baseUrl;
-  const now = () => utcTimestamp(runtime.clock.now());
+  const now = () => sqlTimestamp(runtime.clock.now());
   const postIsPublic = async (postId: number) => {
     const post = await findPost(documents, postId);
     return post !== null && isPublic(post, now());

@@ -1,9 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { RoutesPlugin } from '../../app/kernel.js';
 import { POST_STATUSES } from '../../commands/blog/events.js';
-import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
+import { answerVersion, CREATED_ETAG_CONFIG, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
 import { createPost, deletePost, updatePost } from '../../commands/blog/post-handlers.js';
-import { utcTimestamp } from '../../commands/blog/time.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { findPost, listPosts, type PostFilters } from '../../queries/blog/posts.js';
 import { PageQuery, PAGINATION_HEADERS, pageWindow, setPaginationHeaders } from '../json-ld.js';
@@ -11,6 +10,7 @@ import { RememberedAnswers } from '../remembered-answers.js';
 import { postListJson, type PostSerializer } from './post-json.js';
 import { BlogPostSchema, representPost } from './representations.js';
 import { isPublic, NATIVE_SECURITY, nativeViewer, nonEmpty, oneOf, parseFlag, requireEditor } from './viewer.js';
+import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
 
 const TAG = 'blog';
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
@@ -50,7 +50,7 @@ const UpdateBody = Type.Object({ title: Type.Optional(Type.String()), ...postBod
 export const nativePostRoutes: RoutesPlugin = async (app, { runtime }) => {
   const { documents } = runtime;
   const baseUrl = runtime.config.baseUrl;
-  const now = () => utcTimestamp(runtime.clock.now());
+  const now = () => sqlTimestamp(runtime.clock.now());
   const listAnswers = new RememberedAnswers(documents, PAGINATION_HEADERS);
 
   app.get(
@@ -130,6 +130,7 @@ export const nativePostRoutes: RoutesPlugin = async (app, { runtime }) => {
         body: CreateBody,
         response: { 201: BlogPostSchema },
       },
+      config: CREATED_ETAG_CONFIG,
     },
     async (request, reply) => {
       const user = await requireEditor(request);

@@ -3,8 +3,9 @@ import type { DocumentStore } from '../../infra/document-store/port.js';
 import type { BlogCategoryDoc, BlogCommentDoc, BlogPostDoc, BlogTagDoc } from '../../queries/blog/documents.js';
 import { findCategory } from '../../queries/blog/taxonomy.js';
 import { userName } from '../../queries/users.js';
-import { jsonLd, sqlTimestamp } from '../json-ld.js';
+import { jsonLd } from '../json-ld.js';
 import { commentBodyAsText } from './comment-body.js';
+import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
 
 /**
  * Nullable in the OpenAPI 3.0 way. fast-json-stringify serialises `nullable` directly, where an

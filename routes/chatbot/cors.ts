@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { normalizeOrigin } from '../../commands/directory/values.js';
+import { normalizeOrigin } from '../../infra/net/origin.js';
 import { ForbiddenError } from '../../infra/errors.js';
 import { ErrorBody } from './schemas.js';
 

@@ -1,10 +1,12 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
+import { sometimesSent } from '../../app/documented-responses.js';
 import type { RoutesOptions, RoutesPlugin } from '../../app/kernel.js';
 import { refuseOtherMethods } from '../../app/method-not-allowed.js';
 import { answerQuestion } from '../../queries/chatbot/chat.js';
 import { streamAnswer } from '../../queries/chatbot/chat-stream.js';
 import { searchCollection } from '../../queries/chatbot/search.js';
-import type { ChatbotServices } from '../../queries/chatbot/services.js';
+import type { ChatbotServices } from '../../workers/chatbot/services.js';
 import { chatWidgetRoutes } from './chat-widget.js';
 import { CORS_NOTE, registerChatbotCors } from './cors.js';
 import { EVENT_STREAM, sendEventStream, wantsEventStream } from './event-stream.js';
@@ -63,6 +65,7 @@ const chatbotApiRoutes = (services: ChatbotServices): FastifyPluginAsync<RoutesO
           200: {
             description: 'The answer: JSON, or with `Accept: text/event-stream` a stream of Server-Sent Events.',
             content: { 'application/json': { schema: ChatResponseSchema }, [EVENT_STREAM]: { schema: ChatEventStreamSchema } },
+            headers: { 'Cache-Control': sometimesSent(Type.String({ description: '`no-cache` on the event stream, so no proxy holds its events back.' })) },
           },
           ...errorResponses,
         },

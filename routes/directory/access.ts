@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Runtime } from '../../app/kernel.js';
 import { queryText } from '../../app/query-text.js';
-import { normalizeOrigin, planAllowsApi } from '../../commands/directory/values.js';
+import { planAllowsApi } from '../../commands/directory/values.js';
+import { normalizeOrigin } from '../../infra/net/origin.js';
 import { sha256 } from '../../infra/crypto/secret-hash.js';
 import { ForbiddenError, UnauthorizedError } from '../../infra/errors.js';
 import { findLibrary } from '../../queries/directory/library.js';

@@ -52,7 +52,10 @@ export const directoryLinkRoutes: RoutesPlugin = async (app, { runtime }) => {
         description:
           "302 to the database's URL, behind the library's proxy prefix when the database is proxied; each request is counted as a click (DatabaseLinkClicked). No token needed.",
         params: HandleParams,
-        response: { 302: Type.Null({ description: 'Location is the database address.' }), 404: ErrorBody },
+        response: {
+          302: Type.Null({ description: 'Location is the database address.', headers: { 'Cache-Control': Type.String({ description: '`no-store`: every click reaches the server, to be counted.' }) } }),
+          404: ErrorBody,
+        },
       },
       config: { documentedResponses: { 404: NOT_FOUND } },
     },

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { RoutesPlugin } from '../../app/kernel.js';
-import { healthReport, PORTS, type ModulePorts } from '../../queries/health/report.js';
-import { OPERATIONS_TAG } from './tag.js';
+import { healthReport, PORTS, type ModulePorts } from '../../app/health/report.js';
+import { OPERATIONS_TAG } from '../../infra/operations-tag.js';
 
 const Port = Type.Object({
   adapter: Type.Union([Type.Literal('embedded'), Type.Literal('production')], {

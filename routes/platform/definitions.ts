@@ -2,11 +2,12 @@ import { Type } from '@sinclair/typebox';
 import { ITEM, ITEM_SET, MEDIA, SITE, SITE_PAGE } from '../../commands/platform/handlers.js';
 import type { ItemFields, ItemSetFields, MediaFields, PageBlock, SiteFields, SitePageFields } from '../../commands/platform/fields.js';
 import type { ItemDoc, ItemSetDoc, MediaDoc, SiteDoc, SitePageDoc } from '../../queries/platform/documents.js';
-import { jsonLd, reference, sqlTimestamp } from '../json-ld.js';
+import { jsonLd, reference } from '../json-ld.js';
 import { visibleIds } from './hidden-ids.js';
 import type { ResourceRoutes } from './resource-routes.js';
 import { definedKeys } from '../../commands/defined-keys.js';
 import { referenceTo, representation } from './documented-schemas.js';
+import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
 
 const Ref = Type.Object({ 'o:id': Type.Integer({ minimum: 1 }) }, { additionalProperties: true, description: 'A record by its `o:id`; other keys (`@id`) are ignored.' });
 const Title = Type.String({ maxLength: 1000, description: 'The title.' });

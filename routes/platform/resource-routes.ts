@@ -2,7 +2,7 @@ import { Type, type TObject, type TProperties } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { RoutesPlugin } from '../../app/kernel.js';
 import { KEY_OR_SESSION, type Principal } from '../../app/auth.js';
-import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
+import { answerVersion, CREATED_ETAG_CONFIG, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
 import { isEditorOrAbove } from '../../commands/users/roles.js';
 import {
   createResource,
@@ -144,7 +144,7 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
       '',
       {
         schema: { tags: [def.tag], summary: `Create one of ${def.path}`, body: def.body, response: { 201: JsonLdObject } },
-        config: { documentedResponses: answers.created, documentedBody: createBody },
+        config: { ...CREATED_ETAG_CONFIG, documentedResponses: answers.created, documentedBody: createBody },
       },
       async (request, reply) => {
         const user = await requireEditor(request);

@@ -1,6 +1,6 @@
 import t from 'tap';
-import { compileTrustedProxies } from '../../app/client-address.js';
-import { loadConfig } from '../../app/config.js';
+import { compileTrustedProxies } from '../../infra/net/trusted-proxies.js';
+import { loadConfig } from '../../infra/config.js';
 import { buildTestApp } from '../helper.js';
 
 t.test('TRUST_PROXY takes addresses, CIDRs and proxy-addr names; a bad entry stops the start, named', async (t) => {

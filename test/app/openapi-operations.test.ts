@@ -5,7 +5,7 @@ import { buildTestApp, json } from '../helper.js';
 interface Operation {
   operationId?: string;
   security?: Record<string, string[]>[];
-  responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema: { title?: string } }> }>;
+  responses: Record<string, { headers?: Record<string, { required?: boolean; schema: object }>; content?: Record<string, { schema: { title?: string } }> }>;
 }
 type Paths = Record<string, Record<string, Operation>>;
 
@@ -85,4 +85,22 @@ t.test('conditional requests are documented: If-None-Match and 304 on reads, If-
     t.ok(read.responses['304'], `GET ${path} may answer 304`);
     t.ok(read.responses['200'].headers?.ETag && read.responses['200'].headers['Cache-Control'], 'its 200 documents ETag and Cache-Control');
   }
+  t.notOk(doc.paths['/api/items/{id}'].delete.responses['200'].headers?.ETag, 'a deletion answers the record as it was, without ETag');
+  t.ok(doc.paths['/api/blog_posts'].post.responses['201'].headers?.ETag, 'a create that answers the new ETag documents it');
+  t.notOk(doc.paths['/api/blog_comments'].post.responses['201'].headers?.ETag, 'one that does not, does not');
+  t.notOk(doc.paths['/directory/go/{handle}'].get.responses['304'], 'a redirect never becomes a 304');
+  t.ok(doc.paths['/api/items'].get.responses['304'].headers?.['Platform-Total-Results'], "a list's 304 keeps its total");
+});
+
+t.test('response headers always sent are required; those sent only sometimes are not, and say when', async (t) => {
+  const { app } = await buildTestApp(t);
+  const res = await app.inject({ method: 'GET', url: '/api/docs.json' });
+  t.notMatch(res.body, 'x-sometimes-sent', 'the marker of headers sent sometimes stays out of the document');
+  const doc = json<{ paths: Paths }>(res);
+  const list = doc.paths['/api/items'].get.responses['200'].headers ?? {};
+  t.equal(list.ETag?.required, true, 'ETag is always sent');
+  t.equal(list['Platform-Total-Results']?.required, true, 'so is the total');
+  t.equal(list.Link?.required, undefined, 'Link is left out when the query is too long to repeat');
+  t.equal(list.Vary?.required, undefined, 'Vary only when the answer depends on a request header');
+  t.equal(doc.paths['/api/v1/databases'].get.responses['401'].headers?.Vary?.required, true, 'the directory API varies by Origin, errors included');
 });

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { SqliteEventStore } from '../../infra/event-store/sqlite.js';
-import type { HealthReport } from '../../queries/health/report.js';
+import type { HealthReport } from '../../app/health/report.js';
 import { ROLE_USERS } from '../helper.js';
 import { runCli, startServer } from './process.js';
 

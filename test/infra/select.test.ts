@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import t from 'tap';
-import { loadConfig } from '../../app/config.js';
+import { loadConfig } from '../../infra/config.js';
 import type { StoredEvent } from '../../infra/event-store/port.js';
 import { DependencyUnavailableError } from '../../infra/errors.js';
 import { createInfrastructure, startupError } from '../../infra/select.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { SESSION_COOKIE } from '../../app/session-cookie.js';
-import { OPERATIONS_TAG } from '../../routes/health/tag.js';
+import { OPERATIONS_TAG } from '../../infra/operations-tag.js';
 
 /**
  * The HTTP app serving the backups module's runtime, so its worker can export the API as it

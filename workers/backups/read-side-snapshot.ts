@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { AppConfig } from '../../app/config.js';
+import type { AppConfig } from '../../infra/config.js';
 import type { EventStore } from '../../infra/event-store/port.js';
 import { readSideFiles, type ReadSideFile } from '../../infra/read-side-files.js';
 import { backupsDir } from './paths.js';

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
-import type { AppConfig } from '../../app/config.js';
+import type { AppConfig } from '../../infra/config.js';
 import { VersionConflictError } from '../../infra/errors.js';
 import type { EventStore, NewEvent } from '../../infra/event-store/port.js';
 import { TMP_FOLDER } from '../../infra/file-storage/partial-uploads.js';

@@ -1,4 +1,4 @@
-import type { TaskProgress } from '../../app/background-tasks.js';
+import type { TaskProgress } from '../../infra/background-tasks.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { resourceKey, type ResourceType } from '../../infra/vector-index/port.js';
 import { chatbotBlogPosts } from '../../projections/chatbot/blog-posts.js';
@@ -27,7 +27,7 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Refills a vector index that holds nothing (a new or deleted file, or one that does not persist)
- * from the read models: a background task started once the server listens (app/background-tasks.ts),
+ * from the read models: a background task started once the server listens (infra/background-tasks.ts),
  * never awaited by the start. Resources are read and queued a page at a time with a turn of the
  * event loop between pages; the index jobs themselves run one at a time, each from its own turn
  * (infra/job-queue/in-process.ts). Progress: `done` counts the resources whose index job has ended.

@@ -1,6 +1,6 @@
 import type { Runtime } from '../../app/kernel.js';
 import type { ResourceRef } from '../../projections/chatbot/index-jobs.js';
-import type { ChatbotServices } from '../../queries/chatbot/services.js';
+import type { ChatbotServices } from './services.js';
 import { IndexCatchUp, INDEX_CATCH_UP_TASK } from './index-catch-up.js';
 import { enqueueOutbox, settlingOutbox } from './index-outbox.js';
 import { EMBED_QUEUE, INDEX_QUEUE } from './index-queue.js';

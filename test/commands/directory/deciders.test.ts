@@ -7,7 +7,7 @@ import { libraryDecider } from '../../../commands/directory/library-decider.js';
 import { listDecider } from '../../../commands/directory/list-decider.js';
 import { subjectDecider } from '../../../commands/directory/term-decider.js';
 import { tokenDecider } from '../../../commands/directory/token-decider.js';
-import { normalizeOrigin } from '../../../commands/directory/values.js';
+import { normalizeOrigin } from '../../../infra/net/origin.js';
 import { sha256 } from '../../../infra/crypto/secret-hash.js';
 
 /** given(events).when(command) -> the new events, or the error thrown. */

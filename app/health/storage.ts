@@ -1,4 +1,4 @@
-import type { Runtime } from '../../app/kernel.js';
+import type { Runtime } from '../kernel.js';
 import { fileSystemSpace, type StorageFailure } from '../../infra/storage-errors.js';
 
 /**

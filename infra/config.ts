@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
-import { normalizeOrigin } from '../commands/directory/values.js';
-import { isSecretHashCost, SECRET_HASH_COST } from '../infra/crypto/secret-hash.js';
-import { parseCronSchedule, type CronSchedule } from '../infra/schedule/cron.js';
-import { compileTrustedProxies } from './client-address.js';
+import { normalizeOrigin } from './net/origin.js';
+import { isSecretHashCost, SECRET_HASH_COST } from './crypto/secret-hash.js';
+import { parseCronSchedule, type CronSchedule } from './schedule/cron.js';
+import { compileTrustedProxies } from './net/trusted-proxies.js';
 
 export interface AppConfig {
   host: string;

@@ -1,13 +1,13 @@
 import { access, constants } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import type { BackgroundTaskReport } from '../../app/background-tasks.js';
-import type { AppConfig } from '../../app/config.js';
-import { filesDir, type Runtime } from '../../app/runtime.js';
+import type { BackgroundTaskReport } from '../../infra/background-tasks.js';
+import type { AppConfig } from '../../infra/config.js';
+import { filesDir, type Runtime } from '../runtime.js';
 import type { QueueBacklog } from '../../infra/job-queue/port.js';
 import type { SessionStore } from '../../infra/session-store/port.js';
 import type { VectorIndex } from '../../infra/vector-index/port.js';
 import { nextRun } from '../../infra/schedule/cron.js';
-import { lastScheduledBackup, type LastScheduledBackupDoc } from '../backups/schedule.js';
+import { lastScheduledBackup, type LastScheduledBackupDoc } from '../../queries/backups/schedule.js';
 import { answers } from './probe.js';
 import { cohereReachable } from './provider-probe.js';
 import { storageReport, type StorageReport } from './storage.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { embeddedConfig, loadConfig } from '../../app/config.js';
+import { embeddedConfig, loadConfig } from '../../infra/config.js';
 
 t.test('CHATBOT_ALLOWED_ORIGINS', async (t) => {
   t.same(loadConfig({}).chatbotAllowedOrigins, [], 'unset: any origin');

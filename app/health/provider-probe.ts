@@ -1,4 +1,4 @@
-import type { AppConfig } from '../../app/config.js';
+import type { AppConfig } from '../../infra/config.js';
 import { answers } from './probe.js';
 
 /** A health check every few seconds must not become a stream of calls to a paid API. */
