@@ -1,6 +1,5 @@
-import { NotFoundError } from '../../infra/errors.js';
 import type { Decider, DomainCommand } from '../decider.js';
-import { lifecycleDecider, type LifecycleState } from '../lifecycle-decider.js';
+import { mustExist, mustNotExist, newRecord, type RecordState } from '../decider-rules.js';
 import type { AssetEvent, AssetFile } from './events.js';
 import { invalid, MAX_ALT_LENGTH, MAX_CONTEXT_TYPE_LENGTH, requireTitle } from './rules.js';
 
@@ -21,39 +20,89 @@ export interface AssetFields {
   folder_ids: number[];
 }
 
-export type AssetState = LifecycleState<AssetFields> & { usage_count: number };
+export type AssetState = RecordState<AssetFields> & { usage_count: number };
 
-/**
- * An asset's create (CreateAsset: the upload as the log records it, after UploadAsset has
- * turned the request's folder into the asset's folders) and delete are the generic life cycle's;
- * its deleted event names the stored file, which the handler then removes.
- */
-const assetLifecycle = lifecycleDecider<AssetFields>()({
-  names: { create: 'CreateAsset', delete: 'DeleteAsset', created: 'AssetUploaded', deleted: 'AssetDeleted' },
-  label: 'Asset',
-  layout: 'flat',
-  complete: (fields) => ({ ...fields, title: fields.title.trim() }),
-  check: (fields) => requireTitle(fields.title, 'o:name'),
-  deletedData: (fields) => ({ stored_name: fields.file.stored_name }),
-});
+const LABEL = 'Asset';
 
 function extensionLabel(extension: string): string {
   return extension ? `".${extension}"` : 'no extension';
 }
 
-function requireLive(state: AssetState): AssetFields {
-  if (state.status !== 'live' || !state.fields) throw new NotFoundError('Asset not found.');
-  return state.fields;
+/** The request's folder becomes the asset's folders; the title is trimmed. */
+function upload({ data }: UploadAsset, state: AssetState): AssetEvent[] {
+  const { id, file, title, folder_id } = data;
+  mustNotExist(state, LABEL, id);
+  const fields: AssetFields = { file, title: title.trim(), alt: '', folder_ids: folder_id === null ? [] : [folder_id] };
+  requireTitle(fields.title, 'o:name');
+  return [{ type: 'AssetUploaded', data: { id, ...fields } }];
+}
+
+function replaceFile({ data }: ReplaceAssetFile, state: AssetState): AssetEvent[] {
+  const current = mustExist(state, LABEL).file;
+  const { file } = data;
+  if (file.extension !== current.extension) {
+    throw invalid(
+      'file',
+      `The new file must keep the original extension ${extensionLabel(current.extension)}; it has ${extensionLabel(file.extension)}.`,
+    );
+  }
+  return [{ type: 'AssetFileReplaced', data: { id: state.id, file, previous_stored_name: current.stored_name } }];
+}
+
+/** Only what changes is recorded. */
+function changeDetails({ data: given }: ChangeAssetDetails, state: AssetState): AssetEvent[] {
+  const current = mustExist(state, LABEL);
+  const data: { id: number; title?: string; alt?: string } = { id: state.id };
+  if (given.title !== undefined) data.title = requireTitle(given.title, 'name');
+  if (given.alt !== undefined) {
+    if (given.alt.length > MAX_ALT_LENGTH) throw invalid('alt_text', `alt_text must be at most ${MAX_ALT_LENGTH} characters.`);
+    data.alt = given.alt;
+  }
+  if ((data.title ?? current.title) === current.title && (data.alt ?? current.alt) === current.alt) return [];
+  return [{ type: 'AssetDetailsChanged', data }];
+}
+
+function moveToFolder({ data }: MoveAssetToFolder, state: AssetState): AssetEvent[] {
+  const { folder_ids } = mustExist(state, LABEL);
+  const { folder_id } = data;
+  if (folder_id === null) {
+    return folder_ids.length ? [{ type: 'AssetRemovedFromFolders', data: { id: state.id, folder_ids } }] : [];
+  }
+  if (folder_ids.length === 1 && folder_ids[0] === folder_id) return [];
+  return [{ type: 'AssetMovedToFolder', data: { id: state.id, folder_id } }];
+}
+
+function recordUsage({ data }: RecordAssetUsage, state: AssetState): AssetEvent[] {
+  mustExist(state, LABEL);
+  const contextType = data.context_type.trim();
+  if (!contextType) throw invalid('context_type', 'context_type must not be empty.');
+  if (contextType.length > MAX_CONTEXT_TYPE_LENGTH) {
+    throw invalid('context_type', `context_type must be at most ${MAX_CONTEXT_TYPE_LENGTH} characters.`);
+  }
+  return [{ type: 'AssetUsageRecorded', data: { id: state.id, usage_id: data.usage_id, context_type: contextType, context_id: data.context_id } }];
+}
+
+/** Folder assignments and usage go first, then the asset; the deleted event names the stored file, which the handler then removes. */
+function remove(state: AssetState): AssetEvent[] {
+  const { folder_ids, file } = mustExist(state, LABEL);
+  const events: AssetEvent[] = [];
+  if (folder_ids.length) events.push({ type: 'AssetRemovedFromFolders', data: { id: state.id, folder_ids } });
+  if (state.usage_count > 0) events.push({ type: 'AssetUsageCleared', data: { id: state.id } });
+  events.push({ type: 'AssetDeleted', data: { id: state.id, stored_name: file.stored_name } });
+  return events;
 }
 
 export const assetDecider: Decider<AssetState, AssetCommand, AssetEvent> = {
-  initialState: () => ({ ...assetLifecycle.initialState(), usage_count: 0 }),
+  initialState: () => ({ ...newRecord<AssetFields>(), usage_count: 0 }),
 
   evolve(state, event) {
     switch (event.type) {
-      case 'AssetUploaded':
+      case 'AssetUploaded': {
+        const { id, ...fields } = event.data;
+        return { status: 'live', id, fields, usage_count: state.usage_count };
+      }
       case 'AssetDeleted':
-        return Object.assign({}, assetLifecycle.evolve(state, event), { usage_count: state.usage_count });
+        return { status: 'deleted', id: state.id, fields: state.fields, usage_count: state.usage_count };
       case 'AssetFileReplaced':
         return state.fields ? { ...state, fields: { ...state.fields, file: event.data.file } } : state;
       case 'AssetDetailsChanged':
@@ -77,59 +126,18 @@ export const assetDecider: Decider<AssetState, AssetCommand, AssetEvent> = {
 
   decide(command, state) {
     switch (command.type) {
-      case 'UploadAsset': {
-        const { id, file, title, folder_id } = command.data;
-        return assetLifecycle.decide({ type: 'CreateAsset', data: { id, file, title, alt: '', folder_ids: folder_id === null ? [] : [folder_id] } }, state);
-      }
-      case 'ReplaceAssetFile': {
-        const current = requireLive(state).file;
-        const { file } = command.data;
-        if (file.extension !== current.extension) {
-          throw invalid(
-            'file',
-            `The new file must keep the original extension ${extensionLabel(current.extension)}; it has ${extensionLabel(file.extension)}.`,
-          );
-        }
-        return [{ type: 'AssetFileReplaced', data: { id: state.id, file, previous_stored_name: current.stored_name } }];
-      }
-      case 'ChangeAssetDetails': {
-        const current = requireLive(state);
-        const data: { id: number; title?: string; alt?: string } = { id: state.id };
-        if (command.data.title !== undefined) data.title = requireTitle(command.data.title, 'name');
-        if (command.data.alt !== undefined) {
-          if (command.data.alt.length > MAX_ALT_LENGTH) throw invalid('alt_text', `alt_text must be at most ${MAX_ALT_LENGTH} characters.`);
-          data.alt = command.data.alt;
-        }
-        if ((data.title ?? current.title) === current.title && (data.alt ?? current.alt) === current.alt) return [];
-        return [{ type: 'AssetDetailsChanged', data }];
-      }
-      case 'MoveAssetToFolder': {
-        const { folder_ids } = requireLive(state);
-        const { folder_id } = command.data;
-        if (folder_id === null) {
-          return folder_ids.length ? [{ type: 'AssetRemovedFromFolders', data: { id: state.id, folder_ids } }] : [];
-        }
-        if (folder_ids.length === 1 && folder_ids[0] === folder_id) return [];
-        return [{ type: 'AssetMovedToFolder', data: { id: state.id, folder_id } }];
-      }
-      case 'RecordAssetUsage': {
-        requireLive(state);
-        const contextType = command.data.context_type.trim();
-        if (!contextType) throw invalid('context_type', 'context_type must not be empty.');
-        if (contextType.length > MAX_CONTEXT_TYPE_LENGTH) {
-          throw invalid('context_type', `context_type must be at most ${MAX_CONTEXT_TYPE_LENGTH} characters.`);
-        }
-        return [{ type: 'AssetUsageRecorded', data: { id: state.id, usage_id: command.data.usage_id, context_type: contextType, context_id: command.data.context_id } }];
-      }
-      case 'DeleteAsset': {
-        const deleted = assetLifecycle.decide(command, state);
-        // Refused above unless live: folder assignments and usage go first, then the asset.
-        const { folder_ids } = requireLive(state);
-        const events: AssetEvent[] = [];
-        if (folder_ids.length) events.push({ type: 'AssetRemovedFromFolders', data: { id: state.id, folder_ids } });
-        if (state.usage_count > 0) events.push({ type: 'AssetUsageCleared', data: { id: state.id } });
-        return [...events, ...deleted];
-      }
+      case 'UploadAsset':
+        return upload(command, state);
+      case 'ReplaceAssetFile':
+        return replaceFile(command, state);
+      case 'ChangeAssetDetails':
+        return changeDetails(command, state);
+      case 'MoveAssetToFolder':
+        return moveToFolder(command, state);
+      case 'RecordAssetUsage':
+        return recordUsage(command, state);
+      case 'DeleteAsset':
+        return remove(state);
       default: {
         const _exhaustive: never = command;
         return [];

@@ -29,6 +29,22 @@ export interface ScheduleState {
   finished: boolean;
 }
 
+/** A run at or before the latest claimed was taken already. */
+function claim({ data }: ClaimScheduledBackup, state: ScheduleState): ScheduleEvent[] {
+  if (state.lastTick !== null && data.tick <= state.lastTick) {
+    throw new ConflictError(`The scheduled backup of ${data.tick} was already taken (the latest run taken is ${state.lastTick}).`);
+  }
+  return [{ type: 'ScheduledBackupClaimed', data: { tick: data.tick } }];
+}
+
+/** Only the run in progress finishes, once. */
+function finish({ data }: FinishScheduledBackup, state: ScheduleState): ScheduleEvent[] {
+  if (data.tick !== state.lastTick || state.finished) {
+    throw new ConflictError(`The scheduled backup of ${data.tick} is not the one in progress.`);
+  }
+  return [{ type: 'ScheduledBackupFinished', data }];
+}
+
 /**
  * One backup per run of the schedule, however many processes are told of it (every embedded
  * server's timer, a BullMQ job delivered again): a run is claimed once, and never one at or
@@ -52,15 +68,9 @@ export const scheduleDecider: Decider<ScheduleState, ScheduleCommand, ScheduleEv
   decide(command, state) {
     switch (command.type) {
       case 'ClaimScheduledBackup':
-        if (state.lastTick !== null && command.data.tick <= state.lastTick) {
-          throw new ConflictError(`The scheduled backup of ${command.data.tick} was already taken (the latest run taken is ${state.lastTick}).`);
-        }
-        return [{ type: 'ScheduledBackupClaimed', data: { tick: command.data.tick } }];
+        return claim(command, state);
       case 'FinishScheduledBackup':
-        if (command.data.tick !== state.lastTick || state.finished) {
-          throw new ConflictError(`The scheduled backup of ${command.data.tick} is not the one in progress.`);
-        }
-        return [{ type: 'ScheduledBackupFinished', data: command.data }];
+        return finish(command, state);
       default: {
         const _exhaustive: never = command;
         return [];

@@ -1,10 +1,10 @@
-import { NotFoundError, ValidationError } from '../../infra/errors.js';
+import { ValidationError } from '../../infra/errors.js';
 import type { Decider, DomainCommand } from '../decider.js';
-import { lifecycleDecider, type LifecycleCommandOf, type LifecycleState } from '../lifecycle-decider.js';
+import { deletedRecord, liveRecord, mustExist, mustNotExist, newRecord, type RecordState } from '../decider-rules.js';
 import type { BlogCommentEvent, BlogCommentFields, BlogPostStatus } from './events.js';
 import { checkCommentFields } from './rules.js';
 
-export type BlogCommentState = LifecycleState<BlogCommentFields>;
+export type BlogCommentState = RecordState<BlogCommentFields>;
 
 /** What the decider must know of the commented post; null when it does not exist. */
 export interface CommentedPost {
@@ -17,41 +17,58 @@ export type PostBlogComment = DomainCommand<
   'PostBlogComment',
   { id: number; fields: Omit<BlogCommentFields, 'status'>; post: CommentedPost | null; now: string }
 >;
+/** A comment brought in by the fixture import, with the status it already had. */
+export type ImportBlogComment = DomainCommand<'ImportBlogComment', { id: number; fields: BlogCommentFields }>;
 /** `status` is what the caller sent; only approved and spam are accepted. */
 export type ModerateBlogComment = DomainCommand<'ModerateBlogComment', { status: string }>;
+export type DeleteBlogComment = DomainCommand<'DeleteBlogComment', Record<string, never>>;
+export type BlogCommentCommand = PostBlogComment | ImportBlogComment | ModerateBlogComment | DeleteBlogComment;
 
-/**
- * A comment is posted (by a visitor, or brought in by the fixture import with the status it
- * already had: ImportBlogComment is the life cycle's create) and deleted; it has no generic
- * update, only moderation. Its deleted event names its post.
- */
-const commentLifecycle = lifecycleDecider<BlogCommentFields>()({
-  names: { create: 'ImportBlogComment', delete: 'DeleteBlogComment', created: 'BlogCommentPosted', deleted: 'BlogCommentDeleted' },
-  label: 'Blog comment',
-  check: checkCommentFields,
-  deletedData: (fields) => ({ post_id: fields.post_id }),
-});
-
-type CommentLifecycleCommand = LifecycleCommandOf<typeof commentLifecycle>;
-export type ImportBlogComment = Extract<CommentLifecycleCommand, { type: 'ImportBlogComment' }>;
-export type DeleteBlogComment = Extract<CommentLifecycleCommand, { type: 'DeleteBlogComment' }>;
-export type BlogCommentCommand = PostBlogComment | ModerateBlogComment | CommentLifecycleCommand;
+const LABEL = 'Blog comment';
 
 /** A post takes comments when published with a publish time that has passed (CONTRACT.md section 7). */
 export function takesComments(post: CommentedPost | null, now: string): boolean {
   return post !== null && post.status === 'published' && post.published_at !== null && post.published_at <= now;
 }
 
+/** A second create and invalid fields are refused before a post that takes no comments. */
+function posted(id: number, fields: BlogCommentFields, state: BlogCommentState): BlogCommentEvent[] {
+  mustNotExist(state, LABEL, id);
+  checkCommentFields(fields);
+  return [{ type: 'BlogCommentPosted', data: { id, fields } }];
+}
+
+function post({ data }: PostBlogComment, state: BlogCommentState): BlogCommentEvent[] {
+  const events = posted(data.id, { ...data.fields, status: 'pending' }, state);
+  if (!takesComments(data.post, data.now)) throw ValidationError.field('post_id', 'The post is not published.');
+  return events;
+}
+
+function moderate({ data }: ModerateBlogComment, state: BlogCommentState): BlogCommentEvent[] {
+  mustExist(state, LABEL);
+  const { status } = data;
+  if (status !== 'approved' && status !== 'spam') throw ValidationError.field('status', 'Must be approved or spam.');
+  return [{ type: 'BlogCommentModerated', data: { id: state.id, status } }];
+}
+
+/** The deleted event names the comment's post. */
+function remove(state: BlogCommentState): BlogCommentEvent[] {
+  const { post_id } = mustExist(state, LABEL);
+  return [{ type: 'BlogCommentDeleted', data: { id: state.id, post_id } }];
+}
+
+/** A comment is posted (or imported), moderated, deleted; it has no other update. */
 export const blogCommentDecider: Decider<BlogCommentState, BlogCommentCommand, BlogCommentEvent> = {
-  initialState: () => commentLifecycle.initialState(),
+  initialState: () => newRecord(),
 
   evolve(state, event) {
     switch (event.type) {
+      case 'BlogCommentPosted':
+        return liveRecord(event.data.id, event.data.fields);
       case 'BlogCommentModerated':
         return state.fields ? { ...state, fields: { ...state.fields, status: event.data.status } } : state;
-      case 'BlogCommentPosted':
       case 'BlogCommentDeleted':
-        return commentLifecycle.evolve(state, event);
+        return deletedRecord(state);
       default: {
         const _exhaustive: never = event;
         return state;
@@ -61,22 +78,14 @@ export const blogCommentDecider: Decider<BlogCommentState, BlogCommentCommand, B
 
   decide(command, state) {
     switch (command.type) {
-      case 'PostBlogComment': {
-        const { id, fields, post, now } = command.data;
-        // The life cycle's create refuses a second create and invalid fields first.
-        const posted = commentLifecycle.decide({ type: 'ImportBlogComment', data: { id, fields: { ...fields, status: 'pending' } } }, state);
-        if (!takesComments(post, now)) throw ValidationError.field('post_id', 'The post is not published.');
-        return posted;
-      }
-      case 'ModerateBlogComment': {
-        if (state.status !== 'live') throw new NotFoundError('Blog comment not found.');
-        const status = command.data.status;
-        if (status !== 'approved' && status !== 'spam') throw ValidationError.field('status', 'Must be approved or spam.');
-        return [{ type: 'BlogCommentModerated', data: { id: state.id, status } }];
-      }
+      case 'PostBlogComment':
+        return post(command, state);
       case 'ImportBlogComment':
+        return posted(command.data.id, command.data.fields, state);
+      case 'ModerateBlogComment':
+        return moderate(command, state);
       case 'DeleteBlogComment':
-        return commentLifecycle.decide(command, state);
+        return remove(state);
       default: {
         const _exhaustive: never = command;
         return [];

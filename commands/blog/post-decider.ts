@@ -1,88 +1,118 @@
 import { ValidationError } from '../../infra/errors.js';
-import type { Decider } from '../decider.js';
-import { lifecycleDecider, type LifecycleChange, type LifecycleCommandOf, type LifecycleEventOf, type LifecycleState } from '../lifecycle-decider.js';
-import type { BlogPostEvent, BlogPostFields, BlogPostPublished } from './events.js';
+import type { Decider, DomainCommand } from '../decider.js';
+import {
+  deletedRecord,
+  liveRecord,
+  mustExist,
+  mustNotExist,
+  newRecord,
+  patched,
+  withdrawnRecord,
+  type RecordState,
+} from '../decider-rules.js';
+import type { BlogPostEvent, BlogPostFields } from './events.js';
 import { checkPostFields } from './rules.js';
 
-export type BlogPostState = LifecycleState<BlogPostFields>;
+export type BlogPostState = RecordState<BlogPostFields>;
+
+/** `now` is the handler's clock reading ('YYYY-MM-DD HH:MM:SS' UTC): deciders read no clock. */
+export type CreateBlogPost = DomainCommand<'CreateBlogPost', { id: number; fields: BlogPostFields; now: string }>;
+/** Only the keys present in the patch change; tags and site_ids replace the whole list. */
+export type UpdateBlogPost = DomainCommand<'UpdateBlogPost', { patch: Partial<BlogPostFields>; now: string }>;
+export type DeleteBlogPost = DomainCommand<'DeleteBlogPost', Record<string, never>>;
+/**
+ * The cascade of a category's delete, for a post the category's stream lists as filed. Its
+ * append moves the post's stream on, so a write that filed the post in the category before the
+ * delete and is not written yet conflicts, and is decided again against a category that is gone.
+ */
+export type CategoryDeleted = DomainCommand<'CategoryDeleted', { id: number; category_id: number; now: string }>;
+export type BlogPostCommand = CreateBlogPost | UpdateBlogPost | DeleteBlogPost | CategoryDeleted;
+
+const LABEL = 'Blog post';
 
 export const categoryMustExist = (categoryId: number | null): ValidationError =>
   ValidationError.field('category_id', `Blog category ${categoryId} does not exist.`);
 
-/** A published post without a publish time is published now. */
-function withPublishTime(fields: BlogPostFields, now: string): BlogPostFields {
-  return fields.status === 'published' && fields.published_at === null ? { ...fields, published_at: now } : fields;
+/** What a write knows when it sets the publish time: the post before it (null on create) and the patch. */
+interface Write {
+  before: BlogPostFields | null;
+  patch: Partial<BlogPostFields> | null;
+  now: string;
 }
 
 /**
- * Sending status published without published_at publishes now, except that re-sending it to a
- * post that is already published keeps its publish time.
+ * A published post without a publish time is published now; sending status published without
+ * published_at publishes now, except that re-sending it to a post that is already published
+ * keeps its publish time.
  */
-function publishTime(fields: BlogPostFields, { before, patch, context }: LifecycleChange<BlogPostFields, { now: string }>): BlogPostFields {
+function withPublishTime(fields: BlogPostFields, { before, patch, now }: Write): BlogPostFields {
   const keepsPublishTime = before?.status === 'published' && before.published_at !== null;
   const publishesNow = patch?.status === 'published' && patch.published_at === undefined && !keepsPublishTime;
-  return withPublishTime(publishesNow ? { ...fields, published_at: context.now } : fields, context.now);
+  const written = publishesNow ? { ...fields, published_at: now } : fields;
+  return written.status === 'published' && written.published_at === null ? { ...written, published_at: now } : written;
+}
+
+/** The post's Created or Updated event, and BlogPostPublished after it when this write publishes it. */
+function written(
+  type: 'BlogPostCreated' | 'BlogPostUpdated',
+  id: number,
+  fields: BlogPostFields,
+  before: BlogPostFields | null,
+): BlogPostEvent[] {
+  const events: BlogPostEvent[] = [{ type, data: { id, fields } }];
+  if (fields.status === 'published' && before?.status !== 'published' && fields.published_at !== null) {
+    events.push({ type: 'BlogPostPublished', data: { id, published_at: fields.published_at } });
+  }
+  return events;
+}
+
+function create({ data }: CreateBlogPost, state: BlogPostState): BlogPostEvent[] {
+  if (state.status === 'withdrawn') throw categoryMustExist(data.fields.category_id);
+  mustNotExist(state, LABEL, data.id);
+  const fields = withPublishTime(data.fields, { before: null, patch: null, now: data.now });
+  checkPostFields(fields);
+  return written('BlogPostCreated', data.id, fields, null);
+}
+
+function update({ data }: UpdateBlogPost, state: BlogPostState): BlogPostEvent[] {
+  const before = mustExist(state, LABEL);
+  const fields = withPublishTime(patched(before, data.patch), { before, patch: data.patch, now: data.now });
+  checkPostFields(fields);
+  return written('BlogPostUpdated', state.id, fields, before);
+}
+
+function remove(state: BlogPostState): BlogPostEvent[] {
+  mustExist(state, LABEL);
+  return [{ type: 'BlogPostDeleted', data: { id: state.id } }];
 }
 
 /**
- * A post's life cycle: `now` is the handler's clock reading ('YYYY-MM-DD HH:MM:SS' UTC), since
- * deciders read no clock. Only the keys present in an update's patch change; tags and site_ids
- * replace the whole list. CategoryDeleted is the cascade of a category's delete, for a post the
- * category's stream lists as filed: a post in it becomes uncategorised, one not written yet
- * never will be. Its append moves the post's stream on, so a write that filed the post in the
- * category before the delete and is not written yet conflicts, and is decided again against a
- * category that is gone.
+ * A post in the deleted category becomes uncategorised; one not written yet never will be; one
+ * that attached to it and has since left (or was moving to it) only records that it was told.
  */
-const postLifecycle = lifecycleDecider<BlogPostFields, { now: string }>()({
-  names: {
-    create: 'CreateBlogPost',
-    update: 'UpdateBlogPost',
-    delete: 'DeleteBlogPost',
-    parentDeleted: 'CategoryDeleted',
-    created: 'BlogPostCreated',
-    updated: 'BlogPostUpdated',
-    deleted: 'BlogPostDeleted',
-    withdrawn: 'BlogPostWithdrawn',
-    detached: 'BlogPostDetached',
-    parentKey: 'category_id',
-  },
-  label: 'Blog post',
-  check: checkPostFields,
-  complete: publishTime,
-  parent: { field: 'category_id', clears: true, refuse: (fields) => categoryMustExist(fields.category_id) },
-});
-
-export type BlogPostCommand = LifecycleCommandOf<typeof postLifecycle>;
-export type CreateBlogPost = Extract<BlogPostCommand, { type: 'CreateBlogPost' }>;
-export type UpdateBlogPost = Extract<BlogPostCommand, { type: 'UpdateBlogPost' }>;
-export type DeleteBlogPost = Extract<BlogPostCommand, { type: 'DeleteBlogPost' }>;
-export type CategoryDeleted = Extract<BlogPostCommand, { type: 'CategoryDeleted' }>;
-
-/** An additional fact next to Created/Updated when a post becomes published. */
-function withPublishedFact(events: LifecycleEventOf<typeof postLifecycle>[], before: BlogPostFields | null): BlogPostEvent[] {
-  const facts: BlogPostPublished[] = [];
-  for (const event of events) {
-    if (event.type !== 'BlogPostCreated' && event.type !== 'BlogPostUpdated') continue;
-    const { id, fields: after } = event.data;
-    if (after.status !== 'published' || before?.status === 'published' || after.published_at === null) continue;
-    facts.push({ type: 'BlogPostPublished', data: { id, published_at: after.published_at } });
-  }
-  return [...events, ...facts];
+function categoryDeleted({ data }: CategoryDeleted, state: BlogPostState): BlogPostEvent[] {
+  const { category_id, now } = data;
+  if (state.status === 'new') return [{ type: 'BlogPostWithdrawn', data: { id: data.id, category_id } }];
+  if (state.status !== 'live' || !state.fields) return [];
+  if (state.fields.category_id !== category_id) return [{ type: 'BlogPostDetached', data: { id: state.id, category_id } }];
+  return update({ type: 'UpdateBlogPost', data: { patch: { category_id: null }, now } }, state);
 }
 
 export const blogPostDecider: Decider<BlogPostState, BlogPostCommand, BlogPostEvent> = {
-  initialState: () => postLifecycle.initialState(),
+  initialState: () => newRecord(),
 
   evolve(state, event) {
     switch (event.type) {
-      case 'BlogPostPublished':
-        return state;
       case 'BlogPostCreated':
       case 'BlogPostUpdated':
+        return liveRecord(event.data.id, event.data.fields);
       case 'BlogPostDeleted':
+        return deletedRecord(state);
       case 'BlogPostWithdrawn':
+        return withdrawnRecord(state, event.data.id);
+      case 'BlogPostPublished':
       case 'BlogPostDetached':
-        return postLifecycle.evolve(state, event);
+        return state;
       default: {
         const _exhaustive: never = event;
         return state;
@@ -93,11 +123,13 @@ export const blogPostDecider: Decider<BlogPostState, BlogPostCommand, BlogPostEv
   decide(command, state) {
     switch (command.type) {
       case 'CreateBlogPost':
+        return create(command, state);
       case 'UpdateBlogPost':
-      case 'CategoryDeleted':
-        return withPublishedFact(postLifecycle.decide(command, state), state.fields);
+        return update(command, state);
       case 'DeleteBlogPost':
-        return postLifecycle.decide(command, state);
+        return remove(state);
+      case 'CategoryDeleted':
+        return categoryDeleted(command, state);
       default: {
         const _exhaustive: never = command;
         return [];

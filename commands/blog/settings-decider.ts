@@ -8,7 +8,17 @@ export const DEFAULT_BLOG_SETTINGS: BlogSettings = { comments_enabled: true };
 
 export const blogSettingsDecider: Decider<BlogSettings, ChangeBlogSettings, BlogSettingsChanged> = {
   initialState: () => DEFAULT_BLOG_SETTINGS,
-  evolve: (_state, event) => ({ ...event.data }),
+  evolve(state, event) {
+    switch (event.type) {
+      case 'BlogSettingsChanged':
+        return { ...event.data };
+      default: {
+        const _exhaustive: never = event.type;
+        return state;
+      }
+    }
+  },
+
   decide(command) {
     switch (command.type) {
       case 'ChangeBlogSettings':

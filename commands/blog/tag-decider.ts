@@ -11,6 +11,15 @@ export interface BlogTagState {
 export type CreateBlogTag = DomainCommand<'CreateBlogTag', { id: number; name: string; slug: string }>;
 export type BlogTagCommand = CreateBlogTag;
 
+function create({ data }: CreateBlogTag, state: BlogTagState): BlogTagEvent[] {
+  if (state.exists) throw new ConflictError(`Blog tag ${data.id} already exists.`);
+  if (!data.name.trim() || data.name.length > LIMITS.name) {
+    throw ValidationError.field('tags', `Tag names must be 1 to ${LIMITS.name} characters.`);
+  }
+  checkSlug(data.slug, 'tags');
+  return [{ type: 'BlogTagCreated', data }];
+}
+
 export const blogTagDecider: Decider<BlogTagState, BlogTagCommand, BlogTagEvent> = {
   initialState: () => ({ exists: false }),
 
@@ -28,12 +37,7 @@ export const blogTagDecider: Decider<BlogTagState, BlogTagCommand, BlogTagEvent>
   decide(command, state) {
     switch (command.type) {
       case 'CreateBlogTag':
-        if (state.exists) throw new ConflictError(`Blog tag ${command.data.id} already exists.`);
-        if (!command.data.name.trim() || command.data.name.length > LIMITS.name) {
-          throw ValidationError.field('tags', `Tag names must be 1 to ${LIMITS.name} characters.`);
-        }
-        checkSlug(command.data.slug, 'tags');
-        return [{ type: 'BlogTagCreated', data: command.data }];
+        return create(command, state);
       default: {
         const _exhaustive: never = command.type;
         return [];

@@ -3,7 +3,7 @@ import type { Decider, DomainCommand } from '../decider.js';
 import type { DatabaseAdded, DatabaseFields, DatabaseUpdated } from './events.js';
 import { isAccess, isHandle, requireHandle, requireText } from './values.js';
 import { isHttpUrl } from '../../infra/net/origin.js';
-import { definedKeys } from '../defined-keys.js';
+import { changedKeys, patched } from '../decider-rules.js';
 
 export interface DatabaseState {
   handle: string;
@@ -39,6 +39,24 @@ function normalized(fields: DatabaseFields): DatabaseFields {
   return { ...fields, subjects: unique(fields.subjects), types: unique(fields.types), audience: unique(fields.audience) };
 }
 
+function add({ data }: AddDatabase, state: DatabaseState): DatabaseEvent[] {
+  if (state.fields) throw new ConflictError(`Database "${data.handle}" already exists.`);
+  requireHandle(data.handle, 'handle');
+  const fields = normalized(data.fields);
+  checkDatabase(fields);
+  return [{ type: 'DatabaseAdded', data: { handle: data.handle, fields } }];
+}
+
+/** Nothing is recorded when nothing changes. */
+function update({ data }: UpdateDatabase, state: DatabaseState): DatabaseEvent[] {
+  if (!state.fields) throw new NotFoundError('Database not found.');
+  const fields = normalized(patched(state.fields, data.patch));
+  checkDatabase(fields);
+  const changed = changedKeys(state.fields, fields);
+  if (changed.length === 0) return [];
+  return [{ type: 'DatabaseUpdated', data: { handle: state.handle, fields, changed } }];
+}
+
 export const databaseDecider: Decider<DatabaseState, DatabaseCommand, DatabaseEvent> = {
   initialState: () => ({ handle: '', fields: null }),
   evolve(state, event) {
@@ -54,25 +72,10 @@ export const databaseDecider: Decider<DatabaseState, DatabaseCommand, DatabaseEv
   },
   decide(command, state) {
     switch (command.type) {
-      case 'AddDatabase': {
-        if (state.fields) throw new ConflictError(`Database "${command.data.handle}" already exists.`);
-        requireHandle(command.data.handle, 'handle');
-        const fields = normalized(command.data.fields);
-        checkDatabase(fields);
-        return [{ type: 'DatabaseAdded', data: { handle: command.data.handle, fields } }];
-      }
-      case 'UpdateDatabase': {
-        if (!state.fields) throw new NotFoundError('Database not found.');
-        const patch = definedKeys(command.data.patch);
-        const fields = normalized({ ...state.fields, ...patch });
-        checkDatabase(fields);
-        const before = state.fields as unknown as Record<string, unknown>;
-        const changed = Object.keys(fields).filter(
-          (key) => JSON.stringify(before[key]) !== JSON.stringify((fields as unknown as Record<string, unknown>)[key]),
-        );
-        if (changed.length === 0) return [];
-        return [{ type: 'DatabaseUpdated', data: { handle: state.handle, fields, changed } }];
-      }
+      case 'AddDatabase':
+        return add(command, state);
+      case 'UpdateDatabase':
+        return update(command, state);
       default: {
         const _exhaustive: never = command;
         return [];

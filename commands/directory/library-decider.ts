@@ -24,6 +24,12 @@ function check(settings: LibrarySettings): void {
   }
 }
 
+function configure({ data }: ConfigureLibrary, state: LibraryState): LibraryConfigured[] {
+  const settings = { ...DEFAULTS, ...state.settings, ...definedKeys(data) };
+  check(settings);
+  return [{ type: 'LibraryConfigured', data: settings }];
+}
+
 /** The library is one configuration stream: the directory serves a single library. */
 export const libraryDecider: Decider<LibraryState, LibraryCommand, LibraryConfigured> = {
   initialState: () => ({ settings: null }),
@@ -39,12 +45,8 @@ export const libraryDecider: Decider<LibraryState, LibraryCommand, LibraryConfig
   },
   decide(command, state) {
     switch (command.type) {
-      case 'ConfigureLibrary': {
-        const given = definedKeys(command.data);
-        const settings = { ...DEFAULTS, ...state.settings, ...given } as LibrarySettings;
-        check(settings);
-        return [{ type: 'LibraryConfigured', data: settings }];
-      }
+      case 'ConfigureLibrary':
+        return configure(command, state);
       default: {
         const _exhaustive: never = command.type;
         return [];

@@ -10,6 +10,16 @@ export interface ListState {
 /** A curated list: its databases in the order given. */
 export type DefineList = DomainCommand<'DefineList', { handle: string; name: string; databases: string[] }>;
 
+function define({ data }: DefineList, state: ListState): LibraryListDefined[] {
+  if (state.defined) throw new ConflictError(`List "${data.handle}" already exists.`);
+  requireHandle(data.handle, 'handle');
+  requireText(data.name, 'name', 200);
+  const { databases } = data;
+  if (databases.some((d) => !isHandle(d))) throw ValidationError.field('databases', 'Every entry must be a database handle.');
+  if (new Set(databases).size !== databases.length) throw ValidationError.field('databases', 'A database appears twice.');
+  return [{ type: 'LibraryListDefined', data: { ...data } }];
+}
+
 export const listDecider: Decider<ListState, DefineList, LibraryListDefined> = {
   initialState: () => ({ defined: false }),
   evolve(state, event) {
@@ -24,15 +34,8 @@ export const listDecider: Decider<ListState, DefineList, LibraryListDefined> = {
   },
   decide(command, state) {
     switch (command.type) {
-      case 'DefineList': {
-        if (state.defined) throw new ConflictError(`List "${command.data.handle}" already exists.`);
-        requireHandle(command.data.handle, 'handle');
-        requireText(command.data.name, 'name', 200);
-        const { databases } = command.data;
-        if (databases.some((d) => !isHandle(d))) throw ValidationError.field('databases', 'Every entry must be a database handle.');
-        if (new Set(databases).size !== databases.length) throw ValidationError.field('databases', 'A database appears twice.');
-        return [{ type: 'LibraryListDefined', data: { ...command.data } }];
-      }
+      case 'DefineList':
+        return define(command, state);
       default: {
         const _exhaustive: never = command.type;
         return [];

@@ -1,5 +1,5 @@
 import { ConflictError } from '../../infra/errors.js';
-import type { Decider, DomainCommand } from '../decider.js';
+import type { Decider, DomainCommand, DomainEvent } from '../decider.js';
 import type { DatabaseTypeDefined, SubjectDefined } from './events.js';
 import { requireHandle, requireText } from './values.js';
 
@@ -10,21 +10,25 @@ export interface TermState {
 
 export type DefineTerm = DomainCommand<'DefineTerm', { handle: string; name: string }>;
 
-function termDecider<Event extends SubjectDefined | DatabaseTypeDefined>(
-  eventType: Event['type'],
-  label: string,
-): Decider<TermState, DefineTerm, Event> {
+type TermDefined<Type extends TermEventType> = DomainEvent<Type, { handle: string; name: string }>;
+type TermEventType = SubjectDefined['type'] | DatabaseTypeDefined['type'];
+
+function termDecider<Type extends TermEventType>(eventType: Type, label: string): Decider<TermState, DefineTerm, TermDefined<Type>> {
+  function define({ data }: DefineTerm, state: TermState): TermDefined<Type>[] {
+    if (state.defined) throw new ConflictError(`${label} "${data.handle}" already exists.`);
+    requireHandle(data.handle, 'handle');
+    requireText(data.name, 'name', 200);
+    return [{ type: eventType, data: { handle: data.handle, name: data.name } }];
+  }
+
   return {
     initialState: () => ({ defined: false }),
+    // The stream holds only this term's defined event.
     evolve: (state, event) => (event.type === eventType ? { defined: true } : state),
     decide(command, state) {
       switch (command.type) {
-        case 'DefineTerm': {
-          if (state.defined) throw new ConflictError(`${label} "${command.data.handle}" already exists.`);
-          requireHandle(command.data.handle, 'handle');
-          requireText(command.data.name, 'name', 200);
-          return [{ type: eventType, data: { handle: command.data.handle, name: command.data.name } } as Event];
-        }
+        case 'DefineTerm':
+          return define(command, state);
         default: {
           const _exhaustive: never = command.type;
           return [];
@@ -34,5 +38,5 @@ function termDecider<Event extends SubjectDefined | DatabaseTypeDefined>(
   };
 }
 
-export const subjectDecider = termDecider<SubjectDefined>('SubjectDefined', 'Subject');
-export const databaseTypeDecider = termDecider<DatabaseTypeDefined>('DatabaseTypeDefined', 'Type');
+export const subjectDecider = termDecider('SubjectDefined', 'Subject');
+export const databaseTypeDecider = termDecider('DatabaseTypeDefined', 'Type');

@@ -15,6 +15,19 @@ export type TokenEvent = DirectoryTokenIssued | DirectoryTokenRevoked;
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
+function issue({ data }: IssueToken, state: TokenState): TokenEvent[] {
+  if (state.status !== 'new') throw new ConflictError(`Token ${data.id} already exists.`);
+  if (!SHA256_HEX.test(data.token_hash)) throw ValidationError.field('token', 'The token hash is malformed.');
+  if (data.label.length > 200) throw ValidationError.field('label', 'Must be at most 200 characters.');
+  const allowed_origins = normalizeOrigins(data.allowed_origins, 'allowed_origins');
+  return [{ type: 'DirectoryTokenIssued', data: { ...data, allowed_origins } }];
+}
+
+function revoke(state: TokenState): TokenEvent[] {
+  if (state.status !== 'active') throw new NotFoundError('Token not found.');
+  return [{ type: 'DirectoryTokenRevoked', data: { id: state.id } }];
+}
+
 /** A directory API token: issued once with its allowed origins, revoked for good. Only its hash is kept. */
 export const tokenDecider: Decider<TokenState, TokenCommand, TokenEvent> = {
   initialState: () => ({ status: 'new', id: 0 }),
@@ -32,16 +45,10 @@ export const tokenDecider: Decider<TokenState, TokenCommand, TokenEvent> = {
   },
   decide(command, state) {
     switch (command.type) {
-      case 'IssueToken': {
-        if (state.status !== 'new') throw new ConflictError(`Token ${command.data.id} already exists.`);
-        if (!SHA256_HEX.test(command.data.token_hash)) throw ValidationError.field('token', 'The token hash is malformed.');
-        if (command.data.label.length > 200) throw ValidationError.field('label', 'Must be at most 200 characters.');
-        const allowed_origins = normalizeOrigins(command.data.allowed_origins, 'allowed_origins');
-        return [{ type: 'DirectoryTokenIssued', data: { ...command.data, allowed_origins } }];
-      }
+      case 'IssueToken':
+        return issue(command, state);
       case 'RevokeToken':
-        if (state.status !== 'active') throw new NotFoundError('Token not found.');
-        return [{ type: 'DirectoryTokenRevoked', data: { id: state.id } }];
+        return revoke(state);
       default: {
         const _exhaustive: never = command;
         return [];

@@ -1,12 +1,29 @@
-import { NotFoundError } from '../../infra/errors.js';
 import type { Decider } from '../decider.js';
+import { mustExist } from '../decider-rules.js';
 import type { SitePageFields } from '../platform/fields.js';
 import { revertedPage, sitePageDecider, SITE_PAGE_REVERTED } from '../platform/kinds.js';
 import type { ResourceState } from '../platform/resource-decider.js';
-import type { SitePageCommand, SitePageEvent } from './events.js';
+import type { RevertSitePage, SitePageCommand, SitePageEvent } from './events.js';
 import { revertSummary } from './revert-summary.js';
 
 export type SitePageState = ResourceState<SitePageFields>;
+
+/** The page's fields go back to the target version's, with the editor's note or the default one. */
+function revert({ data }: RevertSitePage, state: SitePageState): SitePageEvent[] {
+  mustExist(state, 'Site page');
+  const { target } = data;
+  return [
+    {
+      type: SITE_PAGE_REVERTED,
+      data: {
+        id: state.id,
+        fields: target.fields,
+        reverted_to_version_id: target.id,
+        summary: revertSummary(data.summary, target.id, target.saved_at),
+      },
+    },
+  ];
+}
 
 /**
  * The site page decider with page version history's one extra command. Create, update and
@@ -15,24 +32,20 @@ export type SitePageState = ResourceState<SitePageFields>;
  */
 export const versionedSitePageDecider: Decider<SitePageState, SitePageCommand, SitePageEvent> = {
   initialState: () => sitePageDecider.initialState(),
-  evolve: (state, event) => (event.type === 'SitePageReverted' ? revertedPage(state, event.data) : sitePageDecider.evolve(state, event)),
+
+  evolve(state, event) {
+    switch (event.type) {
+      case 'SitePageReverted':
+        return revertedPage(state, event.data);
+      default:
+        return sitePageDecider.evolve(state, event);
+    }
+  },
+
   decide(command, state) {
     switch (command.type) {
-      case 'RevertSitePage': {
-        if (state.status !== 'live' || !state.fields) throw new NotFoundError('Site page not found.');
-        const { target } = command.data;
-        return [
-          {
-            type: SITE_PAGE_REVERTED,
-            data: {
-              id: state.id,
-              fields: target.fields,
-              reverted_to_version_id: target.id,
-              summary: revertSummary(command.data.summary, target.id, target.saved_at),
-            },
-          },
-        ];
-      }
+      case 'RevertSitePage':
+        return revert(command, state);
       case 'Create':
       case 'Update':
       case 'Delete':

@@ -18,25 +18,41 @@ function requireIds(ids: number[], field: string): void {
   if (ids.some((id) => !Number.isInteger(id) || id < 1)) throw ValidationError.field(field, 'Ids must be positive integers.');
 }
 
-export const siteDecider = resourceDecider<SiteFields>('Site', 'Site', (f) => {
-  requireSlug(f.slug, 'o:slug');
-  requireText(f.title, 'o:title');
+export const siteDecider = resourceDecider<SiteFields>({
+  kind: 'Site',
+  label: 'Site',
+  check(f) {
+    requireSlug(f.slug, 'o:slug');
+    requireText(f.title, 'o:title');
+  },
 });
 
-export const itemSetDecider = resourceDecider<ItemSetFields>('ItemSet', 'Item set', (f) => {
-  requireText(f.title, 'o:title');
-  requireIds(f.site_ids, 'o:site');
+export const itemSetDecider = resourceDecider<ItemSetFields>({
+  kind: 'ItemSet',
+  label: 'Item set',
+  check(f) {
+    requireText(f.title, 'o:title');
+    requireIds(f.site_ids, 'o:site');
+  },
 });
 
-export const itemDecider = resourceDecider<ItemFields>('Item', 'Item', (f) => {
-  requireText(f.title, 'o:title');
-  requireIds(f.item_set_ids, 'o:item_set');
-  requireIds(f.site_ids, 'o:site');
+export const itemDecider = resourceDecider<ItemFields>({
+  kind: 'Item',
+  label: 'Item',
+  check(f) {
+    requireText(f.title, 'o:title');
+    requireIds(f.item_set_ids, 'o:item_set');
+    requireIds(f.site_ids, 'o:site');
+  },
 });
 
-export const mediaDecider = resourceDecider<MediaFields>('Media', 'Media', (f) => {
-  requireText(f.title, 'o:title');
-  requireIds([f.item_id], 'o:item');
+export const mediaDecider = resourceDecider<MediaFields>({
+  kind: 'Media',
+  label: 'Media',
+  check(f) {
+    requireText(f.title, 'o:title');
+    requireIds([f.item_id], 'o:item');
+  },
 });
 
 /** A page whose site does not exist (or is deleted before the page is written). */
@@ -56,10 +72,10 @@ export function revertedPage(state: ResourceState<SitePageFields>, data: { field
   return state.status === 'live' ? { ...state, fields: data.fields } : state;
 }
 
-export const sitePageDecider = resourceDecider<SitePageFields>(
-  'SitePage',
-  'Site page',
-  (f) => {
+export const sitePageDecider = resourceDecider<SitePageFields>({
+  kind: 'SitePage',
+  label: 'Site page',
+  check(f) {
     requireSlug(f.slug, 'o:slug');
     requireText(f.title, 'o:title');
     requireIds([f.site_id], 'o:site');
@@ -67,9 +83,9 @@ export const sitePageDecider = resourceDecider<SitePageFields>(
       if (!block.layout?.trim()) throw ValidationError.field('o:block', `Block ${index + 1} needs a layout.`);
     });
   },
-  (state, event) => (event.type === SITE_PAGE_REVERTED ? revertedPage(state, event.data as { fields: SitePageFields }) : state),
-  { field: 'site_id', refuse: siteMustExist },
-);
+  parent: { field: 'site_id', refuse: siteMustExist },
+  evolveOther: (state, event) => (event.type === SITE_PAGE_REVERTED ? revertedPage(state, event.data as { fields: SitePageFields }) : state),
+});
 
 /**
  * The events a kind's read model folds into its document (projections/platform/resources.ts),

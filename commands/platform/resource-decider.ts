@@ -1,25 +1,58 @@
 import type { AppError } from '../../infra/errors.js';
-import type { DomainEvent } from '../decider.js';
+import type { Decider, DomainCommand, DomainEvent } from '../decider.js';
 import {
-  lifecycleDecider,
-  type LifecycleCommand,
-  type LifecycleDecider,
-  type LifecycleEvent,
-  type LifecycleState,
-} from '../lifecycle-decider.js';
+  changedKeys,
+  deletedRecord,
+  liveRecord,
+  mustExist,
+  mustNotExist,
+  newRecord,
+  patched,
+  withdrawnRecord,
+  type RecordState,
+} from '../decider-rules.js';
 
 /**
  * Host platform resources (sites, item sets, items, media, site pages) share one life cycle:
  * created with all their fields, updated to a new full set of fields, deleted. Each event
  * carries the complete fields, so a reader of one event knows the resource as it then was.
- * It is the generic one (commands/lifecycle-decider.ts) with the platform's names: commands
- * `Create`, `Update`, `Delete`, `ParentDeleted`; events `<Kind>Created` and so on.
+ * The commands are the same for every kind; the events are named after the kind
+ * (`SitePageCreated`), so `Kind` is the kind's event prefix, left as string to cover every kind.
  */
-export interface ResourceNames<Kind extends string> {
-  create: 'Create';
-  update: 'Update';
-  delete: 'Delete';
-  parentDeleted: 'ParentDeleted';
+export type ResourceState<Fields> = RecordState<Fields>;
+
+export type CreateResource<Fields> = DomainCommand<'Create', { id: number; fields: Fields }>;
+/** Only the keys present in the patch change (PATCH semantics; PUT sends them all). */
+export type UpdateResource<Fields> = DomainCommand<'Update', { patch: Partial<Fields> }>;
+export type DeleteResource = DomainCommand<'Delete', Record<string, never>>;
+/**
+ * The cascade of a parent's delete (a site's, for its pages), for a child the parent's stream
+ * lists as attached. Its append moves the child's stream on, so a write of the child that
+ * attached before the delete and is not written yet conflicts, and is decided again against a
+ * parent that is gone.
+ */
+export type ParentDeleted = DomainCommand<'ParentDeleted', { id: number; parent_id: number }>;
+export type ResourceCommand<Fields> = CreateResource<Fields> | UpdateResource<Fields> | DeleteResource | ParentDeleted;
+
+export type ResourceCreated<Fields, Kind extends string = string> = DomainEvent<`${Kind}Created`, { id: number; fields: Fields }>;
+/** `changed`: the keys whose value the update changed. */
+export type ResourceUpdated<Fields, Kind extends string = string> = DomainEvent<
+  `${Kind}Updated`,
+  { id: number; fields: Fields; changed: string[] }
+>;
+export type ResourceDeleted<Kind extends string = string> = DomainEvent<`${Kind}Deleted`, { id: number }>;
+/** The parent was deleted after the resource attached to it and before it was written: it never will be. */
+export type ResourceWithdrawn<Kind extends string = string> = DomainEvent<`${Kind}Withdrawn`, { id: number; parent_id: number }>;
+/** A parent the resource had attached to (and since left, or was moving to) was deleted: nothing changes. */
+export type ResourceDetached<Kind extends string = string> = DomainEvent<`${Kind}Detached`, { id: number; parent_id: number }>;
+export type ResourceEvent<Fields, Kind extends string = string> =
+  | ResourceCreated<Fields, Kind>
+  | ResourceUpdated<Fields, Kind>
+  | ResourceDeleted<Kind>
+  | ResourceWithdrawn<Kind>
+  | ResourceDetached<Kind>;
+
+export interface ResourceEventNames<Kind extends string = string> {
   created: `${Kind}Created`;
   updated: `${Kind}Updated`;
   deleted: `${Kind}Deleted`;
@@ -27,35 +60,8 @@ export interface ResourceNames<Kind extends string> {
   detached: `${Kind}Detached`;
 }
 
-/** Kind is the resource's event prefix (`SitePage`); left as string, the types cover every kind. */
-export interface ResourceTypes<Fields extends object, Kind extends string = string> {
-  fields: Fields;
-  names: ResourceNames<Kind>;
-  context: Record<never, never>;
-  layout: 'nested';
-  changes: true;
-  deleted: Record<never, never>;
-}
-
-export type ResourceEvent<Fields extends object, Kind extends string = string> = LifecycleEvent<ResourceTypes<Fields, Kind>>;
-export type ResourceCommand<Fields extends object, Kind extends string = string> = LifecycleCommand<ResourceTypes<Fields, Kind>>;
-export type ResourceState<Fields> = LifecycleState<Fields>;
-export type ResourceDecider<Fields extends object, Kind extends string = string> = LifecycleDecider<ResourceTypes<Fields, Kind>>;
-
-export interface ResourceEventNames {
-  created: string;
-  updated: string;
-  deleted: string;
-  withdrawn: string;
-  detached: string;
-}
-
-export function resourceNames<Kind extends string>(kind: Kind): ResourceNames<Kind> {
+export function resourceEventNames<Kind extends string>(kind: Kind): ResourceEventNames<Kind> {
   return {
-    create: 'Create',
-    update: 'Update',
-    delete: 'Delete',
-    parentDeleted: 'ParentDeleted',
     created: `${kind}Created`,
     updated: `${kind}Updated`,
     deleted: `${kind}Deleted`,
@@ -64,43 +70,108 @@ export function resourceNames<Kind extends string>(kind: Kind): ResourceNames<Ki
   };
 }
 
-export function resourceEventNames(kind: string): ResourceEventNames {
-  const { created, updated, deleted, withdrawn, detached } = resourceNames(kind);
-  return { created, updated, deleted, withdrawn, detached };
-}
-
 /** A kind whose records belong to a parent (a site page to its site). */
 export interface ParentRule<Fields> {
-  /** The field holding the parent's id. */
+  /** The field holding the parent's id: a record in the deleted parent is deleted with it. */
   field: keyof Fields;
   /** The refusal of a create whose parent is gone (the same 422 as the read-model check's). */
   refuse(): AppError;
 }
 
-/**
- * Builds the decider of one resource kind. `check` enforces the kind's own rules on a full set
- * of fields and throws ValidationError; rules that need other resources are checked by the
- * handlers before the command. `extraEvolve` folds events of the kind's stream that are not
- * its life cycle's (a page's revert, written by page version history).
- */
-export function resourceDecider<Fields extends object, Kind extends string = string>(
-  kind: Kind,
-  label: string,
-  check: (fields: Fields) => void,
-  extraEvolve?: (state: ResourceState<Fields>, event: DomainEvent) => ResourceState<Fields>,
-  parent?: ParentRule<Fields>,
-): ResourceDecider<Fields, Kind> {
-  const lifecycle = lifecycleDecider<Fields>()({
-    names: resourceNames(kind),
-    label,
-    check,
-    changedKeys: true,
-    parent: parent && { field: parent.field, refuse: () => parent.refuse() },
-  });
-  if (!extraEvolve) return lifecycle;
+export interface ResourceKind<Fields, Kind extends string> {
+  /** The events' prefix: `SitePage`. */
+  kind: Kind;
+  /** Names the record in refusals: "Site page 3 already exists.", "Site page not found.". */
+  label: string;
+  /**
+   * The kind's own rules on a full set of fields; throws ValidationError. Rules that need other
+   * resources are checked by the handlers before the command.
+   */
+  check(fields: Fields): void;
+  parent?: ParentRule<Fields>;
+  /** Folds the events of the kind's stream that are not its life cycle's (a page's revert, written by page version history). */
+  evolveOther?(state: ResourceState<Fields>, event: DomainEvent): ResourceState<Fields>;
+}
+
+/** The decider of one resource kind. */
+export function resourceDecider<Fields extends object, Kind extends string = string>({
+  kind,
+  label,
+  check,
+  parent,
+  evolveOther,
+}: ResourceKind<Fields, Kind>): Decider<ResourceState<Fields>, ResourceCommand<Fields>, ResourceEvent<Fields, Kind>> {
+  const names = resourceEventNames(kind);
+
+  function create({ data }: CreateResource<Fields>, state: ResourceState<Fields>): ResourceEvent<Fields, Kind>[] {
+    if (state.status === 'withdrawn' && parent) throw parent.refuse();
+    mustNotExist(state, label, data.id);
+    check(data.fields);
+    return [{ type: names.created, data: { id: data.id, fields: data.fields } }];
+  }
+
+  function update({ data }: UpdateResource<Fields>, state: ResourceState<Fields>): ResourceEvent<Fields, Kind>[] {
+    const before = mustExist(state, label);
+    const fields = patched(before, data.patch);
+    check(fields);
+    return [{ type: names.updated, data: { id: state.id, fields, changed: changedKeys(before, fields) } }];
+  }
+
+  function remove(state: ResourceState<Fields>): ResourceEvent<Fields, Kind>[] {
+    mustExist(state, label);
+    return [{ type: names.deleted, data: { id: state.id } }];
+  }
+
+  /**
+   * A record in the deleted parent is deleted with it; one not written yet never will be; one
+   * that attached to it and has since left (or was moving to it) only records that it was told.
+   * A kind without a parent rule is never deleted so.
+   */
+  function parentDeleted({ data }: ParentDeleted, state: ResourceState<Fields>): ResourceEvent<Fields, Kind>[] {
+    const { parent_id } = data;
+    if (state.status === 'new') return [{ type: names.withdrawn, data: { id: data.id, parent_id } }];
+    if (state.status !== 'live' || !state.fields) return [];
+    if (parent && state.fields[parent.field] === parent_id) return remove(state);
+    return [{ type: names.detached, data: { id: state.id, parent_id } }];
+  }
+
   return {
-    ...lifecycle,
-    // A stream may hold events of another module (typed by that module), so the type is not a guard here.
-    evolve: (state, event) => (lifecycle.handles(event.type) ? lifecycle.evolve(state, event) : extraEvolve(state, event)),
+    initialState: () => newRecord(),
+
+    evolve(state, event) {
+      // The names are built from the kind, so a case does not narrow the event: the created and
+      // updated events are told by the fields they carry.
+      switch (event.type) {
+        case names.created:
+        case names.updated:
+          return 'fields' in event.data ? liveRecord(event.data.id, event.data.fields) : state;
+        case names.deleted:
+          return deletedRecord(state);
+        case names.withdrawn:
+          return withdrawnRecord(state, event.data.id);
+        case names.detached:
+          return state;
+        default:
+          // A stream may hold events of another module (typed by that module).
+          return evolveOther ? evolveOther(state, event) : state;
+      }
+    },
+
+    decide(command, state) {
+      switch (command.type) {
+        case 'Create':
+          return create(command, state);
+        case 'Update':
+          return update(command, state);
+        case 'Delete':
+          return remove(state);
+        case 'ParentDeleted':
+          return parentDeleted(command, state);
+        default: {
+          const _exhaustive: never = command;
+          return [];
+        }
+      }
+    },
   };
 }

@@ -26,14 +26,27 @@ export class ParentGoneError extends ValidationError {
   }
 }
 
+/** The child's attached event goes to the parent's stream, only while the parent is there. */
+function attach({ data }: AttachChild, state: ParentState): DomainEvent[] {
+  if (state.status !== 'live') throw new ParentGoneError();
+  return [data.attached];
+}
+
 /** `goneTypes`: the parent's events after which it is gone (its deletion). */
 export function parentDecider(goneTypes: readonly string[]): Decider<ParentState, AttachChild, DomainEvent> {
   return {
     initialState: () => ({ status: 'absent' }),
+    // Any event but a deletion means the parent is there: the types are the parent's, not listed here.
     evolve: (_state, event) => ({ status: goneTypes.includes(event.type) ? 'gone' : 'live' }),
     decide(command, state) {
-      if (state.status !== 'live') throw new ParentGoneError();
-      return [command.data.attached];
+      switch (command.type) {
+        case 'AttachChild':
+          return attach(command, state);
+        default: {
+          const _exhaustive: never = command.type;
+          return [];
+        }
+      }
     },
   };
 }

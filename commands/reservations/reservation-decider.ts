@@ -35,6 +35,19 @@ export class KeyHeldError extends ConflictError {
   }
 }
 
+function reserve({ data }: ReserveKey, state: ReservationState): ReservationEvent[] {
+  const { key, owner, abandonedBy } = data;
+  if (state.holder === owner) return [];
+  if (state.holder !== null && state.holder !== abandonedBy) throw new KeyHeldError(key, state.holder);
+  return [{ type: 'KeyReserved', data: { key, owner } }];
+}
+
+/** Only the holder lets go; anyone else's release is nothing to record. */
+function release({ data }: ReleaseKey, state: ReservationState): ReservationEvent[] {
+  const { key, owner } = data;
+  return state.holder === owner ? [{ type: 'KeyReleased', data: { key, owner } }] : [];
+}
+
 /** The state depends on the last event alone, so a handler may fold just that one. */
 export const reservationDecider: Decider<ReservationState, ReservationCommand, ReservationEvent> = {
   initialState: () => ({ holder: null }),
@@ -54,16 +67,10 @@ export const reservationDecider: Decider<ReservationState, ReservationCommand, R
 
   decide(command, state) {
     switch (command.type) {
-      case 'ReserveKey': {
-        const { key, owner, abandonedBy } = command.data;
-        if (state.holder === owner) return [];
-        if (state.holder !== null && state.holder !== abandonedBy) throw new KeyHeldError(key, state.holder);
-        return [{ type: 'KeyReserved', data: { key, owner } }];
-      }
-      case 'ReleaseKey': {
-        const { key, owner } = command.data;
-        return state.holder === owner ? [{ type: 'KeyReleased', data: { key, owner } }] : [];
-      }
+      case 'ReserveKey':
+        return reserve(command, state);
+      case 'ReleaseKey':
+        return release(command, state);
       default: {
         const _exhaustive: never = command;
         return [];

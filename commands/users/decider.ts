@@ -19,6 +19,31 @@ export type UserCommand = RegisterUser | CreateApiKey | RevokeApiKey;
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
+function register({ data }: RegisterUser, state: UserState): UserEvent[] {
+  if (state.exists) throw new ConflictError(`User ${data.id} already exists.`);
+  if (!EMAIL.test(data.email)) throw ValidationError.field('email', 'Must be an email address.');
+  if (!data.name.trim()) throw ValidationError.field('name', 'Must not be empty.');
+  if (!isRole(data.role)) throw ValidationError.field('role', 'Unknown role.');
+  return [{ type: 'UserRegistered', data: { ...data, email: data.email.toLowerCase() } }];
+}
+
+function mustBeRegistered(state: UserState): void {
+  if (!state.exists) throw new NotFoundError('User not found.');
+}
+
+function createApiKey({ data }: CreateApiKey, state: UserState): UserEvent[] {
+  mustBeRegistered(state);
+  if (state.apiKeys.has(data.identity)) throw new ConflictError('An API key with this identity exists.');
+  if (!data.identity) throw ValidationError.field('identity', 'Must not be empty.');
+  return [{ type: 'ApiKeyCreated', data: { userId: state.id, ...data } }];
+}
+
+function revokeApiKey({ data }: RevokeApiKey, state: UserState): UserEvent[] {
+  mustBeRegistered(state);
+  if (!state.apiKeys.has(data.identity)) throw new NotFoundError('API key not found.');
+  return [{ type: 'ApiKeyRevoked', data: { userId: state.id, identity: data.identity } }];
+}
+
 export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
   initialState: () => ({ exists: false, id: 0, apiKeys: new Set() }),
 
@@ -42,24 +67,12 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
 
   decide(command, state) {
     switch (command.type) {
-      case 'RegisterUser': {
-        if (state.exists) throw new ConflictError(`User ${command.data.id} already exists.`);
-        if (!EMAIL.test(command.data.email)) throw ValidationError.field('email', 'Must be an email address.');
-        if (!command.data.name.trim()) throw ValidationError.field('name', 'Must not be empty.');
-        if (!isRole(command.data.role)) throw ValidationError.field('role', 'Unknown role.');
-        return [{ type: 'UserRegistered', data: { ...command.data, email: command.data.email.toLowerCase() } }];
-      }
-      case 'CreateApiKey': {
-        if (!state.exists) throw new NotFoundError('User not found.');
-        if (state.apiKeys.has(command.data.identity)) throw new ConflictError('An API key with this identity exists.');
-        if (!command.data.identity) throw ValidationError.field('identity', 'Must not be empty.');
-        return [{ type: 'ApiKeyCreated', data: { userId: state.id, ...command.data } }];
-      }
-      case 'RevokeApiKey': {
-        if (!state.exists) throw new NotFoundError('User not found.');
-        if (!state.apiKeys.has(command.data.identity)) throw new NotFoundError('API key not found.');
-        return [{ type: 'ApiKeyRevoked', data: { userId: state.id, identity: command.data.identity } }];
-      }
+      case 'RegisterUser':
+        return register(command, state);
+      case 'CreateApiKey':
+        return createApiKey(command, state);
+      case 'RevokeApiKey':
+        return revokeApiKey(command, state);
       default: {
         const _exhaustive: never = command;
         return [];

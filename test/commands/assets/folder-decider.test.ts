@@ -1,5 +1,6 @@
 import t from 'tap';
 import { assetFolderDecider } from '../../../commands/assets/folder-decider.js';
+import { foldEvents } from '../../../commands/decider.js';
 import type { AssetFolderEvent } from '../../../commands/assets/events.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../../infra/errors.js';
 import { deciderSpec } from '../../decider-spec.js';
@@ -13,6 +14,14 @@ t.test('create records title, slug and parent; only once', async (t) => {
   folders.given([]).when({ type: 'CreateAssetFolder', data: { id: 2, title: '  ', slug: 'x', parent_id: null } }).thenThrows(t, ValidationError);
   folders.given([]).when({ type: 'CreateAssetFolder', data: { id: 2, title: 'x'.repeat(256), slug: 'x', parent_id: null } }).thenThrows(t, ValidationError);
   folders.given([]).when({ type: 'CreateAssetFolder', data: { id: 2, title: 'Self', slug: 'self', parent_id: 2 } }).thenThrows(t, ValidationError);
+  t.same(
+    foldEvents(assetFolderDecider, [created]),
+    { status: 'live', id: 2, fields: { title: 'Maps', slug: 'maps', parent_id: 1 } },
+    'the state holds the fields without the id',
+  );
+  t.throws(() => assetFolderDecider.decide({ type: 'CreateAssetFolder', data: { id: 2, title: 'Maps', slug: 'maps', parent_id: 1 } }, foldEvents(assetFolderDecider, [created])), {
+    message: 'Folder 2 already exists.',
+  });
 });
 
 t.test('update: a rename, a move, both, or nothing', async (t) => {

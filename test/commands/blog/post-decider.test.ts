@@ -1,5 +1,6 @@
 import t from 'tap';
 import { blogPostDecider, type BlogPostCommand } from '../../../commands/blog/post-decider.js';
+import { foldEvents } from '../../../commands/decider.js';
 import type { BlogPostEvent, BlogPostFields } from '../../../commands/blog/events.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../../infra/errors.js';
 import { deciderSpec } from '../../decider-spec.js';
@@ -123,4 +124,43 @@ t.test('a deleted category tells each post filed in it', async (t) => {
   const withdrawn: BlogPostEvent = { type: 'BlogPostWithdrawn', data: { id: 7, category_id: 1 } };
   spec.given([withdrawn]).when({ type: 'CreateBlogPost', data: { id: 7, fields: draft, now: NOW } }).thenThrows(t, ValidationError, 'its create is refused: the category must exist');
   spec.given([withdrawn]).when({ type: 'UpdateBlogPost', data: { patch: { title: 'x' }, now: NOW } }).thenThrows(t, NotFoundError);
+  spec.given([withdrawn]).when(categoryDeleted(1)).then(t, [], 'a withdrawn post: nothing');
+  t.equal(foldEvents(blogPostDecider, [withdrawn]).status, 'withdrawn');
+  t.throws(
+    () => blogPostDecider.decide({ type: 'CreateBlogPost', data: { id: 7, fields: draft, now: NOW } }, foldEvents(blogPostDecider, [withdrawn])),
+    { message: 'Blog category 1 does not exist.' },
+  );
+});
+
+t.test("evolve: a deleted post keeps its last fields; the others' events leave the state as it was", async (t) => {
+  const state = foldEvents(blogPostDecider, [created, { type: 'BlogPostDeleted', data: { id: 7 } }]);
+  t.same(state, { status: 'deleted', id: 7, fields: draft }, 'its handler releases their keys');
+  const live = foldEvents(blogPostDecider, [created]);
+  t.equal(blogPostDecider.evolve(live, { type: 'BlogPostDetached', data: { id: 7, category_id: 2 } }), live);
+  t.equal(blogPostDecider.evolve(live, { type: 'BlogPostPublished', data: { id: 7, published_at: NOW } }), live);
+});
+
+t.test('the types are the post\'s own: a switch over its commands is exhaustive', async (t) => {
+  const describe = (command: BlogPostCommand): string => {
+    switch (command.type) {
+      case 'CreateBlogPost':
+        return command.data.fields.title;
+      case 'UpdateBlogPost':
+        return command.data.now;
+      case 'DeleteBlogPost':
+        return 'delete';
+      case 'CategoryDeleted':
+        return String(command.data.category_id);
+      default: {
+        const _exhaustive: never = command;
+        return _exhaustive;
+      }
+    }
+  };
+  t.equal(describe({ type: 'CategoryDeleted', data: { id: 7, category_id: 3, now: NOW } }), '3');
+  // @ts-expect-error a name the post does not use is no command of it
+  const unknown: BlogPostCommand = { type: 'Create', data: { id: 7, fields: draft, now: NOW } };
+  // @ts-expect-error a post's created event nests its fields
+  const flat: BlogPostEvent = { type: 'BlogPostCreated', data: { id: 7, ...draft } };
+  t.ok(unknown && flat);
 });

@@ -27,6 +27,27 @@ t.test('category create, update (only present fields), delete', async (t) => {
     .given([created, { type: 'BlogCategoryDeleted', data: { id: 1 } }])
     .when({ type: 'DeleteBlogCategory', data: {} })
     .thenThrows(t, NotFoundError);
+  const state = blogCategoryDecider.evolve(blogCategoryDecider.initialState(), created);
+  t.throws(() => blogCategoryDecider.decide({ type: 'CreateBlogCategory', data: { id: 1, fields: news } }, state), {
+    message: 'Blog category 1 already exists.',
+  });
+  t.throws(() => blogCategoryDecider.decide({ type: 'DeleteBlogCategory', data: {} }, blogCategoryDecider.initialState()), {
+    message: 'Blog category not found.',
+  });
+  categories
+    .given([created])
+    .when({ type: 'UpdateBlogCategory', data: { patch: { name: 'Notices', slug: undefined } } })
+    .then(t, [{ type: 'BlogCategoryUpdated', data: { id: 1, fields: { ...news, name: 'Notices' } } }], 'a key given as undefined is left as it was');
+  categories.given([created]).when({ type: 'UpdateBlogCategory', data: { patch: { slug: 'not a slug' } } }).thenThrows(t, ValidationError);
+  categories
+    .given([created, { type: 'BlogCategoryDeleted', data: { id: 1 } }])
+    .when({ type: 'UpdateBlogCategory', data: { patch: { name: 'x' } } })
+    .thenThrows(t, NotFoundError);
+  t.same(
+    blogCategoryDecider.evolve(state, { type: 'BlogCategoryDeleted', data: { id: 1 } }),
+    { status: 'deleted', id: 1, fields: news },
+    'a deleted category keeps its last fields (its handler releases their keys)',
+  );
 });
 
 t.test('tags are created once, with a valid slug', async (t) => {

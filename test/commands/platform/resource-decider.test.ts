@@ -1,6 +1,7 @@
 import t from 'tap';
 import { sitePageDecider, siteDecider } from '../../../commands/platform/kinds.js';
-import type { SitePageFields } from '../../../commands/platform/fields.js';
+import { foldEvents } from '../../../commands/decider.js';
+import type { SiteFields, SitePageFields } from '../../../commands/platform/fields.js';
 import type { ResourceEvent } from '../../../commands/platform/resource-decider.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../../infra/errors.js';
 import { deciderSpec } from '../../decider-spec.js';
@@ -28,6 +29,14 @@ t.test('update carries the full page after the patch and names what changed', as
     .when({ type: 'Update', data: { patch: { title: 'About us', blocks: [] } } })
     .then(t, [{ type: 'SitePageUpdated', data: { id: 5, fields: { ...page, title: 'About us', blocks: [] }, changed: ['title', 'blocks'] } }]);
   pages.given([]).when({ type: 'Update', data: { patch: { title: 'x' } } }).thenThrows(t, NotFoundError);
+  pages
+    .given([created])
+    .when({ type: 'Update', data: { patch: { title: 'About us', slug: undefined, is_public: true } } })
+    .then(t, [{ type: 'SitePageUpdated', data: { id: 5, fields: { ...page, title: 'About us' }, changed: ['title'] } }], 'keys given as undefined or unchanged are not named');
+  t.throws(() => sitePageDecider.decide({ type: 'Update', data: { patch: { title: 'x' } } }, sitePageDecider.initialState()), { message: 'Site page not found.' });
+  t.throws(() => sitePageDecider.decide({ type: 'Create', data: { id: 5, fields: page } }, foldEvents(sitePageDecider, [created])), {
+    message: 'Site page 5 already exists.',
+  });
 });
 
 t.test('rules: empty title, bad slug, block without layout are refused', async (t) => {
@@ -67,4 +76,23 @@ t.test('a deleted site tells each page attached to it', async (t) => {
   pages.given([withdrawn]).when(parentDeleted).then(t, []);
   pages.given([withdrawn]).when({ type: 'Create', data: { id: 5, fields: page } }).thenThrows(t, ValidationError, 'its create is refused: the site must exist');
   pages.given([withdrawn]).when({ type: 'Update', data: { patch: { title: 'x' } } }).thenThrows(t, NotFoundError);
+  t.equal(foldEvents(sitePageDecider, [withdrawn]).status, 'withdrawn');
+});
+
+t.test('a kind without a parent rule is never deleted by a parent\'s deletion', async (t) => {
+  const sites = deciderSpec(siteDecider);
+  const site: ResourceEvent<SiteFields> = { type: 'SiteCreated', data: { id: 1, fields: { slug: 'main', title: 'Main' } } };
+  sites.given([site]).when({ type: 'ParentDeleted', data: { id: 1, parent_id: 1 } }).then(t, [{ type: 'SiteDetached', data: { id: 1, parent_id: 1 } }]);
+  sites.given([]).when({ type: 'ParentDeleted', data: { id: 1, parent_id: 1 } }).then(t, [{ type: 'SiteWithdrawn', data: { id: 1, parent_id: 1 } }]);
+  sites.given([{ type: 'SiteWithdrawn', data: { id: 1, parent_id: 1 } }]).when({ type: 'Create', data: { id: 1, fields: { slug: 'main', title: 'Main' } } }).thenThrows(t, ConflictError);
+});
+
+t.test('evolve: the life cycle events fold; an event of another kind changes nothing', async (t) => {
+  const state = foldEvents(sitePageDecider, [created]);
+  t.same(state, { status: 'live', id: 5, fields: page });
+  t.same(sitePageDecider.evolve(state, { type: 'SitePageDeleted', data: { id: 5 } }), { status: 'deleted', id: 5, fields: page }, 'a deleted page keeps its last fields');
+  t.equal(sitePageDecider.evolve(state, { type: 'SitePageDetached', data: { id: 5, parent_id: 2 } }), state);
+  // A stream may hold another module's events, which this decider's event type does not name.
+  const painted = { type: 'SitePagePainted', data: { id: 5 } } as unknown as ResourceEvent<SitePageFields>;
+  t.equal(sitePageDecider.evolve(state, painted), state);
 });
