@@ -4,7 +4,7 @@ import type { EventStore, StoredEvent, Subscription } from '../infra/event-store
 import { DependencyUnavailableError, StorageFullError } from '../infra/errors.js';
 import { PROJECTIONS_CONTROL_STREAM } from './control-events.js';
 import type { Projection } from './projection.js';
-import { FLOOR_ID, loadCheckpoints, saveCheckpoints, saveOwnCheckpoints } from './runner/checkpoints.js';
+import { FLOOR_ID, loadCheckpoints, loadHandled, saveCheckpoints, saveOwnCheckpoints } from './runner/checkpoints.js';
 import type { ProjectionLogger } from './runner/logger.js';
 import { ParkedProjections, RESUME_BATCH, type ParkedProjection, type ResumeContext } from './runner/parked.js';
 import { ReadYourWritesWaits } from './runner/waits.js';
@@ -70,6 +70,12 @@ export interface ReadModelLoss {
  * parked projections: a command still answers while one read model is parked, and /health
  * reports that read model as stale.
  *
+ * Servers of one deployment on a bus whose groups share their events (EventBus.sharedGroups:
+ * Kafka, one partition) share the read models, and one runner at a time folds: the others'
+ * waits follow the position the folding one saves with the checkpoints (runner/waits.ts), and a
+ * runner given the events at a rebalance reads the checkpoints again first (assigned), so each
+ * event is applied once across them and none is lost when one stops or dies.
+ *
  * A checkpoint never passes what its read model kept. A batch that fails puts the checkpoints
  * back as they were before it; a store that loses its uncommitted writes (SQLite after a commit
  * the disk refused: DocumentStore.watchCommits) puts them back as its last commit holds them, and
@@ -87,7 +93,11 @@ export class ProjectionRunner {
   private readonly resumedFrom = new Map<string, number>();
   private readonly applied = new Map<string, { applied: number; firstApplied: number | null }>();
   private subscription: Subscription | null = null;
-  private readonly waits = new ReadYourWritesWaits();
+  private readonly waits: ReadYourWritesWaits;
+  /** Other processes' runners may fold into the same read models (EventBus.sharedGroups). */
+  private readonly shared: boolean;
+  /** A read of the shared position failed, and none has answered since: logged once. */
+  private sharedReadFailing = false;
   private readonly afterBatch: ((events: StoredEvent[]) => Promise<void> | void)[] = [];
   /** Projections that applied or parked on an event of the batch being folded: their checkpoints are saved with it. */
   private readonly touched = new Set<string>();
@@ -116,6 +126,11 @@ export class ProjectionRunner {
     private readonly logger: ProjectionLogger,
   ) {
     this.names = projections.map((p) => p.name);
+    this.shared = bus.sharedGroups === true && documents.persistent;
+    this.waits = new ReadYourWritesWaits(this.shared ? () => this.readShared() : null, (error) => {
+      if (!this.sharedReadFailing) this.logger.warn({ err: error }, 'could not read how far the shared read models are; writes wait on');
+      this.sharedReadFailing = true;
+    });
     for (const projection of projections) {
       if (this.byName.has(projection.name)) throw new Error(`Two projections are named ${projection.name}.`);
       if (projection.name === FLOOR_ID) throw new Error(`A projection may not be named ${FLOOR_ID}: the checkpoints' floor is.`);
@@ -165,7 +180,31 @@ export class ProjectionRunner {
     await this.parked.loadSkips(this.eventStore);
     const from = Math.min(...this.checkpoints.values(), Number.MAX_SAFE_INTEGER);
     this.position = from === Number.MAX_SAFE_INTEGER ? 0 : from;
-    this.subscription = await this.bus.subscribe(GROUP, this.position, (batch) => this.handle(batch));
+    this.subscription = await this.bus.subscribe(GROUP, this.position, (batch) => this.handle(batch), { assigned: () => this.assigned() });
+    this.waits.start();
+  }
+
+  private async readShared(): Promise<number> {
+    const position = await loadHandled(this.documents);
+    this.sharedReadFailing = false;
+    return position;
+  }
+
+  /**
+   * This runner is given the group's events (at its start, or at a rebalance after another
+   * server's runner stopped or died): the other may have folded events since this one last did.
+   * So the checkpoints are read again from the store, and the log up to the position the store's
+   * read models have passed is folded for the projections below it (one parked on the other
+   * server tries its event again, as at a restart); the group's events after it follow.
+   */
+  private async assigned(): Promise<void> {
+    await this.exclusively(async () => {
+      const [saved, handled] = await Promise.all([loadCheckpoints(this.documents, this.names), this.documents.persistent ? loadHandled(this.documents) : 0]);
+      for (const [name, checkpoint] of saved) this.checkpoints.set(name, Math.max(this.checkpoints.get(name) ?? 0, checkpoint));
+      await this.foldLog(handled);
+      this.position = Math.max(this.position, handled);
+      this.waits.release(this.position);
+    });
   }
 
   private foldedState(): FoldedState {
@@ -244,6 +283,16 @@ export class ProjectionRunner {
    */
   private async refold(upTo: number): Promise<void> {
     if (!this.loss || this.refolded) return;
+    await this.foldLog(upTo);
+    // A write even when nothing was to fold: its commit tells whether the storage takes writes again.
+    const save = () => this.saveCheckpoints([], this.position);
+    if (this.documents.batch) await this.documents.batch(save);
+    else await save();
+    this.refolded = true;
+  }
+
+  /** Folds the log from the lowest checkpoint of a projection not parked up to `upTo`, read from the event store. */
+  private async foldLog(upTo: number): Promise<void> {
     const unparked = this.projections.filter((p) => !this.parked.has(p.name)).map((p) => this.checkpoints.get(p.name) ?? 0);
     let after = Math.min(...unparked, upTo);
     while (after < upTo) {
@@ -252,11 +301,6 @@ export class ProjectionRunner {
       await this.foldInBatch(events);
       after = events[events.length - 1].position;
     }
-    // A write even when nothing was to fold: its commit tells whether the storage takes writes again.
-    const save = () => this.saveCheckpoints([]);
-    if (this.documents.batch) await this.documents.batch(save);
-    else await save();
-    this.refolded = true;
   }
 
   /**
@@ -329,14 +373,14 @@ export class ProjectionRunner {
     }
     const touched = this.projections.filter((p) => this.touched.has(p.name));
     this.touched.clear();
-    await this.saveCheckpoints(touched);
+    await this.saveCheckpoints(touched, Math.max(this.position, last));
     // In the store's open transaction now: its commit keeps this state.
     this.handedState = this.foldedState();
   }
 
   /** Saves the checkpoints of `projections` and the floor under every checkpoint (runner/checkpoints.ts). */
-  private async saveCheckpoints(projections: readonly Projection[]): Promise<void> {
-    await saveCheckpoints(this.documents, this.names, this.checkpoints, projections.map((p) => p.name));
+  private async saveCheckpoints(projections: readonly Projection[], handled: number): Promise<void> {
+    await saveCheckpoints(this.documents, this.names, this.checkpoints, projections.map((p) => p.name), handled);
   }
 
   /** Applies the event; on a failure parks the projection there (answers false) unless an operator skipped it. */
@@ -420,14 +464,19 @@ export class ProjectionRunner {
    * the end of a rebuild, so a store at rest holds each projection's own position.
    */
   async saveAllCheckpoints(): Promise<void> {
-    await this.saveCheckpoints(this.projections);
+    await this.saveCheckpoints(this.projections, this.position);
   }
 
-  /** Stops after the batch in hand; a runner that ran saves every checkpoint, so a stopped store's are each projection's own. */
+  /**
+   * Stops after the batch in hand; a runner that ran saves every checkpoint, so a stopped store's
+   * are each projection's own. Not one that shares its read models with other servers' runners:
+   * what it holds may be behind what another has saved since (the floor covers every checkpoint).
+   */
   async stop(): Promise<void> {
-    const running = this.subscription !== null;
+    const running = this.subscription !== null && !this.shared;
     await this.subscription?.stop();
     this.subscription = null;
+    this.waits.stop();
     if (this.refoldTimer) clearTimeout(this.refoldTimer);
     this.refoldTimer = null;
     await this.folding;

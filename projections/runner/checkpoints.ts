@@ -20,6 +20,12 @@ export const FLOOR_ID = '*';
 
 interface FloorDoc extends CheckpointDoc {
   projections: string[];
+  /**
+   * The log position the runner that saved it had handled (ProjectionRunner.currentPosition):
+   * every read model has passed it but the parked ones. Servers sharing the read models wait on
+   * it for their writes when another server's runner folds them (runner/waits.ts).
+   */
+  handled?: number;
 }
 
 /**
@@ -38,11 +44,20 @@ export async function loadCheckpoints(documents: DocumentStore, names: readonly 
   return checkpoints;
 }
 
-/** Saves the checkpoints of the projections named in `which` and the floor under the checkpoints of every projection (`names`). */
-export async function saveCheckpoints(documents: DocumentStore, names: readonly string[], checkpoints: ReadonlyMap<string, number>, which: readonly string[]): Promise<void> {
+/**
+ * Saves the checkpoints of the projections named in `which` and the floor under the checkpoints
+ * of every projection (`names`), with the position handled.
+ */
+export async function saveCheckpoints(
+  documents: DocumentStore,
+  names: readonly string[],
+  checkpoints: ReadonlyMap<string, number>,
+  which: readonly string[],
+  handled: number,
+): Promise<void> {
   if (!documents.persistent) return;
   const position = Math.min(...names.map((name) => checkpoints.get(name) ?? 0));
-  const floor: FloorDoc = { _id: FLOOR_ID, position, projections: [...names] };
+  const floor: FloorDoc = { _id: FLOOR_ID, position, projections: [...names], handled };
   await documents.collection<CheckpointDoc>(CHECKPOINTS).putMany([...which.map((name) => ({ _id: name, position: checkpoints.get(name) ?? 0 })), floor]);
 }
 
@@ -50,4 +65,14 @@ export async function saveCheckpoints(documents: DocumentStore, names: readonly 
 export async function saveOwnCheckpoints(documents: DocumentStore, checkpoints: ReadonlyMap<string, number>, which: readonly string[]): Promise<void> {
   if (which.length === 0 || !documents.persistent) return;
   await documents.collection<CheckpointDoc>(CHECKPOINTS).putMany(which.map((name) => ({ _id: name, position: checkpoints.get(name) ?? 0 })));
+}
+
+/**
+ * The log position the read models in the store have passed, as their last saved batch says (0
+ * before any); the floor's own position (a lower bound) when it was saved without one.
+ */
+export async function loadHandled(documents: DocumentStore): Promise<number> {
+  const floor = await documents.collection<FloorDoc>(CHECKPOINTS).findOne({ _id: FLOOR_ID });
+  if (!floor) return 0;
+  return typeof floor.handled === 'number' ? floor.handled : floor.position;
 }
