@@ -68,7 +68,9 @@ async function createEventBus(config: AppConfig, eventStore: EventStore, logger:
   if (config.kafkaBrokers && config.kafkaBrokers.length > 0) {
     const { KafkaEventBus } = await import('./event-bus/kafka.js');
     const { kafkaNamesFor } = await import('./event-bus/kafka-names.js');
-    return KafkaEventBus.start({ brokers: config.kafkaBrokers, store: eventStore, logger, ...kafkaNamesFor(config) });
+    // The process id in the client id (and so in the group member's id) tells an operator, and
+    // the two-servers test, which server of a deployment holds the group's partition.
+    return KafkaEventBus.start({ brokers: config.kafkaBrokers, store: eventStore, logger, clientId: `collections-backend-${process.pid}`, ...kafkaNamesFor(config) });
   }
   return new EmbeddedEventBus(eventStore);
 }

@@ -2,41 +2,17 @@ import type { DocumentStore } from '../infra/document-store/port.js';
 import type { EventBus } from '../infra/event-bus/port.js';
 import type { EventStore, StoredEvent, Subscription } from '../infra/event-store/port.js';
 import { DependencyUnavailableError, StorageFullError } from '../infra/errors.js';
-import { controlRequest, PROJECTIONS_CONTROL_STREAM } from './control-events.js';
+import { PROJECTIONS_CONTROL_STREAM } from './control-events.js';
 import type { Projection } from './projection.js';
+import { FLOOR_ID, loadCheckpoints, loadHandled, saveCheckpoints, saveOwnCheckpoints } from './runner/checkpoints.js';
+import type { ProjectionLogger } from './runner/logger.js';
+import { ParkedProjections, RESUME_BATCH, type ParkedProjection, type ResumeContext } from './runner/parked.js';
+import { ReadYourWritesWaits } from './runner/waits.js';
 
-export interface ProjectionLogger {
-  error(details: object, message: string): void;
-  warn(details: object, message: string): void;
-}
+export type { ProjectionLogger } from './runner/logger.js';
+export type { ParkedProjection } from './runner/parked.js';
 
-interface CheckpointDoc {
-  _id: string;
-  position: number;
-  [key: string]: unknown;
-}
-
-interface Waiter {
-  position: number;
-  /** Date.now() past which it is refused. */
-  deadline: number;
-  resolve(): void;
-  reject(error: Error): void;
-}
-
-const CHECKPOINTS = '_checkpoints';
 const GROUP = 'projections';
-
-/** A projection stopped at an event its handler failed on: it applies nothing after it until retried or skipped. */
-export interface ParkedProjection {
-  name: string;
-  /** Position of the event that failed; the projection's checkpoint is just before it. */
-  position: number;
-  eventType: string;
-  error: string;
-  /** When it parked (ISO 8601, wall clock: an operator compares it with the logs). */
-  since: string;
-}
 
 export interface ProjectionStatus {
   name: string;
@@ -54,26 +30,6 @@ export interface ProjectionStartStats {
   applied: number;
   /** Position of the first of them, null when none. */
   firstApplied: number | null;
-}
-
-/** Events read per step when a resumed projection catches up from the log. */
-const RESUME_BATCH = 1000;
-
-/**
- * The checkpoints' floor, saved with every batch beside the checkpoints of the projections that
- * applied (or parked on) one of its events: the lowest checkpoint of the projections it names.
- * A projection's checkpoint at start is the higher of its own and the floor, when the floor names
- * it; one it does not name (added since) starts from its own. Saving every projection's checkpoint
- * in every batch was a write per projection per create.
- */
-const FLOOR_ID = '*';
-
-interface FloorDoc extends CheckpointDoc {
-  projections: string[];
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** What the runner has folded, as of one moment: each projection's checkpoint and the parked ones. */
@@ -96,7 +52,11 @@ export interface ReadModelLoss {
 }
 
 /**
- * Folds the log into the read models. Every projection keeps its own checkpoint: an event at or
+ * Folds the log into the read models (this file), with the checkpoints saved beside them
+ * (runner/checkpoints.ts), the parked projections and their operators' control
+ * (runner/parked.ts), and the read-your-writes waits (runner/waits.ts).
+ *
+ * Every projection keeps its own checkpoint: an event at or
  * below it is skipped (at-least-once delivery made idempotent). A handler that throws parks its
  * projection at that event (checkpoint just before it, nothing applied after it) while the
  * others go on; an operator's retry or skip, recorded in the log's `projections` stream
@@ -110,6 +70,12 @@ export interface ReadModelLoss {
  * parked projections: a command still answers while one read model is parked, and /health
  * reports that read model as stale.
  *
+ * Servers of one deployment on a bus whose groups share their events (EventBus.sharedGroups:
+ * Kafka, one partition) share the read models, and one runner at a time folds: the others'
+ * waits follow the position the folding one saves with the checkpoints (runner/waits.ts), and a
+ * runner given the events at a rebalance reads the checkpoints again first (assigned), so each
+ * event is applied once across them and none is lost when one stops or dies.
+ *
  * A checkpoint never passes what its read model kept. A batch that fails puts the checkpoints
  * back as they were before it; a store that loses its uncommitted writes (SQLite after a commit
  * the disk refused: DocumentStore.watchCommits) puts them back as its last commit holds them, and
@@ -121,18 +87,17 @@ export class ProjectionRunner {
   private readonly checkpoints = new Map<string, number>();
   private readonly byType = new Map<string, Projection[]>();
   private readonly byName = new Map<string, Projection>();
-  private readonly parked = new Map<string, ParkedProjection>();
-  /** Operator skips: projection name to the positions it may pass over. */
-  private readonly skips = new Map<string, Set<number>>();
+  private readonly parked = new ParkedProjections();
   private position = 0;
   /** Each projection's checkpoint when this runner started, and what it has applied since. */
   private readonly resumedFrom = new Map<string, number>();
   private readonly applied = new Map<string, { applied: number; firstApplied: number | null }>();
   private subscription: Subscription | null = null;
-  private waiters: Waiter[] = [];
-  /** One timer for every waiter's deadline, armed while any waits: a create would otherwise set and clear its own. */
-  private deadlineTimer: NodeJS.Timeout | null = null;
-  private armedDeadline = Number.POSITIVE_INFINITY;
+  private readonly waits: ReadYourWritesWaits;
+  /** Other processes' runners may fold into the same read models (EventBus.sharedGroups). */
+  private readonly shared: boolean;
+  /** A read of the shared position failed, and none has answered since: logged once. */
+  private sharedReadFailing = false;
   private readonly afterBatch: ((events: StoredEvent[]) => Promise<void> | void)[] = [];
   /** Projections that applied or parked on an event of the batch being folded: their checkpoints are saved with it. */
   private readonly touched = new Set<string>();
@@ -161,6 +126,11 @@ export class ProjectionRunner {
     private readonly logger: ProjectionLogger,
   ) {
     this.names = projections.map((p) => p.name);
+    this.shared = bus.sharedGroups === true && documents.persistent;
+    this.waits = new ReadYourWritesWaits(this.shared ? () => this.readShared() : null, (error) => {
+      if (!this.sharedReadFailing) this.logger.warn({ err: error }, 'could not read how far the shared read models are; writes wait on');
+      this.sharedReadFailing = true;
+    });
     for (const projection of projections) {
       if (this.byName.has(projection.name)) throw new Error(`Two projections are named ${projection.name}.`);
       if (projection.name === FLOOR_ID) throw new Error(`A projection may not be named ${FLOOR_ID}: the checkpoints' floor is.`);
@@ -195,56 +165,56 @@ export class ProjectionRunner {
 
   /** Each projection's checkpoint and, when parked, where and why. */
   status(): ProjectionStatus[] {
-    return this.projections.map((p) => ({ name: p.name, position: this.checkpoints.get(p.name) ?? 0, parked: this.parked.get(p.name) ?? null }));
+    return this.projections.map((p) => ({ name: p.name, position: this.checkpoints.get(p.name) ?? 0, parked: this.parked.get(p.name) }));
   }
 
   async start(): Promise<void> {
-    const saved = this.documents.persistent
-      ? await this.documents.collection<CheckpointDoc>(CHECKPOINTS).find({})
-      : [];
-    const savedByName = new Map(saved.map((c) => [c._id, c.position]));
-    const floor = saved.find((c): c is FloorDoc => c._id === FLOOR_ID && Array.isArray(c.projections));
-    for (const projection of this.projections) {
-      const own = savedByName.get(projection.name) ?? 0;
-      const checkpoint = floor?.projections.includes(projection.name) ? Math.max(own, floor.position) : own;
-      this.checkpoints.set(projection.name, checkpoint);
-      this.resumedFrom.set(projection.name, checkpoint);
+    const saved = await loadCheckpoints(this.documents, this.names);
+    for (const [name, checkpoint] of saved) {
+      this.checkpoints.set(name, checkpoint);
+      this.resumedFrom.set(name, checkpoint);
     }
     this.applied.clear();
     this.committedState = this.handedState = this.foldedState();
     this.stopWatching ??= this.documents.watchCommits?.({ committed: () => this.committed(), lost: (error) => this.lost(error) }) ?? null;
-    await this.loadSkips();
+    await this.parked.loadSkips(this.eventStore);
     const from = Math.min(...this.checkpoints.values(), Number.MAX_SAFE_INTEGER);
     this.position = from === Number.MAX_SAFE_INTEGER ? 0 : from;
-    this.subscription = await this.bus.subscribe(GROUP, this.position, (batch) => this.handle(batch));
+    this.subscription = await this.bus.subscribe(GROUP, this.position, (batch) => this.handle(batch), { assigned: () => this.assigned() });
+    this.waits.start();
+  }
+
+  private async readShared(): Promise<number> {
+    const position = await loadHandled(this.documents);
+    this.sharedReadFailing = false;
+    return position;
   }
 
   /**
-   * Skips recorded before now: a replay from the start meets the skipped event before the
-   * request that skips it, so the requests are known up front.
+   * This runner is given the group's events (at its start, or at a rebalance after another
+   * server's runner stopped or died): the other may have folded events since this one last did.
+   * So the checkpoints are read again from the store, and the log up to the position the store's
+   * read models have passed is folded for the projections below it (one parked on the other
+   * server tries its event again, as at a restart); the group's events after it follow.
    */
-  private async loadSkips(): Promise<void> {
-    for (const event of await this.eventStore.readStream(PROJECTIONS_CONTROL_STREAM)) {
-      const request = controlRequest(event);
-      if (request?.type === 'ProjectionSkipRequested') this.addSkip(request.data.projection, request.data.position);
-    }
-  }
-
-  private addSkip(name: string, position: number): void {
-    const set = this.skips.get(name) ?? new Set<number>();
-    set.add(position);
-    this.skips.set(name, set);
+  private async assigned(): Promise<void> {
+    await this.exclusively(async () => {
+      const [saved, handled] = await Promise.all([loadCheckpoints(this.documents, this.names), this.documents.persistent ? loadHandled(this.documents) : 0]);
+      for (const [name, checkpoint] of saved) this.checkpoints.set(name, Math.max(this.checkpoints.get(name) ?? 0, checkpoint));
+      await this.foldLog(handled);
+      this.position = Math.max(this.position, handled);
+      this.waits.release(this.position);
+    });
   }
 
   private foldedState(): FoldedState {
-    return { checkpoints: new Map(this.checkpoints), parked: new Map(this.parked) };
+    return { checkpoints: new Map(this.checkpoints), parked: this.parked.snapshot() };
   }
 
   private restore(state: FoldedState): void {
     this.checkpoints.clear();
     for (const [name, position] of state.checkpoints) this.checkpoints.set(name, position);
-    this.parked.clear();
-    for (const [name, parked] of state.parked) this.parked.set(name, parked);
+    this.parked.restore(state.parked);
   }
 
   /** The store committed everything handed to it. */
@@ -313,6 +283,16 @@ export class ProjectionRunner {
    */
   private async refold(upTo: number): Promise<void> {
     if (!this.loss || this.refolded) return;
+    await this.foldLog(upTo);
+    // A write even when nothing was to fold: its commit tells whether the storage takes writes again.
+    const save = () => this.saveCheckpoints([], this.position);
+    if (this.documents.batch) await this.documents.batch(save);
+    else await save();
+    this.refolded = true;
+  }
+
+  /** Folds the log from the lowest checkpoint of a projection not parked up to `upTo`, read from the event store. */
+  private async foldLog(upTo: number): Promise<void> {
     const unparked = this.projections.filter((p) => !this.parked.has(p.name)).map((p) => this.checkpoints.get(p.name) ?? 0);
     let after = Math.min(...unparked, upTo);
     while (after < upTo) {
@@ -321,11 +301,6 @@ export class ProjectionRunner {
       await this.foldInBatch(events);
       after = events[events.length - 1].position;
     }
-    // A write even when nothing was to fold: its commit tells whether the storage takes writes again.
-    const save = () => this.saveCheckpoints([]);
-    if (this.documents.batch) await this.documents.batch(save);
-    else await save();
-    this.refolded = true;
   }
 
   /**
@@ -373,7 +348,7 @@ export class ProjectionRunner {
         this.logger.error({ err: error }, 'after-batch listener failed');
       }
     }
-    this.releaseWaiters();
+    this.waits.release(this.position);
   }
 
   /** Applies the events each projection has not yet applied, then saves the checkpoints. */
@@ -398,19 +373,14 @@ export class ProjectionRunner {
     }
     const touched = this.projections.filter((p) => this.touched.has(p.name));
     this.touched.clear();
-    await this.saveCheckpoints(touched);
+    await this.saveCheckpoints(touched, Math.max(this.position, last));
     // In the store's open transaction now: its commit keeps this state.
     this.handedState = this.foldedState();
   }
 
-  /** Saves the checkpoints of `projections` and the floor under every checkpoint (FLOOR_ID). */
-  private async saveCheckpoints(projections: readonly Projection[]): Promise<void> {
-    if (!this.documents.persistent) return;
-    const position = Math.min(...this.names.map((name) => this.checkpoints.get(name) ?? 0));
-    const floor: FloorDoc = { _id: FLOOR_ID, position, projections: this.names };
-    await this.documents
-      .collection<CheckpointDoc>(CHECKPOINTS)
-      .putMany([...projections.map((p) => ({ _id: p.name, position: this.checkpoints.get(p.name) ?? 0 })), floor]);
+  /** Saves the checkpoints of `projections` and the floor under every checkpoint (runner/checkpoints.ts). */
+  private async saveCheckpoints(projections: readonly Projection[], handled: number): Promise<void> {
+    await saveCheckpoints(this.documents, this.names, this.checkpoints, projections.map((p) => p.name), handled);
   }
 
   /** Applies the event; on a failure parks the projection there (answers false) unless an operator skipped it. */
@@ -423,17 +393,11 @@ export class ProjectionRunner {
     } catch (error) {
       if (error instanceof DependencyUnavailableError) throw error;
       const details = { projection: projection.name, eventType: event.type, position: event.position, err: error };
-      if (this.skips.get(projection.name)?.has(event.position)) {
+      if (this.parked.skipped(projection.name, event.position)) {
         this.logger.warn(details, 'projection handler failed on an event an operator skipped; passed over');
         return true;
       }
-      this.parked.set(projection.name, {
-        name: projection.name,
-        position: event.position,
-        eventType: event.type,
-        error: messageOf(error),
-        since: new Date().toISOString(),
-      });
+      this.parked.park(projection.name, event, error);
       this.checkpoints.set(projection.name, event.position - 1);
       this.logger.error(
         details,
@@ -443,102 +407,26 @@ export class ProjectionRunner {
     }
   }
 
-  /** An operator's request from the log's control stream. */
+  /** An operator's request from the log's control stream: it may resume a parked projection up to the event before it. */
   private async control(event: StoredEvent): Promise<void> {
-    const request = controlRequest(event);
-    if (!request) {
-      this.logger.warn({ position: event.position, eventType: event.type }, 'ignored a malformed projection control event');
-      return;
-    }
-    const projection = this.byName.get(request.data.projection);
-    if (request.type === 'ProjectionSkipRequested') this.addSkip(request.data.projection, request.data.position);
-    // Another process may run projections this one does not have: not an error here.
-    if (!projection) return;
-    const parked = this.parked.get(projection.name);
-    if (!parked) return;
-    if (request.type === 'ProjectionSkipRequested' && request.data.position !== parked.position) {
-      this.logger.warn(
-        { projection: projection.name, parkedAt: parked.position, skipRequested: request.data.position },
-        'a skip names another event than the one the projection is parked at; it stays parked',
-      );
-      return;
-    }
-    await this.resume(projection, event.position - 1);
+    const name = this.parked.request(event, this.logger);
+    const projection = name === null ? undefined : this.byName.get(name);
+    if (projection) await this.parked.resume(projection, event.position - 1, this.resumeContext());
   }
 
-  /**
-   * Catches a parked projection up from its checkpoint to `upTo`, reading the log: the failed
-   * event first (tried again, or passed over if skipped). It stays parked until that succeeds,
-   * so a batch retried after a DependencyUnavailableError resumes it again from where it is.
-   */
-  private async resume(projection: Projection, upTo: number): Promise<void> {
-    const handles = new Set(projection.handles);
-    let after = this.checkpoints.get(projection.name) ?? 0;
-    this.logger.warn({ projection: projection.name, from: after + 1 }, 'resuming a parked projection');
-    while (after < upTo) {
-      const events = await this.eventStore.readAll(after, RESUME_BATCH);
-      if (events.length === 0) break;
-      for (const event of events) {
-        if (event.position > upTo) break;
-        // A failure parks it again, at this event, with this error.
-        if (handles.has(event.type) && !(await this.applyOrPark(projection, event))) return;
-        after = event.position;
-        this.checkpoints.set(projection.name, after);
-      }
-      if (events[events.length - 1].position >= upTo) break;
-    }
-    this.parked.delete(projection.name);
-    this.touched.add(projection.name);
-    this.checkpoints.set(projection.name, Math.max(this.checkpoints.get(projection.name) ?? 0, upTo));
-  }
-
-  private releaseWaiters(): void {
-    if (this.waiters.length === 0) return;
-    const still: Waiter[] = [];
-    for (const waiter of this.waiters) {
-      if (waiter.position <= this.position) waiter.resolve();
-      else still.push(waiter);
-    }
-    this.waiters = still;
-    if (still.length === 0) this.disarmDeadline();
-  }
-
-  /** Refuses the waiters whose deadline has passed, and arms the timer for the next deadline. */
-  private expireWaiters(): void {
-    this.deadlineTimer = null;
-    this.armedDeadline = Number.POSITIVE_INFINITY;
-    const now = Date.now();
-    const still: Waiter[] = [];
-    for (const waiter of this.waiters) {
-      if (waiter.deadline <= now) waiter.reject(new DependencyUnavailableError('read models', 'Read models did not catch up in time.'));
-      else still.push(waiter);
-    }
-    this.waiters = still;
-    if (still.length > 0) this.armDeadline(still.reduce((soonest, waiter) => Math.min(soonest, waiter.deadline), Number.POSITIVE_INFINITY));
-  }
-
-  /** Makes the timer fire by `deadline` (it may fire sooner, for another waiter). */
-  private armDeadline(deadline: number): void {
-    if (deadline >= this.armedDeadline) return;
-    this.disarmDeadline();
-    this.armedDeadline = deadline;
-    this.deadlineTimer = setTimeout(() => this.expireWaiters(), Math.max(0, deadline - Date.now()));
-  }
-
-  private disarmDeadline(): void {
-    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
-    this.deadlineTimer = null;
-    this.armedDeadline = Number.POSITIVE_INFINITY;
+  private resumeContext(): ResumeContext {
+    return {
+      eventStore: this.eventStore,
+      checkpoints: this.checkpoints,
+      logger: this.logger,
+      applyOrPark: (projection, event) => this.applyOrPark(projection, event),
+      touch: (name) => this.touched.add(name),
+    };
   }
 
   /** Resolves once every projection has applied the log up to `position` (read-your-writes). */
   waitFor(position: number, timeoutMs = 10_000): Promise<void> {
-    if (position <= this.position) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
-      const deadline = Date.now() + timeoutMs;
-      this.waiters.push({ position, deadline, resolve, reject });
-      this.armDeadline(deadline);
-    });
+    return this.waits.waitFor(position, this.position, timeoutMs);
   }
 
   /** Waits until the read models have everything the store holds right now. */
@@ -560,11 +448,11 @@ export class ProjectionRunner {
       this.resumedFrom.set(projection.name, 0);
     }
     // The checkpoints went with the other read models: the kept ones are saved again at once.
-    if (kept.length > 0 && this.documents.persistent) {
-      await this.documents
-        .collection<CheckpointDoc>(CHECKPOINTS)
-        .putMany(kept.map((p) => ({ _id: p.name, position: this.checkpoints.get(p.name) ?? 0 })));
-    }
+    await saveOwnCheckpoints(
+      this.documents,
+      this.checkpoints,
+      kept.map((p) => p.name),
+    );
     this.applied.clear();
     this.position = 0;
     this.loss = null;
@@ -576,14 +464,19 @@ export class ProjectionRunner {
    * the end of a rebuild, so a store at rest holds each projection's own position.
    */
   async saveAllCheckpoints(): Promise<void> {
-    await this.saveCheckpoints(this.projections);
+    await this.saveCheckpoints(this.projections, this.position);
   }
 
-  /** Stops after the batch in hand; a runner that ran saves every checkpoint, so a stopped store's are each projection's own. */
+  /**
+   * Stops after the batch in hand; a runner that ran saves every checkpoint, so a stopped store's
+   * are each projection's own. Not one that shares its read models with other servers' runners:
+   * what it holds may be behind what another has saved since (the floor covers every checkpoint).
+   */
   async stop(): Promise<void> {
-    const running = this.subscription !== null;
+    const running = this.subscription !== null && !this.shared;
     await this.subscription?.stop();
     this.subscription = null;
+    this.waits.stop();
     if (this.refoldTimer) clearTimeout(this.refoldTimer);
     this.refoldTimer = null;
     await this.folding;

@@ -1,7 +1,7 @@
 import type { AllEventsHandler, EventStore, Subscription } from '../event-store/port.js';
 import type { EventBus } from './port.js';
 
-/** The embedded bus is the event store's own subscription, in process. */
+/** The embedded bus is the event store's own subscription, in process: every subscriber gets every event. */
 export class EmbeddedEventBus implements EventBus {
   constructor(private readonly store: EventStore) {}
 

@@ -3,7 +3,7 @@ import { Kafka, Partitioners, logLevel, type Admin, type Consumer, type KafkaMes
 import type { Logger } from 'pino';
 import { DependencyUnavailableError } from '../errors.js';
 import type { AllEventsHandler, EventStore, StoredEvent, Subscription } from '../event-store/port.js';
-import type { EventBus } from './port.js';
+import type { EventBus, SubscribeOptions } from './port.js';
 
 const DEPENDENCY = 'Kafka';
 /** Brokers refuse record batches over ~1 MB by default; stay well below it per send. */
@@ -119,9 +119,13 @@ function kafkaLogger(logger: Logger, quiet: () => boolean) {
  * and commit their offset (with the event position as commit metadata) after the handler succeeds.
  *
  * The topic has one partition: projections checkpoint by global position, so they need the whole
- * log in global order, not only each stream in order.
+ * log in global order, not only each stream in order. So among the servers of a deployment, one
+ * member of a group consumes at a time; the others take over at a rebalance (one stops or dies),
+ * from the group's committed offset, told through SubscribeOptions.assigned.
  */
 export class KafkaEventBus implements EventBus {
+  /** A group's partition goes to one member: the servers of a deployment share its events. */
+  readonly sharedGroups = true;
   private readonly kafka: Kafka;
   private readonly topic: string;
   private readonly admin: Admin;
@@ -268,7 +272,7 @@ export class KafkaEventBus implements EventBus {
     }
   }
 
-  async subscribe(group: string, after: number, handler: AllEventsHandler): Promise<Subscription> {
+  async subscribe(group: string, after: number, handler: AllEventsHandler, options: SubscribeOptions = {}): Promise<Subscription> {
     const groupId = `${this.options.groupPrefix ?? ''}${group}`;
     await guard(() => this.rewindIfAhead(groupId, after));
     const consumer = this.kafka.consumer({
@@ -279,6 +283,12 @@ export class KafkaEventBus implements EventBus {
       retry: { retries: 5, maxRetryTime: MAX_RETRY_MS, restartOnFailure: async () => true },
     });
     this.consumers.add(consumer);
+    // Joins of the group so far, and the last one the subscriber was told of (options.assigned).
+    let joins = 0;
+    let told = 0;
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      joins++;
+    });
     const delivered = new Map<number, number>();
     const logger = this.options.logger;
     const topic = this.topic;
@@ -289,6 +299,11 @@ export class KafkaEventBus implements EventBus {
         await consumer.run({
           autoCommit: false,
           eachBatch: async ({ batch, heartbeat }) => {
+            if (told !== joins && options.assigned) {
+              const join = joins;
+              await options.assigned();
+              told = join;
+            }
             // Duplicates from a re-forwarded batch come after newer events: the floor drops them.
             let floor = Math.max(after, delivered.get(batch.partition) ?? 0);
             const events: StoredEvent[] = [];
