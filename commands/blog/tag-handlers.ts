@@ -50,9 +50,14 @@ async function createTag(ctx: CommandContext, name: string, slug: string): Promi
     await reserveKey(ctx, { key, owner, refuse: () => new KeyHeldError(key, 'another tag'), inUse: async () => (await findTagBySlug(ctx.documents, slug)) !== null });
   } catch (error) {
     if (!(error instanceof KeyHeldError)) throw error;
-    return tagCreatedByOther(ctx, key, name, slug);
+    return tagCreatedByOther(ctx, { key, name, slug });
   }
-  await withReservedKey(ctx, key, owner, null, () => handleCommand(ctx, owner, blogTagDecider, { type: 'CreateBlogTag', data: { id, name, slug } }, { newStream: true }));
+  await withReservedKey(ctx, {
+    key,
+    owner,
+    previous: null,
+    write: () => handleCommand(ctx, { stream: owner, decider: blogTagDecider, command: { type: 'CreateBlogTag', data: { id, name, slug } }, newStream: true }),
+  });
   return name;
 }
 
@@ -64,7 +69,7 @@ const TAG_WAIT_MS = 5_000;
  * here: a post must not be projected before its tags, or it would lack their references. If the
  * other writer lets go of the slug (its write failed), this one creates the tag after all.
  */
-async function tagCreatedByOther(ctx: CommandContext, key: string, name: string, slug: string): Promise<string> {
+async function tagCreatedByOther(ctx: CommandContext, { key, name, slug }: { key: string; name: string; slug: string }): Promise<string> {
   const deadline = performance.now() + TAG_WAIT_MS;
   while (performance.now() < deadline) {
     const existing = await findTagBySlug(ctx.documents, slug);

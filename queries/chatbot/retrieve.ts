@@ -28,9 +28,7 @@ export interface RetrievedResource {
  */
 export async function retrieve(
   deps: { embedder: Embedder; vectorIndex: VectorIndex },
-  text: string,
-  filter: SearchFilter,
-  siteSlug?: string,
+  { text, filter, siteSlug }: { text: string; filter: SearchFilter; siteSlug?: string },
 ): Promise<RetrievedResource[]> {
   const [vector] = await deps.embedder.embed([text], 'query');
   // Only chunks embedded by the query's model are comparable with it.

@@ -152,7 +152,7 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
         const missing = missingOnCreate(body);
         if (missing) throw new ValidationError('Required fields are missing.', missing);
         const fields = { ...def.defaults(), ...def.fromBody(body) } as Fields;
-        const id = await createResource(runtime.commandContext(user.id, request.id), def.spec, fields);
+        const id = await createResource(runtime.commandContext(user.id, request.id), { spec: def.spec, fields });
         const doc = (await collection().findOne({ _id: id })) as Doc;
         answerVersion(reply, doc.version);
         // Writers are Editor and above, who see every child.
@@ -169,7 +169,7 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
         handler: async (request, reply) => {
           const user = await requireEditor(request);
           const id = request.params.id;
-          await updateResource(runtime.commandContext(user.id, request.id), def.spec, id, def.fromBody(request.body), ifMatchOf(request));
+          await updateResource(runtime.commandContext(user.id, request.id), { spec: def.spec, id, patch: def.fromBody(request.body), ifMatch: ifMatchOf(request) });
           const doc = (await collection().findOne({ _id: id })) as Doc;
           answerVersion(reply, doc.version);
           return def.represent(doc, baseUrl, NOTHING_HIDDEN);
@@ -189,7 +189,7 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
         const doc = await collection().findOne({ _id: id });
         if (!doc) throw new NotFoundError(`${def.spec.label} not found.`);
         const representation = def.represent(doc, baseUrl, NOTHING_HIDDEN);
-        await deleteResource(runtime.commandContext(user.id, request.id), def.spec, id, ifMatchOf(request));
+        await deleteResource(runtime.commandContext(user.id, request.id), { spec: def.spec, id, ifMatch: ifMatchOf(request) });
         return representation;
       },
     );

@@ -48,13 +48,13 @@ t.test('a resource is found by its words before the model has read it, and by me
 
   t.equal(await indexResource(deps, ref, runtime.clock.now(), { provisionalFirst: true }), 'provisional', 'indexed at once by its words');
   t.equal(embedder.embeddedCount, 0, 'nothing embedded yet');
-  const byWords = await retrieve({ embedder, vectorIndex }, 'Stradivari violin', {});
+  const byWords = await retrieve({ embedder, vectorIndex }, { text: 'Stradivari violin', filter: {} });
   t.equal(byWords[0]?.best.resourceId, 101, 'found by its words');
 
   const beforeModel = embedder.embeddedCount;
   t.equal(await indexResource(deps, ref, runtime.clock.now()), 'indexed', "then the model's vectors replace them");
   t.equal(embedder.embeddedCount, beforeModel + 1, 'its one chunk embedded');
-  const byWordsAfter = await retrieve({ embedder, vectorIndex }, 'Stradivari violin', {});
+  const byWordsAfter = await retrieve({ embedder, vectorIndex }, { text: 'Stradivari violin', filter: {} });
   t.ok(byWordsAfter[0].best.distance < byWords[0].best.distance, 'nearer once the meaning is in');
 
   t.equal(await indexResource(deps, ref, runtime.clock.now(), { provisionalFirst: true }), 'indexed', 'the cache has them: no stand-ins again');
