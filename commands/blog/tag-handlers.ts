@@ -2,11 +2,11 @@ import { ValidationError, VersionConflictError } from '../../infra/errors.js';
 import { slugify } from '../../infra/text/slug.js';
 import { findTagBySlug } from '../../queries/blog/taxonomy.js';
 import type { CommandContext } from '../command-context.js';
-import { handleCommand } from '../handle-command.js';
-import { KeyHeldError } from '../reservations/reservation-decider.js';
+import { handleCommand, toDomainEvents } from '../handle-command.js';
+import { KeyHeldError, type ReservationEvent } from '../reservations/reservation-decider.js';
 import { reservationStream, reserveKey, withReservedKey } from '../reservations/reservations.js';
 import { nextId } from '../sequence.js';
-import { BLOG_SEQUENCES, blogTagStream } from './events.js';
+import { BLOG_SEQUENCES, blogTagStream, type BlogTagEvent } from './events.js';
 import { LIMITS } from './rules.js';
 import { tagSlugKey } from './slug-keys.js';
 import { blogTagDecider } from './tag-decider.js';
@@ -74,13 +74,14 @@ async function tagCreatedByOther(ctx: CommandContext, { key, name, slug }: { key
   while (performance.now() < deadline) {
     const existing = await findTagBySlug(ctx.documents, slug);
     if (existing) return existing.name;
-    const reservation = await ctx.eventStore.readLastEvent(reservationStream(key));
+    const last = await ctx.eventStore.readLastEvent(reservationStream(key));
+    const [reservation] = toDomainEvents<ReservationEvent>(last ? [last] : []);
     if (reservation?.type !== 'KeyReserved') return createTag(ctx, name, slug);
-    const holder = (reservation.data as { owner: string }).owner;
-    const created = (await ctx.eventStore.readStream(holder)).find((e) => e.type === 'BlogTagCreated');
-    if (created) {
-      await ctx.waitForProjections(created.position);
-      return (created.data as { name: string }).name;
+    const stored = (await ctx.eventStore.readStream(reservation.data.owner)).find((e) => e.type === 'BlogTagCreated');
+    if (stored) {
+      const [created] = toDomainEvents<BlogTagEvent>([stored]);
+      await ctx.waitForProjections(stored.position);
+      return created.data.name;
     }
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
