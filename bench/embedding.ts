@@ -63,7 +63,7 @@ export async function embeddingBenchmark(options: BenchOptions): Promise<BenchRe
       await new Promise((r) => setTimeout(r, 500));
       while (indexing) {
         const asked = performance.now();
-        await retrieve({ embedder: cached, vectorIndex: indexed }, english.question(), {});
+        await retrieve({ embedder: cached, vectorIndex: indexed }, { text: english.question(), filter: {} });
         whileIndexing.push(performance.now() - asked);
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -116,7 +116,7 @@ export async function embeddingBenchmark(options: BenchOptions): Promise<BenchRe
       await index.replace({ resourceType: 'item', resourceId: id, title, path: `/item/${id}`, siteIds: [1 + (id % 3)], itemSetIds: [] }, [{ text, vector }], cached.model);
     }
     const buildSeconds = (performance.now() - built) / 1000;
-    for (let i = 0; i < 10; i++) await retrieve({ embedder: cached, vectorIndex: index }, english.question(), {});
+    for (let i = 0; i < 10; i++) await retrieve({ embedder: cached, vectorIndex: index }, { text: english.question(), filter: {} });
     const searches: number[] = [];
     const embeds: number[] = [];
     for (let i = 0; i < QUERIES; i++) {
@@ -125,7 +125,7 @@ export async function embeddingBenchmark(options: BenchOptions): Promise<BenchRe
       await cached.embed([question], 'query');
       embeds.push(performance.now() - at);
       at = performance.now();
-      await retrieve({ embedder: cached, vectorIndex: index }, `${question} again`, {});
+      await retrieve({ embedder: cached, vectorIndex: index }, { text: `${question} again`, filter: {} });
       searches.push(performance.now() - at);
     }
     const rssMb = process.memoryUsage().rss / 1024 / 1024;

@@ -36,6 +36,13 @@ export interface HandleOptions {
   ifMatch?: VersionPrecondition;
 }
 
+/** One command on one stream: what handleCommand decides, with its options. */
+export interface CommandCall<State, Command extends DomainCommand, Event extends DomainEvent> extends HandleOptions {
+  stream: string;
+  decider: Decider<State, Command, Event>;
+  command: Command;
+}
+
 const NO_EVENTS: StoredEvent[] = [];
 
 /**
@@ -45,10 +52,7 @@ const NO_EVENTS: StoredEvent[] = [];
  */
 export async function handleCommand<State, Command extends DomainCommand, Event extends DomainEvent>(
   ctx: CommandContext,
-  streamId: string,
-  decider: Decider<State, Command, Event>,
-  command: Command,
-  options: HandleOptions = {},
+  { stream: streamId, decider, command, ...options }: CommandCall<State, Command, Event>,
 ): Promise<CommandResult<State, Event>> {
   const retries = options.retries ?? 3;
   for (let attempt = 0; ; attempt++) {

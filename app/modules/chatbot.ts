@@ -40,7 +40,7 @@ export const chatbotModule: AppModule<ChatbotModuleInstance> = {
       answerer: await createAnswerer(runtime.config, embedder),
       indexing: new IndexScheduler(runtime.jobs, runtime.logger),
       embedding: new IndexScheduler(runtime.jobs, runtime.logger, EMBED_QUEUE),
-      questions: new PatronQuestions(questionLog, runtime.clock, runtime.config.chatbotQuestionRetentionDays, runtime.logger),
+      questions: new PatronQuestions({ log: questionLog, clock: runtime.clock, retentionDays: runtime.config.chatbotQuestionRetentionDays, logger: runtime.logger }),
     };
     // After each batch the read models hold the new state: the index jobs then read it.
     // A rebuild or import replays a million events in a CLI with no worker to run the jobs.

@@ -39,28 +39,33 @@ async function commitThen<T>(storage: FileStorage, pending: PendingFile, record:
   }
 }
 
-export async function uploadAsset(
-  ctx: CommandContext,
-  storage: FileStorage,
-  pending: PendingFile,
-  input: UploadedFileInfo & { title: string; folder_id: number | null },
-): Promise<number> {
+/** An upload: the file received (`pending`, kept in `storage` once recorded) and what describes it. */
+export interface UploadAsset {
+  storage: FileStorage;
+  pending: PendingFile;
+  input: UploadedFileInfo & { title: string; folder_id: number | null };
+}
+
+export async function uploadAsset(ctx: CommandContext, { storage, pending, input }: UploadAsset): Promise<number> {
   await requireFolder(ctx, input.folder_id);
   const { title, folder_id, ...info } = input;
   return commitThen(storage, pending, async () => {
     const id = await nextId(ctx, ASSET_SEQUENCE);
-    await handleCommand(ctx, assetStream(id), assetDecider, {
+    await handleCommand(ctx, { stream: assetStream(id), decider: assetDecider, command: {
       type: 'UploadAsset',
       data: { id, file: assetFile(pending, info), title, folder_id },
-    });
+    } });
     return id;
   });
 }
 
 /** Replaces the asset's file (same extension); the previous file is removed once the change is recorded. */
-export async function replaceAssetFile(ctx: CommandContext, storage: FileStorage, id: number, pending: PendingFile, info: UploadedFileInfo): Promise<void> {
+export async function replaceAssetFile(
+  ctx: CommandContext,
+  { storage, id, pending, info }: { storage: FileStorage; id: number; pending: PendingFile; info: UploadedFileInfo },
+): Promise<void> {
   const result = await commitThen(storage, pending, () =>
-    handleCommand(ctx, assetStream(id), assetDecider, { type: 'ReplaceAssetFile', data: { file: assetFile(pending, info) } }),
+    handleCommand(ctx, { stream: assetStream(id), decider: assetDecider, command: { type: 'ReplaceAssetFile', data: { file: assetFile(pending, info) } } }),
   );
   for (const event of result.events) {
     if (event.type === 'AssetFileReplaced') await storage.remove(event.data.previous_stored_name);
@@ -68,8 +73,8 @@ export async function replaceAssetFile(ctx: CommandContext, storage: FileStorage
 }
 
 /** Removes folder assignments and usage records, then the asset, then its file. */
-export async function deleteAsset(ctx: CommandContext, storage: FileStorage, id: number, ifMatch?: readonly number[]): Promise<void> {
-  const result = await handleCommand(ctx, assetStream(id), assetDecider, { type: 'DeleteAsset', data: {} }, { ifMatch: ifMatching(ifMatch, ASSET_VERSIONED) });
+export async function deleteAsset(ctx: CommandContext, { storage, id, ifMatch }: { storage: FileStorage; id: number; ifMatch?: readonly number[] }): Promise<void> {
+  const result = await handleCommand(ctx, { stream: assetStream(id), decider: assetDecider, command: { type: 'DeleteAsset', data: {} }, ifMatch: ifMatching(ifMatch, ASSET_VERSIONED) });
   for (const event of result.events) {
     if (event.type === 'AssetDeleted') await storage.remove(event.data.stored_name);
   }
@@ -78,7 +83,7 @@ export async function deleteAsset(ctx: CommandContext, storage: FileStorage, id:
 export async function recordAssetUsage(ctx: CommandContext, assetId: number, input: { context_type: string; context_id: number | null }): Promise<number> {
   if (!(await findAsset(ctx.documents, assetId))) throw new NotFoundError('Asset not found.');
   const usageId = await nextId(ctx, ASSET_USAGE_SEQUENCE);
-  await handleCommand(ctx, assetStream(assetId), assetDecider, { type: 'RecordAssetUsage', data: { usage_id: usageId, ...input } });
+  await handleCommand(ctx, { stream: assetStream(assetId), decider: assetDecider, command: { type: 'RecordAssetUsage', data: { usage_id: usageId, ...input } } });
   return usageId;
 }
 
@@ -102,16 +107,16 @@ export async function bulkUpdateAssets(ctx: CommandContext, ids: number[], chang
   if (changes.folder_id !== undefined) await requireFolder(ctx, changes.folder_id);
   for (const id of ids) {
     if (changes.name !== undefined || changes.alt_text !== undefined) {
-      await handleCommand(ctx, assetStream(id), assetDecider, { type: 'ChangeAssetDetails', data: { title: changes.name, alt: changes.alt_text } });
+      await handleCommand(ctx, { stream: assetStream(id), decider: assetDecider, command: { type: 'ChangeAssetDetails', data: { title: changes.name, alt: changes.alt_text } } });
     }
     if (changes.folder_id !== undefined) {
-      await handleCommand(ctx, assetStream(id), assetDecider, { type: 'MoveAssetToFolder', data: { folder_id: changes.folder_id } });
+      await handleCommand(ctx, { stream: assetStream(id), decider: assetDecider, command: { type: 'MoveAssetToFolder', data: { folder_id: changes.folder_id } } });
     }
   }
 }
 
 export async function bulkDeleteAssets(ctx: CommandContext, storage: FileStorage, ids: number[]): Promise<number[]> {
   await requireAssets(ctx, ids);
-  for (const id of ids) await deleteAsset(ctx, storage, id);
+  for (const id of ids) await deleteAsset(ctx, { storage, id });
   return ids;
 }

@@ -52,7 +52,10 @@ async function changeTree<Event extends FolderTreeEvent>(
 }
 
 /** Places the folder in the tree (see folder-tree-decider.ts) and answers the slug it gets there. */
-async function place(ctx: CommandContext, id: number, parentId: number | null, base: string, create: boolean): Promise<string> {
+async function place(
+  ctx: CommandContext,
+  { id, parentId, base, create }: { id: number; parentId: number | null; base: string; create: boolean },
+): Promise<string> {
   const placed = await changeTree<AssetFolderPlaced>(ctx, (view) => ({ type: 'PlaceFolder', data: { ...view, id, parent_id: parentId, base, create } }));
   return placed.data.slug;
 }
@@ -64,13 +67,10 @@ export async function createFolder(ctx: CommandContext, input: { title: string; 
     throw invalid('parent_id', `Folder ${input.parent_id} does not exist.`);
   }
   const id = await nextId(ctx, ASSET_FOLDER_SEQUENCE);
-  const slug = await place(ctx, id, input.parent_id, slugify(title), true);
+  const slug = await place(ctx, { id, parentId: input.parent_id, base: slugify(title), create: true });
   await handleCommand(
     ctx,
-    assetFolderStream(id),
-    assetFolderDecider,
-    { type: 'CreateAssetFolder', data: { id, title, slug, parent_id: input.parent_id } },
-    { newStream: true },
+    { stream: assetFolderStream(id), decider: assetFolderDecider, command: { type: 'CreateAssetFolder', data: { id, title, slug, parent_id: input.parent_id } }, newStream: true },
   );
   return id;
 }
@@ -92,9 +92,7 @@ async function checkedFirst(ctx: CommandContext, id: number, ifMatch: readonly n
  */
 export async function updateFolder(
   ctx: CommandContext,
-  id: number,
-  input: { title?: string; parent_id?: number | null },
-  ifMatch?: readonly number[],
+  { id, input, ifMatch }: { id: number; input: { title?: string; parent_id?: number | null }; ifMatch?: readonly number[] },
 ): Promise<void> {
   const current = await findFolder(ctx.documents, id);
   if (!current) throw new NotFoundError('Folder not found.');
@@ -102,9 +100,9 @@ export async function updateFolder(
   const title = input.title === undefined ? current.title : requireTitle(input.title, 'title');
   const parentId = input.parent_id === undefined ? current.parent_id : input.parent_id;
   let slug = current.slug;
-  if (title !== current.title) slug = await place(ctx, id, parentId, slugify(title), false);
-  else if (parentId !== current.parent_id) slug = await place(ctx, id, parentId, current.slug, false);
-  await handleCommand(ctx, assetFolderStream(id), assetFolderDecider, { type: 'UpdateAssetFolder', data: { title, slug, parent_id: parentId } }, { ifMatch: precondition });
+  if (title !== current.title) slug = await place(ctx, { id, parentId, base: slugify(title), create: false });
+  else if (parentId !== current.parent_id) slug = await place(ctx, { id, parentId, base: current.slug, create: false });
+  await handleCommand(ctx, { stream: assetFolderStream(id), decider: assetFolderDecider, command: { type: 'UpdateAssetFolder', data: { title, slug, parent_id: parentId } }, ifMatch: precondition });
 }
 
 /**
@@ -118,9 +116,7 @@ export async function deleteFolder(ctx: CommandContext, id: number, ifMatch?: re
   const removed = await changeTree<AssetFoldersRemoved>(ctx, (view) => ({ type: 'RemoveFolder', data: { ...view, id } }));
   const deleted: number[] = [];
   for (const folderId of removed.data.ids) {
-    const result = await handleCommand(ctx, assetFolderStream(folderId), assetFolderDecider, { type: 'RemoveAssetFolder', data: { id: folderId } }, {
-      ifMatch: folderId === id ? precondition : undefined,
-    });
+    const result = await handleCommand(ctx, { stream: assetFolderStream(folderId), decider: assetFolderDecider, command: { type: 'RemoveAssetFolder', data: { id: folderId } }, ifMatch: folderId === id ? precondition : undefined });
     if (result.state.status === 'deleted' && result.events.length > 0) deleted.push(folderId);
   }
   return deleted;

@@ -82,7 +82,7 @@ function isAncestorOrSelf(tree: Tree, id: number, from: number | null): boolean 
   return false;
 }
 
-function freeSlug(tree: Tree, id: number, parentId: number | null, base: string): string {
+function freeSlug(tree: Tree, { id, parentId, base }: { id: number; parentId: number | null; base: string }): string {
   const taken = new Set<string>();
   for (const [otherId, folder] of tree) if (otherId !== id && folder.parent_id === parentId) taken.add(folder.slug);
   if (!taken.has(base)) return base;
@@ -152,7 +152,7 @@ export const folderTreeDecider: Decider<FolderTreeState, FolderTreeCommand, Fold
         if (isAncestorOrSelf(tree, id, parent_id) || isAncestorOrSelf(readModelTree(command.data.known), id, parent_id)) {
           throw invalid('parent_id', 'A folder cannot be moved into itself or one of its own subfolders.');
         }
-        return [{ type: 'AssetFolderPlaced', data: { id, parent_id, slug: freeSlug(tree, id, parent_id, base) } }];
+        return [{ type: 'AssetFolderPlaced', data: { id, parent_id, slug: freeSlug(tree, { id, parentId: parent_id, base }) } }];
       }
       case 'RemoveFolder': {
         const tree = currentTree(state, command.data);

@@ -12,21 +12,19 @@ import { categorySlugKey, categorySlugs, categorySlugTaken, reserveSlug, withSlu
 import { blogCategoryDecider } from './category-decider.js';
 import { BLOG_CATEGORY_VERSIONED, BLOG_POST_FILED, BLOG_SEQUENCES, blogCategoryStream, type BlogCategoryFields } from './events.js';
 import { categoryDeleted } from './post-handlers.js';
+import type { CreateCategoryInput, UpdateCategoryInput } from './schemas.js';
 import { checkCategoryFields, LIMITS } from './rules.js';
 
-export interface CategoryInput {
-  name?: string;
-  slug?: string;
-  description?: string;
-}
-
 /** The category's slug: a given one must be free; an omitted (or emptied) one is made from the name and kept unique. */
-function reserveCategorySlug(ctx: CommandContext, given: string | undefined, name: string, id: number, exists: boolean): Promise<string> {
-  return reserveSlug(ctx, categorySlugs(ctx, id), given, slugify(name, LIMITS.slug - 8), blogCategoryStream(id), categorySlugTaken, exists);
+function reserveCategorySlug(
+  ctx: CommandContext,
+  { given, name, id, exists }: { given: string | undefined; name: string; id: number; exists: boolean },
+): Promise<string> {
+  const base = slugify(name, LIMITS.slug - 8);
+  return reserveSlug(ctx, { scope: categorySlugs(ctx, id), given, base, owner: blogCategoryStream(id), refuse: categorySlugTaken, ownerExists: exists });
 }
 
-export async function createCategory(ctx: CommandContext, input: CategoryInput, givenId?: number): Promise<number> {
-  if (input.name === undefined) throw ValidationError.field('name', 'This field is required.');
+export async function createCategory(ctx: CommandContext, input: CreateCategoryInput, givenId?: number): Promise<number> {
   const given = input.slug?.trim();
   const fields: BlogCategoryFields = { name: input.name, slug: given || slugify(input.name), description: input.description ?? '' };
   checkCategoryFields(fields);
@@ -36,14 +34,25 @@ export async function createCategory(ctx: CommandContext, input: CategoryInput, 
   // A duplicate given slug is refused before an id is taken.
   if (given && (await categorySlugs(ctx, null).taken(given))) throw categorySlugTaken();
   const id = await idFor(ctx, BLOG_SEQUENCES.category, givenId);
-  fields.slug = await reserveCategorySlug(ctx, given, fields.name, id, false);
-  await withSlug(ctx, categorySlugs(ctx, id), fields.slug, null, blogCategoryStream(id), () =>
-    handleCommand(ctx, blogCategoryStream(id), blogCategoryDecider, { type: 'CreateBlogCategory', data: { id, fields } }),
-  );
+  fields.slug = await reserveCategorySlug(ctx, { given, name: fields.name, id, exists: false });
+  await withSlug(ctx, {
+    scope: categorySlugs(ctx, id),
+    slug: fields.slug,
+    previous: null,
+    owner: blogCategoryStream(id),
+    write: () => handleCommand(ctx, { stream: blogCategoryStream(id), decider: blogCategoryDecider, command: { type: 'CreateBlogCategory', data: { id, fields } } }),
+  });
   return id;
 }
 
-export async function updateCategory(ctx: CommandContext, id: number, input: CategoryInput, ifMatch?: readonly number[]): Promise<void> {
+/** An update of category `id`: only the keys present change; `ifMatch`, the client's If-Match. */
+export interface UpdateCategory {
+  id: number;
+  input: UpdateCategoryInput;
+  ifMatch?: readonly number[];
+}
+
+export async function updateCategory(ctx: CommandContext, { id, input, ifMatch }: UpdateCategory): Promise<void> {
   const current = await findCategory(ctx.documents, id);
   if (!current) throw new NotFoundError('Blog category not found.');
   const patch: Partial<BlogCategoryFields> = {};
@@ -53,17 +62,14 @@ export async function updateCategory(ctx: CommandContext, id: number, input: Cat
   const given = input.slug?.trim();
   checkCategoryFields({ name, slug: given || slugify(name), description: patch.description ?? current.description });
   const update = () =>
-    handleCommand(ctx, blogCategoryStream(id), blogCategoryDecider, { type: 'UpdateBlogCategory', data: { patch } }, {
-      retries: PARENT_WRITE_RETRIES,
-      ifMatch: ifMatching(ifMatch, BLOG_CATEGORY_VERSIONED),
-    });
+    handleCommand(ctx, { stream: blogCategoryStream(id), decider: blogCategoryDecider, command: { type: 'UpdateBlogCategory', data: { patch } }, retries: PARENT_WRITE_RETRIES, ifMatch: ifMatching(ifMatch, BLOG_CATEGORY_VERSIONED) });
   if (input.slug === undefined) {
     await update();
     return;
   }
   // A new slug is reserved first; the old one is let go after the write.
-  patch.slug = await reserveCategorySlug(ctx, given, name, id, true);
-  await withSlug(ctx, categorySlugs(ctx, id), patch.slug, current.slug, blogCategoryStream(id), update);
+  patch.slug = await reserveCategorySlug(ctx, { given, name, id, exists: true });
+  await withSlug(ctx, { scope: categorySlugs(ctx, id), slug: patch.slug, previous: current.slug, owner: blogCategoryStream(id), write: update });
 }
 
 /**
@@ -72,10 +78,7 @@ export async function updateCategory(ctx: CommandContext, id: number, input: Cat
  * and every post the read models place in it (posts older than the guard).
  */
 export async function deleteCategory(ctx: CommandContext, id: number, ifMatch?: readonly number[]): Promise<void> {
-  const result = await handleCommand(ctx, blogCategoryStream(id), blogCategoryDecider, { type: 'DeleteBlogCategory', data: {} }, {
-    retries: PARENT_WRITE_RETRIES,
-    ifMatch: ifMatching(ifMatch, BLOG_CATEGORY_VERSIONED),
-  });
+  const result = await handleCommand(ctx, { stream: blogCategoryStream(id), decider: blogCategoryDecider, command: { type: 'DeleteBlogCategory', data: {} }, retries: PARENT_WRITE_RETRIES, ifMatch: ifMatching(ifMatch, BLOG_CATEGORY_VERSIONED) });
   if (result.state.fields) await releaseKeyQuietly(ctx, categorySlugKey(result.state.fields.slug), blogCategoryStream(id));
   const filed = await attachedChildIds(ctx, blogCategoryStream(id), BLOG_POST_FILED);
   const placed = (await blogPosts(ctx.documents).find({ category_id: id })).map((post) => post.id);

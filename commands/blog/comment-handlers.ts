@@ -8,14 +8,9 @@ import { blogCommentDecider, type CommentedPost } from './comment-decider.js';
 import { BLOG_COMMENT_VERSIONED, BLOG_SEQUENCES, blogCommentStream, blogPostStream, type BlogCommentFields, type BlogPostEvent } from './events.js';
 import { blogPostDecider } from './post-decider.js';
 import { checkCommentFields } from './rules.js';
+import type { CommentInput, ModerateCommentInput } from './schemas.js';
 import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
 
-export interface CommentInput {
-  post_id: number;
-  author_name: string;
-  author_email: string;
-  body: string;
-}
 
 /** The post as its own stream says (the write side decides on the source of truth). */
 export async function commentedPost(ctx: CommandContext, postId: number): Promise<CommentedPost | null> {
@@ -34,7 +29,7 @@ export async function postComment(ctx: CommandContext, input: CommentInput): Pro
     throw ValidationError.field('post_id', 'The post is not published.');
   }
   const id = await nextId(ctx, BLOG_SEQUENCES.comment);
-  await handleCommand(ctx, blogCommentStream(id), blogCommentDecider, { type: 'PostBlogComment', data: { id, fields, post, now } });
+  await handleCommand(ctx, { stream: blogCommentStream(id), decider: blogCommentDecider, command: { type: 'PostBlogComment', data: { id, fields, post, now } } });
   return id;
 }
 
@@ -42,14 +37,21 @@ export async function postComment(ctx: CommandContext, input: CommentInput): Pro
 export async function importComment(ctx: CommandContext, fields: BlogCommentFields, givenId?: number): Promise<number> {
   checkCommentFields(fields);
   const id = await idFor(ctx, BLOG_SEQUENCES.comment, givenId);
-  await handleCommand(ctx, blogCommentStream(id), blogCommentDecider, { type: 'ImportBlogComment', data: { id, fields } });
+  await handleCommand(ctx, { stream: blogCommentStream(id), decider: blogCommentDecider, command: { type: 'ImportBlogComment', data: { id, fields } } });
   return id;
 }
 
-export async function moderateComment(ctx: CommandContext, id: number, status: string, ifMatch?: readonly number[]): Promise<void> {
-  await handleCommand(ctx, blogCommentStream(id), blogCommentDecider, { type: 'ModerateBlogComment', data: { status } }, { ifMatch: ifMatching(ifMatch, BLOG_COMMENT_VERSIONED) });
+/** A moderation of comment `id`; `ifMatch`, the client's If-Match. */
+export interface ModerateComment {
+  id: number;
+  input: ModerateCommentInput;
+  ifMatch?: readonly number[];
+}
+
+export async function moderateComment(ctx: CommandContext, { id, input, ifMatch }: ModerateComment): Promise<void> {
+  await handleCommand(ctx, { stream: blogCommentStream(id), decider: blogCommentDecider, command: { type: 'ModerateBlogComment', data: { status: input.status } }, ifMatch: ifMatching(ifMatch, BLOG_COMMENT_VERSIONED) });
 }
 
 export async function deleteComment(ctx: CommandContext, id: number, ifMatch?: readonly number[]): Promise<void> {
-  await handleCommand(ctx, blogCommentStream(id), blogCommentDecider, { type: 'DeleteBlogComment', data: {} }, { ifMatch: ifMatching(ifMatch, BLOG_COMMENT_VERSIONED) });
+  await handleCommand(ctx, { stream: blogCommentStream(id), decider: blogCommentDecider, command: { type: 'DeleteBlogComment', data: {} }, ifMatch: ifMatching(ifMatch, BLOG_COMMENT_VERSIONED) });
 }

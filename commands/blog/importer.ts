@@ -196,7 +196,7 @@ export const blogImporter: FixtureImporter = {
     }
     for (const post of blog.posts ?? []) {
       const { id, author_id, ...input } = post;
-      await createPost(ctx, author_id ?? null, input, id);
+      await createPost(ctx, { authorId: author_id ?? null, input, givenId: id });
       progress.tick();
     }
     for (const comment of blog.comments ?? []) {

@@ -55,9 +55,7 @@ function withPublishTime(fields: BlogPostFields, { before, patch, now }: Write):
 /** The post's Created or Updated event, and BlogPostPublished after it when this write publishes it. */
 function written(
   type: 'BlogPostCreated' | 'BlogPostUpdated',
-  id: number,
-  fields: BlogPostFields,
-  before: BlogPostFields | null,
+  { id, fields, before }: { id: number; fields: BlogPostFields; before: BlogPostFields | null },
 ): BlogPostEvent[] {
   const events: BlogPostEvent[] = [{ type, data: { id, fields } }];
   if (fields.status === 'published' && before?.status !== 'published' && fields.published_at !== null) {
@@ -71,14 +69,14 @@ function create({ data }: CreateBlogPost, state: BlogPostState): BlogPostEvent[]
   mustNotExist(state, LABEL, data.id);
   const fields = withPublishTime(data.fields, { before: null, patch: null, now: data.now });
   checkPostFields(fields);
-  return written('BlogPostCreated', data.id, fields, null);
+  return written('BlogPostCreated', { id: data.id, fields, before: null });
 }
 
 function update({ data }: UpdateBlogPost, state: BlogPostState): BlogPostEvent[] {
   const before = mustExist(state, LABEL);
   const fields = withPublishTime(patched(before, data.patch), { before, patch: data.patch, now: data.now });
   checkPostFields(fields);
-  return written('BlogPostUpdated', state.id, fields, before);
+  return written('BlogPostUpdated', { id: state.id, fields, before });
 }
 
 function remove(state: BlogPostState): BlogPostEvent[] {

@@ -12,29 +12,14 @@ import { attachToParent } from '../reservations/parent-guard.js';
 import { releaseKeyQuietly } from '../reservations/reservations.js';
 import { postSlugKey, postSlugs, postSlugTaken, reserveSlug, withSlug } from './slug-keys.js';
 import { deleteComment } from './comment-handlers.js';
-import { BLOG_POST_FILED, BLOG_POST_VERSIONED, BLOG_SEQUENCES, blogCategoryStream, blogPostStream, type BlogPostFields, type BlogPostStatus } from './events.js';
+import { BLOG_POST_FILED, BLOG_POST_VERSIONED, BLOG_SEQUENCES, blogCategoryStream, blogPostStream, type BlogPostFields } from './events.js';
+import type { CreatePostInput, UpdatePostInput } from './schemas.js';
 import { blogPostDecider, categoryMustExist } from './post-decider.js';
 import { checkPostFields, LIMITS } from './rules.js';
 import { normaliseTagNames, resolveTags } from './tag-handlers.js';
 import { normaliseTimestamp } from './time.js';
 import { definedKeys } from '../defined-keys.js';
 import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
-
-/** A post as a client writes it; absent keys take the defaults (create) or stay as they are (update). */
-export interface PostInput {
-  title?: string;
-  slug?: string;
-  excerpt?: string;
-  content?: string;
-  /** Checked by the rules, so an unknown status is a validation error, not a type error. */
-  status?: string;
-  category_id?: number | null;
-  featured_image_asset_id?: number | null;
-  featured_image_url?: string | null;
-  published_at?: string | null;
-  tags?: string[];
-  site_ids?: number[];
-}
 
 function publishedAtOf(value: string | null | undefined): string | null | undefined {
   if (value === undefined || value === null) return value;
@@ -45,13 +30,13 @@ function publishedAtOf(value: string | null | undefined): string | null | undefi
 }
 
 /** The input as fields: only the keys present, with tags and timestamps in their stored form. */
-function patchOf(input: PostInput): Partial<BlogPostFields> {
+function patchOf(input: UpdatePostInput): Partial<BlogPostFields> {
   const patch: Partial<BlogPostFields> = {
     title: input.title,
     slug: input.slug?.trim(),
     excerpt: input.excerpt,
     content: input.content,
-    status: input.status as BlogPostStatus | undefined,
+    status: input.status,
     category_id: input.category_id,
     featured_image_asset_id: input.featured_image_asset_id,
     featured_image_url: input.featured_image_url,
@@ -79,8 +64,11 @@ const slugOfTitle = (title: string): string => slugify(title, LIMITS.slug - 8);
  * The post's slug: a given one must be free; an omitted (or emptied) one is `fromTitle` (see
  * slugOfTitle), kept unique. `exists`: an update, not a create.
  */
-function reservePostSlug(ctx: CommandContext, given: string | undefined, fromTitle: string, id: number, exists: boolean): Promise<string> {
-  return reserveSlug(ctx, postSlugs(ctx, id), given, fromTitle, blogPostStream(id), postSlugTaken, exists);
+function reservePostSlug(
+  ctx: CommandContext,
+  { given, fromTitle, id, exists }: { given: string | undefined; fromTitle: string; id: number; exists: boolean },
+): Promise<string> {
+  return reserveSlug(ctx, { scope: postSlugs(ctx, id), given, base: fromTitle, owner: blogPostStream(id), refuse: postSlugTaken, ownerExists: exists });
 }
 
 /** Files the post in its category's stream before the post's write, so the category's delete finds it. */
@@ -95,9 +83,15 @@ function fileInCategory(ctx: CommandContext, id: number, categoryId: number | nu
     });
 }
 
-/** Creates a post written by `authorId`; `givenId` is the fixture's id. Returns the new id. */
-export async function createPost(ctx: CommandContext, authorId: number | null, input: PostInput, givenId?: number): Promise<number> {
-  if (input.title === undefined) throw ValidationError.field('title', 'This field is required.');
+/** A create: the post as written by `authorId`; `givenId` is the fixture's id. */
+export interface CreatePost {
+  authorId: number | null;
+  input: CreatePostInput;
+  givenId?: number;
+}
+
+/** Creates a post; returns the new id. */
+export async function createPost(ctx: CommandContext, { authorId, input, givenId }: CreatePost): Promise<number> {
   const patch = patchOf(input);
   const fromTitle = patch.slug ? '' : slugOfTitle(input.title);
   const draft: BlogPostFields = {
@@ -123,22 +117,26 @@ export async function createPost(ctx: CommandContext, authorId: number | null, i
   // A duplicate given slug is refused before an id is taken.
   if (patch.slug && (await postSlugs(ctx, null).taken(patch.slug))) throw postSlugTaken();
   const id = await idFor(ctx, BLOG_SEQUENCES.post, givenId);
-  const slug = await reservePostSlug(ctx, patch.slug, fromTitle, id, false);
-  await withSlug(ctx, postSlugs(ctx, id), slug, null, blogPostStream(id), async () => {
+  const slug = await reservePostSlug(ctx, { given: patch.slug, fromTitle, id, exists: false });
+  await withSlug(ctx, { scope: postSlugs(ctx, id), slug, previous: null, owner: blogPostStream(id), write: async () => {
     const tags = await resolveTags(ctx, draft.tags);
     await handleCommand(
       ctx,
-      blogPostStream(id),
-      blogPostDecider,
-      { type: 'CreateBlogPost', data: { id, fields: { ...draft, slug, tags }, now: sqlTimestamp(ctx.clock.now()) } },
-      { newStream: true, beforeAppend: fileInCategory(ctx, id, draft.category_id) },
+      { stream: blogPostStream(id), decider: blogPostDecider, command: { type: 'CreateBlogPost', data: { id, fields: { ...draft, slug, tags }, now: sqlTimestamp(ctx.clock.now()) } }, newStream: true, beforeAppend: fileInCategory(ctx, id, draft.category_id) },
     );
-  });
+  } });
   return id;
 }
 
+/** An update of post `id`: only the keys present change; `ifMatch`, the client's If-Match. */
+export interface UpdatePost {
+  id: number;
+  input: UpdatePostInput;
+  ifMatch?: readonly number[];
+}
+
 /** Changes only the keys present; tags and site_ids replace the whole list. */
-export async function updatePost(ctx: CommandContext, id: number, input: PostInput, ifMatch?: readonly number[]): Promise<void> {
+export async function updatePost(ctx: CommandContext, { id, input, ifMatch }: UpdatePost): Promise<void> {
   const current = await findPost(ctx.documents, id);
   if (!current) throw new NotFoundError('Blog post not found.');
   const patch = patchOf(input);
@@ -150,16 +148,13 @@ export async function updatePost(ctx: CommandContext, id: number, input: PostInp
     if (patch.tags !== undefined) patch.tags = await resolveTags(ctx, patch.tags);
     await handleCommand(
       ctx,
-      blogPostStream(id),
-      blogPostDecider,
-      { type: 'UpdateBlogPost', data: { patch, now: sqlTimestamp(ctx.clock.now()) } },
-      { beforeAppend: fileInCategory(ctx, id, patch.category_id), ifMatch: ifMatching(ifMatch, BLOG_POST_VERSIONED) },
+      { stream: blogPostStream(id), decider: blogPostDecider, command: { type: 'UpdateBlogPost', data: { patch, now: sqlTimestamp(ctx.clock.now()) } }, beforeAppend: fileInCategory(ctx, id, patch.category_id), ifMatch: ifMatching(ifMatch, BLOG_POST_VERSIONED) },
     );
   };
   if (patch.slug === undefined) return update();
   // A new slug is reserved first; the old one is let go after the write.
-  patch.slug = await reservePostSlug(ctx, patch.slug, fromTitle, id, true);
-  await withSlug(ctx, postSlugs(ctx, id), patch.slug, current.slug, blogPostStream(id), update);
+  patch.slug = await reservePostSlug(ctx, { given: patch.slug, fromTitle, id, exists: true });
+  await withSlug(ctx, { scope: postSlugs(ctx, id), slug: patch.slug, previous: current.slug, owner: blogPostStream(id), write: update });
 }
 
 /**
@@ -168,7 +163,7 @@ export async function updatePost(ctx: CommandContext, id: number, input: PostInp
  */
 export async function deletePost(ctx: CommandContext, id: number, ifMatch?: readonly number[]): Promise<void> {
   const comments = await commentsOfPost(ctx.documents, id);
-  const result = await handleCommand(ctx, blogPostStream(id), blogPostDecider, { type: 'DeleteBlogPost', data: {} }, { ifMatch: ifMatching(ifMatch, BLOG_POST_VERSIONED) });
+  const result = await handleCommand(ctx, { stream: blogPostStream(id), decider: blogPostDecider, command: { type: 'DeleteBlogPost', data: {} }, ifMatch: ifMatching(ifMatch, BLOG_POST_VERSIONED) });
   if (result.state.fields) await releaseKeyQuietly(ctx, postSlugKey(result.state.fields.slug), blogPostStream(id));
   for (const comment of comments) {
     try {
@@ -184,5 +179,5 @@ export async function deletePost(ctx: CommandContext, id: number, ifMatch?: read
  * its create filed it and is still on its way).
  */
 export async function categoryDeleted(ctx: CommandContext, id: number, categoryId: number): Promise<void> {
-  await handleCommand(ctx, blogPostStream(id), blogPostDecider, { type: 'CategoryDeleted', data: { id, category_id: categoryId, now: sqlTimestamp(ctx.clock.now()) } }, { retries: 20 });
+  await handleCommand(ctx, { stream: blogPostStream(id), decider: blogPostDecider, command: { type: 'CategoryDeleted', data: { id, category_id: categoryId, now: sqlTimestamp(ctx.clock.now()) } }, retries: 20 });
 }

@@ -42,14 +42,16 @@ export function categorySlugs(ctx: CommandContext, exceptId: number | null): Slu
  */
 export async function reserveSlug(
   ctx: CommandContext,
-  scope: SlugScope,
-  given: string | undefined,
-  base: string,
-  owner: string,
-  refuse: () => ValidationError,
-  ownerExists: boolean,
+  { scope, given, base, owner, refuse, ownerExists }: {
+    scope: SlugScope;
+    given: string | undefined;
+    base: string;
+    owner: string;
+    refuse: () => ValidationError;
+    ownerExists: boolean;
+  },
 ): Promise<string> {
-  if (!given) return reserveUniqueSlug(ctx, scope, base, owner, ownerExists);
+  if (!given) return reserveUniqueSlug(ctx, { scope, base, owner, ownerMayHold: ownerExists });
   if (await scope.taken(given)) throw refuse();
   await reserveKey(ctx, { key: scope.keyOf(given), owner, refuse, inUse: () => scope.taken(given), ownerMayHold: ownerExists });
   return given;
@@ -59,6 +61,9 @@ export async function reserveSlug(
  * Runs a write that gives `owner` the slug `slug` in place of `previous` (null on a create):
  * the slug is already reserved; a failed write lets go of it, a done one lets go of `previous`.
  */
-export function withSlug<T>(ctx: CommandContext, scope: SlugScope, slug: string, previous: string | null, owner: string, write: () => Promise<T>): Promise<T> {
-  return withReservedKey(ctx, scope.keyOf(slug), owner, previous === null ? null : scope.keyOf(previous), write);
+export function withSlug<T>(
+  ctx: CommandContext,
+  { scope, slug, previous, owner, write }: { scope: SlugScope; slug: string; previous: string | null; owner: string; write: () => Promise<T> },
+): Promise<T> {
+  return withReservedKey(ctx, { key: scope.keyOf(slug), owner, previous: previous === null ? null : scope.keyOf(previous), write });
 }

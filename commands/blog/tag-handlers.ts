@@ -2,11 +2,11 @@ import { ValidationError, VersionConflictError } from '../../infra/errors.js';
 import { slugify } from '../../infra/text/slug.js';
 import { findTagBySlug } from '../../queries/blog/taxonomy.js';
 import type { CommandContext } from '../command-context.js';
-import { handleCommand } from '../handle-command.js';
-import { KeyHeldError } from '../reservations/reservation-decider.js';
+import { handleCommand, toDomainEvents } from '../handle-command.js';
+import { KeyHeldError, type ReservationEvent } from '../reservations/reservation-decider.js';
 import { reservationStream, reserveKey, withReservedKey } from '../reservations/reservations.js';
 import { nextId } from '../sequence.js';
-import { BLOG_SEQUENCES, blogTagStream } from './events.js';
+import { BLOG_SEQUENCES, blogTagStream, type BlogTagEvent } from './events.js';
 import { LIMITS } from './rules.js';
 import { tagSlugKey } from './slug-keys.js';
 import { blogTagDecider } from './tag-decider.js';
@@ -50,9 +50,14 @@ async function createTag(ctx: CommandContext, name: string, slug: string): Promi
     await reserveKey(ctx, { key, owner, refuse: () => new KeyHeldError(key, 'another tag'), inUse: async () => (await findTagBySlug(ctx.documents, slug)) !== null });
   } catch (error) {
     if (!(error instanceof KeyHeldError)) throw error;
-    return tagCreatedByOther(ctx, key, name, slug);
+    return tagCreatedByOther(ctx, { key, name, slug });
   }
-  await withReservedKey(ctx, key, owner, null, () => handleCommand(ctx, owner, blogTagDecider, { type: 'CreateBlogTag', data: { id, name, slug } }, { newStream: true }));
+  await withReservedKey(ctx, {
+    key,
+    owner,
+    previous: null,
+    write: () => handleCommand(ctx, { stream: owner, decider: blogTagDecider, command: { type: 'CreateBlogTag', data: { id, name, slug } }, newStream: true }),
+  });
   return name;
 }
 
@@ -64,18 +69,19 @@ const TAG_WAIT_MS = 5_000;
  * here: a post must not be projected before its tags, or it would lack their references. If the
  * other writer lets go of the slug (its write failed), this one creates the tag after all.
  */
-async function tagCreatedByOther(ctx: CommandContext, key: string, name: string, slug: string): Promise<string> {
+async function tagCreatedByOther(ctx: CommandContext, { key, name, slug }: { key: string; name: string; slug: string }): Promise<string> {
   const deadline = performance.now() + TAG_WAIT_MS;
   while (performance.now() < deadline) {
     const existing = await findTagBySlug(ctx.documents, slug);
     if (existing) return existing.name;
-    const reservation = await ctx.eventStore.readLastEvent(reservationStream(key));
+    const last = await ctx.eventStore.readLastEvent(reservationStream(key));
+    const [reservation] = toDomainEvents<ReservationEvent>(last ? [last] : []);
     if (reservation?.type !== 'KeyReserved') return createTag(ctx, name, slug);
-    const holder = (reservation.data as { owner: string }).owner;
-    const created = (await ctx.eventStore.readStream(holder)).find((e) => e.type === 'BlogTagCreated');
-    if (created) {
-      await ctx.waitForProjections(created.position);
-      return (created.data as { name: string }).name;
+    const stored = (await ctx.eventStore.readStream(reservation.data.owner)).find((e) => e.type === 'BlogTagCreated');
+    if (stored) {
+      const [created] = toDomainEvents<BlogTagEvent>([stored]);
+      await ctx.waitForProjections(stored.position);
+      return created.data.name;
     }
     await new Promise((resolve) => setTimeout(resolve, 5));
   }

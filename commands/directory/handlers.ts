@@ -28,7 +28,7 @@ import { databaseTypeDecider, subjectDecider } from './term-decider.js';
 import { tokenDecider } from './token-decider.js';
 
 export async function configureLibrary(ctx: CommandContext, settings: Partial<LibrarySettings>): Promise<LibrarySettings> {
-  const result = await handleCommand(ctx, libraryStream(), libraryDecider, { type: 'ConfigureLibrary', data: settings });
+  const result = await handleCommand(ctx, { stream: libraryStream(), decider: libraryDecider, command: { type: 'ConfigureLibrary', data: settings } });
   return result.state.settings as LibrarySettings;
 }
 
@@ -47,30 +47,29 @@ export async function issueToken(
     throw new ConflictError(`Token ${input.id} already exists.`);
   }
   const id = await idFor(ctx, TOKEN_SEQUENCE, input.id);
-  await handleCommand(ctx, tokenStream(id), tokenDecider, {
+  await handleCommand(ctx, { stream: tokenStream(id), decider: tokenDecider, command: {
     type: 'IssueToken',
     data: { id, token_hash, allowed_origins: input.allowed_origins, label: input.label ?? '' },
-  });
+  } });
   return id;
 }
 
 export async function revokeToken(ctx: CommandContext, id: number): Promise<void> {
-  await handleCommand(ctx, tokenStream(id), tokenDecider, { type: 'RevokeToken', data: {} });
+  await handleCommand(ctx, { stream: tokenStream(id), decider: tokenDecider, command: { type: 'RevokeToken', data: {} } });
 }
 
 export async function defineSubject(ctx: CommandContext, handle: string, name: string): Promise<void> {
-  await handleCommand(ctx, subjectStream(handle), subjectDecider, { type: 'DefineTerm', data: { handle, name } });
+  await handleCommand(ctx, { stream: subjectStream(handle), decider: subjectDecider, command: { type: 'DefineTerm', data: { handle, name } } });
 }
 
 export async function defineDatabaseType(ctx: CommandContext, handle: string, name: string): Promise<void> {
-  await handleCommand(ctx, typeStream(handle), databaseTypeDecider, { type: 'DefineTerm', data: { handle, name } });
+  await handleCommand(ctx, { stream: typeStream(handle), decider: databaseTypeDecider, command: { type: 'DefineTerm', data: { handle, name } } });
 }
 
+/** Refuses at `field` unless every one of `handles` is in `collection` (its records are `label`s). */
 async function requireExisting<T extends TermDoc | DatabaseDoc>(
   collection: Collection<T>,
-  handles: string[] | undefined,
-  field: string,
-  label: string,
+  { handles, field, label }: { handles: string[] | undefined; field: string; label: string },
 ): Promise<void> {
   for (const handle of new Set(handles ?? [])) {
     if (!(await collection.findOne({ _id: handle }))) throw ValidationError.field(field, `Unknown ${label} "${handle}".`);
@@ -78,23 +77,26 @@ async function requireExisting<T extends TermDoc | DatabaseDoc>(
 }
 
 async function checkTerms(ctx: CommandContext, fields: Partial<DatabaseFields>): Promise<void> {
-  await requireExisting(subjectDocs(ctx.documents), fields.subjects, 'subjects', 'subject');
-  await requireExisting(typeDocs(ctx.documents), fields.types, 'types', 'type');
+  await requireExisting(subjectDocs(ctx.documents), { handles: fields.subjects, field: 'subjects', label: 'subject' });
+  await requireExisting(typeDocs(ctx.documents), { handles: fields.types, field: 'types', label: 'type' });
 }
 
 export async function addDatabase(ctx: CommandContext, handle: string, fields: DatabaseFields): Promise<void> {
   await checkTerms(ctx, fields);
-  await handleCommand(ctx, databaseStream(handle), databaseDecider, { type: 'AddDatabase', data: { handle, fields } });
+  await handleCommand(ctx, { stream: databaseStream(handle), decider: databaseDecider, command: { type: 'AddDatabase', data: { handle, fields } } });
 }
 
-export async function updateDatabase(ctx: CommandContext, handle: string, patch: Partial<DatabaseFields>, ifMatch?: readonly number[]): Promise<void> {
+export async function updateDatabase(
+  ctx: CommandContext,
+  { handle, patch, ifMatch }: { handle: string; patch: Partial<DatabaseFields>; ifMatch?: readonly number[] },
+): Promise<void> {
   await checkTerms(ctx, patch);
-  await handleCommand(ctx, databaseStream(handle), databaseDecider, { type: 'UpdateDatabase', data: { patch } }, { ifMatch: ifMatching(ifMatch, DATABASE_VERSIONED) });
+  await handleCommand(ctx, { stream: databaseStream(handle), decider: databaseDecider, command: { type: 'UpdateDatabase', data: { patch } }, ifMatch: ifMatching(ifMatch, DATABASE_VERSIONED) });
 }
 
-export async function defineList(ctx: CommandContext, handle: string, name: string, databases: string[]): Promise<void> {
-  await requireExisting(databaseDocs(ctx.documents), databases, 'databases', 'database');
-  await handleCommand(ctx, listStream(handle), listDecider, { type: 'DefineList', data: { handle, name, databases } });
+export async function defineList(ctx: CommandContext, { handle, name, databases }: { handle: string; name: string; databases: string[] }): Promise<void> {
+  await requireExisting(databaseDocs(ctx.documents), { handles: databases, field: 'databases', label: 'database' });
+  await handleCommand(ctx, { stream: listStream(handle), decider: listDecider, command: { type: 'DefineList', data: { handle, name, databases } } });
 }
 
 /**

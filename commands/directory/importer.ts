@@ -64,10 +64,7 @@ function directoryOf(fixture: Fixture): DirectoryInput {
 /** Handles of one section: duplicates in the fixture and handles already in the store are problems. */
 async function handleProblems(
   runtime: Runtime,
-  entries: { handle: string }[] | undefined,
-  section: string,
-  label: string,
-  stream: (handle: string) => string,
+  { entries, section, label, stream }: { entries: { handle: string }[] | undefined; section: string; label: string; stream: (handle: string) => string },
 ): Promise<FixtureProblem[]> {
   const problems: FixtureProblem[] = [];
   const seen = new Set<string>();
@@ -85,10 +82,7 @@ async function handleProblems(
 /** Each referenced handle must be defined in the fixture or already in the store. */
 async function referenceProblems(
   runtime: Runtime,
-  refs: { path: string; handle: string }[],
-  inFixture: Set<string>,
-  label: string,
-  stream: (handle: string) => string,
+  { refs, inFixture, label, stream }: { refs: { path: string; handle: string }[]; inFixture: Set<string>; label: string; stream: (handle: string) => string },
 ): Promise<FixtureProblem[]> {
   const problems: FixtureProblem[] = [];
   for (const ref of refs) {
@@ -136,17 +130,17 @@ export const directoryImporter: FixtureImporter = {
     const prefix = dir.library?.proxy_prefix;
     if (prefix && !isHttpUrl(prefix)) problems.push({ path: `${ROOT}.library.proxy_prefix`, message: 'Must be an http(s) URL prefix.' });
     problems.push(...(await tokenProblems(runtime, dir.tokens)));
-    problems.push(...(await handleProblems(runtime, dir.subjects, 'subjects', 'Subject', subjectStream)));
-    problems.push(...(await handleProblems(runtime, dir.types, 'types', 'Type', typeStream)));
-    problems.push(...(await handleProblems(runtime, dir.databases, 'databases', 'Database', databaseStream)));
-    problems.push(...(await handleProblems(runtime, dir.lists, 'lists', 'List', listStream)));
+    problems.push(...(await handleProblems(runtime, { entries: dir.subjects, section: 'subjects', label: 'Subject', stream: subjectStream })));
+    problems.push(...(await handleProblems(runtime, { entries: dir.types, section: 'types', label: 'Type', stream: typeStream })));
+    problems.push(...(await handleProblems(runtime, { entries: dir.databases, section: 'databases', label: 'Database', stream: databaseStream })));
+    problems.push(...(await handleProblems(runtime, { entries: dir.lists, section: 'lists', label: 'List', stream: listStream })));
     (dir.databases ?? []).forEach((db, i) => {
       if (!isHttpUrl(db.url)) problems.push({ path: `${ROOT}.databases[${i}].url`, message: 'Must be an http(s) URL.' });
     });
     const handles = (entries: { handle: string }[] | undefined) => new Set((entries ?? []).map((e) => e.handle));
-    problems.push(...(await referenceProblems(runtime, refsOf(dir.databases, 'databases', 'subjects'), handles(dir.subjects), 'subject', subjectStream)));
-    problems.push(...(await referenceProblems(runtime, refsOf(dir.databases, 'databases', 'types'), handles(dir.types), 'type', typeStream)));
-    problems.push(...(await referenceProblems(runtime, refsOf(dir.lists, 'lists', 'databases'), handles(dir.databases), 'database', databaseStream)));
+    problems.push(...(await referenceProblems(runtime, { refs: refsOf(dir.databases, 'databases', 'subjects'), inFixture: handles(dir.subjects), label: 'subject', stream: subjectStream })));
+    problems.push(...(await referenceProblems(runtime, { refs: refsOf(dir.databases, 'databases', 'types'), inFixture: handles(dir.types), label: 'type', stream: typeStream })));
+    problems.push(...(await referenceProblems(runtime, { refs: refsOf(dir.lists, 'lists', 'databases'), inFixture: handles(dir.databases), label: 'database', stream: databaseStream })));
     (dir.lists ?? []).forEach((list, i) => {
       const seen = new Set<string>();
       list.databases.forEach((handle, j) => {
@@ -196,7 +190,7 @@ export const directoryImporter: FixtureImporter = {
       progress.tick();
     }
     for (const list of dir.lists ?? []) {
-      await defineList(ctx, list.handle, list.name, list.databases);
+      await defineList(ctx, { handle: list.handle, name: list.name, databases: list.databases });
       progress.tick();
     }
     for (const token of dir.tokens ?? []) {

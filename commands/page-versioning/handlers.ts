@@ -22,24 +22,28 @@ export interface RevertResult {
  * stream (with its expected version). `ifMatch`: the versions of the page the client's If-Match
  * names (the page's ETag, as GET /api/site_pages/{id} gives it).
  */
-export async function revertPage(ctx: CommandContext, versionId: number, summary?: string | null, ifMatch?: readonly number[]): Promise<RevertResult> {
+/** A revert to version `versionId`, with the editor's note; `ifMatch`, the client's If-Match. */
+export interface RevertPage {
+  versionId: number;
+  summary?: string | null;
+  ifMatch?: readonly number[];
+}
+
+export async function revertPage(ctx: CommandContext, { versionId, summary, ifMatch }: RevertPage): Promise<RevertResult> {
   const version = await findVersion(ctx.documents, versionId);
   if (!version) throw new NotFoundError('Version not found.');
   const fields = await pageAtVersion(ctx.eventStore, version);
   const revert = (guard?: () => Promise<void>) =>
     handleCommand(
       ctx,
-      sitePageStream(version.resource_id),
-      versionedSitePageDecider,
-      { type: 'RevertSitePage', data: { target: { id: version.id, saved_at: sqlTimestamp(version.saved_at), fields }, summary } },
-      { beforeAppend: guard, ifMatch: ifMatching(ifMatch, SITE_PAGE.versionedBy) },
+      { stream: sitePageStream(version.resource_id), decider: versionedSitePageDecider, command: { type: 'RevertSitePage', data: { target: { id: version.id, saved_at: sqlTimestamp(version.saved_at), fields }, summary } }, beforeAppend: guard, ifMatch: ifMatching(ifMatch, SITE_PAGE.versionedBy) },
     );
   let result: Awaited<ReturnType<typeof revert>>;
   try {
     // The old slug may belong to another page of the site by now, and its site may be gone.
     await SITE_PAGE.checkReferences(ctx, fields, version.resource_id);
     const before = await currentFields(ctx, SITE_PAGE, version.resource_id);
-    result = before ? await rewriteKeyed(ctx, SITE_PAGE, version.resource_id, before, fields, revert) : await revert();
+    result = before ? await rewriteKeyed(ctx, { spec: SITE_PAGE, id: version.resource_id, before, after: fields, write: revert }) : await revert();
   } catch (error) {
     if (error instanceof ValidationError) throw new ConflictError(`The page cannot be reverted to version #${versionId}: ${error.message}`);
     throw error;

@@ -77,7 +77,8 @@ export interface ParentLink<Fields> {
   refuse(): ValidationError;
 }
 
-async function requireAll(collection: Collection<Document>, ids: number[] | undefined, field: string, label: string): Promise<void> {
+/** Refuses at `field` unless every one of `ids` is in `collection` (its records are `label`s). */
+async function requireAll(collection: Collection<Document>, { ids, field, label }: { ids: number[] | undefined; field: string; label: string }): Promise<void> {
   if (!ids || ids.length === 0) return;
   const unique = [...new Set(ids)];
   const found = await collection.count({ _id: { $in: unique } });
@@ -111,7 +112,7 @@ export const SITE: KindSpec<SiteFields> = {
   async afterDelete(ctx, id) {
     const attached = await attachedChildIds(ctx, siteStream(id), SITE_PAGE_ATTACHED);
     const placed = (await sitePages(ctx.documents).find({ site_id: id })).map((page) => page.id);
-    for (const pageId of new Set([...attached, ...placed])) await parentDeleted(ctx, SITE_PAGE, pageId, id);
+    for (const pageId of new Set([...attached, ...placed])) await parentDeleted(ctx, { spec: SITE_PAGE, id: pageId, parentId: id });
   },
 };
 
@@ -131,7 +132,7 @@ export const ITEM_SET: KindSpec<ItemSetFields> = {
   versionedBy: versionedBy(ITEM_SET_EVENTS),
   collection: (ctx) => itemSets(ctx.documents),
   async checkReferences(ctx, fields) {
-    await requireAll(sites(ctx.documents), fields.site_ids, 'o:site', 'site');
+    await requireAll(sites(ctx.documents), { ids: fields.site_ids, field: 'o:site', label: 'site' });
   },
 };
 
@@ -143,11 +144,11 @@ export const ITEM: KindSpec<ItemFields> = {
   versionedBy: versionedBy(ITEM_EVENTS),
   collection: (ctx) => items(ctx.documents),
   async checkReferences(ctx, fields) {
-    await requireAll(sites(ctx.documents), fields.site_ids, 'o:site', 'site');
-    await requireAll(itemSets(ctx.documents), fields.item_set_ids, 'o:item_set', 'item set');
+    await requireAll(sites(ctx.documents), { ids: fields.site_ids, field: 'o:site', label: 'site' });
+    await requireAll(itemSets(ctx.documents), { ids: fields.item_set_ids, field: 'o:item_set', label: 'item set' });
   },
   async cascadeDelete(ctx, id) {
-    for (const media of await mediaDocs(ctx.documents).find({ item_id: id })) await deleteResource(ctx, MEDIA, media.id);
+    for (const media of await mediaDocs(ctx.documents).find({ item_id: id })) await deleteResource(ctx, { spec: MEDIA, id: media.id });
   },
 };
 
@@ -159,7 +160,7 @@ export const MEDIA: KindSpec<MediaFields> = {
   versionedBy: versionedBy(MEDIA_EVENTS),
   collection: (ctx) => mediaDocs(ctx.documents),
   async checkReferences(ctx, fields) {
-    if (fields.item_id !== undefined) await requireAll(items(ctx.documents), [fields.item_id], 'o:item', 'item');
+    if (fields.item_id !== undefined) await requireAll(items(ctx.documents), { ids: [fields.item_id], field: 'o:item', label: 'item' });
   },
 };
 
@@ -171,7 +172,7 @@ export const SITE_PAGE: KindSpec<SitePageFields> = {
   versionedBy: versionedBy(SITE_PAGE_EVENTS, SITE_PAGE_REVERTED),
   collection: (ctx) => sitePages(ctx.documents),
   async checkReferences(ctx, fields, id) {
-    if (fields.site_id !== undefined) await requireAll(sites(ctx.documents), [fields.site_id], 'o:site', 'site');
+    if (fields.site_id !== undefined) await requireAll(sites(ctx.documents), { ids: [fields.site_id], field: 'o:site', label: 'site' });
     if (fields.slug === undefined && fields.site_id === undefined) return;
     const current = id === null ? null : await sitePages(ctx.documents).findOne({ _id: id });
     const siteId = fields.site_id ?? current?.site_id;
@@ -189,14 +190,22 @@ export const SITE_PAGE: KindSpec<SitePageFields> = {
   },
 };
 
-function reservationOf<Fields extends object>(ctx: CommandContext, spec: KindSpec<Fields>, fields: Fields, id: number): KeyReservation | null {
+/** A record `id` of a kind with the fields it is written with (and, when it exists, had `before`). */
+interface RecordWrite<Fields extends object> {
+  spec: KindSpec<Fields>;
+  id: number;
+  fields: Fields;
+  before?: Fields | null;
+}
+
+function reservationOf<Fields extends object>(ctx: CommandContext, { spec, fields, id }: RecordWrite<Fields>): KeyReservation | null {
   const unique = spec.unique;
   if (!unique) return null;
   return { key: unique.key(fields), owner: spec.stream(id), refuse: unique.refuse, inUse: () => unique.taken(ctx, fields, id) };
 }
 
 /** The guard that attaches the record to its parent before its write, when it enters that parent. */
-function parentGuardOf<Fields extends object>(ctx: CommandContext, spec: KindSpec<Fields>, fields: Fields, id: number, before: Fields | null) {
+function parentGuardOf<Fields extends object>(ctx: CommandContext, { spec, fields, id, before = null }: RecordWrite<Fields>) {
   const parent = spec.parent;
   if (!parent || (before !== null && parent.id(before) === parent.id(fields))) return undefined;
   const parentId = parent.id(fields);
@@ -219,49 +228,65 @@ export async function currentFields<Fields extends object>(ctx: CommandContext, 
  * Tells a child of a deleted parent: it is deleted (or never written, when its create attached
  * and is still on its way), and gives up its unique key.
  */
-async function parentDeleted<Fields extends object>(ctx: CommandContext, spec: KindSpec<Fields>, id: number, parentId: number): Promise<void> {
-  const result = await handleCommand(ctx, spec.stream(id), spec.decider, { type: 'ParentDeleted', data: { id, parent_id: parentId } }, { retries: 20 });
+async function parentDeleted<Fields extends object>(ctx: CommandContext, { spec, id, parentId }: { spec: KindSpec<Fields>; id: number; parentId: number }): Promise<void> {
+  const result = await handleCommand(ctx, { stream: spec.stream(id), decider: spec.decider, command: { type: 'ParentDeleted', data: { id, parent_id: parentId } }, retries: 20 });
   if (result.state.status === 'deleted' && result.events.length > 0 && result.state.fields && spec.unique) {
     await releaseKeyQuietly(ctx, spec.unique.key(result.state.fields), spec.stream(id));
   }
 }
 
-export async function createResource<Fields extends object>(
-  ctx: CommandContext,
-  spec: KindSpec<Fields>,
-  fields: Fields,
-  givenId?: number,
-): Promise<number> {
+/** A create of a record of `spec`'s kind; `givenId` is the fixture's id. */
+export interface CreateResource<Fields extends object> {
+  spec: KindSpec<Fields>;
+  fields: Fields;
+  givenId?: number;
+}
+
+export async function createResource<Fields extends object>(ctx: CommandContext, { spec, fields, givenId }: CreateResource<Fields>): Promise<number> {
   await spec.checkReferences(ctx, fields, null);
   if (givenId !== undefined && (await ctx.eventStore.readLastEvent(spec.stream(givenId)))) {
     throw ValidationError.field('o:id', `${spec.label} ${givenId} already exists.`);
   }
   const id = await idFor(ctx, spec.sequence, givenId);
-  await withKey(ctx, reservationOf(ctx, spec, fields, id), null, () =>
-    handleCommand(ctx, spec.stream(id), spec.decider, { type: 'Create', data: { id, fields } }, { beforeAppend: parentGuardOf(ctx, spec, fields, id, null) }),
-  );
+  await withKey(ctx, {
+    reservation: reservationOf(ctx, { spec, fields, id }),
+    previous: null,
+    write: () =>
+      handleCommand(ctx, {
+        stream: spec.stream(id),
+        decider: spec.decider,
+        command: { type: 'Create', data: { id, fields } },
+        beforeAppend: parentGuardOf(ctx, { spec, fields, id }),
+      }),
+  });
   return id;
 }
 
-export async function updateResource<Fields extends object>(
-  ctx: CommandContext,
-  spec: KindSpec<Fields>,
-  id: number,
-  patch: Partial<Fields>,
-  ifMatch?: readonly number[],
-): Promise<Fields> {
+/** An update of record `id` of `spec`'s kind: the keys of `patch` change; `ifMatch`, the client's If-Match. */
+export interface UpdateResource<Fields extends object> {
+  spec: KindSpec<Fields>;
+  id: number;
+  patch: Partial<Fields>;
+  ifMatch?: readonly number[];
+}
+
+export async function updateResource<Fields extends object>(ctx: CommandContext, { spec, id, patch, ifMatch }: UpdateResource<Fields>): Promise<Fields> {
   await spec.checkReferences(ctx, patch, id);
   const before = spec.unique || spec.parent ? await currentFields(ctx, spec, id) : null;
   const update = { type: 'Update' as const, data: { patch } };
   const retries = spec.afterDelete ? PARENT_WRITE_RETRIES : undefined;
   const precondition = ifMatching(ifMatch, spec.versionedBy);
-  if (before === null) return updatedFields(spec, await handleCommand(ctx, spec.stream(id), spec.decider, update, { retries, ifMatch: precondition }));
+  if (before === null) return updatedFields(spec, await handleCommand(ctx, { stream: spec.stream(id), decider: spec.decider, command: update, retries, ifMatch: precondition }));
   const after = { ...before, ...definedKeys(patch) };
   return updatedFields(
     spec,
-    await rewriteKeyed(ctx, spec, id, before, after, (guard) =>
-      handleCommand(ctx, spec.stream(id), spec.decider, update, { beforeAppend: guard, retries, ifMatch: precondition }),
-    ),
+    await rewriteKeyed(ctx, {
+      spec,
+      id,
+      before,
+      after,
+      write: (guard) => handleCommand(ctx, { stream: spec.stream(id), decider: spec.decider, command: update, beforeAppend: guard, retries, ifMatch: precondition }),
+    }),
   );
 }
 
@@ -272,13 +297,16 @@ export async function updateResource<Fields extends object>(
  */
 export function rewriteKeyed<Fields extends object, T>(
   ctx: CommandContext,
-  spec: KindSpec<Fields>,
-  id: number,
-  before: Fields,
-  after: Fields,
-  write: (guard: (() => Promise<void>) | undefined) => Promise<T>,
+  { spec, id, before, after, write }: {
+    spec: KindSpec<Fields>;
+    id: number;
+    before: Fields;
+    after: Fields;
+    write: (guard: (() => Promise<void>) | undefined) => Promise<T>;
+  },
 ): Promise<T> {
-  return withKey(ctx, reservationOf(ctx, spec, after, id), spec.unique?.key(before) ?? null, () => write(parentGuardOf(ctx, spec, after, id, before)));
+  const record = { spec, id, fields: after, before };
+  return withKey(ctx, { reservation: reservationOf(ctx, record), previous: spec.unique?.key(before) ?? null, write: () => write(parentGuardOf(ctx, record)) });
 }
 
 function updatedFields<Fields extends object>(spec: KindSpec<Fields>, result: { state: { fields: Fields | null } }): Fields {
@@ -288,9 +316,7 @@ function updatedFields<Fields extends object>(spec: KindSpec<Fields>, result: { 
 
 export async function deleteResource<Fields extends object>(
   ctx: CommandContext,
-  spec: KindSpec<Fields>,
-  id: number,
-  ifMatch?: readonly number[],
+  { spec, id, ifMatch }: { spec: KindSpec<Fields>; id: number; ifMatch?: readonly number[] },
 ): Promise<void> {
   const precondition = ifMatching(ifMatch, spec.versionedBy);
   // The cascade comes first: a stale If-Match must refuse before it deletes anything. The check
@@ -299,10 +325,7 @@ export async function deleteResource<Fields extends object>(
   await spec.cascadeDelete?.(ctx, id);
   const result = await handleCommand(
     ctx,
-    spec.stream(id),
-    spec.decider,
-    { type: 'Delete', data: {} },
-    { retries: spec.afterDelete ? PARENT_WRITE_RETRIES : undefined, ifMatch: precondition },
+    { stream: spec.stream(id), decider: spec.decider, command: { type: 'Delete', data: {} }, retries: spec.afterDelete ? PARENT_WRITE_RETRIES : undefined, ifMatch: precondition },
   );
   if (spec.unique && result.state.fields) await releaseKeyQuietly(ctx, spec.unique.key(result.state.fields), spec.stream(id));
   await spec.afterDelete?.(ctx, id);

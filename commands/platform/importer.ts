@@ -67,7 +67,10 @@ const SECTIONS = [
   { key: 'site_pages', schema: PageSchema, spec: SITE_PAGE as KindSpec<object> },
 ] as const;
 
-async function existingIdProblems(runtime: Runtime, spec: KindSpec<object>, list: { id?: number }[], path: string): Promise<FixtureProblem[]> {
+async function existingIdProblems(
+  runtime: Runtime,
+  { spec, list, path }: { spec: KindSpec<object>; list: { id?: number }[]; path: string },
+): Promise<FixtureProblem[]> {
   const problems: FixtureProblem[] = [];
   for (const [index, entry] of list.entries()) {
     if (entry.id !== undefined && (await runtime.eventStore.readLastEvent(spec.stream(entry.id)))) {
@@ -80,9 +83,7 @@ async function existingIdProblems(runtime: Runtime, spec: KindSpec<object>, list
 /** Ids a list refers to must exist, in the fixture or already in the store. */
 async function referenceProblems(
   runtime: Runtime,
-  spec: KindSpec<object>,
-  fixtureIds: Set<number>,
-  refs: { path: string; id: number }[],
+  { spec, fixtureIds, refs }: { spec: KindSpec<object>; fixtureIds: Set<number>; refs: { path: string; id: number }[] },
 ): Promise<FixtureProblem[]> {
   const problems: FixtureProblem[] = [];
   for (const ref of refs) {
@@ -125,23 +126,21 @@ export const platformImporter: FixtureImporter = {
       seenMedia.add(m.id);
       if (await runtime.eventStore.readLastEvent(MEDIA.stream(m.id))) problems.push({ path: `${m.path}.id`, message: `Media ${m.id} already exists.` });
     }
-    problems.push(...(await existingIdProblems(runtime, SITE as KindSpec<object>, sites, '$.sites')));
-    problems.push(...(await existingIdProblems(runtime, ITEM_SET as KindSpec<object>, sets, '$.item_sets')));
-    problems.push(...(await existingIdProblems(runtime, ITEM as KindSpec<object>, items, '$.items')));
-    problems.push(...(await existingIdProblems(runtime, SITE_PAGE as KindSpec<object>, pages, '$.site_pages')));
+    problems.push(...(await existingIdProblems(runtime, { spec: SITE as KindSpec<object>, list: sites, path: '$.sites' })));
+    problems.push(...(await existingIdProblems(runtime, { spec: ITEM_SET as KindSpec<object>, list: sets, path: '$.item_sets' })));
+    problems.push(...(await existingIdProblems(runtime, { spec: ITEM as KindSpec<object>, list: items, path: '$.items' })));
+    problems.push(...(await existingIdProblems(runtime, { spec: SITE_PAGE as KindSpec<object>, list: pages, path: '$.site_pages' })));
     const siteIds = ids(sites);
     const setIds = ids(sets);
     problems.push(
-      ...(await referenceProblems(runtime, SITE as KindSpec<object>, siteIds, [
+      ...(await referenceProblems(runtime, { spec: SITE as KindSpec<object>, fixtureIds: siteIds, refs: [
         ...sets.flatMap((s, i) => (s.site_ids ?? []).map((id, j) => ({ path: `$.item_sets[${i}].site_ids[${j}]`, id }))),
         ...items.flatMap((s, i) => (s.site_ids ?? []).map((id, j) => ({ path: `$.items[${i}].site_ids[${j}]`, id }))),
         ...pages.map((p, i) => ({ path: `$.site_pages[${i}].site_id`, id: p.site_id })),
-      ])),
+      ] })),
       ...(await referenceProblems(
         runtime,
-        ITEM_SET as KindSpec<object>,
-        setIds,
-        items.flatMap((s, i) => (s.item_set_ids ?? []).map((id, j) => ({ path: `$.items[${i}].item_set_ids[${j}]`, id }))),
+        { spec: ITEM_SET as KindSpec<object>, fixtureIds: setIds, refs: items.flatMap((s, i) => (s.item_set_ids ?? []).map((id, j) => ({ path: `$.items[${i}].item_set_ids[${j}]`, id }))) },
       )),
     );
     const slugs = new Set<string>();
@@ -164,11 +163,11 @@ export const platformImporter: FixtureImporter = {
   async import(fixture: Fixture, runtime, progress) {
     const ctx = runtime.commandContext(null);
     for (const site of fixtureList<SiteInput>(fixture, 'sites')) {
-      await createResource(ctx, SITE, { slug: site.slug, title: site.title }, site.id);
+      await createResource(ctx, { spec: SITE, fields: { slug: site.slug, title: site.title }, givenId: site.id });
       progress.tick();
     }
     for (const set of fixtureList<ItemSetInput>(fixture, 'item_sets')) {
-      await createResource(ctx, ITEM_SET, { title: set.title, is_public: set.is_public ?? true, site_ids: set.site_ids ?? [] }, set.id);
+      await createResource(ctx, { spec: ITEM_SET, fields: { title: set.title, is_public: set.is_public ?? true, site_ids: set.site_ids ?? [] }, givenId: set.id });
       progress.tick();
     }
     const items = fixtureList<ItemInput>(fixture, 'items');
@@ -187,23 +186,19 @@ export const platformImporter: FixtureImporter = {
       const item = items[i];
       const itemId = await createResource(
         ctx,
-        ITEM,
-        {
+        { spec: ITEM, fields: {
           title: item.title,
           description: item.description ?? '',
           is_public: item.is_public ?? true,
           item_set_ids: item.item_set_ids ?? [],
           site_ids: item.site_ids ?? [],
-        },
-        itemIds[i],
+        }, givenId: itemIds[i] },
       );
       progress.tick();
       for (const [j, media] of (item.media ?? []).entries()) {
         await createResource(
           ctx,
-          MEDIA,
-          { item_id: itemId, title: media.title, text: media.text ?? '', is_public: media.is_public ?? true },
-          mediaIds[firstMedia[i] + j],
+          { spec: MEDIA, fields: { item_id: itemId, title: media.title, text: media.text ?? '', is_public: media.is_public ?? true }, givenId: mediaIds[firstMedia[i] + j] },
         );
         progress.tick();
       }
@@ -211,8 +206,7 @@ export const platformImporter: FixtureImporter = {
     for (const page of fixtureList<PageInput>(fixture, 'site_pages')) {
       await createResource(
         ctx,
-        SITE_PAGE,
-        {
+        { spec: SITE_PAGE, fields: {
           site_id: page.site_id,
           slug: page.slug,
           title: page.title,
@@ -220,8 +214,7 @@ export const platformImporter: FixtureImporter = {
           layout: page.layout ?? null,
           layout_data: page.layout_data ?? {},
           blocks: (page.blocks ?? []).map((b) => ({ layout: b.layout, data: b.data ?? {} })),
-        },
-        page.id,
+        }, givenId: page.id },
       );
       progress.tick();
     }

@@ -43,7 +43,10 @@ function stateOf(last: StoredEvent | null): ReservationState {
 }
 
 /** The holder of `last`'s reservation when it may be taken over by `owner`, else null. */
-async function abandonedHolder(ctx: CommandContext, last: StoredEvent | null, owner: string, inUse: () => Promise<boolean>): Promise<string | null> {
+async function abandonedHolder(
+  ctx: CommandContext,
+  { last, owner, inUse }: { last: StoredEvent | null; owner: string; inUse: () => Promise<boolean> },
+): Promise<string | null> {
   const holder = stateOf(last).holder;
   if (!last || holder === null || holder === owner) return null;
   const age = ctx.clock.now().getTime() - Date.parse(last.metadata.at);
@@ -60,9 +63,11 @@ async function abandonedHolder(ctx: CommandContext, last: StoredEvent | null, ow
  */
 async function runOnKey(
   ctx: CommandContext,
-  key: string,
-  command: (last: StoredEvent | null) => Promise<ReservationCommand>,
-  presumeNew = false,
+  {
+    key,
+    command,
+    presumeNew = false,
+  }: { key: string; command: (last: StoredEvent | null) => Promise<ReservationCommand>; presumeNew?: boolean },
 ): Promise<void> {
   const stream = reservationStream(key);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -84,15 +89,14 @@ async function runOnKey(
 export async function reserveKey(ctx: CommandContext, reservation: KeyReservation): Promise<void> {
   const { key, owner } = reservation;
   try {
-    await runOnKey(
-      ctx,
+    await runOnKey(ctx, {
       key,
-      async (last) => ({
+      command: async (last) => ({
         type: 'ReserveKey',
-        data: { key, owner, abandonedBy: await abandonedHolder(ctx, last, owner, reservation.inUse) },
+        data: { key, owner, abandonedBy: await abandonedHolder(ctx, { last, owner, inUse: reservation.inUse }) },
       }),
-      !reservation.ownerMayHold,
-    );
+      presumeNew: !reservation.ownerMayHold,
+    });
   } catch (error) {
     if (error instanceof KeyHeldError) throw reservation.refuse();
     throw error;
@@ -101,7 +105,7 @@ export async function reserveKey(ctx: CommandContext, reservation: KeyReservatio
 
 /** Lets go of the key if `owner` holds it (after a rename or a delete, or when the write it guarded failed). */
 export async function releaseKey(ctx: CommandContext, key: string, owner: string): Promise<void> {
-  await runOnKey(ctx, key, async () => ({ type: 'ReleaseKey', data: { key, owner } }));
+  await runOnKey(ctx, { key, command: async () => ({ type: 'ReleaseKey', data: { key, owner } }) });
 }
 
 /** Releases without failing the caller: its write is done, and a key left reserved is taken over once abandoned. */
@@ -114,11 +118,11 @@ export async function releaseKeyQuietly(ctx: CommandContext, key: string, owner:
 }
 
 /** Whether an owner other than `owner` holds the key now (an abandoned reservation counts as free). */
-async function heldByOther(ctx: CommandContext, key: string, owner: string, inUse: () => Promise<boolean>): Promise<boolean> {
+async function heldByOther(ctx: CommandContext, { key, owner, inUse }: { key: string; owner: string; inUse: () => Promise<boolean> }): Promise<boolean> {
   const last = await ctx.eventStore.readLastEvent(reservationStream(key));
   const holder = stateOf(last).holder;
   if (holder === null || holder === owner) return false;
-  return (await abandonedHolder(ctx, last, owner, inUse)) === null;
+  return (await abandonedHolder(ctx, { last, owner, inUse })) === null;
 }
 
 export interface SlugScope {
@@ -128,28 +132,35 @@ export interface SlugScope {
   taken(slug: string): Promise<boolean>;
 }
 
+/** A slug to reserve for `owner` in `scope`; `ownerMayHold`: an update, whose owner may hold it already. */
+export interface SlugClaim {
+  scope: SlugScope;
+  owner: string;
+  ownerMayHold?: boolean;
+}
+
 /**
  * Reserves the first free slug of `base`, `base-2`, ... (uniqueSlug), a slug reserved by
  * another owner counting as taken. Losing a race for the slug found starts the search again:
  * the winner's reservation now counts as taken.
  */
-export async function reserveUniqueSlug(ctx: CommandContext, scope: SlugScope, base: string, owner: string, ownerMayHold = false): Promise<string> {
+export async function reserveUniqueSlug(ctx: CommandContext, { scope, base, owner, ownerMayHold = false }: SlugClaim & { base: string }): Promise<string> {
   // A create's common case first: the base is free in the read models, so its key is reserved
   // without reading its reservation stream (reserveKey presumes it new). Held by another, the
   // search below counts it as taken.
-  if (!ownerMayHold && !(await scope.taken(base)) && (await reserveFoundSlug(ctx, scope, base, owner, false))) return base;
+  if (!ownerMayHold && !(await scope.taken(base)) && (await reserveFoundSlug(ctx, { scope, slug: base, owner, ownerMayHold: false }))) return base;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const slug = await uniqueSlug(base, async (candidate) => {
       const inUse = () => scope.taken(candidate);
-      return (await inUse()) || (await heldByOther(ctx, scope.keyOf(candidate), owner, inUse));
+      return (await inUse()) || (await heldByOther(ctx, { key: scope.keyOf(candidate), owner, inUse }));
     });
-    if (await reserveFoundSlug(ctx, scope, slug, owner, ownerMayHold)) return slug;
+    if (await reserveFoundSlug(ctx, { scope, slug, owner, ownerMayHold })) return slug;
   }
   throw new VersionConflictError(scope.keyOf(base), 'any', -1);
 }
 
 /** Reserves a slug found free; false when another owner reserved it meanwhile. */
-async function reserveFoundSlug(ctx: CommandContext, scope: SlugScope, slug: string, owner: string, ownerMayHold: boolean): Promise<boolean> {
+async function reserveFoundSlug(ctx: CommandContext, { scope, slug, owner, ownerMayHold }: SlugClaim & { slug: string }): Promise<boolean> {
   try {
     const key = scope.keyOf(slug);
     await reserveKey(ctx, { key, owner, refuse: () => new KeyHeldError(key, 'another owner'), inUse: () => scope.taken(slug), ownerMayHold });
@@ -165,14 +176,25 @@ async function reserveFoundSlug(ctx: CommandContext, scope: SlugScope, slug: str
  * create when `previous` is null): the new key is reserved first, the write runs, then the old
  * key is released. A write that fails lets go of the new key again.
  */
-export async function withKey<T>(ctx: CommandContext, reservation: KeyReservation | null, previous: string | null, write: () => Promise<T>): Promise<T> {
+export async function withKey<T>(
+  ctx: CommandContext,
+  { reservation, previous, write }: { reservation: KeyReservation | null; previous: string | null; write: () => Promise<T> },
+): Promise<T> {
   if (reservation === null || reservation.key === previous) return write();
   await reserveKey(ctx, reservation);
-  return withReservedKey(ctx, reservation.key, reservation.owner, previous, write);
+  return withReservedKey(ctx, { key: reservation.key, owner: reservation.owner, previous, write });
+}
+
+/** A write that gives `owner` the reserved `key` in place of `previous` (null: it held none). */
+export interface KeyedWrite<T> {
+  key: string;
+  owner: string;
+  previous: string | null;
+  write: () => Promise<T>;
 }
 
 /** As withKey, for a key already reserved (reserveUniqueSlug). */
-export async function withReservedKey<T>(ctx: CommandContext, key: string, owner: string, previous: string | null, write: () => Promise<T>): Promise<T> {
+export async function withReservedKey<T>(ctx: CommandContext, { key, owner, previous, write }: KeyedWrite<T>): Promise<T> {
   let result: T;
   try {
     result = await write();

@@ -62,12 +62,6 @@ export async function folderExists(documents: DocumentStore, id: number): Promis
   return (await assetFolders(documents).findOne({ _id: id })) !== null;
 }
 
-/** Whether a folder with this slug already sits under `parentId` (other than `exceptId`). */
-export async function siblingSlugTaken(documents: DocumentStore, parentId: number | null, slug: string, exceptId: number | null): Promise<boolean> {
-  const clash = await assetFolders(documents).findOne({ parent_id: parentId, slug, _id: { $ne: exceptId ?? -1 } });
-  return clash !== null;
-}
-
 /** The ids on the way from a folder up to the root, starting with the folder itself. */
 export async function ancestorIds(documents: DocumentStore, id: number): Promise<number[]> {
   const path: number[] = [];

@@ -21,8 +21,7 @@ export function commentsOfPost(documents: DocumentStore, postId: number): Promis
 export async function listComments(
   documents: DocumentStore,
   filters: CommentFilters,
-  skip: number,
-  limit: number,
+  { skip, limit }: { skip: number; limit: number },
 ): Promise<{ total: number; comments: BlogCommentDoc[] }> {
   const filter: Filter = {};
   if (filters.status !== undefined) filter.status = filters.status;

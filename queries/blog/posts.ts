@@ -42,13 +42,19 @@ export async function postIdBySlug(documents: DocumentStore, slug: string): Prom
   return (await blogPostSlugs(documents).findOne({ _id: slug }))?.id ?? null;
 }
 
+/** Which page of a list: `limit` rows after the first `skip`. */
+export interface PageSlice {
+  skip: number;
+  limit: number;
+}
+
 /**
  * Posts newest first (published_at, else created_at, then id, descending), one page of them,
  * and how many match. Both are queries of the store (indexed in SQLite, the search by its
  * trigram text index), so nothing holds the whole blog in memory; recent pages are remembered
  * until a post changes (post-pages.ts).
  */
-export async function listPosts(documents: DocumentStore, filters: PostFilters, skip: number, limit: number): Promise<PostPage> {
+export async function listPosts(documents: DocumentStore, filters: PostFilters, { skip, limit }: PageSlice): Promise<PostPage> {
   let categoryId = filters.categoryId;
   if (filters.categorySlug !== undefined) {
     const category = await blogCategories(documents).findOne({ slug: filters.categorySlug });
@@ -56,10 +62,10 @@ export async function listPosts(documents: DocumentStore, filters: PostFilters, 
     categoryId = category.id;
   }
   const key = JSON.stringify([filters.status, filters.notPublishedAfter, filters.siteId, categoryId, filters.tagSlug, filters.authorId, filters.search, skip, limit]);
-  return rememberedPage(documents, key, () => readPage(documents, filters, categoryId, skip, limit));
+  return rememberedPage(documents, key, () => readPage(documents, filters, { categoryId, skip, limit }));
 }
 
-async function readPage(documents: DocumentStore, filters: PostFilters, categoryId: number | undefined, skip: number, limit: number): Promise<PostPage> {
+async function readPage(documents: DocumentStore, filters: PostFilters, { categoryId, skip, limit }: PageSlice & { categoryId: number | undefined }): Promise<PostPage> {
   const filter = postFilter(filters, categoryId);
   const text = filters.search === undefined || filters.search === '' ? undefined : filters.search;
   const posts = blogPosts(documents);

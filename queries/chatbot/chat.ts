@@ -37,7 +37,7 @@ export interface Gathered {
 
 export async function gatherEvidence(services: ChatbotQueryPorts, params: ChatParams): Promise<Gathered> {
   const retrieved: RetrievedResource[] = (
-    await retrieve(services, params.question, { siteId: params.siteId, itemSetIds: params.itemSetIds }, params.siteSlug)
+    await retrieve(services, { text: params.question, filter: { siteId: params.siteId, itemSetIds: params.itemSetIds }, siteSlug: params.siteSlug })
   ).slice(0, EVIDENCE_COUNT);
   const evidence: Evidence[] = retrieved.map((r, index) => ({ number: index + 1, title: r.best.title, text: r.best.text }));
   return { retrieved, request: { question: params.question, evidence, systemPrompt: params.systemPrompt } };

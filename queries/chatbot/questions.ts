@@ -23,12 +23,17 @@ interface WarnLogger {
  * retention sweep (workers/chatbot/question-retention.ts) has deleted it.
  */
 export class PatronQuestions {
-  constructor(
-    private readonly log: QuestionLog,
-    private readonly clock: Clock,
-    private readonly retentionDays: number,
-    private readonly logger: WarnLogger,
-  ) {}
+  private readonly log: QuestionLog;
+  private readonly clock: Clock;
+  private readonly retentionDays: number;
+  private readonly logger: WarnLogger;
+
+  constructor({ log, clock, retentionDays, logger }: { log: QuestionLog; clock: Clock; retentionDays: number; logger: WarnLogger }) {
+    this.log = log;
+    this.clock = clock;
+    this.retentionDays = retentionDays;
+    this.logger = logger;
+  }
 
   /** The oldest moment a kept question may have been asked. */
   cutoff(): Date {

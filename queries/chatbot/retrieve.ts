@@ -30,13 +30,11 @@ export interface RetrievedResource {
  */
 export async function retrieve(
   deps: { embedder: Embedder; vectorIndex: VectorIndex },
-  text: string,
-  filter: SearchFilter,
-  siteSlug?: string,
+  { text, filter, siteSlug }: { text: string; filter: SearchFilter; siteSlug?: string },
 ): Promise<RetrievedResource[]> {
   // Only chunks embedded by the query's model are comparable with it.
   const scope: SearchFilter = { siteId: filter.siteId, itemSetIds: filter.itemSetIds, model: deps.embedder.model };
-  const { vector, titleHits } = await embedWithTitles(deps, text, fetchLimit(filter), scope);
+  const { vector, titleHits } = await embedWithTitles(deps, { query: text, limit: fetchLimit(filter), filter: scope });
   const hits = await deps.vectorIndex.search(vector, fetchLimit(filter), scope);
   const byUrl = new Map<string, RetrievedResource>();
   for (const hit of [...hits, ...titleHits].sort((a, b) => a.distance - b.distance)) {

@@ -49,9 +49,7 @@ export function cosineDistance(a: Float32Array, b: Float32Array): number {
  */
 export async function embedWithTitles(
   deps: { embedder: Embedder; vectorIndex: VectorIndex },
-  query: string,
-  limit: number,
-  filter: SearchFilter,
+  { query, limit, filter }: { query: string; limit: number; filter: SearchFilter },
 ): Promise<{ vector: Float32Array; titleHits: VectorHit[] }> {
   const phrases = titlePhrases(query);
   const titled = phrases.length > 0 ? await deps.vectorIndex.titled(phrases, limit, filter) : [];

@@ -59,7 +59,7 @@ export async function pageReadableBy(documents: DocumentStore, pageId: number, r
 }
 
 /** A page's versions, newest first. */
-export async function listVersions(documents: DocumentStore, pageId: number, limit: number, offset: number): Promise<VersionPage> {
+export async function listVersions(documents: DocumentStore, pageId: number, { limit, offset }: { limit: number; offset: number }): Promise<VersionPage> {
   const versions = pageVersions(documents);
   const total = await versions.count({ resource_id: pageId });
   const rows = await versions.find({ resource_id: pageId }, { sort: { _id: -1 }, skip: offset, limit });

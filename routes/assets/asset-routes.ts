@@ -90,7 +90,7 @@ export const assetRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runti
     },
     async (request) => {
       const user = await requireAssetWriter(request);
-      await deleteAsset(runtime.commandContext(user.id, request.id), storage, request.params.id, ifMatchOf(request));
+      await deleteAsset(runtime.commandContext(user.id, request.id), { storage, id: request.params.id, ifMatch: ifMatchOf(request) });
       return { status: 'success' as const, message: 'Asset deleted.' };
     },
   );

@@ -101,7 +101,7 @@ export const folderRoutes: RoutesPlugin = async (app, { runtime }) => {
     async (request, reply) => {
       const user = await requireAssetWriter(request);
       const id = request.params.id;
-      await updateFolder(runtime.commandContext(user.id, request.id), id, request.body, ifMatchOf(request));
+      await updateFolder(runtime.commandContext(user.id, request.id), { id, input: request.body, ifMatch: ifMatchOf(request) });
       await answerFolderVersion(reply, id);
       return { status: 'success' as const, folder: await folderOrNotFound(id) };
     },

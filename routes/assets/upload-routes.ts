@@ -60,11 +60,11 @@ export const uploadRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runt
       const upload = await receiveUpload(request, storage, UPLOAD_FILE_FIELDS, maxBytes);
       try {
         const name = upload.fields['o:name']?.trim();
-        const id = await uploadAsset(runtime.commandContext(user.id, request.id), storage, upload.pending, {
+        const id = await uploadAsset(runtime.commandContext(user.id, request.id), { storage, pending: upload.pending, input: {
           ...fileInfo(upload),
           title: name || upload.filename,
           folder_id: folderIdField(upload.fields.folder_id),
-        });
+        } });
         return reply.status(201).send(await assetResponse(id));
       } finally {
         await upload.pending.discard();
@@ -94,7 +94,7 @@ export const uploadRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runt
       if (!(await findAsset(runtime.documents, id))) throw new NotFoundError('Asset not found.');
       const upload = await receiveUpload(request, storage, REPLACE_FILE_FIELDS, maxBytes);
       try {
-        await replaceAssetFile(runtime.commandContext(user.id, request.id), storage, id, upload.pending, fileInfo(upload));
+        await replaceAssetFile(runtime.commandContext(user.id, request.id), { storage, id, pending: upload.pending, info: fileInfo(upload) });
       } finally {
         await upload.pending.discard();
       }

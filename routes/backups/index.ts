@@ -6,7 +6,7 @@ import { KEY_OR_SESSION, type Principal } from '../../app/auth.js';
 import { installJsonBodyParser } from '../../app/json-body.js';
 import { refuseOtherMethods } from '../../app/method-not-allowed.js';
 import { deleteBackup } from '../../commands/backups/handlers.js';
-import { INCLUDE_FLAGS, type BackupIncludes } from '../../commands/backups/events.js';
+import type { BackupIncludes } from '../../commands/backups/events.js';
 import { isAdmin } from '../../commands/users/roles.js';
 import { AppError, ForbiddenError, NotFoundError } from '../../infra/errors.js';
 import { findBackup, listBackups } from '../../queries/backups/backups.js';
@@ -39,7 +39,13 @@ const CreateBody = Type.Object(
 );
 
 function includesFrom(body: Partial<BackupIncludes> | undefined): BackupIncludes {
-  return Object.fromEntries(INCLUDE_FLAGS.map((f) => [f, body?.[f] ?? true])) as unknown as BackupIncludes;
+  return {
+    include_db: body?.include_db ?? true,
+    include_files: body?.include_files ?? true,
+    include_themes: body?.include_themes ?? true,
+    include_modules: body?.include_modules ?? true,
+    include_api: body?.include_api ?? true,
+  };
 }
 
 /**

@@ -5,7 +5,8 @@ import type { RoutesPlugin } from '../../app/kernel.js';
 import { SESSION_ONLY, type Principal } from '../../app/auth.js';
 import { refuseOtherMethods } from '../../app/method-not-allowed.js';
 import { postComment } from '../../commands/blog/comment-handlers.js';
-import { createPost, type PostInput } from '../../commands/blog/post-handlers.js';
+import { createPost } from '../../commands/blog/post-handlers.js';
+import { LegacyCommentBody, LegacyCreatePostBody, type CommentInput, type CreatePostInput, type LegacyCommentInput } from '../../commands/blog/schemas.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../../infra/errors.js';
 import { findPost, listPosts } from '../../queries/blog/posts.js';
 import { readBlogSettings } from '../../queries/blog/settings.js';
@@ -15,7 +16,6 @@ import { nonEmpty, SESSION_SECURITY } from './viewer.js';
 
 const TAG = 'blog-legacy';
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
-const Nullable = <T extends ReturnType<typeof Type.Integer> | ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
 const ListQuery = Type.Object({
   page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
@@ -26,32 +26,23 @@ const ListQuery = Type.Object({
   search: Type.Optional(Type.String({ description: 'Case-insensitive substring of title, excerpt or content' })),
 });
 
-const CreateBody = Type.Object({
-  title: Type.String(),
-  content: Type.String({ description: 'HTML' }),
-  slug: Type.Optional(Type.String({ maxLength: 190 })),
-  excerpt: Type.Optional(Type.String()),
-  status: Type.Optional(Type.String({ description: 'draft (default), pending or published' })),
-  category_id: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
-  published_at: Type.Optional(Nullable(Type.String({ description: 'YYYY-MM-DD HH:MM:SS (UTC)' }))),
-  featured_image_asset_id: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
-  featured_image_url: Type.Optional(Nullable(Type.String({ maxLength: 2048 }))),
-  // String first: with the app's array coercion an array branch would swallow a plain string.
-  tags: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description: 'An array of names or one comma-separated string' })),
-});
-
-/** Types only: which fields are missing is answered after the comments-enabled check. */
-const CommentBody = Type.Object({
-  author_name: Type.Optional(Type.String()),
-  author_email: Type.Optional(Type.String()),
-  body: Type.Optional(Type.String({ description: 'Stored as written; never answered as active HTML' })),
-});
 const CommentCreated = Type.Object({ id: Type.Integer(), status: Type.Literal('pending') });
 
 function tagList(tags: string[] | string | undefined): string[] | undefined {
   if (tags === undefined) return undefined;
   const names = Array.isArray(tags) ? tags : tags.split(',');
   return names.map((name) => name.trim()).filter((name) => name !== '');
+}
+
+/** The comment a legacy body gives, or a 422 naming each field missing or blank. */
+function legacyComment(postId: number, body: LegacyCommentInput): CommentInput {
+  const { author_name = '', author_email = '', body: text = '' } = body;
+  const given = { author_name, author_email, body: text };
+  const missing = (['author_name', 'author_email', 'body'] as const).filter((field) => !given[field].trim());
+  if (missing.length > 0) {
+    throw new ValidationError(`${missing[0]}: This field is required.`, Object.fromEntries(missing.map((f) => [f, ['This field is required.']])));
+  }
+  return { post_id: postId, ...given };
 }
 
 /** Legacy /api/blog/: plain JSON, published posts only, browser sessions only (API keys are not read). */
@@ -82,8 +73,7 @@ export const legacyBlogRoutes: RoutesPlugin = async (app, { runtime }) => {
       const { total, posts } = await listPosts(
         documents,
         { status: 'published', tagSlug: nonEmpty(q.tag_slug), categorySlug: nonEmpty(q.category_slug), authorId: q.author_id, search: nonEmpty(q.search) },
-        window.skip,
-        window.perPage,
+        { skip: window.skip, limit: window.perPage },
       );
       return { data: posts.map(representLegacyPost), total, page: window.page, per_page: window.perPage, total_pages: Math.ceil(total / window.perPage) };
     },
@@ -118,14 +108,14 @@ export const legacyBlogRoutes: RoutesPlugin = async (app, { runtime }) => {
         summary: 'Create a post as the logged-in user (legacy; any role)',
         description: 'Session only: anonymous requests (and API keys) get 401. status defaults to draft; site assignments cannot be set. Answers 201 with the post.',
         security: SESSION_SECURITY,
-        body: CreateBody,
+        body: LegacyCreatePostBody,
         response: { 201: LegacyPostSchema },
       },
     },
     async (request, reply) => {
       const user = await sessionUser(request);
       const { tags, ...rest } = request.body;
-      const input: PostInput = {
+      const input: CreatePostInput = {
         title: rest.title,
         content: rest.content,
         slug: rest.slug,
@@ -137,7 +127,7 @@ export const legacyBlogRoutes: RoutesPlugin = async (app, { runtime }) => {
         featured_image_url: rest.featured_image_url,
         tags: tagList(tags),
       };
-      const id = await createPost(runtime.commandContext(user.id, request.id), user.id, input);
+      const id = await createPost(runtime.commandContext(user.id, request.id), { authorId: user.id, input });
       const post = await findPost(documents, id);
       if (!post) throw new NotFoundError('Post not found.');
       return reply.status(201).send(representLegacyPost(post));
@@ -157,25 +147,16 @@ export const legacyBlogRoutes: RoutesPlugin = async (app, { runtime }) => {
         description:
           'Body author_name, author_email, body (all required). 201 {id, status: "pending"}; 403 when comments are disabled; 404 for an unknown post; 422 for a missing field or a post that is not published; 405 for other methods.',
         params: IdParams,
-        body: CommentBody,
+        body: LegacyCommentBody,
         response: { 201: CommentCreated },
       },
     },
     async (request, reply) => {
       const postId = request.params.id;
-      const body = request.body ?? {};
-      const missing = (['author_name', 'author_email', 'body'] as const).filter((field) => !body[field]?.trim());
-      if (missing.length > 0) {
-        throw new ValidationError(`${missing[0]}: This field is required.`, Object.fromEntries(missing.map((f) => [f, ['This field is required.']])));
-      }
+      const comment = legacyComment(postId, request.body ?? {});
       if (!(await findPost(documents, postId))) throw new NotFoundError('Post not found.');
       const user = await request.principal(SESSION_ONLY);
-      const id = await postComment(runtime.commandContext(user?.id ?? null, request.id), {
-        post_id: postId,
-        author_name: body.author_name as string,
-        author_email: body.author_email as string,
-        body: body.body as string,
-      });
+      const id = await postComment(runtime.commandContext(user?.id ?? null, request.id), comment);
       return reply.status(201).send({ id, status: 'pending' as const });
     },
   );

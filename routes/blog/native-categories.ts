@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { RoutesPlugin } from '../../app/kernel.js';
 import { answerVersion, CREATED_ETAG_CONFIG, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
 import { createCategory, deleteCategory, updateCategory } from '../../commands/blog/category-handlers.js';
+import { CreateCategoryBody, UpdateCategoryBody } from '../../commands/blog/schemas.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { findCategory, listCategories } from '../../queries/blog/taxonomy.js';
 import { PageQuery, pageWindow, setPaginationHeaders } from '../json-ld.js';
@@ -10,13 +11,6 @@ import { NATIVE_SECURITY, requireEditor } from './viewer.js';
 
 const TAG = 'blog';
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
-const bodyProperties = {
-  slug: Type.Optional(Type.String({ maxLength: 190, description: 'Generated from the name when omitted (kept unique); a given slug must be free' })),
-  description: Type.Optional(Type.String()),
-};
-const CreateBody = Type.Object({ name: Type.String({ description: 'Required' }), ...bodyProperties });
-const UpdateBody = Type.Object({ name: Type.Optional(Type.String()), ...bodyProperties });
-
 /** Native /api/blog_categories: everyone reads, Editor and above write. */
 export const nativeCategoryRoutes: RoutesPlugin = async (app, { runtime }) => {
   const { documents } = runtime;
@@ -67,7 +61,7 @@ export const nativeCategoryRoutes: RoutesPlugin = async (app, { runtime }) => {
         summary: 'Create a blog category (Editor and above)',
         description: 'Answers 201 with the category.',
         security: NATIVE_SECURITY,
-        body: CreateBody,
+        body: CreateCategoryBody,
         response: { 201: BlogCategorySchema },
       },
       config: CREATED_ETAG_CONFIG,
@@ -92,13 +86,13 @@ export const nativeCategoryRoutes: RoutesPlugin = async (app, { runtime }) => {
         description: 'Answers 200 with the category.',
         security: NATIVE_SECURITY,
         params: IdParams,
-        body: UpdateBody,
+        body: UpdateCategoryBody,
         response: { 200: BlogCategorySchema },
       },
       handler: async (request, reply) => {
         const user = await requireEditor(request);
         const id = request.params.id;
-        await updateCategory(runtime.commandContext(user.id, request.id), id, request.body, ifMatchOf(request));
+        await updateCategory(runtime.commandContext(user.id, request.id), { id, input: request.body, ifMatch: ifMatchOf(request) });
         const category = await existing(id);
         answerVersion(reply, category.version);
         return representCategory(baseUrl, category);

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { RoutesPlugin } from '../../app/kernel.js';
 import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
 import { deleteComment, moderateComment, postComment } from '../../commands/blog/comment-handlers.js';
+import { CreateCommentBody, ModerateCommentBody } from '../../commands/blog/schemas.js';
 import { COMMENT_STATUSES } from '../../commands/blog/events.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { findComment, listComments } from '../../queries/blog/comments.js';
@@ -19,17 +20,6 @@ const ListQuery = Type.Object({
   post_id: Type.Optional(Type.Integer({ minimum: 1 })),
   ...PageQuery,
 });
-const CreateBody = Type.Object({
-  post_id: Type.Integer({ minimum: 1 }),
-  author_name: Type.String(),
-  author_email: Type.String(),
-  body: Type.String({ description: 'Stored as written; answered as text (&, < and > escaped)' }),
-});
-const ModerateBody = Type.Object(
-  { status: Type.String({ description: 'approved or spam; any other value is refused with 422' }) },
-  { description: 'Other fields are ignored.' },
-);
-
 /** Native /api/blog_comments: everyone reads what is approved and may comment; Editor and above moderate. */
 export const nativeCommentRoutes: RoutesPlugin = async (app, { runtime }) => {
   const { documents } = runtime;
@@ -60,7 +50,7 @@ export const nativeCommentRoutes: RoutesPlugin = async (app, { runtime }) => {
       const window = pageWindow(q, 50);
       // Below Editor, comments of posts the public site does not show are hidden like their posts.
       const exceptPostIds = viewer.seesEverything ? undefined : await postsHiddenFromPublic(documents, now());
-      const { total, comments } = await listComments(documents, { status, postId: q.post_id, exceptPostIds }, window.skip, window.perPage);
+      const { total, comments } = await listComments(documents, { status, postId: q.post_id, exceptPostIds }, { skip: window.skip, limit: window.perPage });
       setPaginationHeaders(request, reply, baseUrl, total, window);
       return comments.map((c) => representComment(baseUrl, c, viewer.seesEverything));
     },
@@ -97,7 +87,7 @@ export const nativeCommentRoutes: RoutesPlugin = async (app, { runtime }) => {
         summary: 'Post a comment (open to everyone); it is pending until moderated',
         description: 'The post must be published (and its publish time passed), else 422. The Enable comments setting is not checked here. Answers 201 with the comment.',
         security: NATIVE_SECURITY,
-        body: CreateBody,
+        body: CreateCommentBody,
         response: { 201: BlogCommentSchema },
       },
     },
@@ -121,14 +111,13 @@ export const nativeCommentRoutes: RoutesPlugin = async (app, { runtime }) => {
         description: 'Only status is read; other fields are ignored. Any other status value is refused with 422. Answers 200 with the comment.',
         security: NATIVE_SECURITY,
         params: IdParams,
-        body: ModerateBody,
+        body: ModerateCommentBody,
         response: { 200: BlogCommentSchema },
       },
       handler: async (request, reply) => {
         const user = await requireEditor(request);
         const id = request.params.id;
-        const { status } = request.body;
-        await moderateComment(runtime.commandContext(user.id, request.id), id, status, ifMatchOf(request));
+        await moderateComment(runtime.commandContext(user.id, request.id), { id, input: request.body, ifMatch: ifMatchOf(request) });
         const comment = await findComment(documents, id);
         if (!comment) throw new NotFoundError('Blog comment not found.');
         answerVersion(reply, comment.version);

@@ -3,6 +3,7 @@ import type { RoutesPlugin } from '../../app/kernel.js';
 import { POST_STATUSES } from '../../commands/blog/events.js';
 import { answerVersion, CREATED_ETAG_CONFIG, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
 import { createPost, deletePost, updatePost } from '../../commands/blog/post-handlers.js';
+import { CreatePostBody, UpdatePostBody } from '../../commands/blog/schemas.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { findPost, listPosts, type PostFilters } from '../../queries/blog/posts.js';
 import { PageQuery, PAGINATION_HEADERS, pageWindow, setPaginationHeaders } from '../json-ld.js';
@@ -14,7 +15,6 @@ import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
 
 const TAG = 'blog';
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
-const Nullable = <T extends ReturnType<typeof Type.Integer> | ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
 const ListQuery = Type.Object({
   status: Type.Optional(Type.String({ description: 'draft, pending or published; honoured for Editor and above only, others always get published (other values ignored for them)' })),
@@ -27,24 +27,6 @@ const ListQuery = Type.Object({
   search: Type.Optional(Type.String({ description: 'Case-insensitive substring of title, excerpt or content' })),
   ...PageQuery,
 });
-
-const postBodyProperties = {
-  slug: Type.Optional(Type.String({ maxLength: 190, description: 'Generated from the title when omitted (kept unique); a given slug must be free' })),
-  excerpt: Type.Optional(Type.String({ description: 'HTML' })),
-  content: Type.Optional(Type.String({ description: 'HTML' })),
-  status: Type.Optional(Type.String({ description: 'draft (default), pending or published' })),
-  category_id: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
-  featured_image_asset_id: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
-  featured_image_url: Type.Optional(Nullable(Type.String({ maxLength: 2048, description: 'Not derived from the asset id' }))),
-  published_at: Type.Optional(
-    Nullable(Type.String({ description: 'YYYY-MM-DD HH:MM:SS (UTC; ISO 8601 accepted); with status published and no value, now' })),
-  ),
-  tags: Type.Optional(Type.Array(Type.String(), { description: 'Tag names; missing tags are created; on update replaces the whole list' })),
-  site_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { description: 'Sites the post is visible on; on update replaces the assignments' })),
-};
-
-const CreateBody = Type.Object({ title: Type.String({ description: 'Required' }), ...postBodyProperties });
-const UpdateBody = Type.Object({ title: Type.Optional(Type.String()), ...postBodyProperties });
 
 /** Native /api/blog_posts: JSON-LD, role-aware visibility, create/update/delete for Editor and above. */
 export const nativePostRoutes: RoutesPlugin = async (app, { runtime }) => {
@@ -88,7 +70,7 @@ export const nativePostRoutes: RoutesPlugin = async (app, { runtime }) => {
       // Who asks matters only as far as seesEverything; the clock, by the second, through notPublishedAfter.
       const key = `${viewer.seesEverything ? 'all' : 'public'}\u0000${filters.notPublishedAfter ?? ''}\u0000${request.url}`;
       const body = await listAnswers.body(key, reply, async () => {
-        const { total, posts } = await listPosts(documents, filters, window.skip, window.perPage);
+        const { total, posts } = await listPosts(documents, filters, { skip: window.skip, limit: window.perPage });
         setPaginationHeaders(request, reply, baseUrl, total, window);
         const serialize = reply.compileSerializationSchema(BlogPostSchema) as PostSerializer;
         return postListJson(documents, baseUrl, posts, serialize);
@@ -127,14 +109,14 @@ export const nativePostRoutes: RoutesPlugin = async (app, { runtime }) => {
         summary: 'Create a blog post (Editor and above)',
         description: 'The author is the caller; status defaults to draft; published without published_at is published now. Answers 201 with the post.',
         security: NATIVE_SECURITY,
-        body: CreateBody,
+        body: CreatePostBody,
         response: { 201: BlogPostSchema },
       },
       config: CREATED_ETAG_CONFIG,
     },
     async (request, reply) => {
       const user = await requireEditor(request);
-      const id = await createPost(runtime.commandContext(user.id, request.id), user.id, request.body);
+      const id = await createPost(runtime.commandContext(user.id, request.id), { authorId: user.id, input: request.body });
       const post = await findPost(documents, id);
       if (!post) throw new NotFoundError('Blog post not found.');
       answerVersion(reply, post.version);
@@ -154,13 +136,13 @@ export const nativePostRoutes: RoutesPlugin = async (app, { runtime }) => {
           'tags replaces the whole tag list (missing tags are created); site_ids replaces the site assignments; status published without published_at publishes now (a post already published keeps its time). Answers 200 with the post.',
         security: NATIVE_SECURITY,
         params: IdParams,
-        body: UpdateBody,
+        body: UpdatePostBody,
         response: { 200: BlogPostSchema },
       },
       handler: async (request, reply) => {
         const user = await requireEditor(request);
         const id = request.params.id;
-        await updatePost(runtime.commandContext(user.id, request.id), id, request.body, ifMatchOf(request));
+        await updatePost(runtime.commandContext(user.id, request.id), { id, input: request.body, ifMatch: ifMatchOf(request) });
         const post = await findPost(documents, id);
         if (!post) throw new NotFoundError('Blog post not found.');
         answerVersion(reply, post.version);

@@ -38,7 +38,8 @@ export function parseFlag(value: string | undefined, field: string): boolean | u
 /** An allowed value, or a 422 naming the field. */
 export function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], field: string): T | undefined {
   if (value === undefined || value === '') return undefined;
-  if ((allowed as readonly string[]).includes(value)) return value as T;
+  const found = allowed.find((candidate) => candidate === value);
+  if (found !== undefined) return found;
   throw ValidationError.field(field, `${field} must be one of ${allowed.join(', ')}.`);
 }
 

@@ -223,7 +223,7 @@ export const directoryAdminRoutes: RoutesPlugin = async (app, { runtime }) => {
       const user = await requireGlobalAdmin(request);
       const { handle } = request.params;
       if (!(await databaseDocs(documents).findOne({ _id: handle }))) throw new NotFoundError('Database not found.');
-      await updateDatabase(runtime.commandContext(user.id, request.id), handle, request.body, ifMatchOf(request));
+      await updateDatabase(runtime.commandContext(user.id, request.id), { handle, patch: request.body, ifMatch: ifMatchOf(request) });
       const doc = (await databaseDocs(documents).findOne({ _id: handle }))!;
       answerVersion(reply, doc.version);
       const { name, description, url, subjects, types, access, audience, featured, hidden, proxied } = doc;

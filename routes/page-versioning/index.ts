@@ -72,7 +72,7 @@ const versionRoutes: RoutesPlugin = async (scope, { runtime }) => {
       const query = request.query;
       if (query.type !== 'site_page') throw new BadRequestError('Unsupported type: only site_page is versioned.');
       if (!(await pageReadableBy(documents, pageId, user.role))) throw new NotFoundError('Page not found.');
-      const { total, versions } = await listVersions(documents, pageId, query.limit, query.offset);
+      const { total, versions } = await listVersions(documents, pageId, { limit: query.limit, offset: query.offset });
       return {
         status: 'ok',
         data: { resource_id: pageId, resource_type: 'site_page', total, limit: query.limit, offset: query.offset, versions },
@@ -126,7 +126,7 @@ const versionRoutes: RoutesPlugin = async (scope, { runtime }) => {
       const { versionId } = request.params;
       const body = request.body;
       await readableVersion(versionId, user.role);
-      const { newVersionId, pageVersion } = await revertPage(runtime.commandContext(user.id, request.id), versionId, body.summary, ifMatchOf(request));
+      const { newVersionId, pageVersion } = await revertPage(runtime.commandContext(user.id, request.id), { versionId, summary: body.summary, ifMatch: ifMatchOf(request) });
       answerVersion(reply, pageVersion);
       return { status: 'ok', data: { new_version_id: newVersionId } };
     },

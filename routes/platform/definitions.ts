@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { ITEM, ITEM_SET, MEDIA, SITE, SITE_PAGE } from '../../commands/platform/handlers.js';
 import type { ItemFields, ItemSetFields, MediaFields, PageBlock, SiteFields, SitePageFields } from '../../commands/platform/fields.js';
 import type { ItemDoc, ItemSetDoc, MediaDoc, SiteDoc, SitePageDoc } from '../../queries/platform/documents.js';
@@ -20,12 +20,12 @@ const OPEN_BODY = {
 const titleField = { 'o:title': Type.String({ maxLength: 1000 }) };
 const isPublicField = { 'o:is_public': Type.Boolean() };
 
-function refIds(value: unknown): number[] | undefined {
-  return Array.isArray(value) ? value.map((r: { 'o:id': number }) => r['o:id']) : undefined;
+function refIds(value: Static<typeof Ref>[] | undefined): number[] | undefined {
+  return value?.map((r) => r['o:id']);
 }
 
-function refId(value: unknown): number | undefined {
-  return value && typeof value === 'object' ? (value as { 'o:id': number })['o:id'] : undefined;
+function refId(value: Static<typeof Ref> | undefined): number | undefined {
+  return value?.['o:id'];
 }
 
 function stamps(doc: { created_at: string; updated_at: string; owner_id: number | null }, baseUrl: string) {
@@ -36,19 +36,22 @@ function stamps(doc: { created_at: string; updated_at: string; owner_id: number 
   };
 }
 
-export const siteRoutes: ResourceRoutes<SiteFields, SiteDoc> = {
+/** The write body of /api/{path}: every key optional (a create's required ones are checked by resource-routes). */
+const SiteBody = Type.Object(
+  { 'o:slug': Type.Optional(Type.String({ maxLength: 190, description: 'Unique among sites.' })), 'o:title': Type.Optional(Title) },
+  OPEN_BODY,
+);
+
+export const siteRoutes: ResourceRoutes<SiteFields, SiteDoc, typeof SiteBody> = {
   path: 'sites',
   type: 'o:Site',
   tag: 'platform',
   spec: SITE,
-  body: Type.Object(
-    { 'o:slug': Type.Optional(Type.String({ maxLength: 190, description: 'Unique among sites.' })), 'o:title': Type.Optional(Title) },
-    OPEN_BODY,
-  ),
+  body: SiteBody,
   representation: representation('o:Site', 'sites', { 'o:slug': Type.String(), ...titleField }),
   requiredOnCreate: ['o:slug', 'o:title'],
   defaults: () => ({ slug: '', title: '' }),
-  fromBody: (b) => definedKeys({ slug: b['o:slug'] as string | undefined, title: b['o:title'] as string | undefined }),
+  fromBody: (b) => definedKeys({ slug: b['o:slug'], title: b['o:title'] }),
   represent: (doc, baseUrl) => jsonLd(baseUrl, 'o:Site', 'sites', doc.id, {
     'o:slug': doc.slug,
     'o:title': doc.title,
@@ -57,19 +60,22 @@ export const siteRoutes: ResourceRoutes<SiteFields, SiteDoc> = {
   isPrivate: () => false,
 };
 
-export const itemSetRoutes: ResourceRoutes<ItemSetFields, ItemSetDoc> = {
+/** The write body of /api/{path}: every key optional (a create's required ones are checked by resource-routes). */
+const ItemSetBody = Type.Object(
+  {
+    'o:title': Type.Optional(Title),
+    'o:is_public': Type.Optional(IsPublic),
+    'o:site': Type.Optional(Type.Array(Ref, { description: 'The sites it belongs to (replaces the list).' })),
+  },
+  OPEN_BODY,
+);
+
+export const itemSetRoutes: ResourceRoutes<ItemSetFields, ItemSetDoc, typeof ItemSetBody> = {
   path: 'item_sets',
   type: 'o:ItemSet',
   tag: 'platform',
   spec: ITEM_SET,
-  body: Type.Object(
-    {
-      'o:title': Type.Optional(Title),
-      'o:is_public': Type.Optional(IsPublic),
-      'o:site': Type.Optional(Type.Array(Ref, { description: 'The sites it belongs to (replaces the list).' })),
-    },
-    OPEN_BODY,
-  ),
+  body: ItemSetBody,
   representation: representation('o:ItemSet', 'item_sets', {
     ...titleField,
     ...isPublicField,
@@ -78,7 +84,7 @@ export const itemSetRoutes: ResourceRoutes<ItemSetFields, ItemSetDoc> = {
   requiredOnCreate: ['o:title'],
   defaults: () => ({ title: '', is_public: true, site_ids: [] }),
   fromBody: (b) =>
-    definedKeys({ title: b['o:title'] as string | undefined, is_public: b['o:is_public'] as boolean | undefined, site_ids: refIds(b['o:site']) }),
+    definedKeys({ title: b['o:title'], is_public: b['o:is_public'], site_ids: refIds(b['o:site']) }),
   represent: (doc, baseUrl) => jsonLd(baseUrl, 'o:ItemSet', 'item_sets', doc.id, {
     'o:title': doc.title,
     'o:is_public': doc.is_public,
@@ -88,21 +94,24 @@ export const itemSetRoutes: ResourceRoutes<ItemSetFields, ItemSetDoc> = {
   isPrivate: (doc) => !doc.is_public,
 };
 
-export const itemRoutes: ResourceRoutes<ItemFields, ItemDoc> = {
+/** The write body of /api/{path}: every key optional (a create's required ones are checked by resource-routes). */
+const ItemBody = Type.Object(
+  {
+    'o:title': Type.Optional(Title),
+    'o:description': Type.Optional(Type.String({ maxLength: 100_000, description: 'Plain text. Default empty.' })),
+    'o:is_public': Type.Optional(IsPublic),
+    'o:item_set': Type.Optional(Type.Array(Ref, { description: 'The item sets it is in (replaces the list).' })),
+    'o:site': Type.Optional(Type.Array(Ref, { description: 'The sites it belongs to (replaces the list).' })),
+  },
+  OPEN_BODY,
+);
+
+export const itemRoutes: ResourceRoutes<ItemFields, ItemDoc, typeof ItemBody> = {
   path: 'items',
   type: 'o:Item',
   tag: 'platform',
   spec: ITEM,
-  body: Type.Object(
-    {
-      'o:title': Type.Optional(Title),
-      'o:description': Type.Optional(Type.String({ maxLength: 100_000, description: 'Plain text. Default empty.' })),
-      'o:is_public': Type.Optional(IsPublic),
-      'o:item_set': Type.Optional(Type.Array(Ref, { description: 'The item sets it is in (replaces the list).' })),
-      'o:site': Type.Optional(Type.Array(Ref, { description: 'The sites it belongs to (replaces the list).' })),
-    },
-    OPEN_BODY,
-  ),
+  body: ItemBody,
   representation: representation('o:Item', 'items', {
     ...titleField,
     'o:description': Type.String(),
@@ -115,9 +124,9 @@ export const itemRoutes: ResourceRoutes<ItemFields, ItemDoc> = {
   defaults: () => ({ title: '', description: '', is_public: true, item_set_ids: [], site_ids: [] }),
   fromBody: (b) =>
     definedKeys({
-      title: b['o:title'] as string | undefined,
-      description: b['o:description'] as string | undefined,
-      is_public: b['o:is_public'] as boolean | undefined,
+      title: b['o:title'],
+      description: b['o:description'],
+      is_public: b['o:is_public'],
       item_set_ids: refIds(b['o:item_set']),
       site_ids: refIds(b['o:site']),
     }),
@@ -140,23 +149,26 @@ export const itemRoutes: ResourceRoutes<ItemFields, ItemDoc> = {
     ...(q.item_set_id !== undefined ? { item_set_ids: q.item_set_id } : {}),
     ...(q.site_id !== undefined ? { site_ids: q.site_id } : {}),
   }),
-  listFilterReferences: (q) => ({ itemSets: q.item_set_id !== undefined ? [q.item_set_id as number] : [] }),
+  listFilterReferences: (q) => ({ itemSets: typeof q.item_set_id === 'number' ? [q.item_set_id] : [] }),
 };
 
-export const mediaRoutes: ResourceRoutes<MediaFields, MediaDoc> = {
+/** The write body of /api/{path}: every key optional (a create's required ones are checked by resource-routes). */
+const MediaBody = Type.Object(
+  {
+    'o:item': Type.Optional({ ...Ref, description: 'The item it belongs to.' }),
+    'o:title': Type.Optional(Title),
+    'o:text': Type.Optional(Type.String({ maxLength: 1_000_000, description: 'Its text (a transcription), which the chatbot indexes. Default empty.' })),
+    'o:is_public': Type.Optional(IsPublic),
+  },
+  OPEN_BODY,
+);
+
+export const mediaRoutes: ResourceRoutes<MediaFields, MediaDoc, typeof MediaBody> = {
   path: 'media',
   type: 'o:Media',
   tag: 'platform',
   spec: MEDIA,
-  body: Type.Object(
-    {
-      'o:item': Type.Optional({ ...Ref, description: 'The item it belongs to.' }),
-      'o:title': Type.Optional(Title),
-      'o:text': Type.Optional(Type.String({ maxLength: 1_000_000, description: 'Its text (a transcription), which the chatbot indexes. Default empty.' })),
-      'o:is_public': Type.Optional(IsPublic),
-    },
-    OPEN_BODY,
-  ),
+  body: MediaBody,
   representation: representation('o:Media', 'media', {
     'o:item': referenceTo('items', 'The item it belongs to.'),
     ...titleField,
@@ -168,9 +180,9 @@ export const mediaRoutes: ResourceRoutes<MediaFields, MediaDoc> = {
   fromBody: (b) =>
     definedKeys({
       item_id: refId(b['o:item']),
-      title: b['o:title'] as string | undefined,
-      text: b['o:text'] as string | undefined,
-      is_public: b['o:is_public'] as boolean | undefined,
+      title: b['o:title'],
+      text: b['o:text'],
+      is_public: b['o:is_public'],
     }),
   represent: (doc, baseUrl) => jsonLd(baseUrl, 'o:Media', 'media', doc.id, {
     'o:item': reference(baseUrl, 'items', doc.item_id),
@@ -197,25 +209,28 @@ const Block = Type.Object(
 );
 const BlockOut = Type.Object({ 'o:layout': Type.String(), 'o:data': Type.Record(Type.String(), Type.Unknown()) }, { additionalProperties: false });
 
-export const sitePageRoutes: ResourceRoutes<SitePageFields, SitePageDoc> = {
+/** The write body of /api/{path}: every key optional (a create's required ones are checked by resource-routes). */
+const SitePageBody = Type.Object(
+  {
+    'o:site': Type.Optional({ ...Ref, description: 'The site the page is on.' }),
+    'o:slug': Type.Optional(Type.String({ maxLength: 190, description: 'Unique among the site\'s pages.' })),
+    'o:title': Type.Optional(Title),
+    'o:is_public': Type.Optional(IsPublic),
+    'o:layout': Type.Optional(Type.Union([Type.String({ maxLength: 190 }), Type.Null()], { description: 'The page layout, or null (the default) for the site\'s.' })),
+    'o:layout_data': Type.Optional(
+      Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'The layout\'s settings; null is `{}` (the default).' }),
+    ),
+    'o:block': Type.Optional(Type.Array(Block, { description: 'The page\'s blocks, in order (replaces them all). Default none.' })),
+  },
+  OPEN_BODY,
+);
+
+export const sitePageRoutes: ResourceRoutes<SitePageFields, SitePageDoc, typeof SitePageBody> = {
   path: 'site_pages',
   type: 'o:SitePage',
   tag: 'platform',
   spec: SITE_PAGE,
-  body: Type.Object(
-    {
-      'o:site': Type.Optional({ ...Ref, description: 'The site the page is on.' }),
-      'o:slug': Type.Optional(Type.String({ maxLength: 190, description: 'Unique among the site\'s pages.' })),
-      'o:title': Type.Optional(Title),
-      'o:is_public': Type.Optional(IsPublic),
-      'o:layout': Type.Optional(Type.Union([Type.String({ maxLength: 190 }), Type.Null()], { description: 'The page layout, or null (the default) for the site\'s.' })),
-      'o:layout_data': Type.Optional(
-        Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'The layout\'s settings; null is `{}` (the default).' }),
-      ),
-      'o:block': Type.Optional(Type.Array(Block, { description: 'The page\'s blocks, in order (replaces them all). Default none.' })),
-    },
-    OPEN_BODY,
-  ),
+  body: SitePageBody,
   representation: representation('o:SitePage', 'site_pages', {
     'o:site': referenceTo('sites', 'The site the page is on.'),
     'o:slug': Type.String(),
@@ -230,16 +245,12 @@ export const sitePageRoutes: ResourceRoutes<SitePageFields, SitePageDoc> = {
   fromBody: (b) =>
     definedKeys({
       site_id: refId(b['o:site']),
-      slug: b['o:slug'] as string | undefined,
-      title: b['o:title'] as string | undefined,
-      is_public: b['o:is_public'] as boolean | undefined,
-      layout: b['o:layout'] as string | null | undefined,
-      layout_data: b['o:layout_data'] === null ? {} : (b['o:layout_data'] as Record<string, unknown> | undefined),
-      blocks: Array.isArray(b['o:block'])
-        ? (b['o:block'] as { 'o:layout': string; 'o:data'?: Record<string, unknown> }[]).map(
-            (block): PageBlock => ({ layout: block['o:layout'], data: block['o:data'] ?? {} }),
-          )
-        : undefined,
+      slug: b['o:slug'],
+      title: b['o:title'],
+      is_public: b['o:is_public'],
+      layout: b['o:layout'],
+      layout_data: b['o:layout_data'] === null ? {} : b['o:layout_data'],
+      blocks: b['o:block']?.map((block): PageBlock => ({ layout: block['o:layout'], data: block['o:data'] ?? {} })),
     }),
   represent: (doc, baseUrl) => jsonLd(baseUrl, 'o:SitePage', 'site_pages', doc.id, {
     'o:site': reference(baseUrl, 'sites', doc.site_id),

@@ -1,4 +1,4 @@
-import { Type, type TObject, type TProperties } from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { RoutesPlugin } from '../../app/kernel.js';
 import { KEY_OR_SESSION, type Principal } from '../../app/auth.js';
@@ -17,13 +17,13 @@ import { documentedBody, representationAnswers } from './documented-schemas.js';
 import { hiddenAmong, namesHidden, NOTHING_HIDDEN, type HiddenIds, type References } from './hidden-ids.js';
 
 /** What the generic routes need to serve one host platform resource under /api/{path}. */
-export interface ResourceRoutes<Fields extends object, Doc extends VersionedDocument> {
+export interface ResourceRoutes<Fields extends object, Doc extends VersionedDocument, Body extends TObject> {
   path: string;
   type: string;
   tag: string;
   spec: KindSpec<Fields>;
   /** Schema of the write body: the representation's `o:` keys, all optional. */
-  body: TObject;
+  body: Body;
   /** The representation `represent` makes, for the OpenAPI document (documented-schemas.ts). */
   representation: TObject;
   /** `o:` keys a create must carry. */
@@ -31,7 +31,7 @@ export interface ResourceRoutes<Fields extends object, Doc extends VersionedDocu
   /** Defaults a create starts from before the body's keys apply. */
   defaults: () => Fields;
   /** Maps the body's `o:` keys to fields; keys absent from the body stay absent. */
-  fromBody(body: Record<string, unknown>): Partial<Fields>;
+  fromBody(body: Static<Body>): Partial<Fields>;
   /** `hidden`: private children the caller may not see, left out of the lists of children. */
   represent(doc: Doc, baseUrl: string, hidden: HiddenIds): Record<string, unknown>;
   /** Records that only Editor and above may see; `hidden` is what else such callers may not see. */
@@ -56,7 +56,7 @@ const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 type VersionedDocument = Document & { version?: number };
 
 /** The list, read, create, update and delete routes of one resource, registered under the prefix `/api/{path}`. */
-export function resourceRoutes<Fields extends object, Doc extends VersionedDocument>(def: ResourceRoutes<Fields, Doc>): RoutesPlugin {
+export function resourceRoutes<Fields extends object, Doc extends VersionedDocument, Body extends TObject>(def: ResourceRoutes<Fields, Doc, Body>): RoutesPlugin {
   return async (app, { runtime }) => {
     const answers = representationAnswers(def.representation);
     // The required keys are the handler's check (missingOnCreate), whose 422 names each one.
@@ -89,9 +89,25 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
       return { doc, hidden };
     }
 
-    function missingOnCreate(body: Record<string, unknown>): Record<string, string[]> | null {
-      const missing = def.requiredOnCreate.filter((key) => body[key] === undefined || body[key] === null);
+    function missingOnCreate(body: object): Record<string, string[]> | null {
+      const given = new Map(Object.entries(body));
+      const missing = def.requiredOnCreate.filter((key) => given.get(key) === undefined || given.get(key) === null);
       return missing.length ? Object.fromEntries(missing.map((key) => [key, ['This field is required.']])) : null;
+    }
+
+    /**
+     * The body as def.body's type. The route validated it against def.body; only the compiler
+     * cannot resolve the type provider's type for a schema that is a type parameter here (each
+     * definition's fromBody is checked against its own schema's Static type).
+     */
+    // eslint-disable-next-line no-restricted-syntax -- the one boundary of a generic schema, see above
+    const bodyOf = (request: { body: unknown }): Static<Body> => request.body as Static<Body>;
+
+    /** The record just written: the write waited for its projection, so it is there (unless deleted since). */
+    async function written(id: number): Promise<Doc> {
+      const doc = await collection().findOne({ _id: id });
+      if (!doc) throw new NotFoundError(`${def.spec.label} not found.`);
+      return doc;
     }
 
     app.get(
@@ -148,12 +164,12 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
       },
       async (request, reply) => {
         const user = await requireEditor(request);
-        const body = request.body;
+        const body = bodyOf(request);
         const missing = missingOnCreate(body);
         if (missing) throw new ValidationError('Required fields are missing.', missing);
-        const fields = { ...def.defaults(), ...def.fromBody(body) } as Fields;
-        const id = await createResource(runtime.commandContext(user.id, request.id), def.spec, fields);
-        const doc = (await collection().findOne({ _id: id })) as Doc;
+        const fields: Fields = { ...def.defaults(), ...def.fromBody(body) };
+        const id = await createResource(runtime.commandContext(user.id, request.id), { spec: def.spec, fields });
+        const doc = await written(id);
         answerVersion(reply, doc.version);
         // Writers are Editor and above, who see every child.
         return reply.status(201).send(def.represent(doc, baseUrl, NOTHING_HIDDEN));
@@ -169,8 +185,8 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
         handler: async (request, reply) => {
           const user = await requireEditor(request);
           const id = request.params.id;
-          await updateResource(runtime.commandContext(user.id, request.id), def.spec, id, def.fromBody(request.body), ifMatchOf(request));
-          const doc = (await collection().findOne({ _id: id })) as Doc;
+          await updateResource(runtime.commandContext(user.id, request.id), { spec: def.spec, id, patch: def.fromBody(bodyOf(request)), ifMatch: ifMatchOf(request) });
+          const doc = await written(id);
           answerVersion(reply, doc.version);
           return def.represent(doc, baseUrl, NOTHING_HIDDEN);
         },
@@ -189,7 +205,7 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
         const doc = await collection().findOne({ _id: id });
         if (!doc) throw new NotFoundError(`${def.spec.label} not found.`);
         const representation = def.represent(doc, baseUrl, NOTHING_HIDDEN);
-        await deleteResource(runtime.commandContext(user.id, request.id), def.spec, id, ifMatchOf(request));
+        await deleteResource(runtime.commandContext(user.id, request.id), { spec: def.spec, id, ifMatch: ifMatchOf(request) });
         return representation;
       },
     );

@@ -41,9 +41,9 @@ t.test('a reservation no record uses is taken over once it is old enough', async
 t.test('a slug made from a title skips the ones reserved by others', async (t) => {
   const ctx = contextWithClock(t);
   const scope = { keyOf: (slug: string) => `blog_post-slug-${slug}`, taken: async (slug: string) => slug === 'news-2' };
-  t.equal(await reserveUniqueSlug(ctx, scope, 'news', 'blog_post-1'), 'news');
-  t.equal(await reserveUniqueSlug(ctx, scope, 'news', 'blog_post-2'), 'news-3', 'news is reserved, news-2 in the read models');
-  t.equal(await reserveUniqueSlug(ctx, scope, 'news', 'blog_post-1'), 'news', 'its own reservation is free to its owner');
+  t.equal(await reserveUniqueSlug(ctx, { scope, base: 'news', owner: 'blog_post-1' }), 'news');
+  t.equal(await reserveUniqueSlug(ctx, { scope, base: 'news', owner: 'blog_post-2' }), 'news-3', 'news is reserved, news-2 in the read models');
+  t.equal(await reserveUniqueSlug(ctx, { scope, base: 'news', owner: 'blog_post-1' }), 'news', 'its own reservation is free to its owner');
 });
 
 t.test('two connections to one log reserving one key at once: exactly one wins', async (t) => {
@@ -98,8 +98,8 @@ t.test('an owner that may hold the key already has its stream read first, with n
 t.test('a slug made from a free title is reserved with no read of the log; a taken one searches as before', async (t) => {
   const { ctx, counts } = countingLog(contextWithClock(t));
   const scope = { keyOf: (slug: string) => `blog_post-slug-${slug}`, taken: async () => false };
-  t.equal(await reserveUniqueSlug(ctx, scope, 'news', 'blog_post-1'), 'news');
+  t.equal(await reserveUniqueSlug(ctx, { scope, base: 'news', owner: 'blog_post-1' }), 'news');
   t.same(counts, { lastReads: 0, appends: 1, conflicts: 0 });
-  t.equal(await reserveUniqueSlug(ctx, scope, 'news', 'blog_post-2'), 'news-2', 'news is reserved by blog_post-1');
-  t.equal(await reserveUniqueSlug(ctx, scope, 'news', 'blog_post-1', true), 'news', 'an update by its holder keeps it');
+  t.equal(await reserveUniqueSlug(ctx, { scope, base: 'news', owner: 'blog_post-2' }), 'news-2', 'news is reserved by blog_post-1');
+  t.equal(await reserveUniqueSlug(ctx, { scope, base: 'news', owner: 'blog_post-1', ownerMayHold: true }), 'news', 'an update by its holder keeps it');
 });

@@ -20,7 +20,7 @@ function setUp(t: Test, retentionDays = 90) {
   const log = new SqliteQuestionLog(file);
   t.teardown(() => log.close());
   const clock = new FixedClock(START);
-  const questions = new PatronQuestions(log, clock, retentionDays, silent);
+  const questions = new PatronQuestions({ log, clock, retentionDays, logger: silent });
   const ask = (question: string, sources: CitedResource[] = [], siteId?: number) =>
     questions.recorded({ question, siteId }, { sources });
   /** Every byte of the file and its write-ahead log, as text a question could be found in. */
@@ -77,8 +77,8 @@ t.test('a retention of 0 days records nothing and the sweep drops what an earlie
   const log = new SqliteQuestionLog(join(dir, 'q.sqlite'));
   t.teardown(() => log.close());
   const clock = new FixedClock(START);
-  new PatronQuestions(log, clock, 90, silent).recorded({ question: 'kept before' }, { sources: [] });
-  const none = new PatronQuestions(log, clock, 0, silent);
+  new PatronQuestions({ log, clock, retentionDays: 90, logger: silent }).recorded({ question: 'kept before' }, { sources: [] });
+  const none = new PatronQuestions({ log, clock, retentionDays: 0, logger: silent });
   none.recorded({ question: 'not kept' }, { sources: [violin] });
   t.equal(log.count({}), 1, 'nothing recorded with 0 days');
   t.equal(none.list({}, 0, 10).total, 0, 'nothing served');
@@ -90,7 +90,7 @@ t.test('a failure to record is logged and the answer still goes out', async (t) 
   const log = new SqliteQuestionLog(join(t.testdir(), 'q.sqlite'));
   log.close();
   const warnings: string[] = [];
-  const questions = new PatronQuestions(log, new FixedClock(START), 90, { warn: (_d, message) => warnings.push(message) });
+  const questions = new PatronQuestions({ log, clock: new FixedClock(START), retentionDays: 90, logger: { warn: (_d, message) => warnings.push(message) } });
   const answer = { sources: [violin] };
   t.equal(questions.recorded({ question: 'q' }, answer), answer);
   t.same(warnings, ['a chatbot question could not be recorded']);

@@ -57,7 +57,7 @@ t.test('a query equal to a resource\'s title, or its title and a few words, find
   t.not(`${byChunks[0].resourceType}-${byChunks[0].resourceId}`, 'item-7', 'by its chunks, the item is not first');
 
   for (const text of ['The Harbour at Honfleur', 'the harbour at honfleur', 'THE HARBOUR AT HONFLEUR, oil painting', 'painting: The Harbour at Honfleur']) {
-    const found = await retrieve(deps, text, { siteId: 1 });
+    const found = await retrieve(deps, { text: text, filter: { siteId: 1 } });
     t.same([found[0].best.resourceType, found[0].best.resourceId], ['item', 7], text);
     t.equal(found[0].best.chunkIndex, 0, 'the hit carries the first chunk, the one the title opens');
     t.equal(found[0].best.text.slice(0, 12), 'cargo barrel');
@@ -68,13 +68,13 @@ t.test('a query equal to a resource\'s title, or its title and a few words, find
     t.equal(new Set(urls).size, urls.length, 'one entry per resource URL');
     t.notOk(urls.includes('/item/8'), 'the same title on another site stays out of a site\'s search');
   }
-  const exact = await retrieve(deps, 'The Harbour at Honfleur', { siteId: 1 });
+  const exact = await retrieve(deps, { text: 'The Harbour at Honfleur', filter: { siteId: 1 } });
   t.ok(exact[0].best.distance < 1e-6, `the exact title is at distance 0 (${exact[0].best.distance})`);
 
-  const both = await retrieve(deps, 'The Harbour at Honfleur', {});
+  const both = await retrieve(deps, { text: 'The Harbour at Honfleur', filter: {} });
   t.same(both.slice(0, 2).map((r) => r.url), ['/item/7', '/item/8'], 'both titled resources first without a site filter');
 
   // A question that merely contains the title's words does not take the title's place.
-  const question = await retrieve(deps, 'Which pictures of the harbour at Honfleur at dusk show the view from the water?', { siteId: 1 });
+  const question = await retrieve(deps, { text: 'Which pictures of the harbour at Honfleur at dusk show the view from the water?', filter: { siteId: 1 } });
   t.not(question[0].url, '/item/7', 'a title under half of the query is not looked for');
 });

@@ -19,7 +19,7 @@ async function pageNow(runtime: Runtime, id: number): Promise<SitePageFields> {
 }
 
 async function allVersions(runtime: Runtime, pageId: number) {
-  return (await listVersions(runtime.documents, pageId, 200, 0)).versions.reverse();
+  return (await listVersions(runtime.documents, pageId, { limit: 200, offset: 0 })).versions.reverse();
 }
 
 t.test('the payload of version N is the page after its first N events, across restarts', async (t) => {
@@ -30,8 +30,8 @@ t.test('the payload of version N is the page after its first N events, across re
   t.teardown(() => runtime.close());
   const ctx = runtime.commandContext(null);
 
-  await createResource(ctx, SITE, { slug: 'main', title: 'Main' }, 1);
-  const pageId = await createResource(ctx, SITE_PAGE, {
+  await createResource(ctx, { spec: SITE, fields: { slug: 'main', title: 'Main' }, givenId: 1 });
+  const pageId = await createResource(ctx, { spec: SITE_PAGE, fields: {
     site_id: 1,
     slug: 'about',
     title: 'About',
@@ -39,8 +39,8 @@ t.test('the payload of version N is the page after its first N events, across re
     layout: null,
     layout_data: {},
     blocks: [{ layout: 'html', data: { html: '<p>1</p>' } }],
-  });
-  const otherId = await createResource(ctx, SITE_PAGE, { site_id: 1, slug: 'other', title: 'Other', is_public: true, layout: null, layout_data: {}, blocks: [] });
+  } });
+  const otherId = await createResource(ctx, { spec: SITE_PAGE, fields: { site_id: 1, slug: 'other', title: 'Other', is_public: true, layout: null, layout_data: {}, blocks: [] } });
   const seen: SitePageFields[] = [await pageNow(runtime, pageId)];
   const patches: Partial<SitePageFields>[] = [
     { title: 'About us' },
@@ -50,15 +50,15 @@ t.test('the payload of version N is the page after its first N events, across re
   ];
   for (const patch of patches) {
     clock.advance(1000);
-    await updateResource(ctx, SITE_PAGE, pageId, patch);
-    await updateResource(ctx, SITE_PAGE, otherId, { title: `Other ${seen.length}` });
+    await updateResource(ctx, { spec: SITE_PAGE, id: pageId, patch });
+    await updateResource(ctx, { spec: SITE_PAGE, id: otherId, patch: { title: `Other ${seen.length}` } });
     seen.push(await pageNow(runtime, pageId));
   }
   const beforeRevert = await allVersions(runtime, pageId);
-  await revertPage(ctx, beforeRevert[2].id);
+  await revertPage(ctx, { versionId: beforeRevert[2].id });
   seen.push(await pageNow(runtime, pageId));
   const withRevert = await allVersions(runtime, pageId);
-  await revertPage(ctx, withRevert[withRevert.length - 1].id, 'revert of a revert');
+  await revertPage(ctx, { versionId: withRevert[withRevert.length - 1].id, summary: 'revert of a revert' });
   seen.push(await pageNow(runtime, pageId));
 
   const versions = await allVersions(runtime, pageId);

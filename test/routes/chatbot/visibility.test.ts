@@ -42,37 +42,37 @@ t.test('only what the public site shows is indexed, and it leaves when it stops 
   });
 
   t.test('items, media and pages follow their updates and deletions', async (t) => {
-    await updateResource(ctx, ITEM, 100, { is_public: false });
+    await updateResource(ctx, { spec: ITEM, id: 100, patch: { is_public: false } });
     await settle(runtime);
     let keys = await indexedKeys(app);
     t.notOk(keys.includes('item-100'), 'item made private leaves');
     t.notOk(keys.includes('media-1000'), 'and its media with it');
-    await updateResource(ctx, ITEM, 103, { is_public: true });
+    await updateResource(ctx, { spec: ITEM, id: 103, patch: { is_public: true } });
     await settle(runtime);
     keys = await indexedKeys(app);
     t.ok(keys.includes('item-103') && keys.includes('media-1030'), 'item made public enters with its public media');
     t.notOk(keys.includes('media-1001'), 'private media stays out');
 
-    await updateResource(ctx, ITEM, 101, { item_set_ids: [10] });
+    await updateResource(ctx, { spec: ITEM, id: 101, patch: { item_set_ids: [10] } });
     await settle(runtime);
     const inMaps = json<{ results: { resource_id: number }[] }>(await post(app, 'search', { query: 'violin photograph', item_set_ids: [10], per_page: 50 }));
     t.ok(inMaps.results.some((r) => r.resource_id === 1010), 'media follow their item\'s new sets');
 
-    await updateResource(ctx, ITEM, 102, { description: 'Now described as a Venetian spinet with gilded legs.' });
+    await updateResource(ctx, { spec: ITEM, id: 102, patch: { description: 'Now described as a Venetian spinet with gilded legs.' } });
     await settle(runtime);
     const spinet = json<{ results: { resource_id: number; snippet: string }[] }>(await post(app, 'search', { query: 'Venetian spinet gilded' }));
     t.equal(spinet.results[0].resource_id, 102);
     t.match(spinet.results[0].snippet, /Venetian spinet/, 'updates replace the chunks');
     t.notOk(spinet.results.some((r) => /Flemish/.test(r.snippet)), 'old chunks are gone');
 
-    await updateResource(ctx, MEDIA, 1010, { is_public: false });
-    await updateResource(ctx, SITE_PAGE, 5, { is_public: false });
+    await updateResource(ctx, { spec: MEDIA, id: 1010, patch: { is_public: false } });
+    await updateResource(ctx, { spec: SITE_PAGE, id: 5, patch: { is_public: false } });
     await settle(runtime);
     keys = await indexedKeys(app);
     t.notOk(keys.includes('media-1010'), 'media made private leaves');
     t.notOk(keys.includes('site_page-5'), 'page made private leaves');
-    await updateResource(ctx, SITE_PAGE, 6, { is_public: true });
-    await deleteResource(ctx, ITEM, 101);
+    await updateResource(ctx, { spec: SITE_PAGE, id: 6, patch: { is_public: true } });
+    await deleteResource(ctx, { spec: ITEM, id: 101 });
     await settle(runtime);
     keys = await indexedKeys(app);
     t.ok(keys.includes('site_page-6'), 'page made public enters');

@@ -51,13 +51,13 @@ t.test('a resource is found by its words before the model has read it, and by me
   // Not the item's bare title ('Stradivari violin'), which a query naming it finds at the title's
   // distance, whatever vectors the chunks hold (queries/chatbot/title-match.ts).
   const query = 'a Stradivari violin made in Cremona';
-  const byWords = await retrieve({ embedder, vectorIndex }, query, {});
+  const byWords = await retrieve({ embedder, vectorIndex }, { text: query, filter: {} });
   t.equal(byWords[0]?.best.resourceId, 101, 'found by its words');
 
   const beforeModel = embedder.embeddedCount;
   t.equal(await indexResource(deps, ref, runtime.clock.now()), 'indexed', "then the model's vectors replace them");
   t.equal(embedder.embeddedCount, beforeModel + 1, 'its one chunk embedded');
-  const byWordsAfter = await retrieve({ embedder, vectorIndex }, query, {});
+  const byWordsAfter = await retrieve({ embedder, vectorIndex }, { text: query, filter: {} });
   t.ok(byWordsAfter[0].best.distance < byWords[0].best.distance, 'nearer once the meaning is in');
 
   t.equal(await indexResource(deps, ref, runtime.clock.now(), { provisionalFirst: true }), 'indexed', 'the cache has them: no stand-ins again');

@@ -71,7 +71,7 @@ t.test('work owed when a server stops, or left by a CLI, is indexed at the next 
 
   // As `npm run import` does: the commands run, no worker does.
   const cli = await createRuntime(config, { modules: appModules, startWorkers: false });
-  await createPost(cli.commandContext(null), null, { title: 'Harpsichord tuning ledger', content: '<p>A ledger of harpsichord tunings in the museum.</p>', status: 'published' });
+  await createPost(cli.commandContext(null), { authorId: null, input: { title: 'Harpsichord tuning ledger', content: '<p>A ledger of harpsichord tunings in the museum.</p>', status: 'published' } });
   t.equal(await indexOutbox(cli.documents).count(), 1, 'the CLI left the post marked');
   await cli.close();
 

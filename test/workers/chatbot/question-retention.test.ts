@@ -16,7 +16,7 @@ t.test('the retention sweeps while running: questions go once their days pass, w
   const log = new SqliteQuestionLog(join(t.testdir(), 'q.sqlite'));
   t.teardown(() => log.close());
   const clock = new FixedClock(new Date('2026-03-01T00:00:00Z'));
-  const questions = new PatronQuestions(log, clock, 30, { warn: () => undefined });
+  const questions = new PatronQuestions({ log, clock, retentionDays: 30, logger: { warn: () => undefined } });
   questions.recorded({ question: 'first' }, { sources: [] });
   const logged: string[] = [];
   const logger = { info: (_d: object, m: string) => logged.push(m), error: (_d: object, m: string) => logged.push(m) };
@@ -34,7 +34,7 @@ t.test('the retention sweeps while running: questions go once their days pass, w
 t.test('a failing sweep is logged and the timer goes on', async (t) => {
   const log = new SqliteQuestionLog(join(t.testdir(), 'q.sqlite'));
   log.close();
-  const questions = new PatronQuestions(log, new FixedClock(new Date()), 30, { warn: () => undefined });
+  const questions = new PatronQuestions({ log, clock: new FixedClock(new Date()), retentionDays: 30, logger: { warn: () => undefined } });
   const errors: string[] = [];
   const retention = startQuestionRetention(questions, { info: () => undefined, error: (_d, m) => errors.push(m) }, 20);
   t.teardown(() => retention.stop());

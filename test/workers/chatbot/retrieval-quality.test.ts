@@ -43,7 +43,7 @@ async function recall(t: Test, embedder: Embedder, vectorIndex: VectorIndex, que
   let at5 = 0;
   const misses: string[] = [];
   for (const { question, answer } of questions) {
-    const ranked = (await retrieve({ embedder, vectorIndex }, question, {})).map((r) => `${r.best.resourceType}-${r.best.resourceId}`);
+    const ranked = (await retrieve({ embedder, vectorIndex }, { text: question, filter: {} })).map((r) => `${r.best.resourceType}-${r.best.resourceId}`);
     const rank = ranked.indexOf(answer);
     if (rank === 0) at1++;
     if (rank >= 0 && rank < 5) at5++;

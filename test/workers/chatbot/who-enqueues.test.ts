@@ -17,7 +17,7 @@ class CountingQueue extends InProcessJobQueue {
   }
 }
 
-const published = { title: 'Maps of the county', content: '<p>Old maps.</p>', status: 'published' };
+const published = { title: 'Maps of the county', content: '<p>Old maps.</p>', status: 'published' as const };
 
 t.test('a runtime without workers (a CLI) enqueues no index jobs; the server does', async (t) => {
   // One testdir() call: each call empties the folder, the first runtime's files included.
@@ -26,14 +26,14 @@ t.test('a runtime without workers (a CLI) enqueues no index jobs; the server doe
   const cli = await createRuntime(testConfig(join(dir, 'cli')), { modules: appModules, startWorkers: false, infrastructure: { jobs: cliJobs } });
   t.teardown(() => cli.close());
   t.notOk(cli.runsWorkers);
-  await createPost(cli.commandContext(null), null, published);
+  await createPost(cli.commandContext(null), { authorId: null, input: published });
   t.same(cliJobs.added, [], 'a rebuild or import replaying the log leaves no jobs behind');
 
   const serverJobs = new CountingQueue();
   const server = await createRuntime(testConfig(join(dir, 'server')), { modules: appModules, infrastructure: { jobs: serverJobs } });
   t.teardown(() => server.close());
   t.ok(server.runsWorkers);
-  await createPost(server.commandContext(null), null, published);
+  await createPost(server.commandContext(null), { authorId: null, input: published });
   t.ok(serverJobs.added.includes(INDEX_QUEUE), 'the server indexes the published post');
   await serverJobs.drain(INDEX_QUEUE);
 });
