@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { freePort, importFixtureFile, ROOT, runProcess, startServer, type RunResult } from '../process.js';
@@ -31,6 +32,17 @@ function onPath(command: string): boolean {
 const missingTools = ['java', 'mvn'].filter((command) => !onPath(command));
 const skip = skipUnlessStack() || (missingTools.length ? `${missingTools.join(' and ')} not installed (the private MongoDB stand-in needs them)` : false);
 
+/**
+ * The shared stack's compiled stand-in (stack/up.sh's, under STACK_DIR), copied with its build
+ * stamp so start.sh skips the Maven build (10 s on a quiet machine, a minute on a busy one); it
+ * builds as usual when there is none.
+ */
+function reuseSharedBuild(stackDir: string): void {
+  const shared = join(process.env.STACK_DIR ?? '/tmp/collections-stack', 'mongo');
+  if (!existsSync(join(shared, 'build.stamp'))) return;
+  for (const part of ['classes', 'lib', 'build.stamp']) cpSync(join(shared, part), join(stackDir, 'mongo', part), { recursive: true });
+}
+
 interface Answer {
   status: number;
   body: unknown;
@@ -46,6 +58,7 @@ t.test('MongoDB stopped under the server: reported, writes refused cleanly, reco
   const standIn = { STACK_DIR: stackDir, MONGO_PORT: String(await freePort()) };
   const script = (name: 'start.sh' | 'stop.sh'): Promise<RunResult> => runProcess('bash', [join(ROOT, 'stack', 'mongo', name)], { env: { ...process.env, ...standIn } });
   t.teardown(() => script('stop.sh'));
+  reuseSharedBuild(stackDir);
   const started = await script('start.sh');
   t.equal(started.code, 0, `the private stand-in starts: ${started.stderr}`);
   const privateUrl = started.stdout.trim().replace(/^MONGO_URL=/, '');

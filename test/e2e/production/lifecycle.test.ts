@@ -122,9 +122,11 @@ t.test('backup through BullMQ, restore into empty engines, rebuild and reindex, 
   const restore = await runCli('restore.ts', [archive], restored);
   t.equal(restore.code, 0, `restore exits 0: ${restore.stderr}`);
   t.match(restore.stdout, /Restored \d+ events/);
-  const second = await startServer(restored, 120_000);
+  // Its start's log says how it found the read models: a failure below shows it.
+  const second = await startServer({ ...restored, LOG_LEVEL: 'info' }, 120_000);
   t.teardown(() => second.stop('SIGKILL'));
   const afterRestore = await snapshot(second);
+  t.comment(second.stdout().split('\n').find((line) => line.includes('Read models ready'))?.slice(0, 300) ?? 'no "Read models ready" line');
   for (const path of Object.keys(before)) t.same(afterRestore[path], before[path], `restored: GET ${path} answers the same`);
   t.same(await pageVersions(second), versionsBefore, 'restored: the page versions');
   await searchFinds(t, second, itemId, 'restored');
