@@ -5,7 +5,7 @@ import { waitForIndexOutbox } from './content-server.js';
 import { requireClean, runLoadOn, type ServedLoad } from './load.js';
 import type { BenchOptions } from './options.js';
 import { scaled } from './options.js';
-import { sleep, startAppServer, type RunningProcess } from './processes.js';
+import { EMBEDDED_ENV, sleep, startAppServer, type RunningProcess } from './processes.js';
 import { figure, skipped, type BenchResult, type Figure } from './report.js';
 import { alternateRounds, median, round } from './stats.js';
 import { TextGenerator } from './text.js';
@@ -43,9 +43,6 @@ function productionEnv(): NodeJS.ProcessEnv {
   if (process.env.REDIS_URL) env.REDIS_URL = process.env.REDIS_URL;
   return env;
 }
-
-/** The embedded side: every production variable removed, whatever the calling shell exports. */
-const EMBEDDED_ENV: NodeJS.ProcessEnv = { KAFKA_BROKERS: '', MONGO_URL: '', ELASTICSEARCH_URL: '', ELASTICSEARCH_INDEX: '', REDIS_URL: '', EVENTSTORE_URL: '' };
 
 async function totalPosts(url: string): Promise<number> {
   const res = await fetch(`${url}${READ}`);
@@ -86,7 +83,7 @@ export async function stackBenchmark(options: BenchOptions): Promise<BenchResult
   const sides: Side[] = [];
   try {
     cpSync(source.dir, productionDir.dir, { recursive: true });
-    // Word features only, as the read, search and memory benchmarks run: the sentence model
+    // The embedded side blanks every production variable the calling shell exports. Word features only, as the read, search and memory benchmarks run: the sentence model
     // would take most of the run to embed the posts on two cores.
     const embedded: Side = { server: await startAppServer(source.dir, { ...EMBEDDED_ENV, CHATBOT_SENTENCE_MODEL: 'off' }) };
     sides.push(embedded);
