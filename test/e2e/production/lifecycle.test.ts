@@ -18,7 +18,7 @@ const fixture = {
 const KEY = 'key_identity=AD&key_credential=AD-SECRET';
 
 // Three server starts and four CLI runs, each compiling the app with tsx.
-t.setTimeout(480_000);
+t.setTimeout(600_000);
 
 interface Answer {
   status: number;
