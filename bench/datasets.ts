@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { BLOG_EVENTS, BLOG_SEQUENCES, blogPostStream, type BlogPostFields } from '../commands/blog/events.js';
 import type { EventMetadata } from '../infra/event-store/port.js';
 import { EventLogWriter } from './event-log.js';
-import { runScript } from './processes.js';
+import { EMBEDDED_ENV, runScript } from './processes.js';
 import { blogTimestamp, TextGenerator } from './text.js';
 import { WikipediaText } from './wikipedia-text.js';
 
@@ -41,7 +41,7 @@ export async function importAdmin(dataDir: string): Promise<void> {
       sites: [{ id: 1, slug: 'main', title: 'Main site' }],
     }),
   );
-  await runScript('bin/import.ts', [fixture], { DATA_DIR: dataDir });
+  await runScript('bin/import.ts', [fixture], { ...EMBEDDED_ENV, DATA_DIR: dataDir });
   rmSync(fixture);
 }
 

@@ -120,6 +120,12 @@ export async function startProcess(
   return { pid: child.pid, url, stop: () => stopChild(child) };
 }
 
+/**
+ * The production adapters' variables, blank: a benchmark's processes run on the embedded
+ * adapters even from a shell that exports the stack's (stack/README.md), unless it names them.
+ */
+export const EMBEDDED_ENV: NodeJS.ProcessEnv = { EVENTSTORE_URL: '', KAFKA_BROKERS: '', MONGO_URL: '', ELASTICSEARCH_URL: '', ELASTICSEARCH_INDEX: '', REDIS_URL: '', COHERE_API_KEY: '' };
+
 /** The application server as `npm start` runs it (compiled, dist/bin/serve.js, its node flags) on embedded defaults over `dataDir`. */
 export function startAppServer(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<RunningProcess> {
   return startProcess('dist/bin/serve.js', [], { DATA_DIR: dataDir, ...env }, '/api/sites', undefined, SERVE_NODE_FLAGS);

@@ -15,6 +15,7 @@ import { replayBenchmark } from './replay.js';
 import { formatTable, skipped, writeResults, type BenchResult } from './report.js';
 import { searchBenchmark } from './search.js';
 import { vectorIndexBenchmark } from './vector-index.js';
+import { stackBenchmark } from './stack.js';
 import { startBenchmark } from './start.js';
 import { writeBenchmark } from './write.js';
 
@@ -55,6 +56,8 @@ const BENCHMARKS: readonly Benchmark[] = [
   { name: 'first-start', title: 'first start after an import under load', needs: ['platform', 'chatbot'], run: firstStartBenchmark },
   { name: 'museum', title: 'museum scale: exact titles first, search from the start, blog search', needs: ['platform', 'blog', 'chatbot'], run: museumSearchBenchmark },
   { name: 'embedding', title: 'embedded sentence model: speed, indexing, search', needs: ['chatbot'], run: embeddingBenchmark },
+  // Skipped, with the reason, unless KAFKA_BROKERS, MONGO_URL and ELASTICSEARCH_URL are set.
+  { name: 'stack', title: 'read, write and chatbot search: production adapters beside embedded', needs: ['blog', 'chatbot'], run: stackBenchmark },
 ];
 
 /** BENCH_SCALE_<NAME> (e.g. BENCH_SCALE_REPLAY=0.1) overrides BENCH_SCALE for one benchmark. */

@@ -20,7 +20,7 @@ interface Answer {
   body: unknown;
 }
 
-t.test('the app on the production engines: writes, read-your-writes, search, the chatbot through Elasticsearch, /health', { skip: skipUnlessStack() }, async (t) => {
+t.test('the app on the production engines: writes, read-your-writes, search, page versions, the chatbot through Elasticsearch, /health', { skip: skipUnlessStack() }, async (t) => {
   const dataDir = freshDataDir(t.testdir());
   const env = { ...stackEnv(dataDir), CHATBOT_RATE_LIMIT: '100' };
   const imported = await importFixtureFile(dataDir, fixture, 'production-core');
@@ -68,6 +68,29 @@ t.test('the app on the production engines: writes, read-your-writes, search, the
   t.equal((await call(`/api/blog_comments/${commentId}`)).status, 404, 'pending: hidden');
   t.equal((await send('PATCH', `/api/blog_comments/${commentId}?${KEY}`, { status: 'approved' })).status, 200);
   t.match((await call(`/api/blog_comments/${commentId}`)).body, { 'o:status': 'approved' }, 'approved: public at once');
+
+  // A page updated and reverted, with its versions (read back from the event store; the page from MongoDB).
+  const login = await send('POST', '/login', { email: 'editor@example.org', password: 'editor-pass' });
+  t.equal(login.status, 204, 'an editor logs in (the session in Redis)');
+  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
+  const versions = async () => {
+    const res = await call('/api/page-versioning/5/versions', { headers: { cookie } });
+    t.equal(res.status, 200, `versions: ${JSON.stringify(res.body)}`);
+    return (res.body as { data: { versions: { id: number; operation: string; title: string }[] } }).data.versions;
+  };
+  t.equal((await call('/api/site_pages/5', { method: 'PATCH', headers: { cookie }, body: JSON.stringify({ 'o:title': 'Opening hours' }) })).status, 200);
+  t.match((await call('/api/site_pages/5')).body, { 'o:title': 'Opening hours' }, 'the update read back at once');
+  const [update, origin] = await versions();
+  t.same([update.operation, update.title, origin.operation, origin.title], ['update', 'Opening hours', 'create', 'Visiting the museum']);
+  const reverted = await call(`/api/page-versioning/version/${origin.id}/revert`, { method: 'POST', headers: { cookie } });
+  t.equal(reverted.status, 200, `revert: ${JSON.stringify(reverted.body)}`);
+  const revertId = (reverted.body as { data: { new_version_id: number } }).data.new_version_id;
+  t.same((await versions()).map((v) => [v.id, v.operation, v.title]), [
+    [revertId, 'revert', 'Visiting the museum'],
+    [update.id, 'update', 'Opening hours'],
+    [origin.id, 'create', 'Visiting the museum'],
+  ], 'three versions, the revert first');
+  t.match((await call('/api/site_pages/5')).body, { 'o:title': 'Visiting the museum' }, 'the revert read back at once');
 
   // An item and its media, found by the chatbot's search (the kNN in Elasticsearch) and cited by its chat.
   const item = await send('POST', `/api/items?${KEY}`, { 'o:title': 'Astrolabe', 'o:description': 'A brass astrolabe from Toledo for reading the stars.', 'o:site': [{ 'o:id': 1 }] });
