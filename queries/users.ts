@@ -1,32 +1,7 @@
 import type { DocumentStore } from '../infra/document-store/port.js';
-import type { Role } from '../commands/users/roles.js';
+import { API_KEYS, userDocs, type ApiKeyDoc, type UserDoc } from '../projections/users/users.js';
 
-export interface UserDoc {
-  _id: number;
-  id: number;
-  email: string;
-  name: string;
-  role: Role;
-  passwordHash: string | null;
-  [key: string]: unknown;
-}
-
-export interface ApiKeyDoc {
-  _id: string;
-  identity: string;
-  userId: number;
-  credentialHash: string;
-  label: string;
-  [key: string]: unknown;
-}
-
-export const USERS = 'users';
-export const API_KEYS = 'api_keys';
-
-/** Sign-in finds a user by email (the SQLite store indexes it). */
-const USER_INDEXES = { indexes: ['email'] } as const;
-
-export const userDocs = (documents: DocumentStore) => documents.collection<UserDoc>(USERS, USER_INDEXES);
+export { API_KEYS, USERS, userDocs, type ApiKeyDoc, type UserDoc } from '../projections/users/users.js';
 
 export function findUser(documents: DocumentStore, id: number): Promise<UserDoc | null> {
   return userDocs(documents).findOne({ _id: id });

@@ -1,61 +1,76 @@
-import { ASSET_VERSIONED, type AssetEvent, type AssetFile } from '../../commands/assets/events.js';
-import { assetDocs } from '../../queries/assets/documents.js';
-import { defineProjection } from '../projection.js';
+import type { AssetEvent, AssetFile, AssetUsageCleared, AssetUsageRecorded } from '../../commands/assets/events.js';
+import type { DocumentStore } from '../../infra/document-store/port.js';
+import { copyWith } from '../../infra/objects/copy-with.js';
+import { defineProjection, type Projected } from '../projection.js';
+import { ASSET_COLLECTIONS } from './collections.js';
+
+export interface AssetDoc {
+  _id: number;
+  id: number;
+  /** The stream version of the last of its own events folded in: its ETag's (app/conditional). */
+  version?: number;
+  stored_name: string;
+  filename: string;
+  extension: string;
+  mime_type: string;
+  size: number;
+  sha256: string;
+  title: string;
+  /** Lower-cased title: what sort_by=name orders by, so case does not split the list. */
+  title_sort: string;
+  alt: string;
+  folders: number[];
+  created_at: string;
+  updated_at: string;
+  [key: string]: unknown;
+}
+
+/** A folder's assets are listed by `{folders: id}`: each asset's folder ids in an element index. */
+const ASSET_INDEXES = { elementIndexes: ['folders'] } as const;
+
+export const assetDocs = (d: DocumentStore) => d.collection<AssetDoc>(ASSET_COLLECTIONS.assets, ASSET_INDEXES);
+
+/** The events that make an asset's own document (its usage records are another read model's). */
+type AssetDocEvent = Exclude<AssetEvent, AssetUsageRecorded | AssetUsageCleared>;
 
 function fileFields(file: AssetFile) {
   const { stored_name, filename, extension, mime_type, size, sha256 } = file;
   return { stored_name, filename, extension, mime_type, size, sha256 };
 }
 
+/** The title, alt text and sort key an AssetDetailsChanged sets: only those it carries. */
+function detailChanges(data: { title?: string; alt?: string }): Partial<AssetDoc> {
+  const changes: Partial<AssetDoc> = {};
+  if (data.title !== undefined) Object.assign(changes, { title: data.title, title_sort: data.title.toLowerCase() });
+  if (data.alt !== undefined) changes.alt = data.alt;
+  return changes;
+}
+
 /** One document per asset, with its current file, metadata and folders (absolute values only). */
 export const assetsProjection = defineProjection({
   name: 'assets',
-  handles: [...ASSET_VERSIONED],
-  async apply(stored, documents) {
-    const event = { type: stored.type, data: stored.data } as AssetEvent;
-    const assets = assetDocs(documents);
-    const at = stored.metadata.at;
+  handles: ['AssetUploaded', 'AssetFileReplaced', 'AssetDetailsChanged', 'AssetMovedToFolder', 'AssetRemovedFromFolders', 'AssetDeleted'],
+  collection: assetDocs,
+  evolve(asset: AssetDoc | null, event: Projected<AssetDocEvent>): AssetDoc | null {
+    const at = event.metadata.at;
     // Every event handled here is the asset's own: its stream version is the asset's version.
-    const version = stored.streamVersion;
+    const version = event.streamVersion;
     switch (event.type) {
       case 'AssetUploaded': {
         const { id, file, title, alt, folder_ids } = event.data;
-        await assets.put({
-          _id: id,
-          id,
-          ...fileFields(file),
-          title,
-          title_sort: title.toLowerCase(),
-          alt,
-          folders: folder_ids,
-          created_at: at,
-          updated_at: at,
-          version,
-        });
-        return;
+        return { _id: id, id, ...fileFields(file), title, title_sort: title.toLowerCase(), alt, folders: folder_ids, created_at: at, updated_at: at, version };
       }
       case 'AssetFileReplaced':
-        await assets.updateOne({ _id: event.data.id }, { $set: { ...fileFields(event.data.file), updated_at: at, version } });
-        return;
-      case 'AssetDetailsChanged': {
-        const changes: Record<string, unknown> = { updated_at: at, version };
-        if (event.data.title !== undefined) Object.assign(changes, { title: event.data.title, title_sort: event.data.title.toLowerCase() });
-        if (event.data.alt !== undefined) changes.alt = event.data.alt;
-        await assets.updateOne({ _id: event.data.id }, { $set: changes });
-        return;
-      }
+        return asset && copyWith(asset, copyWith(fileFields(event.data.file), { updated_at: at, version }));
+      case 'AssetDetailsChanged':
+        return asset && copyWith(asset, copyWith(detailChanges(event.data), { updated_at: at, version }));
       case 'AssetMovedToFolder':
-        await assets.updateOne({ _id: event.data.id }, { $set: { folders: [event.data.folder_id], updated_at: at, version } });
-        return;
+        return asset && copyWith(asset, { folders: [event.data.folder_id], updated_at: at, version });
       case 'AssetRemovedFromFolders':
-        await assets.updateOne({ _id: event.data.id }, { $set: { folders: [], updated_at: at, version } });
-        return;
+        return asset && copyWith(asset, { folders: [], updated_at: at, version });
       case 'AssetDeleted':
-        await assets.deleteOne({ _id: event.data.id });
-        return;
-      case 'AssetUsageRecorded':
-      case 'AssetUsageCleared':
-        return;
+        return null;
     }
   },
+  documentId: (event) => event.data.id,
 });

@@ -1,17 +1,39 @@
-import { ASSET_FOLDER_VERSIONED, type AssetFolderEvent } from '../../commands/assets/events.js';
-import { assetDocs, assetFolders } from '../../queries/assets/documents.js';
-import { defineProjection } from '../projection.js';
+import type { AssetFolderEvent, AssetFolderWithdrawn } from '../../commands/assets/events.js';
+import type { DocumentStore } from '../../infra/document-store/port.js';
+import { defineHandlerProjection, type Projected } from '../projection.js';
+import { assetDocs } from './assets.js';
+import { ASSET_COLLECTIONS } from './collections.js';
 
-/** The folder tree (each folder knows its parent); deleting a folder takes it out of every asset's folders. */
-export const assetFoldersProjection = defineProjection({
+export interface AssetFolderDoc {
+  _id: number;
+  id: number;
+  /** The stream version of the last of its own events folded in: its ETag's (app/conditional). */
+  version?: number;
+  title: string;
+  slug: string;
+  parent_id: number | null;
+  created_at: string;
+  updated_at: string;
+  [key: string]: unknown;
+}
+
+/** A slug is unique among a folder's siblings: looked up by both (the SQLite store indexes them). */
+const FOLDER_INDEXES = { indexes: [['parent_id', 'slug']] } as const;
+
+export const assetFolders = (d: DocumentStore) => d.collection<AssetFolderDoc>(ASSET_COLLECTIONS.folders, FOLDER_INDEXES);
+
+/**
+ * The folder tree (each folder knows its parent); deleting a folder takes it out of every
+ * asset's folders, which writes other documents: the escape hatch.
+ */
+export const assetFoldersProjection = defineHandlerProjection({
   name: 'asset-folders',
-  handles: [...ASSET_FOLDER_VERSIONED],
-  async apply(stored, documents) {
-    const event = { type: stored.type, data: stored.data } as AssetFolderEvent;
+  handles: ['AssetFolderCreated', 'AssetFolderRenamed', 'AssetFolderMoved', 'AssetFolderDeleted'],
+  async handle(event: Projected<Exclude<AssetFolderEvent, AssetFolderWithdrawn>>, documents) {
     const folders = assetFolders(documents);
-    const at = stored.metadata.at;
+    const at = event.metadata.at;
     // Every event handled here is the folder's own: its stream version is the folder's version.
-    const version = stored.streamVersion;
+    const version = event.streamVersion;
     switch (event.type) {
       case 'AssetFolderCreated': {
         const { id, title, slug, parent_id } = event.data;

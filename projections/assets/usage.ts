@@ -1,13 +1,29 @@
-import type { AssetEvent } from '../../commands/assets/events.js';
-import { assetUsage } from '../../queries/assets/documents.js';
-import { defineProjection } from '../projection.js';
+import type { AssetDeleted, AssetUsageCleared, AssetUsageRecorded } from '../../commands/assets/events.js';
+import type { DocumentStore } from '../../infra/document-store/port.js';
+import { defineHandlerProjection, type Projected } from '../projection.js';
+import { ASSET_COLLECTIONS } from './collections.js';
 
-/** Usage records, one document each; clearing or deleting the asset removes its records. */
-export const assetUsageProjection = defineProjection({
+export interface AssetUsageDoc {
+  _id: number;
+  id: number;
+  asset_id: number;
+  context_type: string;
+  context_id: number | null;
+  user_id: number | null;
+  created_at: string;
+  [key: string]: unknown;
+}
+
+/** An asset's usage records are looked up by the asset (the SQLite store indexes it). */
+const USAGE_INDEXES = { indexes: ['asset_id'] } as const;
+
+export const assetUsage = (d: DocumentStore) => d.collection<AssetUsageDoc>(ASSET_COLLECTIONS.usage, USAGE_INDEXES);
+
+/** Usage records, one document each; clearing or deleting the asset removes all its records (the escape hatch). */
+export const assetUsageProjection = defineHandlerProjection({
   name: 'asset-usage',
   handles: ['AssetUsageRecorded', 'AssetUsageCleared', 'AssetDeleted'],
-  async apply(stored, documents) {
-    const event = { type: stored.type, data: stored.data } as AssetEvent;
+  async handle(event: Projected<AssetUsageRecorded | AssetUsageCleared | AssetDeleted>, documents) {
     const usage = assetUsage(documents);
     switch (event.type) {
       case 'AssetUsageRecorded': {
@@ -18,16 +34,14 @@ export const assetUsageProjection = defineProjection({
           asset_id: id,
           context_type,
           context_id,
-          user_id: stored.metadata.userId,
-          created_at: stored.metadata.at,
+          user_id: event.metadata.userId,
+          created_at: event.metadata.at,
         });
         return;
       }
       case 'AssetUsageCleared':
       case 'AssetDeleted':
         await usage.deleteMany({ asset_id: event.data.id });
-        return;
-      default:
         return;
     }
   },

@@ -1,19 +1,42 @@
-import type { BackupEvent } from '../../commands/backups/events.js';
-import { BACKUP_EVENT_TYPES } from '../../commands/backups/events.js';
-import { backupDocs } from '../../queries/backups/backups.js';
-import { defineProjection } from '../projection.js';
+import type { BackupEvent, BackupIncludes } from '../../commands/backups/events.js';
+import type { BackupStatus } from '../../commands/backups/decider.js';
+import type { DocumentStore } from '../../infra/document-store/port.js';
+import { copyWith } from '../../infra/objects/copy-with.js';
+import { defineProjection, type Projected } from '../projection.js';
+
+/** One backup record as the read model keeps it. */
+export interface BackupDoc {
+  _id: number;
+  id: number;
+  filename: string;
+  path: string;
+  storage: 'local';
+  size: number;
+  status: BackupStatus;
+  checksum: string | null;
+  error: string | null;
+  event_count: number | null;
+  created_by: number | null;
+  created_at: string;
+  includes: BackupIncludes;
+  module_version: string;
+  [key: string]: unknown;
+}
+
+export const BACKUPS = 'backups';
+
+export const backupDocs = (documents: DocumentStore) => documents.collection<BackupDoc>(BACKUPS);
 
 /** The backup records: whole documents on request, absolute values after (idempotent). */
 export const backupsProjection = defineProjection({
   name: 'backups',
-  handles: BACKUP_EVENT_TYPES,
-  async apply(stored, documents) {
-    const event = { type: stored.type, data: stored.data } as BackupEvent;
-    const docs = backupDocs(documents);
+  handles: ['BackupRequested', 'BackupCompleted', 'BackupFailed', 'BackupDeleted', 'BackupArchiveNotRestored'],
+  collection: backupDocs,
+  evolve(backup: BackupDoc | null, event: Projected<BackupEvent>): BackupDoc | null {
     switch (event.type) {
       case 'BackupRequested': {
         const d = event.data;
-        await docs.put({
+        return {
           _id: d.id,
           id: d.id,
           filename: d.filename,
@@ -28,24 +51,22 @@ export const backupsProjection = defineProjection({
           created_at: d.created_at,
           includes: d.includes,
           module_version: d.module_version,
-        });
-        return;
+        };
       }
       case 'BackupCompleted': {
         const d = event.data;
-        await docs.updateOne({ _id: d.id }, { $set: { status: 'complete', size: d.size, checksum: d.checksum, event_count: d.event_count } });
-        return;
+        return backup && copyWith(backup, { status: 'complete' as const, size: d.size, checksum: d.checksum, event_count: d.event_count });
       }
       case 'BackupFailed':
-        await docs.updateOne({ _id: event.data.id }, { $set: { status: 'failed', error: event.data.error } });
-        return;
+        return backup && copyWith(backup, { status: 'failed' as const, error: event.data.error });
       case 'BackupDeleted':
       case 'BackupArchiveNotRestored':
-        await docs.deleteOne({ _id: event.data.id });
-        return;
+        return null;
       default: {
         const _exhaustive: never = event;
+        return backup;
       }
     }
   },
+  documentId: (event) => event.data.id,
 });

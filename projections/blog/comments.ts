@@ -1,25 +1,43 @@
-import { BLOG_COMMENT_VERSIONED, type BlogCommentEvent, type BlogPostDeleted } from '../../commands/blog/events.js';
-import { blogComments, type BlogCommentDoc } from '../../queries/blog/documents.js';
-import { defineProjection } from '../projection.js';
+import type { BlogCommentEvent, BlogCommentFields, BlogPostDeleted } from '../../commands/blog/events.js';
+import type { DocumentStore } from '../../infra/document-store/port.js';
+import { copyWith } from '../../infra/objects/copy-with.js';
+import { defineHandlerProjection, type Projected } from '../projection.js';
+import { BLOG_COLLECTIONS } from './collections.js';
+
+export interface BlogCommentDoc extends BlogCommentFields {
+  _id: number;
+  id: number;
+  /** The stream version of the last of its own events folded in: its ETag's (app/conditional). */
+  version?: number;
+  posted_at: string;
+  updated_at: string;
+  [key: string]: unknown;
+}
+
+/** A post's comments and the moderation queue are looked up by these (the SQLite store indexes them). */
+const COMMENT_INDEXES = { indexes: ['post_id', 'status'] } as const;
+
+export const blogComments = (d: DocumentStore) => d.collection<BlogCommentDoc>(BLOG_COLLECTIONS.comments, COMMENT_INDEXES);
 
 /**
  * Comments. A deleted post's comments are deleted by their own events; dropping them here on
- * BlogPostDeleted as well keeps the read model right even if those were never appended.
+ * BlogPostDeleted as well keeps the read model right even if those were never appended (so a
+ * post's event writes many comments: the escape hatch).
  */
-export const blogCommentsProjection = defineProjection({
+export const blogCommentsProjection = defineHandlerProjection({
   name: 'blog-comments',
-  handles: [...BLOG_COMMENT_VERSIONED, 'BlogPostDeleted'],
-  async apply(stored, documents) {
-    const event = { type: stored.type, data: stored.data } as BlogCommentEvent | BlogPostDeleted;
+  handles: ['BlogCommentPosted', 'BlogCommentModerated', 'BlogCommentDeleted', 'BlogPostDeleted'],
+  async handle(event: Projected<BlogCommentEvent | BlogPostDeleted>, documents) {
     const comments = blogComments(documents);
+    const at = event.metadata.at;
     switch (event.type) {
-      case 'BlogCommentPosted':
-        await comments.put(
-          Object.assign({} as BlogCommentDoc, event.data.fields, { _id: event.data.id, id: event.data.id, posted_at: stored.metadata.at, updated_at: stored.metadata.at, version: stored.streamVersion }),
-        );
+      case 'BlogCommentPosted': {
+        const { id, fields } = event.data;
+        await comments.put(copyWith(fields, { _id: id, id, posted_at: at, updated_at: at, version: event.streamVersion }));
         return;
+      }
       case 'BlogCommentModerated':
-        await comments.updateOne({ _id: event.data.id }, { $set: { status: event.data.status, updated_at: stored.metadata.at, version: stored.streamVersion } });
+        await comments.updateOne({ _id: event.data.id }, { $set: { status: event.data.status, updated_at: at, version: event.streamVersion } });
         return;
       case 'BlogCommentDeleted':
         await comments.deleteOne({ _id: event.data.id });

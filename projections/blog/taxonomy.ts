@@ -1,35 +1,62 @@
-import { BLOG_CATEGORY_VERSIONED, type BlogCategoryEvent, type BlogTagCreated } from '../../commands/blog/events.js';
-import { blogCategories, blogTagSlugs, blogTags, type BlogCategoryDoc } from '../../queries/blog/documents.js';
-import { defineProjection } from '../projection.js';
+import type { BlogCategoryEvent, BlogCategoryFields, BlogTagCreated } from '../../commands/blog/events.js';
+import type { DocumentStore } from '../../infra/document-store/port.js';
+import { copyWith } from '../../infra/objects/copy-with.js';
+import { defineHandlerProjection, defineProjection, type Projected } from '../projection.js';
+import { BLOG_COLLECTIONS, type SlugDoc } from './collections.js';
 
+export interface BlogCategoryDoc extends BlogCategoryFields {
+  _id: number;
+  id: number;
+  /** The stream version of the last of its own events folded in: its ETag's (app/conditional). */
+  version?: number;
+  name_sort: string;
+  created_at: string;
+  updated_at: string;
+  [key: string]: unknown;
+}
+
+export interface BlogTagDoc {
+  _id: number;
+  id: number;
+  name: string;
+  slug: string;
+  name_sort: string;
+  [key: string]: unknown;
+}
+
+/** A category is looked up by its slug (the SQLite store indexes it). */
+const CATEGORY_INDEXES = { indexes: ['slug'] } as const;
+
+export const blogCategories = (d: DocumentStore) => d.collection<BlogCategoryDoc>(BLOG_COLLECTIONS.categories, CATEGORY_INDEXES);
+export const blogTags = (d: DocumentStore) => d.collection<BlogTagDoc>(BLOG_COLLECTIONS.tags);
+export const blogTagSlugs = (d: DocumentStore) => d.collection<SlugDoc>(BLOG_COLLECTIONS.tagSlugs);
+
+/** Categories: one document per category, rewritten whole by each create or update. */
 export const blogCategoriesProjection = defineProjection({
   name: 'blog-categories',
-  handles: [...BLOG_CATEGORY_VERSIONED],
-  async apply(stored, documents) {
-    const event = { type: stored.type, data: stored.data } as BlogCategoryEvent;
-    if (event.type === 'BlogCategoryDeleted') {
-      await blogCategories(documents).deleteOne({ _id: event.data.id });
-      return;
-    }
-    const previous = await blogCategories(documents).findOne({ _id: event.data.id });
-    await blogCategories(documents).put(
-      Object.assign({} as BlogCategoryDoc, event.data.fields, {
-        _id: event.data.id,
-        id: event.data.id,
-        name_sort: event.data.fields.name.toLowerCase(),
-        created_at: previous?.created_at ?? stored.metadata.at,
-        updated_at: stored.metadata.at,
-        version: stored.streamVersion,
-      }),
-    );
+  handles: ['BlogCategoryCreated', 'BlogCategoryUpdated', 'BlogCategoryDeleted'],
+  collection: blogCategories,
+  evolve(previous: BlogCategoryDoc | null, event: Projected<BlogCategoryEvent>): BlogCategoryDoc | null {
+    if (event.type === 'BlogCategoryDeleted') return null;
+    const { id, fields } = event.data;
+    return copyWith(fields, {
+      _id: id,
+      id,
+      name_sort: fields.name.toLowerCase(),
+      created_at: previous?.created_at ?? event.metadata.at,
+      updated_at: event.metadata.at,
+      version: event.streamVersion,
+    });
   },
+  documentId: (event) => event.data.id,
 });
 
-export const blogTagsProjection = defineProjection({
+/** Tags, and the slug index that finds them (two collections: the escape hatch). Tags never change once created. */
+export const blogTagsProjection = defineHandlerProjection({
   name: 'blog-tags',
   handles: ['BlogTagCreated'],
-  async apply(stored, documents) {
-    const { id, name, slug } = (stored.data as BlogTagCreated['data']);
+  async handle(event: Projected<BlogTagCreated>, documents) {
+    const { id, name, slug } = event.data;
     await blogTags(documents).put({ _id: id, id, name, slug, name_sort: name.toLowerCase() });
     await blogTagSlugs(documents).put({ _id: slug, id });
   },

@@ -1,5 +1,5 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import { defineProjection } from '../projection.js';
+import { defineHandlerProjection, type Projected } from '../projection.js';
 
 /**
  * What the chatbot needs of a published blog post, folded from the blog's events by name: the
@@ -33,11 +33,21 @@ const text = (value: unknown): string => (typeof value === 'string' ? value : ''
 const ids = (value: unknown): number[] => (Array.isArray(value) ? value.filter((v): v is number => Number.isInteger(v)) : []);
 const names = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
 
-export const chatbotBlogPostsProjection = defineProjection({
+/** A blog post's event as this module reads it: by name, every field checked (see above). */
+interface BlogPostEventByName {
+  type: (typeof BLOG_POST_EVENTS)[number];
+  data: { id?: unknown; fields?: Record<string, unknown> } | null;
+}
+
+/**
+ * One document per published post. Written as a handler, not an evolve: it replaces or deletes
+ * the document whatever it held, so reading it first would only cost a read per post event.
+ */
+export const chatbotBlogPostsProjection = defineHandlerProjection({
   name: 'chatbot-blog-posts',
-  handles: BLOG_POST_EVENTS,
-  async apply(event, documents) {
-    const data = event.data as { id?: unknown; fields?: Record<string, unknown> };
+  handles: ['BlogPostCreated', 'BlogPostUpdated', 'BlogPostDeleted'],
+  async handle(event: Projected<BlogPostEventByName>, documents) {
+    const data = event.data;
     if (typeof data?.id !== 'number') return;
     const f = data.fields ?? {};
     // Only a published post (public now or scheduled) can be indexed. Every create and update

@@ -1,6 +1,6 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { resourceKey, type ResourceType } from '../../infra/vector-index/port.js';
-import { defineProjection } from '../projection.js';
+import { defineHandlerProjection } from '../projection.js';
 import { INDEXED_EVENT_TYPES, refsToReindex, type ResourceRef } from './index-jobs.js';
 
 /**
@@ -38,12 +38,13 @@ export function outboxMark(ref: ResourceRef, position: number): IndexOutboxDoc {
  * server stops, a CLI imports, or a backup snapshots the read models is found again at the
  * next start (workers/chatbot/worker.ts enqueues every mark).
  */
-export const chatbotIndexOutboxProjection = defineProjection({
+export const chatbotIndexOutboxProjection = defineHandlerProjection({
   name: 'chatbot-index-outbox',
   handles: [...INDEXED_EVENT_TYPES.keys()],
   // Marks are removed by index jobs, not by events: a replay would mark every resource again.
   keptByRebuild: [CHATBOT_INDEX_OUTBOX],
-  async apply(event, documents) {
+  // Events of several modules, named at run time (INDEXED_EVENT_TYPES): refsToReindex checks their data.
+  async handle(event, documents) {
     for (const ref of await refsToReindex(event, documents)) await indexOutbox(documents).put(outboxMark(ref, event.position));
   },
 });

@@ -1,13 +1,20 @@
-import type { LibraryConfigured } from '../../commands/directory/events.js';
-import { LIBRARY_DOC_ID, libraryDocs } from '../../queries/directory/documents.js';
-import { defineProjection } from '../projection.js';
+import type { LibraryConfigured, LibrarySettings } from '../../commands/directory/events.js';
+import type { DocumentStore } from '../../infra/document-store/port.js';
+import { copyWith } from '../../infra/objects/copy-with.js';
+import { defineProjection, type Projected } from '../projection.js';
+import { DIRECTORY_COLLECTIONS } from './collections.js';
+
+export const LIBRARY_DOC_ID = 'library';
+
+export type LibraryDoc = LibrarySettings & { _id: string; [key: string]: unknown };
+
+export const libraryDocs = (d: DocumentStore) => d.collection<LibraryDoc>(DIRECTORY_COLLECTIONS.library);
 
 /** The library's settings: one document, rewritten whole by each LibraryConfigured. */
 export const libraryProjection = defineProjection({
   name: 'directory-library',
   handles: ['LibraryConfigured'],
-  async apply(stored, documents) {
-    const event = stored as unknown as LibraryConfigured;
-    await libraryDocs(documents).put({ ...event.data, _id: LIBRARY_DOC_ID });
-  },
+  collection: libraryDocs,
+  evolve: (_document: LibraryDoc | null, event: Projected<LibraryConfigured>): LibraryDoc => copyWith(event.data, { _id: LIBRARY_DOC_ID }),
+  documentId: () => LIBRARY_DOC_ID,
 });

@@ -1,13 +1,26 @@
 import type { LibraryListDefined } from '../../commands/directory/events.js';
-import { listDocs } from '../../queries/directory/documents.js';
-import { defineProjection } from '../projection.js';
+import type { DocumentStore } from '../../infra/document-store/port.js';
+import { defineProjection, type Projected } from '../projection.js';
+import { DIRECTORY_COLLECTIONS } from './collections.js';
+
+export interface ListDoc {
+  _id: string;
+  handle: string;
+  name: string;
+  databases: string[];
+  [key: string]: unknown;
+}
+
+export const listDocs = (d: DocumentStore) => d.collection<ListDoc>(DIRECTORY_COLLECTIONS.lists);
 
 /** Curated lists by handle, their databases in the list's order. */
 export const listsProjection = defineProjection({
   name: 'directory-lists',
   handles: ['LibraryListDefined'],
-  async apply(stored, documents) {
-    const { handle, name, databases } = (stored as unknown as LibraryListDefined).data;
-    await listDocs(documents).put({ _id: handle, handle, name, databases: [...databases] });
+  collection: listDocs,
+  evolve(_document: ListDoc | null, event: Projected<LibraryListDefined>): ListDoc {
+    const { handle, name, databases } = event.data;
+    return { _id: handle, handle, name, databases: [...databases] };
   },
+  documentId: (event) => event.data.handle,
 });

@@ -1,23 +1,34 @@
 import type { DatabaseTypeDefined, SubjectDefined } from '../../commands/directory/events.js';
-import { subjectDocs, typeDocs } from '../../queries/directory/documents.js';
-import { defineProjection } from '../projection.js';
+import type { DocumentStore } from '../../infra/document-store/port.js';
+import { defineProjection, type Projected } from '../projection.js';
+import { DIRECTORY_COLLECTIONS } from './collections.js';
+
+export interface TermDoc {
+  _id: string;
+  handle: string;
+  name: string;
+  [key: string]: unknown;
+}
+
+export const subjectDocs = (d: DocumentStore) => d.collection<TermDoc>(DIRECTORY_COLLECTIONS.subjects);
+export const typeDocs = (d: DocumentStore) => d.collection<TermDoc>(DIRECTORY_COLLECTIONS.types);
+
+const termOf = ({ handle, name }: { handle: string; name: string }): TermDoc => ({ _id: handle, handle, name });
 
 /** Subjects by handle. */
 export const subjectsProjection = defineProjection({
   name: 'directory-subjects',
   handles: ['SubjectDefined'],
-  async apply(stored, documents) {
-    const { handle, name } = (stored as unknown as SubjectDefined).data;
-    await subjectDocs(documents).put({ _id: handle, handle, name });
-  },
+  collection: subjectDocs,
+  evolve: (_document: TermDoc | null, event: Projected<SubjectDefined>) => termOf(event.data),
+  documentId: (event) => event.data.handle,
 });
 
 /** Database types by handle. */
 export const typesProjection = defineProjection({
   name: 'directory-types',
   handles: ['DatabaseTypeDefined'],
-  async apply(stored, documents) {
-    const { handle, name } = (stored as unknown as DatabaseTypeDefined).data;
-    await typeDocs(documents).put({ _id: handle, handle, name });
-  },
+  collection: typeDocs,
+  evolve: (_document: TermDoc | null, event: Projected<DatabaseTypeDefined>) => termOf(event.data),
+  documentId: (event) => event.data.handle,
 });

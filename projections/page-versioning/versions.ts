@@ -1,8 +1,39 @@
 import { SITE_PAGE_EVENTS, SITE_PAGE_REVERTED } from '../../commands/platform/kinds.js';
 import type { SitePageFields } from '../../commands/platform/fields.js';
-import type { StoredEvent } from '../../infra/event-store/port.js';
-import { pageVersions, type VersionOperation } from '../../queries/page-versioning/documents.js';
-import { defineProjection } from '../projection.js';
+import type { DocumentStore } from '../../infra/document-store/port.js';
+import { defineHandlerProjection, type Projected } from '../projection.js';
+
+export type VersionOperation = 'create' | 'update' | 'revert';
+
+/**
+ * One saved version of a site page, as the version list shows it. The id is the global log
+ * position of the event that made the version: unique across pages, increasing with time, and
+ * the same after every restart or replay. The content is not stored here: reading a version
+ * replays the page's stream up to `stream_version`.
+ */
+export interface PageVersionDoc {
+  _id: number;
+  id: number;
+  resource_id: number;
+  resource_type: 'site_page';
+  /** The page stream's length once this version was saved. */
+  stream_version: number;
+  title: string;
+  slug: string;
+  operation: VersionOperation;
+  editor_id: number | null;
+  summary: string | null;
+  /** ISO 8601, from the event's metadata. */
+  saved_at: string;
+  [key: string]: unknown;
+}
+
+export const PAGE_VERSIONS = 'page_versions';
+
+/** A page's versions, and one by stream version (the SQLite store indexes them). */
+const VERSION_INDEXES = { indexes: [['resource_id', 'stream_version']] } as const;
+
+export const pageVersions = (documents: DocumentStore) => documents.collection<PageVersionDoc>(PAGE_VERSIONS, VERSION_INDEXES);
 
 const OPERATIONS: Record<string, VersionOperation> = {
   [SITE_PAGE_EVENTS.created]: 'create',
@@ -10,26 +41,26 @@ const OPERATIONS: Record<string, VersionOperation> = {
   [SITE_PAGE_REVERTED]: 'revert',
 };
 
-interface SavedPageData {
-  id: number;
-  fields?: Partial<SitePageFields>;
-  summary?: unknown;
+/** A site page's events, named by kind at run time (commands/platform/kinds.ts): their data is checked here. */
+interface SavedPage {
+  type: string;
+  data: { id?: unknown; fields?: Partial<SitePageFields>; summary?: unknown } | null;
 }
 
 function isPageId(value: unknown): value is number {
-  return Number.isInteger(value) && (value as number) > 0;
+  return typeof value === 'number' && Number.isInteger(value) && value > 0;
 }
 
 /**
  * The version list: one row per create, update or revert of a site page, keyed by the event's
  * global position (so a redelivered event rewrites the same row). A deleted page takes its
- * versions with it: the list and the version reads then answer 404.
+ * versions with it (many rows: the escape hatch): the list and the version reads then answer 404.
  */
-export const pageVersionsProjection = defineProjection({
+export const pageVersionsProjection = defineHandlerProjection({
   name: 'page-versions',
   handles: [SITE_PAGE_EVENTS.created, SITE_PAGE_EVENTS.updated, SITE_PAGE_REVERTED, SITE_PAGE_EVENTS.deleted],
-  async apply(event: StoredEvent, documents) {
-    const data = event.data as SavedPageData;
+  async handle(event: Projected<SavedPage>, documents) {
+    const data = event.data;
     if (!isPageId(data?.id)) return;
     const versions = pageVersions(documents);
     if (event.type === SITE_PAGE_EVENTS.deleted) {

@@ -1,5 +1,4 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import type { StoredEvent } from '../../infra/event-store/port.js';
 import {
   ITEM_EVENTS,
   ITEM_SET_EVENTS,
@@ -11,11 +10,17 @@ import {
 } from '../../commands/platform/kinds.js';
 import type { ResourceEventNames } from '../../commands/platform/resource-decider.js';
 import { PLATFORM_COLLECTIONS, items, type MediaDoc } from '../../queries/platform/documents.js';
-import { defineProjection, type Projection } from '../projection.js';
+import { defineHandlerProjection, type Projected, type Projection } from '../projection.js';
 
 interface TrackedDoc {
   _id: number;
   [key: string]: unknown;
+}
+
+/** A resource kind's event, named by kind at run time (commands/platform/kinds.ts). */
+interface ResourceEvent {
+  type: string;
+  data: { id: number; fields?: Record<string, unknown> };
 }
 
 /**
@@ -30,13 +35,14 @@ function resourceProjection(
   collection: string,
   events: ResourceEventNames & { updateLike?: readonly string[] },
   keep: Record<string, unknown> = {},
-  after?: (event: StoredEvent, documents: DocumentStore, previous: TrackedDoc | null) => Promise<void>,
-): Projection {
-  return defineProjection({
+  after?: (event: Projected<ResourceEvent>, documents: DocumentStore, previous: TrackedDoc | null) => Promise<void>,
+): Projection<ResourceEvent> {
+  // Several documents for a medium (its item's media_ids too), and a kind's own keys kept: the escape hatch.
+  return defineHandlerProjection({
     name,
     handles: [...versionedBy(events, ...(events.updateLike ?? []))],
-    async apply(event, documents) {
-      const data = event.data as { id: number; fields?: Record<string, unknown> };
+    async handle(event: Projected<ResourceEvent>, documents) {
+      const data = event.data;
       const docs = documents.collection<TrackedDoc>(collection);
       const previous = await docs.findOne({ _id: data.id });
       if (event.type === events.deleted) {
@@ -61,10 +67,10 @@ function resourceProjection(
 }
 
 /** Keeps the item's `media_ids` in step with its media. */
-async function linkMediaToItem(event: StoredEvent, documents: DocumentStore, previous: TrackedDoc | null): Promise<void> {
-  const data = event.data as { id: number; fields?: { item_id: number } };
+async function linkMediaToItem(event: Projected<ResourceEvent>, documents: DocumentStore, previous: TrackedDoc | null): Promise<void> {
+  const data = event.data;
   const before = (previous as MediaDoc | null)?.item_id;
-  const now = event.type === MEDIA_EVENTS.deleted ? undefined : data.fields?.item_id;
+  const now = event.type === MEDIA_EVENTS.deleted ? undefined : (data.fields as Partial<MediaDoc> | undefined)?.item_id;
   if (before !== undefined && before !== now) await items(documents).updateOne({ _id: before }, { $pull: { media_ids: data.id } });
   if (now !== undefined) await items(documents).updateOne({ _id: now }, { $addToSet: { media_ids: data.id } });
 }

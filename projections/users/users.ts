@@ -1,13 +1,40 @@
 import type { UserEvent } from '../../commands/users/events.js';
-import { API_KEYS, USERS, type ApiKeyDoc, type UserDoc } from '../../queries/users.js';
-import { defineProjection } from '../projection.js';
+import type { Role } from '../../commands/users/roles.js';
+import type { DocumentStore } from '../../infra/document-store/port.js';
+import { defineHandlerProjection, type Projected } from '../projection.js';
 
-/** Users and their API keys, for authentication and author names. */
-export const usersProjection = defineProjection({
+export interface UserDoc {
+  _id: number;
+  id: number;
+  email: string;
+  name: string;
+  role: Role;
+  passwordHash: string | null;
+  [key: string]: unknown;
+}
+
+export interface ApiKeyDoc {
+  _id: string;
+  identity: string;
+  userId: number;
+  credentialHash: string;
+  label: string;
+  [key: string]: unknown;
+}
+
+export const USERS = 'users';
+export const API_KEYS = 'api_keys';
+
+/** Sign-in finds a user by email (the SQLite store indexes it). */
+const USER_INDEXES = { indexes: ['email'] } as const;
+
+export const userDocs = (documents: DocumentStore) => documents.collection<UserDoc>(USERS, USER_INDEXES);
+
+/** Users and their API keys, for authentication and author names: two collections, so the escape hatch. */
+export const usersProjection = defineHandlerProjection({
   name: 'users',
   handles: ['UserRegistered', 'ApiKeyCreated', 'ApiKeyRevoked'],
-  async apply(stored, documents) {
-    const event = { type: stored.type, data: stored.data } as UserEvent;
+  async handle(event: Projected<UserEvent>, documents) {
     switch (event.type) {
       case 'UserRegistered':
         await documents.collection<UserDoc>(USERS).put({ _id: event.data.id, ...event.data });

@@ -1,62 +1,8 @@
-import type { DocumentStore } from '../../infra/document-store/port.js';
-
-export interface AssetFolderDoc {
-  _id: number;
-  id: number;
-  /** The stream version of the last of its own events folded in: its ETag's (app/conditional). */
-  version?: number;
-  title: string;
-  slug: string;
-  parent_id: number | null;
-  created_at: string;
-  updated_at: string;
-  [key: string]: unknown;
-}
-
-export interface AssetDoc {
-  _id: number;
-  id: number;
-  /** The stream version of the last of its own events folded in: its ETag's (app/conditional). */
-  version?: number;
-  stored_name: string;
-  filename: string;
-  extension: string;
-  mime_type: string;
-  size: number;
-  sha256: string;
-  title: string;
-  /** Lower-cased title: what sort_by=name orders by, so case does not split the list. */
-  title_sort: string;
-  alt: string;
-  folders: number[];
-  created_at: string;
-  updated_at: string;
-  [key: string]: unknown;
-}
-
-export interface AssetUsageDoc {
-  _id: number;
-  id: number;
-  asset_id: number;
-  context_type: string;
-  context_id: number | null;
-  user_id: number | null;
-  created_at: string;
-  [key: string]: unknown;
-}
-
-export const ASSET_COLLECTIONS = {
-  folders: 'asset_folders',
-  assets: 'assets',
-  usage: 'asset_usage',
-} as const;
-
-/** The fields looked up other than _id (the SQLite store indexes them): a slug among siblings, an asset's usage. */
-const FOLDER_INDEXES = { indexes: [['parent_id', 'slug']] } as const;
-const USAGE_INDEXES = { indexes: ['asset_id'] } as const;
-/** A folder's assets are listed by `{folders: id}`: each asset's folder ids in an element index. */
-const ASSET_INDEXES = { elementIndexes: ['folders'] } as const;
-
-export const assetFolders = (d: DocumentStore) => d.collection<AssetFolderDoc>(ASSET_COLLECTIONS.folders, FOLDER_INDEXES);
-export const assetDocs = (d: DocumentStore) => d.collection<AssetDoc>(ASSET_COLLECTIONS.assets, ASSET_INDEXES);
-export const assetUsage = (d: DocumentStore) => d.collection<AssetUsageDoc>(ASSET_COLLECTIONS.usage, USAGE_INDEXES);
+/**
+ * The asset library's read models as its queries read them: each document type and collection
+ * is declared beside the projection that writes it (projections/assets/), and only named here.
+ */
+export { assetDocs, type AssetDoc } from '../../projections/assets/assets.js';
+export { ASSET_COLLECTIONS } from '../../projections/assets/collections.js';
+export { assetFolders, type AssetFolderDoc } from '../../projections/assets/folders.js';
+export { assetUsage, type AssetUsageDoc } from '../../projections/assets/usage.js';

@@ -1,29 +1,8 @@
-import type { BackupIncludes } from '../../commands/backups/events.js';
 import type { BackupStatus } from '../../commands/backups/decider.js';
+import { backupDocs, type BackupDoc } from '../../projections/backups/backups.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 
-/** One backup record as the read model keeps it. */
-export interface BackupDoc {
-  _id: number;
-  id: number;
-  filename: string;
-  path: string;
-  storage: 'local';
-  size: number;
-  status: BackupStatus;
-  checksum: string | null;
-  error: string | null;
-  event_count: number | null;
-  created_by: number | null;
-  created_at: string;
-  includes: BackupIncludes;
-  module_version: string;
-  [key: string]: unknown;
-}
-
-export const BACKUPS = 'backups';
-
-export const backupDocs = (documents: DocumentStore) => documents.collection<BackupDoc>(BACKUPS);
+export { BACKUPS, backupDocs, type BackupDoc } from '../../projections/backups/backups.js';
 
 export function findBackup(documents: DocumentStore, id: number): Promise<BackupDoc | null> {
   return backupDocs(documents).findOne({ _id: id });

@@ -1,7 +1,6 @@
 import type { BlogPostStatus } from '../../commands/blog/events.js';
 import type { DocumentStore, Filter, SortSpec } from '../../infra/document-store/port.js';
 import { blogCategories, blogPostSlugs, blogPosts, type BlogPostDoc } from './documents.js';
-import { rememberedPage, type PostPage } from './post-pages.js';
 
 export interface PostFilters {
   status?: BlogPostStatus;
@@ -17,7 +16,10 @@ export interface PostFilters {
   search?: string;
 }
 
-export type { PostPage };
+export interface PostPage {
+  total: number;
+  posts: BlogPostDoc[];
+}
 
 export function findPost(documents: DocumentStore, id: number): Promise<BlogPostDoc | null> {
   return blogPosts(documents).findOne({ _id: id });
@@ -51,8 +53,8 @@ export interface PageSlice {
 /**
  * Posts newest first (published_at, else created_at, then id, descending), one page of them,
  * and how many match. Both are queries of the store (indexed in SQLite, the search by its
- * trigram text index), so nothing holds the whole blog in memory; recent pages are remembered
- * until a post changes (post-pages.ts).
+ * trigram text index), so nothing holds the whole blog in memory. (The native list keeps its
+ * whole answers: routes/remembered-answers.ts.)
  */
 export async function listPosts(documents: DocumentStore, filters: PostFilters, { skip, limit }: PageSlice): Promise<PostPage> {
   let categoryId = filters.categoryId;
@@ -61,8 +63,7 @@ export async function listPosts(documents: DocumentStore, filters: PostFilters, 
     if (!category) return { total: 0, posts: [] };
     categoryId = category.id;
   }
-  const key = JSON.stringify([filters.status, filters.notPublishedAfter, filters.siteId, categoryId, filters.tagSlug, filters.authorId, filters.search, skip, limit]);
-  return rememberedPage(documents, key, () => readPage(documents, filters, { categoryId, skip, limit }));
+  return readPage(documents, filters, { categoryId, skip, limit });
 }
 
 async function readPage(documents: DocumentStore, filters: PostFilters, { categoryId, skip, limit }: PageSlice & { categoryId: number | undefined }): Promise<PostPage> {

@@ -1,78 +1,11 @@
-import type { DocumentStore } from '../../infra/document-store/port.js';
-import type { DatabaseFields, LibrarySettings } from '../../commands/directory/events.js';
-
-/** The directory's read models and the shape of their documents. */
-export const DIRECTORY_COLLECTIONS = {
-  library: 'directory_library',
-  tokens: 'directory_tokens',
-  subjects: 'directory_subjects',
-  types: 'directory_types',
-  databases: 'directory_databases',
-  lists: 'directory_lists',
-  clicks: 'directory_clicks',
-} as const;
-
-export const LIBRARY_DOC_ID = 'library';
-
-export type LibraryDoc = LibrarySettings & { _id: string; [key: string]: unknown };
-
-export interface TokenDoc {
-  _id: number;
-  id: number;
-  token_hash: string;
-  allowed_origins: string[];
-  label: string;
-  created_at: string;
-  revoked_at: string | null;
-  [key: string]: unknown;
-}
-
-export interface TermDoc {
-  _id: string;
-  handle: string;
-  name: string;
-  [key: string]: unknown;
-}
-
-export type DatabaseDoc = DatabaseFields & {
-  _id: string;
-  handle: string;
-  /** Lower-cased name: the sort key (name A to Z, case-insensitive). */
-  sort_name: string;
-  /** The stream version of its last event folded in: its ETag's (app/conditional). */
-  version?: number;
-  [key: string]: unknown;
-};
-
-export interface ListDoc {
-  _id: string;
-  handle: string;
-  name: string;
-  databases: string[];
-  [key: string]: unknown;
-}
-
-/** Clicks on one database on one UTC day. */
-export interface ClickCountDoc {
-  _id: string;
-  handle: string;
-  date: string;
-  count: number;
-  /** Position of the last click counted, so a redelivered event is not counted twice. */
-  last_position: number;
-  [key: string]: unknown;
-}
-
-export const libraryDocs = (d: DocumentStore) => d.collection<LibraryDoc>(DIRECTORY_COLLECTIONS.library);
-/** The fields looked up other than _id (the SQLite store indexes them): a token by its hash, clicks by day. */
-const TOKEN_INDEXES = { indexes: [['token_hash', 'revoked_at']] } as const;
-const CLICK_INDEXES = { indexes: ['date'] } as const;
-
-export const tokenDocs = (d: DocumentStore) => d.collection<TokenDoc>(DIRECTORY_COLLECTIONS.tokens, TOKEN_INDEXES);
-export const subjectDocs = (d: DocumentStore) => d.collection<TermDoc>(DIRECTORY_COLLECTIONS.subjects);
-export const typeDocs = (d: DocumentStore) => d.collection<TermDoc>(DIRECTORY_COLLECTIONS.types);
-export const databaseDocs = (d: DocumentStore) => d.collection<DatabaseDoc>(DIRECTORY_COLLECTIONS.databases);
-export const listDocs = (d: DocumentStore) => d.collection<ListDoc>(DIRECTORY_COLLECTIONS.lists);
-export const clickDocs = (d: DocumentStore) => d.collection<ClickCountDoc>(DIRECTORY_COLLECTIONS.clicks, CLICK_INDEXES);
-
-export const clickDocId = (handle: string, date: string) => `${handle}|${date}`;
+/**
+ * The directory's read models as its queries read them: each document type and collection is
+ * declared beside the projection that writes it (projections/directory/), and only named here.
+ */
+export { clickDocId, clickDocs, type ClickCountDoc } from '../../projections/directory/clicks.js';
+export { DIRECTORY_COLLECTIONS } from '../../projections/directory/collections.js';
+export { databaseDocs, type DatabaseDoc } from '../../projections/directory/databases.js';
+export { LIBRARY_DOC_ID, libraryDocs, type LibraryDoc } from '../../projections/directory/library.js';
+export { listDocs, type ListDoc } from '../../projections/directory/lists.js';
+export { subjectDocs, typeDocs, type TermDoc } from '../../projections/directory/terms.js';
+export { tokenDocs, type TokenDoc } from '../../projections/directory/tokens.js';

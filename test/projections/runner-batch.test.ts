@@ -5,7 +5,7 @@ import t from 'tap';
 import { SqliteDocumentStore } from '../../infra/document-store/sqlite.js';
 import { EmbeddedEventBus } from '../../infra/event-bus/embedded.js';
 import { SqliteEventStore } from '../../infra/event-store/sqlite.js';
-import { defineProjection } from '../../projections/projection.js';
+import { defineHandlerProjection } from '../../projections/projection.js';
 import { ProjectionRunner } from '../../projections/runner.js';
 
 const meta = { userId: null, at: '2026-01-01T00:00:00.000Z' };
@@ -29,10 +29,10 @@ t.test("a batch's documents and its checkpoint commit together, however long the
   const events = new SqliteEventStore(join(dir, 'events.sqlite'));
   const documents = new SqliteDocumentStore(file, { commitIntervalMs: 1 });
   const seenMidBatch: ReturnType<typeof committed>[] = [];
-  const slow = defineProjection({
+  const slow = defineHandlerProjection({
     name: 'slow',
     handles: ['Happened'],
-    async apply(event, docs) {
+    async handle(event, docs) {
       await docs.collection<{ _id: number }>('slow').put({ _id: event.position });
       // Far past the commit interval: without the batch, the timer would commit this document alone.
       await sleep(30);

@@ -5,7 +5,7 @@ import { SqliteDocumentStore } from '../../infra/document-store/sqlite.js';
 import { EmbeddedEventBus } from '../../infra/event-bus/embedded.js';
 import { SqliteEventStore } from '../../infra/event-store/sqlite.js';
 import type { StoredEvent } from '../../infra/event-store/port.js';
-import { defineProjection } from '../../projections/projection.js';
+import { defineHandlerProjection } from '../../projections/projection.js';
 import { ProjectionRunner } from '../../projections/runner.js';
 import { PROJECTIONS_CONTROL_STREAM, retryRequested, skipRequested } from '../../projections/control-events.js';
 import { DependencyUnavailableError } from '../../infra/errors.js';
@@ -17,10 +17,10 @@ function setup(t: { testdir(): string; teardown(fn: () => unknown): void }) {
   const documents = new MemoryDocumentStore();
   const errors: object[] = [];
   const logger = { error: (d: object) => errors.push(d), warn: () => {} };
-  const counter = defineProjection({
+  const counter = defineHandlerProjection({
     name: 'counter',
     handles: ['Counted'],
-    async apply(event, docs) {
+    async handle(event, docs) {
       const c = docs.collection<{ _id: string; n: number; seen: number[] }>('counts');
       const doc = (await c.findOne({ _id: 'x' })) ?? { _id: 'x', n: 0, seen: [] };
       await c.put({ _id: 'x', n: doc.n + 1, seen: [...doc.seen, event.position] });
@@ -28,10 +28,10 @@ function setup(t: { testdir(): string; teardown(fn: () => unknown): void }) {
   });
   // Fails on events marked `fail` until the test "fixes" it; records what it applied.
   const fault = { fixed: false, unavailableOnce: false };
-  const broken = defineProjection({
+  const broken = defineHandlerProjection({
     name: 'broken',
     handles: ['Counted'],
-    async apply(event, docs) {
+    async handle(event, docs) {
       if (fault.unavailableOnce) {
         fault.unavailableOnce = false;
         throw new DependencyUnavailableError('test store');
@@ -192,18 +192,18 @@ t.test('reset keeps a projection kept by a rebuild: its collection and its check
   const store = new SqliteEventStore(join(dir, 'events.sqlite'));
   const documents = new SqliteDocumentStore(join(dir, 'read-models.sqlite'), { commitIntervalMs: 1 });
   const logger = { error: () => {}, warn: () => {} };
-  const folded = defineProjection({
+  const folded = defineHandlerProjection({
     name: 'folded',
     handles: ['Counted'],
-    async apply(event, docs) {
+    async handle(event, docs) {
       await docs.collection('folded').put({ _id: event.position });
     },
   });
-  const outbox = defineProjection({
+  const outbox = defineHandlerProjection({
     name: 'outbox',
     handles: ['Counted'],
     keptByRebuild: ['marks'],
-    async apply(event, docs) {
+    async handle(event, docs) {
       await docs.collection('marks').put({ _id: event.position });
     },
   });
@@ -244,10 +244,10 @@ t.test('a batch saves the checkpoints of the projections that applied its events
   const logger = { error: () => {}, warn: () => {} };
   const failing = { on: true };
   const projectionOf = (type: string) =>
-    defineProjection({
+    defineHandlerProjection({
       name: `of-${type}`,
       handles: [type],
-      async apply(event, docs) {
+      async handle(event, docs) {
         if (type === 'F' && failing.on) throw new Error('not yet');
         await docs.collection(`seen-${type}`).put({ _id: event.position });
       },

@@ -2,6 +2,7 @@ import t from 'tap';
 import type { AssetEvent, AssetFile, AssetFolderEvent } from '../../../commands/assets/events.js';
 import { MemoryDocumentStore } from '../../../infra/document-store/memory.js';
 import type { StoredEvent } from '../../../infra/event-store/port.js';
+import { applyStored } from '../../../projections/runner.js';
 import { assetProjections } from '../../../projections/assets/index.js';
 import { ASSET_COLLECTIONS } from '../../../queries/assets/documents.js';
 
@@ -36,7 +37,7 @@ function stored(list: (AssetEvent | AssetFolderEvent)[]): StoredEvent[] {
 async function fold(list: StoredEvent[]): Promise<Record<string, unknown[]>> {
   const documents = new MemoryDocumentStore();
   for (const event of list) {
-    for (const projection of assetProjections) if (projection.handles.includes(event.type)) await projection.apply(event, documents);
+    for (const projection of assetProjections) if (projection.handles.includes(event.type)) await applyStored(projection, event, documents);
   }
   const out: Record<string, unknown[]> = {};
   for (const name of Object.values(ASSET_COLLECTIONS)) out[name] = await documents.collection(name).find({}, { sort: { _id: 1 } });

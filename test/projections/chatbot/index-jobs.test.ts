@@ -1,6 +1,7 @@
 import t from 'tap';
 import { MemoryDocumentStore } from '../../../infra/document-store/memory.js';
 import type { StoredEvent } from '../../../infra/event-store/port.js';
+import { applyStored } from '../../../projections/runner.js';
 import { InProcessJobQueue } from '../../../infra/job-queue/in-process.js';
 import { chatbotBlogPosts, chatbotBlogPostsProjection } from '../../../projections/chatbot/blog-posts.js';
 import { refsToReindex, type ResourceRef } from '../../../projections/chatbot/index-jobs.js';
@@ -35,22 +36,22 @@ t.test('which events ask for which resources to be looked at again', async (t) =
 
 t.test('the blog post read model keeps what indexing needs and never throws on bad data', async (t) => {
   const documents = new MemoryDocumentStore();
-  await chatbotBlogPostsProjection.apply(event('BlogPostCreated', { id: 1, fields: { title: 'T', slug: 's', content: 'c', status: 'published', published_at: '2026-01-01 00:00:00', tags: ['a', 3], site_ids: [1, 'x'] } }), documents);
+  await applyStored(chatbotBlogPostsProjection, event('BlogPostCreated', { id: 1, fields: { title: 'T', slug: 's', content: 'c', status: 'published', published_at: '2026-01-01 00:00:00', tags: ['a', 3], site_ids: [1, 'x'] } }), documents);
   const doc = await chatbotBlogPosts(documents).findOne({ _id: 1 });
   t.match(doc, { title: 'T', slug: 's', excerpt: '', content: 'c', status: 'published', published_at: '2026-01-01 00:00:00', tags: ['a'], site_ids: [1] });
-  await chatbotBlogPostsProjection.apply(event('BlogPostUpdated', { id: 'bad' }), documents);
-  await chatbotBlogPostsProjection.apply(event('BlogPostDeleted', { id: 1 }), documents);
+  await applyStored(chatbotBlogPostsProjection, event('BlogPostUpdated', { id: 'bad' }), documents);
+  await applyStored(chatbotBlogPostsProjection, event('BlogPostDeleted', { id: 1 }), documents);
   t.equal(await chatbotBlogPosts(documents).count(), 0);
 });
 
 t.test('the blog post read model holds only published posts: drafts are left out, and unpublishing removes the copy', async (t) => {
   const documents = new MemoryDocumentStore();
   const fields = { title: 'T', slug: 's', content: 'c', published_at: '2026-01-01 00:00:00', tags: [], site_ids: [1] };
-  await chatbotBlogPostsProjection.apply(event('BlogPostCreated', { id: 1, fields: { ...fields, status: 'draft' } }), documents);
+  await applyStored(chatbotBlogPostsProjection, event('BlogPostCreated', { id: 1, fields: { ...fields, status: 'draft' } }), documents);
   t.equal(await chatbotBlogPosts(documents).count(), 0, 'a draft is not copied');
-  await chatbotBlogPostsProjection.apply(event('BlogPostUpdated', { id: 1, fields: { ...fields, status: 'published' } }), documents);
+  await applyStored(chatbotBlogPostsProjection, event('BlogPostUpdated', { id: 1, fields: { ...fields, status: 'published' } }), documents);
   t.match(await chatbotBlogPosts(documents).findOne({ _id: 1 }), { status: 'published', content: 'c' }, 'publishing copies it whole');
-  await chatbotBlogPostsProjection.apply(event('BlogPostUpdated', { id: 1, fields: { ...fields, status: 'pending' } }), documents);
+  await applyStored(chatbotBlogPostsProjection, event('BlogPostUpdated', { id: 1, fields: { ...fields, status: 'pending' } }), documents);
   t.equal(await chatbotBlogPosts(documents).findOne({ _id: 1 }), null, 'going back to pending removes it');
 });
 

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { MemoryDocumentStore } from '../../../infra/document-store/memory.js';
 import type { StoredEvent } from '../../../infra/event-store/port.js';
+import { applyStored } from '../../../projections/runner.js';
 import { chatbotIndexOutboxProjection, indexOutbox } from '../../../projections/chatbot/index-outbox.js';
 import { items } from '../../../queries/platform/documents.js';
 
@@ -14,7 +15,7 @@ t.test('each change marks the resources it may change in the index, at its posit
     _id: 7, id: 7, title: 'I', description: '', is_public: true, item_set_ids: [], site_ids: [], media_ids: [70],
     created_at: '', updated_at: '', owner_id: null,
   });
-  const apply = (position: number, type: string, data: unknown) => chatbotIndexOutboxProjection.apply(event(position, type, data), documents);
+  const apply = (position: number, type: string, data: unknown) => applyStored(chatbotIndexOutboxProjection, event(position, type, data), documents);
   await apply(1, 'BlogPostCreated', { id: 3, fields: { status: 'draft' } });
   t.same(await indexOutbox(documents).find({}), [], 'a draft owes the index nothing');
   await apply(2, 'BlogPostCreated', { id: 4, fields: { status: 'published' } });

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { MemoryDocumentStore } from '../../../infra/document-store/memory.js';
 import type { StoredEvent } from '../../../infra/event-store/port.js';
+import { applyStored } from '../../../projections/runner.js';
 import { clickCountsProjection } from '../../../projections/directory/clicks.js';
 import { clickCounts } from '../../../queries/directory/clicks.js';
 
@@ -23,9 +24,9 @@ t.test('click counts per database and UTC day; a redelivered click is not counte
     click(3, 'pubmed', '2026-03-01T12:00:00.000Z'),
     click(4, 'jstor', '2026-03-02T00:00:00.000Z'),
   ];
-  for (const event of events) await clickCountsProjection.apply(event, documents);
-  await clickCountsProjection.apply(events[1], documents);
-  await clickCountsProjection.apply(events[3], documents);
+  for (const event of events) await applyStored(clickCountsProjection, event, documents);
+  await applyStored(clickCountsProjection, events[1], documents);
+  await applyStored(clickCountsProjection, events[3], documents);
   t.same(await clickCounts(documents, {}), [
     { handle: 'jstor', date: '2026-03-01', count: 2 },
     { handle: 'pubmed', date: '2026-03-01', count: 1 },

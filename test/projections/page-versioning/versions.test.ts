@@ -2,6 +2,7 @@ import t from 'tap';
 import type { SitePageFields } from '../../../commands/platform/fields.js';
 import { MemoryDocumentStore } from '../../../infra/document-store/memory.js';
 import type { StoredEvent } from '../../../infra/event-store/port.js';
+import { applyStored } from '../../../projections/runner.js';
 import { pageVersionsProjection } from '../../../projections/page-versioning/versions.js';
 import { pageVersions } from '../../../queries/page-versioning/documents.js';
 
@@ -21,7 +22,7 @@ function stored(position: number, streamVersion: number, type: string, data: unk
 }
 
 async function applyAll(documents: MemoryDocumentStore, events: StoredEvent[]): Promise<void> {
-  for (const event of events) await pageVersionsProjection.apply(event, documents);
+  for (const event of events) await applyStored(pageVersionsProjection, event, documents);
 }
 
 const history = [

@@ -8,7 +8,7 @@ import type { Collection, Document } from '../../../infra/document-store/port.js
 import { DependencyUnavailableError } from '../../../infra/errors.js';
 import { SqliteEventStore } from '../../../infra/event-store/sqlite.js';
 import type { VectorIndex } from '../../../infra/vector-index/port.js';
-import { defineProjection } from '../../../projections/projection.js';
+import { defineHandlerProjection, type Projected } from '../../../projections/projection.js';
 import { PORTS } from '../../../app/health/report.js';
 import { buildTestApp, ROLE_USERS } from '../../helper.js';
 
@@ -35,10 +35,10 @@ class HangingEventStore extends SqliteEventStore {
 const faultyModule: AppModule = {
   name: 'faulty',
   projections: [
-    defineProjection({
+    defineHandlerProjection<{ type: 'TestFault'; data: unknown }, ['TestFault']>({
       name: 'faulty',
       handles: ['TestFault'],
-      async apply() {
+      async handle(_event: Projected<{ type: 'TestFault'; data: unknown }>) {
         throw new Error('cannot fold this');
       },
     }),
