@@ -2,6 +2,7 @@ import type { Embedder } from '../embedder/port.js';
 import { contentTerms } from '../embedder/tokens.js';
 import { isQuotable, sentences } from './evidence-sentences.js';
 import { NO_ANSWER, type Answerer, type AnswerRequest, type Evidence } from './port.js';
+import { cosineSimilarity } from '../embedder/cosine.js';
 
 export { sentences } from './evidence-sentences.js';
 
@@ -48,18 +49,6 @@ function candidatesOf(evidence: Evidence[]): Candidate[] {
     });
   }
   return candidates.slice(0, MAX_CANDIDATES);
-}
-
-function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let aa = 0;
-  let bb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    aa += a[i] * a[i];
-    bb += b[i] * b[i];
-  }
-  return aa === 0 || bb === 0 ? 0 : dot / Math.sqrt(aa * bb);
 }
 
 /** Cites each chosen sentence, read in a natural order: by evidence rank, then as they stand in their text. */
@@ -114,7 +103,7 @@ export class ExtractiveAnswerer implements Answerer {
       candidates.map((c) => c.text),
       'query',
     );
-    candidates.forEach((candidate, index) => (candidate.score = cosine(asked, vectors[index])));
+    candidates.forEach((candidate, index) => (candidate.score = cosineSimilarity(asked, vectors[index])));
     const ranked = [...candidates].sort((a, b) => b.score - a.score || a.evidence - b.evidence || a.order - b.order);
     const best = ranked[0].score;
     if (best < ANSWER_THRESHOLD) return [NO_ANSWER];

@@ -1,5 +1,6 @@
 import type { Embedder } from '../../infra/embedder/port.js';
 import { titleWords, type SearchFilter, type TitledChunk, type VectorHit, type VectorIndex } from '../../infra/vector-index/port.js';
+import { cosineDistance } from '../../infra/embedder/cosine.js';
 
 /** Titles longer than this many words are not looked for in a query (a query of up to twice as many words). */
 export const MAX_TITLE_WORDS = 24;
@@ -19,21 +20,6 @@ export function titlePhrases(query: string): string[] {
     for (let start = 0; start + length <= words.length; start++) phrases.add(words.slice(start, start + length).join(' '));
   }
   return [...phrases];
-}
-
-/** Cosine distance of two vectors of one embedder, as the index reports it (0 identical, clamped to [0, 2]). */
-export function cosineDistance(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let aa = 0;
-  let bb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    aa += a[i] * a[i];
-    bb += b[i] * b[i];
-  }
-  // A zero vector is at distance 1 from everything, as sqlite-vec's ranking has it.
-  const distance = aa > 0 && bb > 0 ? 1 - dot / Math.sqrt(aa * bb) : 1;
-  return Math.min(2, Math.max(0, distance));
 }
 
 /**

@@ -6,7 +6,7 @@ import { EmbeddedEventBus } from '../../infra/event-bus/embedded.js';
 import type { EventBus, SubscribeOptions } from '../../infra/event-bus/port.js';
 import type { AllEventsHandler, Subscription } from '../../infra/event-store/port.js';
 import { SqliteEventStore } from '../../infra/event-store/sqlite.js';
-import { defineProjection } from '../../projections/projection.js';
+import { defineHandlerProjection } from '../../projections/projection.js';
 import { ProjectionRunner } from '../../projections/runner.js';
 import { SHARED_POLL_MS } from '../../projections/runner/waits.js';
 
@@ -21,10 +21,10 @@ const counted = () => ({ type: 'Counted', data: {}, metadata: meta });
 const quiet = { error: () => {}, warn: () => {} };
 
 /** Counts every application, to show each event is applied once across the runners. */
-const counter = defineProjection({
+const counter = defineHandlerProjection({
   name: 'counter',
   handles: ['Counted'],
-  async apply(event, docs) {
+  async handle(event, docs) {
     const c = docs.collection<{ _id: string; seen: number[] }>('counts');
     const doc = (await c.findOne({ _id: 'x' })) ?? { _id: 'x', seen: [] };
     await c.put({ _id: 'x', seen: [...doc.seen, event.position] });
@@ -106,7 +106,7 @@ t.test('a runner on a bus that gives it every event reads no shared position whi
   const { store, documents } = setup(t);
   const { store: watched, reads } = counting(documents);
   // Slow enough that a write waits longer than a shared read's interval (runner/waits.ts).
-  const slow = defineProjection({ ...counter, name: 'slow', apply: async () => new Promise((r) => setTimeout(r, 3 * SHARED_POLL_MS)) });
+  const slow = defineHandlerProjection({ name: 'slow', handles: ['Counted'], handle: async () => new Promise<void>((r) => setTimeout(r, 3 * SHARED_POLL_MS)) });
   const runner = new ProjectionRunner([slow], new EmbeddedEventBus(store), store, watched, quiet);
   await runner.start();
   t.teardown(() => runner.stop());

@@ -3,7 +3,8 @@ import { LocalEmbedder } from '../../../infra/embedder/local.js';
 import { SqliteVectorIndex } from '../../../infra/vector-index/sqlite.js';
 import type { IndexedResource } from '../../../infra/vector-index/port.js';
 import { retrieve } from '../../../queries/chatbot/retrieve.js';
-import { cosineDistance, titlePhrases } from '../../../queries/chatbot/title-match.js';
+import { cosineDistance } from '../../../infra/embedder/cosine.js';
+import { titlePhrases } from '../../../queries/chatbot/title-match.js';
 import { chunkText } from '../../../workers/chatbot/chunker.js';
 
 /** Words enough for two chunks, none of them in the titles below. */
