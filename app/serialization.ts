@@ -9,7 +9,7 @@ const fastifyDefault = SerializerSelector();
 /**
  * Fastify's response serializers, each built when its route first answers with that status:
  * fast-json-stringify building one for every response schema of every route was about 120 ms of
- * a start (bench/README.md, "Start from a bundle"). The serializer is the one Fastify would
+ * a start (docs/perf-history.md, "Start from a bundle"). The serializer is the one Fastify would
  * build, with the same shared schemas and options; only the moment differs. A test answers
  * every documented route (test/fault/), so a schema fast-json-stringify refuses still fails there.
  */

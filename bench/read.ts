@@ -61,7 +61,7 @@ export async function readBenchmark(options: BenchOptions): Promise<BenchResult>
           baseline: { value: median(rounds.baseline.map((r) => r.latencyP99)), unit: 'ms', label: 'bare p99' },
         }),
         // The server's own cost, which the ratio mixes with the machine's: on a day of fast system
-        // calls the bare route gains more than the server does (bench/README.md, the last section).
+        // calls the bare route gains more than the server does (docs/perf-history.md).
         figure('server CPU per request', round(median(rounds.subject.map((r) => r.serverCpuMicrosPerRequest)), 1), 'us', {
           baseline: { value: round(median(rounds.baseline.map((r) => r.serverCpuMicrosPerRequest)), 1), unit: 'us', label: 'bare fastify' },
         }),

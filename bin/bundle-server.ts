@@ -6,7 +6,7 @@ import { projectFile } from '../infra/project-root.js';
  * Bundles the server `npm start` runs (dist/bin/serve.js, after tsc has compiled dist/): Node's
  * module loader spent about 300 ms of a start opening, reading and linking some 300 compiled
  * files and several hundred of the packages'; one file and a few chunks load in a fraction of
- * that (bench/README.md, "Start from a bundle"). Modules imported with `import()` become chunks
+ * that (docs/perf-history.md, "Start from a bundle"). Modules imported with `import()` become chunks
  * loaded on first use.
  *
  * The packages are bundled too, except these, which Node loads from node_modules as before:

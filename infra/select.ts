@@ -51,7 +51,7 @@ export async function createEventStore(config: AppConfig): Promise<EventStore> {
     return new EventStoreDbEventStore(config.eventStoreUrl);
   }
   // Inline commits by default: measured on a two-core virtual machine, handing every group to a
-  // commit thread and back cost more of the event loop than the commit (bench/README.md).
+  // commit thread and back cost more of the event loop than the commit (docs/perf-history.md).
   return new SqliteEventStore(eventLogFile(config), config.eventLogCommits === 'thread' ? { commits: 'thread' } : { checkpointThread: true });
 }
 

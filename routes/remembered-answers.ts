@@ -16,7 +16,7 @@ const ANSWER_BYTES_LIMIT = 4 * 1024 * 1024;
  * list request that was answered before then costs its key and a map look-up instead of its
  * page's look-ups, each post's author and category, the page's JSON and its Link header, through
  * several awaits: the read benchmark's server CPU per request went from 55 to 71 us to 39 to
- * 47 us (bench/README.md). A store without a change mark keeps nothing here.
+ * 47 us (docs/perf-history.md). A store without a change mark keeps nothing here.
  */
 export class RememberedAnswers {
   private mark: number | undefined;

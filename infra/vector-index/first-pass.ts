@@ -4,7 +4,7 @@ import type { QuantizedMatrix } from './quantized-matrix.js';
 import { hitDetails, rankCandidates, type HitRow, type RankedChunk } from './sqlite-ranking.js';
 
 export interface FirstPassLimits {
-  /** Candidates read beyond k, at least: the margin for the codes' rounding (bench/README.md). */
+  /** Candidates read beyond k, at least: the margin for the codes' rounding (docs/perf-history.md). */
   minMargin: number;
   /** Beyond this share of the rows as candidates, a first pass saves little: the SQL scan answers instead. */
   maxCandidateShare: number;

@@ -50,7 +50,7 @@ export class QuantizedMatrix {
    * `hex(vector)` returns it; false (and nothing set) when it is not a vector of this dimension.
    * Text rather than the blob: better-sqlite3 copies each blob into a Buffer of its own, allocated
    * by malloc outside V8's heap, and 100,000 of them read at once left the process's malloc heap
-   * about 40 MB larger for good (bench/README.md, memory round 1); a string lives in V8's young
+   * about 40 MB larger for good (docs/perf-history.md, memory round 1); a string lives in V8's young
    * generation and goes with the next scavenge. It is decoded into one scratch array.
    */
   setFromHex(id: number, hex: string): boolean {
@@ -82,7 +82,7 @@ export class QuantizedMatrix {
     quantizeInto(query, code, 0);
     // The binding reads from the start of the typed array's buffer: a view from row 0 is safe.
     // One thread: the server handles requests concurrently on a small machine, and a second
-    // thread was not faster under load (bench/README.md).
+    // thread was not faster under load (docs/perf-history.md).
     const { keys, distances } = exactSearch(this.codes.subarray(0, this.count * this.dimension), code, this.dimension, wanted, MetricKind.Cos, 1) as Matches;
     const ids: number[] = new Array<number>(keys.length);
     for (let i = 0; i < keys.length; i++) ids[i] = this.ids[Number(keys[i])];

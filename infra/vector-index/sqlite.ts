@@ -50,7 +50,7 @@ const TITLE_KEY_INDEX = 'create index if not exists vector_resources_title_key o
  * own default, instead of the 16 MB better-sqlite3 builds it with. Reading the matrices walks
  * the whole file once, which filled those 16 MB for good (14 MB of the server's RSS); a search
  * then looks up a few hundred chunks by id, for which the b-tree's upper pages are what a cache
- * keeps warm, and the file's other pages come from the OS (bench/README.md, memory round 1).
+ * keeps warm, and the file's other pages come from the OS (docs/perf-history.md, memory round 1).
  */
 const PAGE_CACHE_KIB = -2000;
 
@@ -83,7 +83,7 @@ export interface SearchCounts {
  *   connection keeps writing, the index scans every chunk in SQL (`scanNearest`), the
  *   reference. While the matrix is being read in the background, a search waits for it.
  * (A first pass on sign bits in a vec0 table was measured and dropped: recall@10 0.28 on the
- * words embedder's sparse vectors; see bench/README.md.)
+ * words embedder's sparse vectors; see docs/perf-history.md.)
  */
 export class SqliteVectorIndex implements VectorIndex {
   readonly persistent: boolean;
@@ -148,7 +148,7 @@ export class SqliteVectorIndex implements VectorIndex {
     let matrix = this.matrices.get(model, held);
     // The matrix is being read (batch by batch, between requests): waiting for its last batches
     // costs a search less than scanning every chunk in SQL, which also held the event loop for
-    // hundreds of ms a search and so stretched the reading over half a minute (bench/README.md).
+    // hundreds of ms a search and so stretched the reading over half a minute (docs/perf-history.md).
     if (!matrix && this.matrices.reading(model, held)) {
       await this.matrices.whenRead(model, held);
       matrix = this.matrices.get(model, held);
