@@ -33,7 +33,7 @@ let commitsInThisProcess = 0;
  * of the 16 MB better-sqlite3 builds it with. A server's lists, posts and text searches filled
  * the 16 MB within a few hundred requests and kept them for good (13 MB of its RSS), with no
  * measurable gain in their latency; the file's other pages come from the OS's cache
- * (bench/README.md, memory round 1).
+ * (docs/perf-history.md, "Memory, round 1").
  */
 const PAGE_CACHE_KIB = -4000;
 
