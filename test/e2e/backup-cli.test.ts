@@ -104,7 +104,12 @@ t.test('npm run backup beside a running server on the same DATA_DIR', async (t) 
     t.equal(lines.at(-1), 'Backup failed: There is not enough disk space for the backup archive. (record 3 is kept as failed)');
     t.equal(run.stdout, '', 'nothing on stdout');
     t.same(readdirSync(backups), [], 'no partial archive, checksum or snapshot is left on the full disk');
-    const failed = (await list()).find((r) => r['o:id'] === 3);
+    // The server folds the CLI's events from the shared log; a failure ends the CLI within
+    // moments, so the record may take a poll or two to be listed (bounded: 10 s).
+    let failed: BackupRecord | undefined;
+    for (const deadline = Date.now() + 10_000; !failed && Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+      failed = (await list()).find((r) => r['o:id'] === 3 && r['o:status'] === 'failed');
+    }
     t.match(failed, { 'o:status': 'failed', 'o:created_by': null, 'o:size': 0, 'o:checksum': null, 'o:error': 'There is not enough disk space for the backup archive.' });
   });
 });
