@@ -5,7 +5,6 @@ export const BLOG_COLLECTIONS = {
   tags: 'blog_tags',
   comments: 'blog_comments',
   settings: 'blog_settings',
-  meta: 'blog_meta',
   postSlugs: 'blog_post_slugs',
   tagSlugs: 'blog_tag_slugs',
 } as const;

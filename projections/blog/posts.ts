@@ -28,15 +28,6 @@ export interface BlogPostDoc extends BlogPostFields {
   [key: string]: unknown;
 }
 
-/** Bumped by the posts projection on every post change: a version a cache of post lists can key on. */
-export interface BlogPostsVersionDoc {
-  _id: string;
-  version: number;
-  [key: string]: unknown;
-}
-
-export const POSTS_VERSION_ID = 'posts';
-
 /**
  * The fields looked up other than _id (the SQLite store indexes them): a category's posts, a slug, a post's comments.
  * Post lists are newest first (sort_time, then id, descending): the public list walks
@@ -67,7 +58,6 @@ const POST_INDEXES = {
 
 export const blogPosts = (d: DocumentStore) => d.collection<BlogPostDoc>(BLOG_COLLECTIONS.posts, POST_INDEXES);
 export const blogPostSlugs = (d: DocumentStore) => d.collection<SlugDoc>(BLOG_COLLECTIONS.postSlugs);
-export const blogMeta = (d: DocumentStore) => d.collection<BlogPostsVersionDoc>(BLOG_COLLECTIONS.meta);
 
 /** When a post sorts by: its publish time, else its creation time, in the same `YYYY-MM-DD HH:MM:SS` form. */
 export function postSortTime(publishedAt: string | null, createdAt: string): string {
@@ -124,6 +114,5 @@ export const blogPostsProjection = defineHandlerProjection({
       await indexSlug(documents, event.data.id, await blogPosts(documents).findOne({ _id: event.data.id }), null);
       await blogPosts(documents).deleteOne({ _id: event.data.id });
     } else await savePost(event, documents);
-    await blogMeta(documents).put({ _id: POSTS_VERSION_ID, version: event.position });
   },
 });
