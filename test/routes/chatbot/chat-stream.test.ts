@@ -1,4 +1,6 @@
 import { once } from 'node:events';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
 import t, { type Test } from 'tap';
 import { buildTestApp, json } from '../../helper.js';
 import { DependencyUnavailableError } from '../../../infra/errors.js';
@@ -151,16 +153,21 @@ t.test('POST /chatbot/api/chat with Accept: text/event-stream', async (t) => {
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.address();
     if (address === null || typeof address === 'string') throw new Error('no port');
-    const controller = new AbortController();
-    const res = await fetch(`http://127.0.0.1:${address.port}/chatbot/api/chat`, {
+    // node:http, not fetch: aborting a fetch leaves undici's socket open, and this process is the
+    // server too, so app.close() would wait out the keep-alive (72 s). A destroyed request closes
+    // the connection as a browser leaving the page does.
+    const request = httpRequest({
+      host: '127.0.0.1',
+      port: address.port,
+      path: '/chatbot/api/chat',
       method: 'POST',
       headers: { 'content-type': 'application/json', ...STREAM },
-      body: JSON.stringify({ question: 'violin' }),
-      signal: controller.signal,
     });
-    const events = await readEvents(res.body as ReadableStream<Uint8Array>, (events) => events.length >= 2);
+    request.end(JSON.stringify({ question: 'violin' }));
+    const [response] = (await once(request, 'response')) as [IncomingMessage];
+    const events = await readEvents(Readable.toWeb(response) as ReadableStream<Uint8Array>, (events) => events.length >= 2);
     t.same(events.slice(0, 2).map((e) => e.data), [{ text: 'Piece 1. ' }, { text: 'Piece 2. ' }]);
-    controller.abort();
+    request.destroy();
     const signal = signalled as AbortSignal | null;
     if (signal && !signal.aborted) await once(signal, 'abort');
     t.ok(signal?.aborted, 'the answerer was told to stop');
