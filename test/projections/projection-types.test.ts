@@ -7,8 +7,12 @@ const handle = async (_event: Projected<BlogCategoryEvent>) => undefined;
 
 t.test('handles must name every type of the event union, and only those', async (t) => {
   const complete = defineHandlerProjection({ name: 'complete', handles: ['BlogCategoryCreated', 'BlogCategoryUpdated', 'BlogCategoryDeleted'], handle });
-  // @ts-expect-error BlogCategoryDeleted is missing from handles
-  const missing = defineHandlerProjection({ name: 'missing', handles: ['BlogCategoryCreated', 'BlogCategoryUpdated'], handle });
+  const missing = defineHandlerProjection({
+    name: 'missing',
+    // @ts-expect-error BlogCategoryDeleted is missing from handles
+    handles: ['BlogCategoryCreated', 'BlogCategoryUpdated'],
+    handle,
+  });
   const extra = defineHandlerProjection({
     name: 'extra',
     // @ts-expect-error BlogPostCreated is not an event of the union
