@@ -7,6 +7,8 @@ import { LocalEmbedder } from '../infra/embedder/local.js';
 import { SentenceModel } from '../infra/embedder/sentence-model/client.js';
 import { SENTENCE_DIMENSION } from '../infra/embedder/sentence-model/protocol.js';
 import { SqliteVectorIndex } from '../infra/vector-index/sqlite.js';
+import { ExtractiveAnswerer } from '../infra/answerer/extractive.js';
+import { chatResponse, EVIDENCE_COUNT } from '../queries/chatbot/chat.js';
 import { retrieve } from '../queries/chatbot/retrieve.js';
 import { chunkText } from '../workers/chatbot/chunker.js';
 import { EnglishGenerator } from './english.js';
@@ -58,13 +60,26 @@ export async function embeddingBenchmark(options: BenchOptions): Promise<BenchRe
     const indexed = new SqliteVectorIndex(join(dir, 'vector-index.sqlite'));
     const documents = Array.from({ length: items }, (_, id) => ({ id, title: english.title(), text: english.description(80) }));
     const whileIndexing: number[] = [];
+    const chatsWhileIndexing: number[] = [];
     let indexing = true;
+    let peakRss = 0;
+    const answerer = new ExtractiveAnswerer(cached);
+    // A search, then a chat (retrieval, the extractive answer ranking sentences with the model, rendering), in turn.
     const askMeanwhile = (async () => {
       await new Promise((r) => setTimeout(r, 500));
-      while (indexing) {
+      for (let n = 0; indexing; n++) {
         const asked = performance.now();
-        await retrieve({ embedder: cached, vectorIndex: indexed }, { text: english.question(), filter: {} });
-        whileIndexing.push(performance.now() - asked);
+        const question = `${english.question()} (${n})`;
+        if (n % 2 === 0) {
+          await retrieve({ embedder: cached, vectorIndex: indexed }, { text: question, filter: {} });
+          whileIndexing.push(performance.now() - asked);
+        } else {
+          const retrieved = (await retrieve({ embedder: cached, vectorIndex: indexed }, { text: question, filter: {} })).slice(0, EVIDENCE_COUNT);
+          const evidence = retrieved.map((r, index) => ({ number: index + 1, title: r.best.title, text: r.best.text }));
+          chatResponse(await answerer.answer({ question, evidence }), retrieved);
+          chatsWhileIndexing.push(performance.now() - asked);
+        }
+        peakRss = Math.max(peakRss, process.memoryUsage().rss);
         await new Promise((r) => setTimeout(r, 100));
       }
     })();
@@ -143,11 +158,14 @@ export async function embeddingBenchmark(options: BenchOptions): Promise<BenchRe
         figure('reindex of the same items: vectors embedded', embeddedAgain, 'texts', { target: { op: '<=', value: 0 } }),
         figure(`reindex of the same items from the cache`, round(cachedSeconds, 2), 's'),
         figure('query embedding p50', round(percentile(embeds, 50), 1), 'ms'),
-        figure(`search p50 over ${chunkCount} chunks, embedding included`, round(percentile(searches, 50), 1), 'ms', { target: { op: '<=', value: 40 } }),
+        figure(`search p50 over ${chunkCount} chunks, embedding included`, round(percentile(searches, 50), 1), 'ms', { target: { op: '<=', value: 20 } }),
         figure(`search p99 over ${chunkCount} chunks, embedding included`, round(percentile(searches, 99), 1), 'ms'),
-        figure(`search p50 while indexing (${whileIndexing.length} searches)`, round(percentile(whileIndexing, 50), 1), 'ms'),
-        figure('search p99 while indexing', round(percentile(whileIndexing, 99), 1), 'ms'),
-        figure('process RSS (model thread included)', round(rssMb, 0), 'MB'),
+        figure(`search p50 while indexing (${whileIndexing.length} searches)`, round(percentile(whileIndexing, 50), 1), 'ms', { target: { op: '<=', value: 40 } }),
+        figure('search p99 while indexing', round(percentile(whileIndexing, 99), 1), 'ms', { target: { op: '<=', value: 150 } }),
+        figure(`chat p50 while indexing (${chatsWhileIndexing.length} chats)`, round(percentile(chatsWhileIndexing, 50), 1), 'ms', { target: { op: '<=', value: 80 } }),
+        figure('chat p99 while indexing', round(percentile(chatsWhileIndexing, 99), 1), 'ms'),
+        figure('process RSS peak while indexing (model threads included)', round(peakRss / 1024 / 1024, 0), 'MB'),
+        figure('process RSS at the end (model threads included)', round(rssMb, 0), 'MB'),
       ],
     };
   } finally {

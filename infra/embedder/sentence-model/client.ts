@@ -1,29 +1,48 @@
-import type { Worker } from 'node:worker_threads';
 import { DependencyUnavailableError } from '../../errors.js';
+import { ModelLane } from './model-lane.js';
 import { piecesOf } from './pieces.js';
-import { SENTENCE_DIMENSION, type ModelLoaded, type ModelReply, type ModelRequest } from './protocol.js';
-import { startModelThread } from './start-thread.js';
+import { SENTENCE_DIMENSION, type ModelReply } from './protocol.js';
 
 export type ModelPriority = 'query' | 'document';
 
 export interface SentenceModelOptions {
-  /** The thread's script; tests give one that misbehaves. */
+  /** The threads' script; tests give one that misbehaves. */
   threadScript?: URL;
   /** The longest a query waits for its vector, start of a new thread included. */
   queryTimeoutMs?: number;
   /** The longest a batch of documents waits, plus PER_PIECE_MS for each of its pieces. */
   documentTimeoutMs?: number;
-  /** The longest one batch may hold the thread (the model loaded) before it is taken for hung and replaced. */
+  /** The longest one batch may hold a thread (the model loaded) before it is taken for hung and replaced. */
   batchTimeoutMs?: number;
-  /** Pieces sent to the thread at once: a query waits behind at most one such batch. */
-  batchPieces?: number;
+  /** Pieces of a query sent to the query thread at once: queries take turns batch by batch. */
+  queryBatchPieces?: number;
+  /** Pieces of documents sent to a document thread at once: no query waits behind them, and larger batches read a little faster. */
+  documentBatchPieces?: number;
+  /** Threads reading documents at most: the first always, the others only while no query has been asked for QUIET_MS. */
+  documentThreads?: number;
+  /** A document thread with nothing to read for this long is ended, and its model's memory with it. */
+  documentIdleMs?: number;
   /** What a new thread may take to load the model (about a second, far more on a busy machine), on top of the other limits. */
   startTimeoutMs?: number;
 }
 
-const DEFAULTS = { queryTimeoutMs: 10_000, documentTimeoutMs: 60_000, batchTimeoutMs: 20_000, batchPieces: 2, startTimeoutMs: 30_000 };
-/** A piece takes about 50 ms on one core; this leaves room for a busy machine. */
+const DEFAULTS = {
+  queryTimeoutMs: 10_000,
+  documentTimeoutMs: 60_000,
+  batchTimeoutMs: 20_000,
+  queryBatchPieces: 2,
+  documentBatchPieces: 8,
+  documentThreads: 2,
+  documentIdleMs: 30_000,
+  startTimeoutMs: 30_000,
+};
+/** A piece takes about 25 ms on one idle core; this leaves room for a busy machine. */
 const PER_PIECE_MS = 1_000;
+/**
+ * Document threads past the first take a batch only when no query has been asked for this long:
+ * on two cores, a second document thread would take the core the queries need.
+ */
+export const QUIET_MS = 2_000;
 
 interface Pending {
   priority: ModelPriority;
@@ -39,12 +58,11 @@ interface Pending {
   reject(error: Error): void;
 }
 
-interface InFlight {
-  id: number;
+/** Pieces `from` to `from + count` of one request, on a thread. */
+interface Batch {
   pending: Pending;
   from: number;
   count: number;
-  timer: NodeJS.Timeout;
 }
 
 function unavailable(message: string): DependencyUnavailableError {
@@ -52,29 +70,45 @@ function unavailable(message: string): DependencyUnavailableError {
 }
 
 /**
- * The sentence model on a worker thread, so no request waits on the event loop behind an
+ * The sentence model on worker threads, so no request waits on the event loop behind an
  * embedding. Texts are cut into bounded pieces (a text's vector is the normalised mean of its
- * pieces'), pieces go to the thread in small batches one at a time, and queries are sent before
- * documents, so a question waits at most for one batch. Every wait is bounded: a request past
- * its deadline is refused with a 503, a batch past its own deadline gets the thread replaced,
- * and a thread that stops fails the request it was serving; the next request starts a new one.
+ * pieces'). Queries have a thread of their own, so a question never waits behind documents
+ * being read: it waits at most for a batch of another query (queries take turns, two pieces at
+ * a time). Until that thread has loaded the model, a document thread that is free takes queries
+ * before documents. Documents go to threads of their own in larger batches: one, and a second
+ * (both cores) while no query has been asked for QUIET_MS; a document thread idle for
+ * documentIdleMs is ended, so once the collection is read only the query thread holds a model.
+ *
+ * Every wait is bounded: a request past its deadline is refused with a 503, a batch past its
+ * own deadline gets its thread replaced, and a thread that stops fails the request it was
+ * serving; the next request starts a new one.
  */
 export class SentenceModel {
   readonly dimension = SENTENCE_DIMENSION;
   private readonly options: typeof DEFAULTS & { threadScript?: URL };
-  private worker: Worker | null = null;
-  /** Whether the current thread has loaded the model. */
-  private loaded = false;
   private readonly queries: Pending[] = [];
   private readonly documents: Pending[] = [];
-  private inFlight: InFlight | null = null;
-  private nextId = 1;
+  private readonly queryLane: ModelLane<Batch>;
+  private readonly documentLanes: ModelLane<Batch>[];
+  private lastQueryAt = -Infinity;
+  private retireTimer: NodeJS.Timeout | null = null;
   private closed = false;
-  /** Threads started so far (tests check a crashed one is replaced). */
-  threadsStarted = 0;
 
   constructor(options: SentenceModelOptions = {}) {
     this.options = { ...DEFAULTS, ...options };
+    const limits = { threadScript: this.options.threadScript, batchTimeoutMs: this.options.batchTimeoutMs, startTimeoutMs: this.options.startTimeoutMs };
+    this.queryLane = this.lane(limits, 'query');
+    this.documentLanes = Array.from({ length: Math.max(1, this.options.documentThreads) }, () => this.lane(limits, 'document'));
+  }
+
+  /** Threads started so far, for queries and documents (tests check a crashed one is replaced). */
+  get threadsStarted(): number {
+    return this.queryLane.threadsStarted + this.documentLanes.reduce((sum, lane) => sum + lane.threadsStarted, 0);
+  }
+
+  /** Threads running now (each holds a copy of the model). */
+  get threadsRunning(): number {
+    return [this.queryLane, ...this.documentLanes].filter((lane) => lane.running).length;
   }
 
   embed(texts: string[], priority: ModelPriority): Promise<Float32Array[]> {
@@ -89,9 +123,11 @@ export class SentenceModel {
     });
     const sums = texts.map(() => new Float32Array(SENTENCE_DIMENSION));
     if (pieces.length === 0) return Promise.resolve(sums);
+    const lanes = priority === 'query' ? [this.queryLane, ...this.documentLanes] : this.documentLanes;
     const timeoutMs =
       (priority === 'query' ? this.options.queryTimeoutMs : this.options.documentTimeoutMs + PER_PIECE_MS * pieces.length) +
-      (this.loaded ? 0 : this.options.startTimeoutMs);
+      (lanes.some((lane) => lane.loaded) ? 0 : this.options.startTimeoutMs);
+    if (priority === 'query') this.lastQueryAt = performance.now();
     return new Promise<Float32Array[]>((resolve, reject) => {
       const pending: Pending = {
         priority, pieces, owners, sums, sent: 0, done: 0, settled: false, resolve, reject,
@@ -104,107 +140,90 @@ export class SentenceModel {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.retireTimer) clearTimeout(this.retireTimer);
     for (const pending of [...this.queries, ...this.documents]) this.fail(pending, unavailable('The sentence model is closed.'));
-    const worker = this.worker;
-    this.worker = null;
-    if (this.inFlight) clearTimeout(this.inFlight.timer);
-    this.inFlight = null;
-    if (worker) await worker.terminate();
+    await Promise.all([this.queryLane, ...this.documentLanes].map((lane) => lane.close()));
   }
 
-  /**
-   * Sends the next batch when the thread is free and has loaded the model (its message listener
-   * is in place from then on): pieces of a query first (queries in turn), else of the oldest documents.
-   */
-  private dispatch(): void {
-    if (this.inFlight || this.closed) return;
-    const pending = this.queries.find(unsent) ?? this.documents.find(unsent);
-    if (!pending) {
-      this.worker?.unref();
-      return;
-    }
-    const worker = this.thread();
-    worker.ref();
-    // The thread's "loaded" message dispatches again.
-    if (!this.loaded) return;
-    // Queries take turns batch by batch: a one-line search never waits for all of a chat's sentences.
-    if (pending.priority === 'query' && this.queries.length > 1) this.queries.push(...this.queries.splice(this.queries.indexOf(pending), 1));
-    const from = pending.sent;
-    const count = Math.min(this.options.batchPieces, pending.pieces.length - from);
-    const id = this.nextId++;
-    pending.sent += count;
-    this.inFlight = {
-      id, pending, from, count,
-      timer: setTimeout(() => void worker.terminate(), this.options.batchTimeoutMs),
-    };
-    worker.postMessage({ id, texts: pending.pieces.slice(from, from + count) } satisfies ModelRequest);
-  }
-
-  private thread(): Worker {
-    if (this.worker) return this.worker;
-    const worker = startModelThread(this.options.threadScript);
-    this.threadsStarted++;
-    this.loaded = false;
-    // A thread that cannot load the model in time is stopped; its exit fails what waits for it.
-    const startTimer = setTimeout(() => void worker.terminate(), this.options.startTimeoutMs);
-    worker.on('message', (message: ModelReply | ModelLoaded) => {
-      if (this.worker !== worker) return;
-      if ('loaded' in message) {
-        clearTimeout(startTimer);
-        this.loaded = true;
+  private lane(limits: ConstructorParameters<typeof ModelLane>[0], role: ModelPriority): ModelLane<Batch> {
+    return new ModelLane<Batch>(limits, {
+      loaded: () => {
+        // The query thread loads once a document thread has (one load at a time: on a busy
+        // machine a load takes seconds), not when the first question comes.
+        if (role === 'document' && !this.closed) this.queryLane.wake();
         this.dispatch();
-      } else {
-        this.received(message);
-      }
+      },
+      replied: (batch, reply) => this.received(batch, reply),
+      stopped: (batch, wasLoaded, code) => this.stopped(role, batch, wasLoaded, code),
     });
-    // An uncaught error in the thread is followed by its exit, handled there.
-    worker.on('error', () => {});
-    worker.on('exit', (code) => {
-      clearTimeout(startTimer);
-      this.stopped(worker, code);
-    });
-    this.worker = worker;
-    return worker;
   }
 
-  private received(reply: ModelReply): void {
-    const flight = this.inFlight;
-    if (!flight || flight.id !== reply.id) return;
-    clearTimeout(flight.timer);
-    this.inFlight = null;
-    const { pending } = flight;
+  /** Gives every free thread its next batch: the query thread a query's, the document threads the oldest documents'. */
+  private dispatch(): void {
+    if (this.closed) return;
+    this.feed(this.queryLane, this.queries, this.options.queryBatchPieces);
+    const quiet = this.queries.length === 0 && performance.now() - this.lastQueryAt >= QUIET_MS && this.documentLanes[0].loaded && this.queryLane.loaded;
+    // Until the query thread has the model, a free document thread takes the queries first.
+    const stranded = !this.queryLane.loaded && this.queries.some(unsent);
+    this.documentLanes.forEach((lane, index) => {
+      if (stranded && lane.free) this.feed(lane, this.queries, this.options.queryBatchPieces);
+      else if (index === 0 || quiet) this.feed(lane, this.documents, this.options.documentBatchPieces);
+      else lane.idle();
+    });
+    this.scheduleRetire();
+  }
+
+  private feed(lane: ModelLane<Batch>, queue: Pending[], batchPieces: number): void {
+    const pending = queue.find(unsent);
+    if (!pending) return lane.idle();
+    // A thread that has not loaded the model yet dispatches again when it has.
+    if (!lane.loaded) return lane.wake();
+    if (!lane.free) return;
+    // Queries take turns batch by batch: a one-line search never waits for all of a chat's sentences.
+    if (pending.priority === 'query' && queue.length > 1) queue.push(...queue.splice(queue.indexOf(pending), 1));
+    const from = pending.sent;
+    const count = Math.min(batchPieces, pending.pieces.length - from);
+    pending.sent += count;
+    lane.send({ pending, from, count }, pending.pieces.slice(from, from + count));
+  }
+
+  /** Ends the document threads that have had nothing to do for documentIdleMs, checking again while one runs. */
+  private scheduleRetire(): void {
+    if (this.retireTimer || this.closed || !this.documentLanes.some((lane) => lane.running)) return;
+    this.retireTimer = setTimeout(() => {
+      this.retireTimer = null;
+      const now = performance.now();
+      for (const lane of this.documentLanes) if (lane.free && now - lane.lastUsed >= this.options.documentIdleMs) lane.retire();
+      this.dispatch();
+    }, this.options.documentIdleMs);
+    this.retireTimer.unref();
+  }
+
+  private received({ pending, from, count }: Batch, reply: ModelReply): void {
     if ('error' in reply) {
       this.fail(pending, unavailable('The sentence model could not embed the text.'));
     } else if (!pending.settled) {
-      for (let n = 0; n < flight.count; n++) {
-        const sum = pending.sums[pending.owners[flight.from + n]];
+      for (let n = 0; n < count; n++) {
+        const sum = pending.sums[pending.owners[from + n]];
         const row = reply.vectors.subarray(n * SENTENCE_DIMENSION, (n + 1) * SENTENCE_DIMENSION);
         for (let i = 0; i < SENTENCE_DIMENSION; i++) sum[i] += row[i];
       }
-      pending.done += flight.count;
+      pending.done += count;
       if (pending.done === pending.pieces.length) this.succeed(pending);
     }
     this.dispatch();
   }
 
   /**
-   * The thread ended: the batch it held fails, and the next batch starts a new thread. A thread
-   * that ended before loading the model fails every request waiting, rather than be restarted
-   * in a loop while they wait; the next request tries again.
+   * A thread ended: the batch it held fails, and the next batch starts a new thread. A thread
+   * that ended before loading the model fails every request of its kind waiting (when no
+   * document thread has the model), rather than be restarted in a loop while they wait; the
+   * next request tries again.
    */
-  private stopped(worker: Worker, code: number): void {
-    if (this.worker !== worker) return;
-    this.worker = null;
-    const wasLoaded = this.loaded;
-    this.loaded = false;
-    const flight = this.inFlight;
-    this.inFlight = null;
-    if (flight) {
-      clearTimeout(flight.timer);
-      this.fail(flight.pending, unavailable(`The sentence model stopped (exit code ${code}) while embedding; try again.`));
-    }
-    if (!wasLoaded && !this.closed) {
-      for (const pending of [...this.queries, ...this.documents]) this.fail(pending, unavailable('The sentence model could not be started; try again.'));
+  private stopped(role: ModelPriority, batch: Batch | null, wasLoaded: boolean, code: number): void {
+    if (batch) this.fail(batch.pending, unavailable(`The sentence model stopped (exit code ${code}) while embedding; try again.`));
+    if (!wasLoaded && !this.closed && !this.documentLanes.some((lane) => lane.loaded)) {
+      for (const pending of role === 'query' ? [...this.queries] : [...this.documents]) this.fail(pending, unavailable('The sentence model could not be started; try again.'));
     }
     this.dispatch();
   }
