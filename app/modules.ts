@@ -8,6 +8,7 @@ import { pageVersioningModule } from './modules/page-versioning.js';
 import { chatbotModule } from './modules/chatbot.js';
 import { directoryModule } from './modules/directory.js';
 import { createOperationsModule } from './modules/operations.js';
+import { readingProgress } from '../queries/chatbot/reading-progress.js';
 
 /** Every feature module, in start order. Add a module here with one import and one entry. */
 export const appModules: readonly AppModule[] = [
@@ -20,5 +21,8 @@ export const appModules: readonly AppModule[] = [
   chatbotModule,
   directoryModule,
   // /health checks the vector index the chatbot module built in the same runtime.
-  createOperationsModule({ vectorIndex: (runtime) => runtime.module(chatbotModule).services.vectorIndex }),
+  createOperationsModule({
+    vectorIndex: (runtime) => runtime.module(chatbotModule).services.vectorIndex,
+    chatbotReading: (runtime) => readingProgress(runtime.documents, runtime.clock.now()),
+  }),
 ];

@@ -4,6 +4,7 @@ import { chatbotModule } from '../app/modules/chatbot.js';
 import { createRuntime } from '../app/runtime.js';
 import type { ResourceRef } from '../projections/chatbot/index-jobs.js';
 import { indexOutbox } from '../projections/chatbot/index-outbox.js';
+import { describeProgress, readingProgress } from '../queries/chatbot/reading-progress.js';
 import { allResources } from '../workers/chatbot/all-resources.js';
 import { indexResource, type IndexOptions, type IndexOutcome } from '../workers/chatbot/index-resource.js';
 import { progressBar, type ProgressBar } from './progress.js';
@@ -22,11 +23,21 @@ const IN_FLIGHT = 4;
  * (seconds), so the index (Elasticsearch, or the embedded one's file, which a running server
  * shares) answers searches while the second pass, with a progress bar and the time left, gives
  * it the model's vectors.
+ *
+ * `npm run reindex -- --status` only says how far the collection has been read (what /health's
+ * `chatbot` says: searchable by words, by meaning, of how many, the time left).
  */
 async function main(): Promise<void> {
   const config = { ...loadConfig(), logLevel: process.env.LOG_LEVEL ?? 'warn' };
   const runtime = await createRuntime(config, { modules: appModules, startWorkers: false });
   try {
+    // `--status`: how far the collection has been read, as /health's `chatbot` says; nothing is changed.
+    if (process.argv.includes('--status')) {
+      const progress = await readingProgress(runtime.documents, runtime.clock.now());
+      console.log(describeProgress(progress));
+      console.log(JSON.stringify(progress));
+      return;
+    }
     const { services } = runtime.module(chatbotModule);
     const deps = { documents: runtime.documents, embedder: services.embedder, vectorIndex: services.vectorIndex };
     // Every change up to here is in the read models this reindex reads each resource from.

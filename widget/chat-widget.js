@@ -21,6 +21,7 @@
   var TIMEOUT_MS = 60000;
   var TYPE_LABELS = { item: 'Item', media: 'Media', blog_post: 'Blog post', site_page: 'Page' };
   var CITATION_HREF = /^#chatbot-source-(\d+)$/;
+  var READING_NOTICE = 'Still reading the collection: answers may miss some items.';
 
   // Sizes are in em, not rem: rem follows the host page's root font size, which is the host's to set.
   var STYLE = [
@@ -51,6 +52,7 @@
     '.cc-source-current{background:#fff8c5}',
     '.cc-type{display:inline-block;font-size:.75em;color:#57606a;border:1px solid #d0d7de;border-radius:999px;padding:0 .45em;margin-left:.4em;vertical-align:middle}',
     '.cc-snippet{margin:.2em 0 0;font-size:.9em;color:#57606a}',
+    '.cc-notice{font-size:.9em;color:#57606a;background:#f6f8fa;border-left:3px solid #d0d7de;padding:.4em .6em;margin:.6em 0 0}',
     '.cc-hidden{display:none}',
   ].join('\n');
 
@@ -368,6 +370,8 @@
           clear(draft);
           setBusy(false);
           answer.appendChild(answerFragment(data.answer_html));
+          // In the live region, after the answer: announced with it, once.
+          if (data.still_reading === true) answer.appendChild(el('p', { class: 'cc-notice' }, READING_NOTICE));
           showSources(Array.isArray(data.sources) ? data.sources : []);
         })
         .catch(function (failure) {

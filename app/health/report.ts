@@ -6,6 +6,7 @@ import { filesDir, type Runtime } from '../runtime.js';
 import type { QueueBacklog } from '../../infra/job-queue/port.js';
 import type { SessionStore } from '../../infra/session-store/port.js';
 import type { VectorIndex } from '../../infra/vector-index/port.js';
+import type { ReadingProgress } from '../../queries/chatbot/reading-progress.js';
 import { nextRun } from '../../infra/schedule/cron.js';
 import { lastScheduledBackup, type LastScheduledBackupDoc } from '../../queries/backups/schedule.js';
 import { answers } from './probe.js';
@@ -45,6 +46,8 @@ export interface HealthReport {
   /** The work a start owes that no request waits for (the vector index refilled after an import), with its progress. */
   background: BackgroundTaskReport[];
   storage: StorageReport;
+  /** How far the chatbot has read the collection; null when the document store did not answer. */
+  chatbot: ReadingProgress | null;
 }
 
 /** A lookup of a token no session can have: a read of the store that changes nothing. */
@@ -80,6 +83,8 @@ async function backlogOf(runtime: Runtime): Promise<QueueBacklog[] | null> {
  */
 export interface ModulePorts {
   vectorIndex(): VectorIndex;
+  /** How far the chatbot has read the collection (queries/chatbot/reading-progress.ts). */
+  chatbotReading(): Promise<ReadingProgress>;
 }
 
 /**
@@ -106,7 +111,12 @@ export async function healthReport(runtime: Runtime, sessions: SessionStore, mod
     session_store: () => answers(() => sessions.userIdFor(PROBE_TOKEN)),
     file_storage: () => answers(() => access(existsSync(files) ? files : config.dataDir, constants.R_OK | constants.W_OK)),
   };
-  const [reachable, queues, schedule] = await Promise.all([Promise.all(PORTS.map((port) => checks[port]())), backlogOf(runtime), backupScheduleOf(runtime)]);
+  const [reachable, queues, schedule, reading] = await Promise.all([
+    Promise.all(PORTS.map((port) => checks[port]())),
+    backlogOf(runtime),
+    backupScheduleOf(runtime),
+    readingOf(modulePorts),
+  ]);
   const ports = Object.fromEntries(PORTS.map((port, i) => [port, { adapter: adapterOf(config, port), reachable: reachable[i] }])) as Record<PortName, PortHealth>;
   const status = runtime.projections.status();
   const parked = status.flatMap((p) =>
@@ -125,7 +135,16 @@ export async function healthReport(runtime: Runtime, sessions: SessionStore, mod
     backup_schedule: schedule,
     background: runtime.background.report(),
     storage,
+    chatbot: reading,
   };
+}
+
+async function readingOf(modulePorts: ModulePorts): Promise<ReadingProgress | null> {
+  let progress: ReadingProgress | null = null;
+  await answers(async () => {
+    progress = await modulePorts.chatbotReading();
+  });
+  return progress;
 }
 
 /** The schedule, its next run, and how the last run went (null while the read models do not answer). */

@@ -7,6 +7,7 @@ import { chatbotBlogPostsProjection } from '../../projections/chatbot/blog-posts
 import { chatbotIndexOutboxProjection } from '../../projections/chatbot/index-outbox.js';
 import { refsToReindex } from '../../projections/chatbot/index-jobs.js';
 import { PatronQuestions } from '../../queries/chatbot/questions.js';
+import { CollectionReading } from '../../queries/chatbot/reading-progress.js';
 import type { ChatbotServices } from '../../workers/chatbot/services.js';
 import { chatbotRoutes } from '../../routes/chatbot/index.js';
 import { EMBED_QUEUE, IndexScheduler } from '../../workers/chatbot/index-queue.js';
@@ -41,6 +42,7 @@ export const chatbotModule: AppModule<ChatbotModuleInstance> = {
       indexing: new IndexScheduler(runtime.jobs, runtime.logger),
       embedding: new IndexScheduler(runtime.jobs, runtime.logger, EMBED_QUEUE),
       questions: new PatronQuestions({ log: questionLog, clock: runtime.clock, retentionDays: runtime.config.chatbotQuestionRetentionDays, logger: runtime.logger }),
+      reading: new CollectionReading(runtime.documents),
     };
     // After each batch the read models hold the new state: the index jobs then read it.
     // A rebuild or import replays a million events in a CLI with no worker to run the jobs.

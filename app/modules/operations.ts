@@ -1,12 +1,15 @@
 import type { AppModule, Runtime } from '../kernel.js';
 import { removeLeftoverUploads } from '../../infra/file-storage/partial-uploads.js';
 import type { VectorIndex } from '../../infra/vector-index/port.js';
+import type { ReadingProgress } from '../../queries/chatbot/reading-progress.js';
 import { healthRoutes } from '../../routes/health/index.js';
 import { filesDir } from '../runtime.js';
 
 /** The ports /health checks that another module builds; app/modules.ts says which one. */
 export interface OperationsSources {
   vectorIndex(runtime: Runtime): VectorIndex;
+  /** How far the chatbot has read the collection. */
+  chatbotReading(runtime: Runtime): Promise<ReadingProgress>;
 }
 
 /** What operators look at and rely on: GET /health, and a start that clears what a crash left. */
@@ -15,7 +18,7 @@ export function createOperationsModule(sources: OperationsSources): AppModule {
     name: 'operations',
     create(runtime) {
       return {
-        routes: healthRoutes({ vectorIndex: () => sources.vectorIndex(runtime) }),
+        routes: healthRoutes({ vectorIndex: () => sources.vectorIndex(runtime), chatbotReading: () => sources.chatbotReading(runtime) }),
         async startWorkers() {
           // Wall-clock times, not runtime.clock: they are compared with the files' modification times.
           const now = Date.now();

@@ -21,7 +21,7 @@ async function* wholeAnswer(answerer: Answerer, request: AnswerRequest): AsyncGe
  * client went away) it asks the answerer for nothing more and ends without its last events.
  */
 export async function* streamAnswer(services: ChatbotQueryPorts, params: ChatParams, signal: AbortSignal): AsyncGenerator<ChatStreamEvent, void> {
-  const { retrieved, request } = await gatherEvidence(services, params);
+  const { retrieved, request, stillReading } = await gatherEvidence(services, params);
   if (signal.aborted) return;
   const answerer = services.answerer;
   const pieces = answerer.stream ? answerer.stream(request, signal) : wholeAnswer(answerer, request);
@@ -30,7 +30,7 @@ export async function* streamAnswer(services: ChatbotQueryPorts, params: ChatPar
       const next = await pieces.next();
       if (signal.aborted) return;
       if (next.done) {
-        const response = services.questions.recorded(params, chatResponse(next.value, retrieved));
+        const response = services.questions.recorded(params, chatResponse(next.value, retrieved, stillReading));
         yield { event: 'sources', data: { sources: response.sources } };
         yield { event: 'end', data: response };
         return;

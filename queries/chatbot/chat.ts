@@ -23,6 +23,8 @@ export interface ChatSource {
 export interface ChatResponse {
   answer_html: string;
   sources: ChatSource[];
+  /** Present (true) only while the collection is still being read: the answer may miss items not read yet. */
+  still_reading?: true;
 }
 
 /** Resources given to the answerer, nearest first; each is one piece of numbered evidence. */
@@ -33,20 +35,25 @@ export const SOURCE_SNIPPET_LENGTH = 200;
 export interface Gathered {
   retrieved: RetrievedResource[];
   request: AnswerRequest;
+  /** Whether the collection was still being read: the answer says so. */
+  stillReading: boolean;
 }
 
 export async function gatherEvidence(services: ChatbotQueryPorts, params: ChatParams): Promise<Gathered> {
-  const retrieved: RetrievedResource[] = (
-    await retrieve(services, { text: params.question, filter: { siteId: params.siteId, itemSetIds: params.itemSetIds }, siteSlug: params.siteSlug })
-  ).slice(0, EVIDENCE_COUNT);
+  // Asked beside the retrieval, so it adds no wait.
+  const [found, stillReading] = await Promise.all([
+    retrieve(services, { text: params.question, filter: { siteId: params.siteId, itemSetIds: params.itemSetIds }, siteSlug: params.siteSlug }),
+    services.reading.stillReading(),
+  ]);
+  const retrieved: RetrievedResource[] = found.slice(0, EVIDENCE_COUNT);
   const evidence: Evidence[] = retrieved.map((r, index) => ({ number: index + 1, title: r.best.title, text: r.best.text }));
-  return { retrieved, request: { question: params.question, evidence, systemPrompt: params.systemPrompt } };
+  return { retrieved, request: { question: params.question, evidence, systemPrompt: params.systemPrompt }, stillReading };
 }
 
-/** The rendered answer with the evidence it cited, in citation order. */
-export function chatResponse(answer: string, retrieved: RetrievedResource[]): ChatResponse {
+/** The rendered answer with the evidence it cited, in citation order, and `still_reading` while the collection is being read. */
+export function chatResponse(answer: string, retrieved: RetrievedResource[], stillReading = false): ChatResponse {
   const { html, cited } = renderAnswer(answer, retrieved.length);
-  return {
+  const response: ChatResponse = {
     answer_html: html,
     sources: cited.map((n) => {
       const { best, url } = retrieved[n - 1];
@@ -60,6 +67,8 @@ export function chatResponse(answer: string, retrieved: RetrievedResource[]): Ch
       };
     }),
   };
+  if (stillReading) response.still_reading = true;
+  return response;
 }
 
 /**
@@ -67,6 +76,6 @@ export function chatResponse(answer: string, retrieved: RetrievedResource[]): Ch
  * rendered answer with the evidence it cited, in citation order.
  */
 export async function answerQuestion(services: ChatbotQueryPorts, params: ChatParams): Promise<ChatResponse> {
-  const { retrieved, request } = await gatherEvidence(services, params);
-  return chatResponse(await services.answerer.answer(request), retrieved);
+  const { retrieved, request, stillReading } = await gatherEvidence(services, params);
+  return chatResponse(await services.answerer.answer(request), retrieved, stillReading);
 }

@@ -2,6 +2,7 @@ import type { Answerer } from '../../infra/answerer/port.js';
 import type { Embedder } from '../../infra/embedder/port.js';
 import type { VectorIndex } from '../../infra/vector-index/port.js';
 import type { PatronQuestions } from './questions.js';
+import type { CollectionReading } from './reading-progress.js';
 
 /**
  * The ports the chatbot's queries read: search, chat and the question log. The module's whole
@@ -14,4 +15,6 @@ export interface ChatbotQueryPorts {
   answerer: Answerer;
   /** What patrons asked: recorded by the chat, listed and summarised for librarians. */
   questions: PatronQuestions;
+  /** Whether the collection is still being read: a chat answer then says so (`still_reading`). */
+  reading: CollectionReading;
 }

@@ -42,6 +42,12 @@ export const ChatResponseSchema = Type.Object({
     }),
     { description: 'Only the cited evidence, in citation order.' },
   ),
+  still_reading: Type.Optional(
+    Type.Literal(true, {
+      description:
+        'Not among the seed\'s fields; present (true) only while the collection is still being read (indexed by words or by meaning, see `chatbot` in GET /health): the answer may miss some items. Absent otherwise.',
+    }),
+  ),
 });
 
 export const ChatEventStreamSchema = Type.String({

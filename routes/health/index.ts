@@ -10,6 +10,22 @@ const Port = Type.Object({
   reachable: Type.Boolean({ description: 'A cheap check answered within about a second.' }),
 });
 
+const ChatbotReading = Type.Union(
+  [
+    Type.Object({
+      resources: Type.Integer({ description: 'Items, media, site pages and blog posts the read models hold.' }),
+      searchable_by_words: Type.Integer({ description: 'Resources whose index entry holds their current text, by its words at least (a private one\'s entry is its absence).' }),
+      searchable_by_meaning: Type.Integer({ description: 'Resources whose index entry holds the sentence model\'s (or Cohere\'s) vectors of their current text.' }),
+      reading: Type.Boolean({ description: 'True while some resource is not yet searchable by meaning; the log says in one line when the whole collection is.' }),
+      seconds_left: Type.Union([Type.Integer(), Type.Null()], {
+        description: 'Estimated seconds until every resource is searchable by meaning, at the pace measured over the last two minutes; 0 when done, null when no pace was measured in the last five minutes.',
+      }),
+    }),
+    Type.Null(),
+  ],
+  { description: 'How far the chatbot has read the collection (also `npm run reindex -- --status`); null when the document store did not answer.' },
+);
+
 const HealthBody = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('unavailable')], {
     description: '`unavailable` (503): the event store or the document store is away. `degraded`: another port is away, a projection is parked, or the file system under DATA_DIR refuses writes (`storage`).',
@@ -74,6 +90,7 @@ const HealthBody = Type.Object({
     ],
     { description: 'Scheduled backups (BACKUP_SCHEDULE); null when unset.' },
   ),
+  chatbot: ChatbotReading,
   background: Type.Array(
     Type.Object({
       name: Type.String({ description: '`chatbot-index-catch-up`: the vector index refilled from the read models, after an import or with its file deleted.' }),

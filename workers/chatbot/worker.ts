@@ -5,6 +5,7 @@ import { IndexCatchUp, INDEX_CATCH_UP_TASK } from './index-catch-up.js';
 import { enqueueOutbox, settlingOutbox } from './index-outbox.js';
 import { EMBED_QUEUE, INDEX_QUEUE } from './index-queue.js';
 import { indexResource } from './index-resource.js';
+import { ReadingTracker } from './reading-tracker.js';
 import { postsDueBetween, SCHEDULED_POST_CHECK_MS } from './scheduled-posts.js';
 
 /** How long after the worker starts the index work owed from before is queued. */
@@ -31,6 +32,7 @@ export interface ChatbotWorker {
 export async function startChatbotWorker(runtime: Runtime, services: ChatbotServices): Promise<ChatbotWorker> {
   const refill = runtime.documents.persistent && (!services.vectorIndex.persistent || (await services.vectorIndex.size()) === 0);
   const catchUp = refill ? new IndexCatchUp(runtime.documents, services.indexing, !runtime.jobs.durable) : null;
+  const tracker = new ReadingTracker(runtime.documents, runtime.clock, runtime.logger);
   await runtime.jobs.process<ResourceRef, string>(
     INDEX_QUEUE,
     async (ref) => {
@@ -41,6 +43,9 @@ export async function startChatbotWorker(runtime: Runtime, services: ChatbotServ
           const outcome = await indexResource(deps, ref, runtime.clock.now(), { provisionalFirst: true });
           // Stand-in vectors: the mark stays until the embed job has given the model's.
           if (outcome === 'provisional') await services.embedding.enqueue(ref);
+          return outcome;
+        }).then((outcome) => {
+          tracker.ended(outcome);
           return outcome;
         });
       } finally {
@@ -54,8 +59,11 @@ export async function startChatbotWorker(runtime: Runtime, services: ChatbotServ
     EMBED_QUEUE,
     async (ref) => {
       services.embedding.started(ref);
+      tracker.reads();
       const deps = { documents: runtime.documents, embedder: services.embedder, vectorIndex: services.vectorIndex };
-      return settlingOutbox(runtime.documents, ref, () => indexResource(deps, ref, runtime.clock.now()));
+      const outcome = await settlingOutbox(runtime.documents, ref, () => indexResource(deps, ref, runtime.clock.now()));
+      tracker.ended(outcome);
+      return outcome;
     },
     { concurrency: 1 },
   );
@@ -85,6 +93,7 @@ export async function startChatbotWorker(runtime: Runtime, services: ChatbotServ
     stop: () => {
       clearInterval(timer);
       clearTimeout(resume);
+      tracker.stop();
     },
   };
 }

@@ -293,6 +293,35 @@ t.test('the chat panel embedded on another origin, in Chromium', { skip }, async
     t.equal(await page.locator('#chat-sets .cc-submit').getAttribute('aria-disabled'), 'false', 'ready to ask again');
   });
 
+  t.test('an answer given while the collection is still being read carries a notice; the next one does not', async (t) => {
+    // The real server has read the fixture by now, and each real question spends one of the
+    // rate limit's: the answers are the stream's events, with and without still_reading.
+    let stillReading = true;
+    await page.route(`${apiBase}/chatbot/api/chat`, async (route) => {
+      if (route.request().method() !== 'POST') return route.fallback();
+      const answer = { answer_html: '<p>The violin was made in Cremona.</p>', sources: [], ...(stillReading ? { still_reading: true } : {}) };
+      await route.fulfill({
+        status: 200,
+        contentType: 'text/event-stream',
+        headers: { 'access-control-allow-origin': '*' },
+        body: `event: text\ndata: {"text":"The violin was made in Cremona."}\n\nevent: sources\ndata: {"sources":[]}\n\nevent: end\ndata: ${JSON.stringify(answer)}\n\n`,
+      });
+    });
+    t.teardown(() => page.unroute(`${apiBase}/chatbot/api/chat`));
+    await page.locator('#chat-sets .cc-input').fill('Who made the violin?');
+    await page.locator('#chat-sets .cc-input').press('Enter');
+    await page.locator('#chat-sets .cc-answer .cc-notice').waitFor();
+    t.equal(await page.locator('#chat-sets .cc-notice').textContent(), 'Still reading the collection: answers may miss some items.');
+    t.match(await page.locator('#chat-sets .cc-answer').textContent(), /Cremona\.Still reading/, 'in the live region after the answer: announced with it');
+    stillReading = false;
+    await page.locator('#chat-sets .cc-input').fill('Who made the violin, again?');
+    await page.locator('#chat-sets .cc-input').press('Enter');
+    await page.locator('#chat-sets .cc-submit[aria-disabled="false"]').waitFor();
+    await page.locator('#chat-sets .cc-answer:not(:empty)').waitFor();
+    t.match(await page.locator('#chat-sets .cc-answer').textContent(), /Cremona/);
+    t.equal(await page.locator('#chat-sets .cc-notice').count(), 0, 'an answer without still_reading has no notice');
+  });
+
   /** Asks in a panel and waits for the server's answer and for the panel to be ready again. */
   async function askIn(panel: string, question: string): Promise<number> {
     const answered = page.waitForResponse((res) => res.url() === `${apiBase}/chatbot/api/chat` && res.request().method() === 'POST');

@@ -18,8 +18,14 @@ t.test('the real server indexes an imported collection, answers both endpoints; 
   const env = { DATA_DIR: dataDir, CHATBOT_RATE_LIMIT: '50' };
   const imported = await runCli('import.ts', [file], env);
   t.equal(imported.code, 0, imported.stderr);
+  // Imported, not yet read: `npm run reindex -- --status` says so, as /health will.
+  const unread = await runCli('reindex.ts', ['--status'], env);
+  t.equal(unread.code, 0, unread.stderr);
+  t.match(unread.stdout, /^Still reading the collection: 0 of 10 resources searchable by words, 0 by meaning; time left unknown/);
+  t.match(JSON.parse(unread.stdout.split('\n')[1]), { resources: 10, searchable_by_words: 0, searchable_by_meaning: 0, reading: true, seconds_left: null });
 
-  const server = await startServer(env);
+  // At info level: the log says when the collection is fully searchable by meaning.
+  const server = await startServer({ ...env, LOG_LEVEL: 'info' });
   t.teardown(() => server.stop());
   const call = (path: string, init: RequestInit) => fetch(`${server.baseUrl}${path}`, init);
   const search = async (query: string): Promise<SearchBody> => {
@@ -43,6 +49,16 @@ t.test('the real server indexes an imported collection, answers both endpoints; 
     meaning = await search('an Italian fiddle');
   }
   t.ok(['/item/101', '/media/1010'].includes(meaning.results[0]?.url), `the violin by meaning (${meaning.results[0]?.url})`);
+  // /health says when all of it is searchable by meaning, and the log says it once.
+  const reading = async () => ((await (await call('/health', { method: 'GET' })).json()) as { chatbot: { reading: boolean } }).chatbot;
+  let progress = await reading();
+  for (let i = 0; i < 100 && progress.reading; i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    progress = await reading();
+  }
+  t.same(progress, { resources: 10, searchable_by_words: 10, searchable_by_meaning: 10, reading: false, seconds_left: 0 }, '/health: all read');
+  for (let i = 0; i < 50 && !/fully searchable by meaning/.test(server.stdout()); i++) await new Promise((r) => setTimeout(r, 200));
+  t.equal(server.stdout().match(/the collection is fully searchable by meaning \(10 resources\)/g)?.length, 1, 'one log line says so');
 
   const chat = await call('/chatbot/api/chat', {
     method: 'POST',
@@ -108,4 +124,6 @@ t.test('the real server indexes an imported collection, answers both endpoints; 
   t.match(reindex.stderr, /reindex: meaning \[.*\] 100% \| 6\/6 \| .* \| ETA /, "then the public ones' meaning, with the time left");
   t.match(reindex.stdout, /Model: use-lite-512-p40\+/, 'the embedded default: the sentence model');
   t.equal(outbox((db) => db.prepare('SELECT count(*) FROM docs_chatbot_index_outbox').pluck().get() as number), 0, 'nothing is owed after a reindex');
+  const status = await runCli('reindex.ts', ['--status'], env);
+  t.match(status.stdout, /^The collection is fully searchable by meaning: 10 of 10 resources\./);
 });
