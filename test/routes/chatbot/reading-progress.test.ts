@@ -4,6 +4,7 @@ import { indexOutbox, outboxMark } from '../../../projections/chatbot/index-outb
 import { CollectionReading, readingPace } from '../../../queries/chatbot/reading-progress.js';
 import { buildTestApp, json } from '../../helper.js';
 import { chatbotFixture, post, settle } from './support.js';
+import { parseEvents } from './sse.js';
 
 interface Health {
   chatbot: { resources: number; searchable_by_words: number; searchable_by_meaning: number; reading: boolean; seconds_left: number | null };
@@ -38,6 +39,9 @@ t.test('/health and the chat answer say how far the collection has been read', a
   const reading = await chat();
   t.equal(reading.still_reading, true, 'the chat answer says the collection is still being read');
   t.match(reading.answer_html, /violin/i);
+  services.reading = new CollectionReading(runtime.documents);
+  const streamed = parseEvents((await post(app, 'chat', { question: 'Who made the violin?' }, { accept: 'text/event-stream' })).body);
+  t.match(streamed.at(-1), { event: 'end', data: { still_reading: true } }, "the stream's end event says it too");
 
   const docs = json<{ paths: Record<string, { post: { responses: Record<string, { content: Record<string, { schema: { properties: Record<string, unknown>; required: string[] } }> }> } }> }>(
     await app.inject({ method: 'GET', url: '/api/docs.json' }),
