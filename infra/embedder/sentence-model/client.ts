@@ -1,3 +1,4 @@
+import { availableParallelism, loadavg } from 'node:os';
 import { DependencyUnavailableError } from '../../errors.js';
 import { ModelLane } from './model-lane.js';
 import { piecesOf } from './pieces.js';
@@ -18,8 +19,16 @@ export interface SentenceModelOptions {
   queryBatchPieces?: number;
   /** Pieces of documents sent to a document thread at once: no query waits behind them, and larger batches read a little faster. */
   documentBatchPieces?: number;
-  /** Threads reading documents at most: the first always, the others only while no query has been asked for QUIET_MS. */
+  /**
+   * Threads reading documents at most: the first always, the others only while no query has
+   * been asked for QUIET_MS and the machine has a core to spare for them (`spareCore`).
+   */
   documentThreads?: number;
+  /**
+   * Whether the machine has a core for each document thread wanted, given how many run now; by
+   * default from the load average (machineHasSpareCore). Tests say yes or no.
+   */
+  spareCore?: (documentThreadsRunning: number, documentThreadsWanted: number) => boolean;
   /** A document thread with nothing to read for this long is ended, and its model's memory with it. */
   documentIdleMs?: number;
   /** What a new thread may take to load the model (about a second, far more on a busy machine), on top of the other limits. */
@@ -40,9 +49,23 @@ const DEFAULTS = {
 const PER_PIECE_MS = 1_000;
 /**
  * Document threads past the first take a batch only when no query has been asked for this long:
- * on two cores, a second document thread would take the core the queries need.
+ * on two cores, a second document thread would take the core the queries need. Within it,
+ * documents go in batches of queryBatchPieces, so a query that comes shares the cores with at
+ * most two pieces of documents.
  */
 export const QUIET_MS = 2_000;
+
+/**
+ * Whether the document threads wanted would each find a core: the 1-minute load average less
+ * what our document threads running add to it (about one each) is the other work; it and the
+ * threads wanted must fit in the cores, give or take half of one. On a machine busy with other
+ * work a second thread only halves the first one's share (two model processes side by side
+ * each read half as fast there, see bench/README.md), and costs a model's memory.
+ */
+export function machineHasSpareCore(documentThreadsRunning: number, documentThreadsWanted: number): boolean {
+  const others = Math.max(0, loadavg()[0] - documentThreadsRunning);
+  return others + documentThreadsWanted <= availableParallelism() + 0.5;
+}
 
 interface Pending {
   priority: ModelPriority;
@@ -85,7 +108,7 @@ function unavailable(message: string): DependencyUnavailableError {
  */
 export class SentenceModel {
   readonly dimension = SENTENCE_DIMENSION;
-  private readonly options: typeof DEFAULTS & { threadScript?: URL };
+  private readonly options: typeof DEFAULTS & { threadScript?: URL; spareCore?: (running: number, wanted: number) => boolean };
   private readonly queries: Pending[] = [];
   private readonly documents: Pending[] = [];
   private readonly queryLane: ModelLane<Batch>;
@@ -158,19 +181,33 @@ export class SentenceModel {
     });
   }
 
-  /** Gives every free thread its next batch: the query thread a query's, the document threads the oldest documents'. */
+  /**
+   * Gives every free thread its next batch: the query thread a query's, the document threads the
+   * oldest documents'. While a query is being embedded no document batch starts: the query has
+   * the cores, shared at most with the document batch already running.
+   */
   private dispatch(): void {
     if (this.closed) return;
     this.feed(this.queryLane, this.queries, this.options.queryBatchPieces);
-    const quiet = this.queries.length === 0 && performance.now() - this.lastQueryAt >= QUIET_MS && this.documentLanes[0].loaded && this.queryLane.loaded;
+    const quiet = this.queries.length === 0 && performance.now() - this.lastQueryAt >= QUIET_MS;
+    const batchPieces = quiet ? this.options.documentBatchPieces : this.options.queryBatchPieces;
     // Until the query thread has the model, a free document thread takes the queries first.
     const stranded = !this.queryLane.loaded && this.queries.some(unsent);
     this.documentLanes.forEach((lane, index) => {
       if (stranded && lane.free) this.feed(lane, this.queries, this.options.queryBatchPieces);
-      else if (index === 0 || quiet) this.feed(lane, this.documents, this.options.documentBatchPieces);
+      else if (this.queries.length > 0) lane.idle();
+      else if (index === 0 || (quiet && this.secondCore(lane))) this.feed(lane, this.documents, batchPieces);
       else lane.idle();
     });
     this.scheduleRetire();
+  }
+
+  /** Whether a document thread past the first may read now: both first threads have loaded, and the machine has a core for it. */
+  private secondCore(lane: ModelLane<Batch>): boolean {
+    if (!this.documentLanes[0].loaded || !this.queryLane.loaded) return false;
+    const index = this.documentLanes.indexOf(lane);
+    const running = this.documentLanes.filter((other) => other.running).length;
+    return (this.options.spareCore ?? machineHasSpareCore)(running, index + 1);
   }
 
   private feed(lane: ModelLane<Batch>, queue: Pending[], batchPieces: number): void {

@@ -25,8 +25,12 @@ function heldModel(t: Test, options: SentenceModelOptions = {}) {
   });
   return {
     model,
-    /** Resolves once a document batch is held on its thread. */
-    held: () => new Promise<void>((resolve) => (held > 0 ? resolve() : (onHeld = resolve))),
+    /** Resolves once `count` batches are held on their threads. */
+    held: (count = 1) =>
+      new Promise<void>((resolve) => {
+        const check = () => (held >= count ? resolve() : (onHeld = check));
+        check();
+      }),
     release: () => {
       released = true;
       channel.postMessage('release');
@@ -52,9 +56,10 @@ t.test('a query is answered while a long document batch holds the model', async 
 });
 
 t.test('queries keep going while every document thread is held', async (t) => {
-  const { model, held, release } = heldModel(t, { documentThreads: 2, documentBatchPieces: 1 });
+  const { model, held, release } = heldModel(t, { documentThreads: 2, documentBatchPieces: 1, spareCore: () => true });
   const documents = model.embed(['hold one', 'hold two', 'hold three'], 'document');
-  await held();
+  await held(2);
+  t.equal(model.threadsRunning, 3, 'two document threads (a core to spare, no query lately) and the query thread');
   for (let i = 0; i < 5; i++) {
     const [vector] = await model.embed([`question number ${i}`], 'query');
     t.equal(vector.length, 512, `query ${i} answered`);
@@ -72,4 +77,28 @@ t.test('a document thread idle for documentIdleMs is ended; the query thread sta
   t.equal(model.threadsRunning, 1, 'the idle document thread was ended');
   t.equal((await model.embed(['another question'], 'query')).length, 1, 'queries go on');
   t.equal((await model.embed(['another document'], 'document')).length, 1, 'the next document starts a document thread again');
+});
+
+t.test('no document batch starts while a query is being embedded', async (t) => {
+  const { model, held, release } = heldModel(t, { documentThreads: 1 });
+  await model.embed(['load the threads'], 'document');
+  await model.embed(['load the threads'], 'query');
+  let documentsDone = false;
+  const query = model.embed(['hold this question'], 'query');
+  await held();
+  const documents = model.embed(['a document that would take the core'], 'document').then(() => (documentsDone = true));
+  await new Promise((r) => setTimeout(r, 500));
+  t.notOk(documentsDone, 'the documents wait while the query holds the model');
+  release();
+  await query;
+  await documents;
+  t.ok(documentsDone, 'and go once it is answered');
+});
+
+t.test('a second document thread reads only when the machine has a core to spare', async (t) => {
+  const { model } = heldModel(t, { documentThreads: 2, spareCore: () => false });
+  await model.embed(Array.from({ length: 20 }, (_, i) => `document number ${i}`), 'document');
+  await new Promise((r) => setTimeout(r, 200));
+  await model.embed(Array.from({ length: 20 }, (_, i) => `document number ${i + 20}`), 'document');
+  t.equal(model.threadsRunning, 2, 'one document thread and the query thread');
 });
