@@ -97,9 +97,12 @@ function unavailable(message: string): DependencyUnavailableError {
  * embedding. Texts are cut into bounded pieces (a text's vector is the normalised mean of its
  * pieces'). Queries have a thread of their own, so a question never waits behind documents
  * being read: it waits at most for a batch of another query (queries take turns, two pieces at
- * a time). Until that thread has loaded the model, a document thread that is free takes queries
- * before documents. Documents go to threads of their own in larger batches: one, and a second
- * (both cores) while no query has been asked for QUIET_MS; a document thread idle for
+ * a time), and no document batch starts while a query is being embedded, so the query shares
+ * the cores with the one batch already running at most (two pieces when a query came lately).
+ * The query thread starts at the first query; until it has loaded the model (about 0.5 s, far
+ * more on a busy machine), a document thread that is free takes queries before documents, so
+ * only those first queries may wait for the document batch then running. Documents go to threads of their own: one, and a second while no query
+ * has been asked for QUIET_MS and the machine has a core for it; a document thread idle for
  * documentIdleMs is ended, so once the collection is read only the query thread holds a model.
  *
  * Every wait is bounded: a request past its deadline is refused with a 503, a batch past its
@@ -170,12 +173,9 @@ export class SentenceModel {
 
   private lane(limits: ConstructorParameters<typeof ModelLane>[0], role: ModelPriority): ModelLane<Batch> {
     return new ModelLane<Batch>(limits, {
-      loaded: () => {
-        // The query thread loads once a document thread has (one load at a time: on a busy
-        // machine a load takes seconds), not when the first question comes.
-        if (role === 'document' && !this.closed) this.queryLane.wake();
-        this.dispatch();
-      },
+      // The query thread loads at the first query, not with the first document thread: a CLI
+      // that only reads documents, or a server nobody asks, holds one model, not two.
+      loaded: () => this.dispatch(),
       replied: (batch, reply) => this.received(batch, reply),
       stopped: (batch, wasLoaded, code) => this.stopped(role, batch, wasLoaded, code),
     });
@@ -202,9 +202,9 @@ export class SentenceModel {
     this.scheduleRetire();
   }
 
-  /** Whether a document thread past the first may read now: both first threads have loaded, and the machine has a core for it. */
+  /** Whether a document thread past the first may read now: the first has loaded (one load at a time), and the machine has a core for it. */
   private secondCore(lane: ModelLane<Batch>): boolean {
-    if (!this.documentLanes[0].loaded || !this.queryLane.loaded) return false;
+    if (!this.documentLanes[0].loaded) return false;
     const index = this.documentLanes.indexOf(lane);
     const running = this.documentLanes.filter((other) => other.running).length;
     return (this.options.spareCore ?? machineHasSpareCore)(running, index + 1);
