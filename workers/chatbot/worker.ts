@@ -9,7 +9,7 @@ import { ReadingTracker } from './reading-tracker.js';
 import { postsDueBetween, SCHEDULED_POST_CHECK_MS } from './scheduled-posts.js';
 
 /** How long after the worker starts the index work owed from before is queued. */
-const OUTBOX_RESUME_DELAY_MS = 2000;
+export const OUTBOX_RESUME_DELAY_MS = 2000;
 
 /** The chatbot's running worker in one runtime. */
 export interface ChatbotWorker {

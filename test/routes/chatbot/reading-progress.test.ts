@@ -5,6 +5,7 @@ import { CollectionReading, readingPace } from '../../../queries/chatbot/reading
 import { buildTestApp, json } from '../../helper.js';
 import { chatbotFixture, post, settle } from './support.js';
 import { parseEvents } from './sse.js';
+import { OUTBOX_RESUME_DELAY_MS } from '../../../workers/chatbot/worker.js';
 
 interface Health {
   chatbot: { resources: number; searchable_by_words: number; searchable_by_meaning: number; reading: boolean; seconds_left: number | null };
@@ -27,6 +28,9 @@ t.test('/health and the chat answer say how far the collection has been read', a
   t.same(await health(), { resources: 10, searchable_by_words: 10, searchable_by_meaning: 10, reading: false, seconds_left: 0 }, 'all read');
   t.notOk('still_reading' in (await chat()), "a chat answer has the seed's fields only");
 
+  // The start's resume of the outbox has run (it would give the marks below their jobs, which remove them).
+  await new Promise((resolve) => setTimeout(resolve, OUTBOX_RESUME_DELAY_MS + 500));
+  await settle(runtime);
   // One resource owes its index job, another only the model's vectors; no pace measured (the first indexing may have saved one).
   await readingPace(runtime.documents).deleteOne({ _id: 'pace' });
   await indexOutbox(runtime.documents).put(outboxMark({ type: 'item', id: 100 }, 1));
