@@ -173,10 +173,13 @@ export class SqliteVectorIndex implements VectorIndex {
   async titled(keys: string[], limit: number, filter: SearchFilter = {}): Promise<TitledChunk[]> {
     if (keys.length === 0 || limit <= 0) return [];
     const { where, params } = filterClause(filter);
+    // `cross join`: the resources named by their title key first, through its index. Left to
+    // choose, SQLite walked every chunk of the model (its index matches them all) and took
+    // 110 ms over 100,000 chunks for the few titles asked (docs/perf-history.md).
     const rows = this.statements
       .get(
         `select r.resource_type, r.resource_id, r.title, r.path, c.text, c.chunk_index
-         from vector_resources r join vector_chunks c on c.resource = r.id and c.chunk_index = 0
+         from vector_resources r cross join vector_chunks c on c.resource = r.id and c.chunk_index = 0
          where r.title_key in (select value from json_each(?)) and c.model = ?${where}
          order by r.resource_type, r.resource_id
          limit ?`,
