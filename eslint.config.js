@@ -43,6 +43,22 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // A projection reads its events through its union (defineProjection, projections/projection.ts)
+    // and its documents through their types; data of unknown shape (the control stream's, an
+    // event named at run time) is checked with a TypeBox schema (Value.Check), not cast. The one
+    // cast from a stored event is in the runner's applyStored, and says why.
+    files: ['projections/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "TSAsExpression:not([typeAnnotation.typeName.name='const'])",
+          message: 'Projections do not cast: type the event union or the document, or check data of unknown shape with Value.Check.',
+        },
+      ],
+    },
+  },
   // Layers run one way: app -> routes -> (commands | queries | workers) -> projections -> infra
   // (config/ lives in infra/config.ts; shared value helpers in infra/). bin/ may import anything.
   ...layerRules([
