@@ -1,4 +1,4 @@
-import { Type, type ObjectOptions, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
+import { Type, type ObjectOptions, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
 import type { Fixture, FixtureProblem } from './kernel.js';
 
@@ -64,6 +64,17 @@ export function schemaProblems(schema: TSchema, value: unknown, prefix: string):
     if (problems.length >= 20) break;
   }
   return problems;
+}
+
+/**
+ * The fixture's `key` section with its schema's type, checked (Value.Check) rather than cast. An
+ * importer's `import` runs on a fixture its `validate` passed, where the section matches; `count`
+ * may run before it (the import tool's progress bar), where a section that does not match counts
+ * as absent.
+ */
+export function fixtureSection<T extends TSchema>(fixture: Fixture, key: string, schema: T): Static<T> | undefined {
+  const section = fixture[key];
+  return Value.Check(schema, section) ? section : undefined;
 }
 
 /** Reads `fixture.a.b` as an array, or [] when absent. */
