@@ -84,6 +84,9 @@ export const sitePageDecider = resourceDecider<SitePageFields>({
     });
   },
   parent: { field: 'site_id', refuse: siteMustExist },
+  // The page's stream also holds page version history's SitePageReverted (its type is that
+  // module's, commands/page-versioning/events.ts, which imports this one): its data carries the
+  // page's full fields, as page version history appends them.
   evolveOther: (state, event) => (event.type === SITE_PAGE_REVERTED ? revertedPage(state, event.data as { fields: SitePageFields }) : state),
 });
 
