@@ -77,16 +77,6 @@ export function fixtureSection<T extends TSchema>(fixture: Fixture, key: string,
   return Value.Check(schema, section) ? section : undefined;
 }
 
-/** Reads `fixture.a.b` as an array, or [] when absent. */
-export function fixtureList<T>(fixture: Fixture, ...path: string[]): T[] {
-  let value: unknown = fixture;
-  for (const key of path) {
-    if (value === null || typeof value !== 'object') return [];
-    value = (value as Record<string, unknown>)[key];
-  }
-  return Array.isArray(value) ? (value as T[]) : [];
-}
-
 /** Problems for duplicated ids inside one fixture list. */
 export function duplicateIdProblems(items: { id?: unknown }[], path: string): FixtureProblem[] {
   const seen = new Set<unknown>();

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { duplicateIdProblems, fixtureList, fixtureObject, schemaProblems, type Fixture, type FixtureImporter, type FixtureProblem } from '../../app/fixture.js';
+import { Value } from '@sinclair/typebox/value';
+import { duplicateIdProblems, fixtureObject, fixtureSection, schemaProblems, type Fixture, type FixtureImporter, type FixtureProblem } from '../../app/fixture.js';
 import type { Runtime } from '../../app/kernel.js';
 import { ValidationError } from '../../infra/errors.js';
 import { slugify } from '../../infra/text/slug.js';
@@ -56,8 +57,17 @@ const BlogSchema = fixtureObject({
 type BlogInput = Static<typeof BlogSchema>;
 type PostInputRow = Static<typeof PostSchema>;
 
+/** The blog section, checked against its schema (fixtureSection); absent or not matching: empty. */
 function blogOf(fixture: Fixture): BlogInput {
-  return (fixture.blog ?? {}) as BlogInput;
+  return fixtureSection(fixture, 'blog', BlogSchema) ?? {};
+}
+
+const WithId = Type.Object({ id: Type.Number() });
+
+/** The ids of another module's list section, whether or not its own importer finds it valid (that one reports it). */
+function idsOf(fixture: Fixture, key: string): Set<number> {
+  const list = fixture[key];
+  return new Set(Array.isArray(list) ? list.flatMap((entry: unknown) => (Value.Check(WithId, entry) ? [entry.id] : [])) : []);
 }
 
 /** Runs a rule check and reports its refusal at `path.<field>`. */
@@ -107,8 +117,8 @@ async function validateBlog(fixture: Fixture, runtime: Runtime): Promise<Fixture
     ...duplicateIdProblems(posts, '$.blog.posts'),
     ...duplicateIdProblems(comments, '$.blog.comments'),
   ];
-  const userIds = idSet(fixtureList<{ id?: number }>(fixture, 'users'));
-  const siteIds = idSet(fixtureList<{ id?: number }>(fixture, 'sites'));
+  const userIds = idsOf(fixture, 'users');
+  const siteIds = idsOf(fixture, 'sites');
   const categoryIds = idSet(categories);
   const postIds = idSet(posts);
 
