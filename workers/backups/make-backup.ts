@@ -60,8 +60,9 @@ export async function makeBackup(runtime: Runtime, order: BackupOrder, runJob: B
       await failBackup(ctx, id, `The job queue (${error.dependency}) is unavailable.`).catch(() => undefined);
       throw error;
     }
-    outcome = { status: 'failed', error: 'The backup job did not finish.' };
-    await failBackup(ctx, id, outcome.error as string).catch(() => undefined);
+    const reason = 'The backup job did not finish.';
+    outcome = { status: 'failed', error: reason };
+    await failBackup(ctx, id, reason).catch(() => undefined);
   } finally {
     await start.discard();
   }

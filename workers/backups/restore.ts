@@ -95,6 +95,8 @@ async function replayEvents(
   };
   for await (const text of lines) {
     if (text === '') continue;
+    // Checked just below for what the append relies on (stream, version, type, order); the data
+    // and metadata are appended as the archive's log wrote them.
     const line = JSON.parse(text) as EventLine;
     count += 1;
     if (typeof line.streamId !== 'string' || !Number.isInteger(line.streamVersion) || typeof line.type !== 'string' || !(line.position > lastPosition)) {
