@@ -36,6 +36,9 @@ export default tseslint.config(
           // its type is the Static type of the schema that validated it (commands/<module>/schemas.ts).
           "TSAsExpression > MemberExpression[object.name=/^(b|body|input|q|query|params)$/]",
           "TSAsExpression > MemberExpression > MemberExpression[object.name=/^(request|body|input)$/]",
+          "TSAsExpression > ChainExpression > MemberExpression[object.name=/^(b|body|input|q|query|params)$/]",
+          // A whole body or input (`body as Record<string, unknown>`), to read its fields untyped.
+          "TSAsExpression > Identifier[name=/^(body|input)$/]",
         ].map((selector) => ({
           selector,
           message: 'Request parts, bodies and command inputs are typed from their schema: declare it there (routes are RoutesPlugin, app/kernel.ts; bodies in commands/<module>/schemas.ts) instead of casting.',
