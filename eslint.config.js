@@ -68,8 +68,8 @@ export default tseslint.config(
     ['infra/**/*.ts', ['app', 'bin', 'routes', 'commands', 'queries', 'workers', 'projections'], 'infra is the bottom layer: a port or adapter never imports what uses it.'],
     ['projections/**/*.ts', ['app', 'bin', 'routes', 'workers'], 'projections read events and write read models; they never reach up to routes, workers or the app.'],
     ['queries/**/*.ts', ['app', 'bin', 'routes', 'workers'], 'queries read read models only; shared values belong in infra/.'],
-    ['commands/**/*.ts', ['bin', 'routes', 'workers', 'app/(?!(kernel|fixture)\\.js$)'], 'commands never import routes, workers or the app (its kernel and fixture types excepted).'],
-    ['workers/**/*.ts', ['bin', 'routes', 'app/(?!(kernel|session-cookie)\\.js$)'], 'workers never import routes or the app (its kernel types excepted).'],
+    ['commands/**/*.ts', ['app', 'bin', 'routes', 'workers'], 'commands never import routes, workers or the app (what importers take of a runtime is commands/module-runtime.ts).'],
+    ['workers/**/*.ts', ['app', 'bin', 'routes'], 'workers never import routes or the app (what they take of a runtime is commands/module-runtime.ts).'],
     ['routes/**/*.ts', ['bin'], 'routes never import command-line tools.'],
   ]),
   {

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { duplicateIdProblems, fixtureObject, fixtureSection, schemaProblems, type Fixture, type FixtureImporter, type FixtureProblem } from '../../app/fixture.js';
-import type { Runtime } from '../../app/kernel.js';
+import { duplicateIdProblems, fixtureObject, fixtureSection, schemaProblems, type Fixture, type FixtureImporter, type FixtureProblem } from '../fixture.js';
+import type { ModuleRuntime } from '../module-runtime.js';
 import { ValidationError } from '../../infra/errors.js';
 import { slugify } from '../../infra/text/slug.js';
 import { findCategoryBySlug } from '../../queries/blog/taxonomy.js';
@@ -99,7 +99,7 @@ function postDraft(post: PostInputRow): BlogPostFields {
   };
 }
 
-async function exists(runtime: Runtime, stream: string): Promise<boolean> {
+async function exists(runtime: ModuleRuntime, stream: string): Promise<boolean> {
   return (await runtime.eventStore.readLastEvent(stream)) !== null;
 }
 
@@ -107,7 +107,7 @@ function idSet(list: { id?: number }[]): Set<number> {
   return new Set(list.map((e) => e.id).filter((id): id is number => id !== undefined));
 }
 
-async function validateBlog(fixture: Fixture, runtime: Runtime): Promise<FixtureProblem[]> {
+async function validateBlog(fixture: Fixture, runtime: ModuleRuntime): Promise<FixtureProblem[]> {
   const blog = blogOf(fixture);
   const categories = blog.categories ?? [];
   const posts = blog.posts ?? [];

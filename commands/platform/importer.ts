@@ -7,8 +7,8 @@ import {
   type Fixture,
   type FixtureImporter,
   type FixtureProblem,
-} from '../../app/fixture.js';
-import type { Runtime } from '../../app/kernel.js';
+} from '../fixture.js';
+import type { ModuleRuntime } from '../module-runtime.js';
 import { inLanes } from '../in-lanes.js';
 import { idsInOrder } from '../sequence.js';
 import { createResource, ITEM, ITEM_SET, MEDIA, SITE, SITE_PAGE, type KindSpec } from './handlers.js';
@@ -71,7 +71,7 @@ const SECTIONS = [
 ] as const;
 
 async function existingIdProblems(
-  runtime: Runtime,
+  runtime: ModuleRuntime,
   { spec, list, path }: { spec: KindName; list: { id?: number }[]; path: string },
 ): Promise<FixtureProblem[]> {
   const problems: FixtureProblem[] = [];
@@ -85,7 +85,7 @@ async function existingIdProblems(
 
 /** Ids a list refers to must exist, in the fixture or already in the store. */
 async function referenceProblems(
-  runtime: Runtime,
+  runtime: ModuleRuntime,
   { spec, fixtureIds, refs }: { spec: KindName; fixtureIds: Set<number>; refs: { path: string; id: number }[] },
 ): Promise<FixtureProblem[]> {
   const problems: FixtureProblem[] = [];

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pMapIterable } from 'p-map';
-import { duplicateIdProblems, fixtureObject, fixtureSection, schemaProblems, type Fixture, type FixtureImporter, type FixtureProblem } from '../../app/fixture.js';
+import { duplicateIdProblems, fixtureObject, fixtureSection, schemaProblems, type Fixture, type FixtureImporter, type FixtureProblem } from '../fixture.js';
 import { findApiKey, findUserByEmail } from '../../queries/users.js';
 import { scryptMemoryBytes, type SecretHasher } from '../../infra/crypto/secret-hash.js';
 import { createApiKey, registerUser } from './handlers.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { SESSION_COOKIE } from '../../app/session-cookie.js';
+import { SESSION_COOKIE } from '../../infra/session-store/cookie.js';
 import { OPERATIONS_TAG } from '../../infra/operations-tag.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Runtime } from '../../app/kernel.js';
+import type { ModuleRuntime } from '../../commands/module-runtime.js';
 import { INCLUDE_FLAGS, type BackupIncludes } from '../../commands/backups/events.js';
 import type { ScheduledBackupResult } from '../../commands/backups/schedule-decider.js';
 import { claimScheduledBackup, finishScheduledBackup } from '../../commands/backups/schedule-handlers.js';
@@ -24,7 +24,7 @@ export type ScheduledRunOutcome = ScheduledBackupResult | { tick: string; status
  * the backup queue like the API's, and retention after a complete one; how it ended is recorded
  * for /health.
  */
-export async function runScheduledBackup(runtime: Runtime, job: JobContext): Promise<ScheduledRunOutcome> {
+export async function runScheduledBackup(runtime: ModuleRuntime, job: JobContext): Promise<ScheduledRunOutcome> {
   const tick = (job.scheduledFor ?? runtime.clock.now()).toISOString();
   const ctx = runtime.commandContext(null, `schedule-${tick}`);
   try {

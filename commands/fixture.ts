@@ -1,8 +1,39 @@
 import { Type, type ObjectOptions, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
-import type { Fixture, FixtureProblem } from './kernel.js';
+import type { ModuleRuntime } from './module-runtime.js';
 
-export type { Fixture, FixtureImporter, FixtureProblem, ImportProgress } from './kernel.js';
+/*
+ * A module's part of the fixture import (CONTRACT.md section 4): the importer's contract, which
+ * the app's import (app/import-fixture.ts) runs, and the helpers the modules' importers share.
+ */
+
+/** The fixture document of CONTRACT.md section 4; every key optional, each module reads its own. */
+export type Fixture = Record<string, unknown>;
+
+export interface FixtureProblem {
+  /** JSON path of the offending value, e.g. `$.blog.posts[2].status`. */
+  path: string;
+  message: string;
+}
+
+export interface ImportProgress {
+  tick(): void;
+}
+
+/**
+ * A module's part of the fixture import. validate sees the whole fixture (references may cross
+ * modules) and the runtime's read models (ids that already exist are refused); import runs the
+ * module's commands, the same ones the API uses.
+ */
+export interface FixtureImporter {
+  /** Lower runs first: users 10, sites 20, item sets 30, items 40, media 50, pages 60, blog 70, directory 80. */
+  order: number;
+  /** The top-level keys of the fixture this module reads, each with its schema (docs/fixture.schema.json is made of these). */
+  sections: Record<string, TSchema>;
+  validate(fixture: Fixture, runtime: ModuleRuntime): Promise<FixtureProblem[]>;
+  count(fixture: Fixture): number;
+  import(fixture: Fixture, runtime: ModuleRuntime, progress: ImportProgress): Promise<void>;
+}
 
 /** Turns a JSON pointer (`/users/0/email`) into a JSON path (`$.users[0].email`). */
 export function jsonPath(pointer: string, prefix = '$'): string {
