@@ -1,4 +1,4 @@
-import { Type, type ObjectOptions, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
+import { Type, TypeGuard, type ObjectOptions, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
 import type { ModuleRuntime } from './module-runtime.js';
 
@@ -59,15 +59,20 @@ export function fixtureObject<T extends TProperties>(properties: T, options: Obj
 
 /** The values a union of literals accepts, or null when some branch is not a literal. */
 function literalValues(schema: TSchema): unknown[] | null {
-  const branches = (schema as { anyOf?: { const?: unknown }[] }).anyOf;
-  if (!branches || !branches.every((b) => 'const' in b)) return null;
-  return branches.map((b) => b.const);
+  if (!TypeGuard.IsUnion(schema)) return null;
+  const values: unknown[] = [];
+  for (const branch of schema.anyOf) {
+    if (!TypeGuard.IsLiteral(branch)) return null;
+    values.push(branch.const);
+  }
+  return values;
 }
 
 /** Type names of a union's branches ("an integer or null"). */
 function unionTypes(schema: TSchema): string | null {
-  const branches = (schema as { anyOf?: TSchema[] }).anyOf ?? [];
-  const names = branches.map((b) => (b as { type?: unknown }).type).filter((type): type is string => typeof type === 'string');
+  const branches = TypeGuard.IsUnion(schema) ? schema.anyOf : [];
+  // A schema's `type` keyword: TypeBox types the keywords beyond its own as any, so it is read as unknown.
+  const names = branches.map((b): unknown => b.type).filter((type): type is string => typeof type === 'string');
   return names.length === branches.length && names.length > 0 ? names.join(' or ') : null;
 }
 
@@ -75,7 +80,7 @@ function unionTypes(schema: TSchema): string | null {
 function problemMessage(error: ValueError): string {
   if (error.type === ValueErrorType.ObjectAdditionalProperties) {
     const key = error.path.split('/').pop() ?? '';
-    const allowed = Object.keys((error.schema as { properties?: object }).properties ?? {});
+    const allowed = TypeGuard.IsObject(error.schema) ? Object.keys(error.schema.properties) : [];
     return `Unknown key "${key.replace(/~1/g, '/').replace(/~0/g, '~')}"; the keys allowed here are ${allowed.join(', ')}.`;
   }
   if (error.type === ValueErrorType.Union) {
