@@ -36,10 +36,29 @@ export default tseslint.config(
           // its type is the Static type of the schema that validated it (commands/<module>/schemas.ts).
           "TSAsExpression > MemberExpression[object.name=/^(b|body|input|q|query|params)$/]",
           "TSAsExpression > MemberExpression > MemberExpression[object.name=/^(request|body|input)$/]",
+          "TSAsExpression > ChainExpression > MemberExpression[object.name=/^(b|body|input|q|query|params)$/]",
+          // A whole body or input (`body as Record<string, unknown>`), to read its fields untyped.
+          "TSAsExpression > Identifier[name=/^(body|input)$/]",
         ].map((selector) => ({
           selector,
           message: 'Request parts, bodies and command inputs are typed from their schema: declare it there (routes are RoutesPlugin, app/kernel.ts; bodies in commands/<module>/schemas.ts) instead of casting.',
         })),
+      ],
+    },
+  },
+  {
+    // A projection reads its events through its union (defineProjection, projections/projection.ts)
+    // and its documents through their types; data of unknown shape (the control stream's, an
+    // event named at run time) is checked with a TypeBox schema (Value.Check), not cast. The one
+    // cast from a stored event is in the runner's applyStored, and says why.
+    files: ['projections/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "TSAsExpression:not([typeAnnotation.typeName.name='const'])",
+          message: 'Projections do not cast: type the event union or the document, or check data of unknown shape with Value.Check.',
+        },
       ],
     },
   },
@@ -49,8 +68,8 @@ export default tseslint.config(
     ['infra/**/*.ts', ['app', 'bin', 'routes', 'commands', 'queries', 'workers', 'projections'], 'infra is the bottom layer: a port or adapter never imports what uses it.'],
     ['projections/**/*.ts', ['app', 'bin', 'routes', 'workers'], 'projections read events and write read models; they never reach up to routes, workers or the app.'],
     ['queries/**/*.ts', ['app', 'bin', 'routes', 'workers'], 'queries read read models only; shared values belong in infra/.'],
-    ['commands/**/*.ts', ['bin', 'routes', 'workers', 'app/(?!(kernel|fixture)\\.js$)'], 'commands never import routes, workers or the app (its kernel and fixture types excepted).'],
-    ['workers/**/*.ts', ['bin', 'routes', 'app/(?!(kernel|session-cookie)\\.js$)'], 'workers never import routes or the app (its kernel types excepted).'],
+    ['commands/**/*.ts', ['app', 'bin', 'routes', 'workers'], 'commands never import routes, workers or the app (what importers take of a runtime is commands/module-runtime.ts).'],
+    ['workers/**/*.ts', ['app', 'bin', 'routes'], 'workers never import routes or the app (what they take of a runtime is commands/module-runtime.ts).'],
     ['routes/**/*.ts', ['bin'], 'routes never import command-line tools.'],
   ]),
   {

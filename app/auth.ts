@@ -7,7 +7,7 @@ import { findApiKey, findUser } from '../queries/users.js';
 import type { Runtime } from './runtime.js';
 import type { SessionStore } from '../infra/session-store/port.js';
 import { createSessionStore } from '../infra/session-store/select.js';
-import { SESSION_COOKIE } from './session-cookie.js';
+import { SESSION_COOKIE } from '../infra/session-store/cookie.js';
 import { queryText } from './query-text.js';
 
 export interface Principal {

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { fixtureObject } from './fixture.js';
+import { fixtureObject } from '../commands/fixture.js';
 import { importersOf } from './import-fixture.js';
 import type { AppModule } from './kernel.js';
 

@@ -1,4 +1,4 @@
-import type { Fixture, FixtureImporter, FixtureProblem, ImportProgress } from './fixture.js';
+import type { Fixture, FixtureImporter, FixtureProblem, ImportProgress } from '../commands/fixture.js';
 import type { AppModule } from './kernel.js';
 import { JSON_LIMITS } from './json-body.js';
 import type { Runtime } from './runtime.js';

@@ -1,37 +1,27 @@
-import type { TSchema } from '@sinclair/typebox';
 import type { FastifyPluginAsync, RawServerDefault } from 'fastify';
-import type { Logger } from 'pino';
-import type { CommandContext } from '../commands/command-context.js';
-import type { Clock } from '../infra/clock/port.js';
-import type { DocumentStore } from '../infra/document-store/port.js';
+import type { FixtureImporter } from '../commands/fixture.js';
+import type { ModuleRuntime } from '../commands/module-runtime.js';
 import type { EventBus } from '../infra/event-bus/port.js';
-import type { EventStore } from '../infra/event-store/port.js';
-import type { JobQueue } from '../infra/job-queue/port.js';
 import type { Infrastructure } from '../infra/select.js';
 import type { Projection } from '../projections/projection.js';
-import type { ProjectionRunner } from '../projections/runner.js';
-import type { BackgroundTasks } from '../infra/background-tasks.js';
-import type { AppConfig } from '../infra/config.js';
 import type { TypeBoxRequestProvider } from './type-provider.js';
 
 /*
- * The kernel: the types every module shares (the runtime, a module, its routes plugin, its
- * part of the fixture import). Types only, importing no module and nothing that imports a
- * module, so routes, workers and importers depend on it and it on none of them: the
- * composition (app/runtime.ts, app/app.ts, app/modules.ts) stays the only place that knows
- * every module.
+ * The kernel: the types the app and the routes share (the runtime, a module, its routes
+ * plugin). Types only, importing no module and nothing that imports a module, so routes depend
+ * on it and it on none of them: the composition (app/runtime.ts, app/app.ts, app/modules.ts)
+ * stays the only place that knows every module. What importers and workers take of a runtime
+ * is below, in commands/module-runtime.ts, and the fixture importer's contract in
+ * commands/fixture.ts.
  */
 
-export interface Runtime {
-  config: AppConfig;
-  logger: Logger;
-  clock: Clock;
+/**
+ * A runtime: the ports, projections and command context every module uses (ModuleRuntime,
+ * commands/module-runtime.ts, which importers and workers take), with the modules it runs.
+ */
+export interface Runtime extends ModuleRuntime {
   infra: Infrastructure;
-  eventStore: EventStore;
-  documents: DocumentStore;
   bus: EventBus;
-  jobs: JobQueue;
-  projections: ProjectionRunner;
   modules: readonly AppModule[];
   /**
    * What a module built for this runtime (its services, routes, workers), the instance its
@@ -51,10 +41,6 @@ export interface Runtime {
    * the server does once it listens, so no job shares the event loop with its start.
    */
   startWorkers(): Promise<void>;
-  /** The work owed at a start that no request waits for, with its progress (/health). */
-  background: BackgroundTasks;
-  /** The context commands run in, for a user (null: the system or an anonymous caller). */
-  commandContext(userId: number | null, requestId?: string): CommandContext;
   close(): Promise<void>;
 }
 
@@ -100,32 +86,4 @@ export interface ModuleInstance {
   startWorkers?(): Promise<void>;
   /** Called when the runtime closes, in the reverse order of modules.ts. */
   stop?(): Promise<void>;
-}
-
-/** The fixture document of CONTRACT.md section 4; every key optional, each module reads its own. */
-export type Fixture = Record<string, unknown>;
-
-export interface FixtureProblem {
-  /** JSON path of the offending value, e.g. `$.blog.posts[2].status`. */
-  path: string;
-  message: string;
-}
-
-export interface ImportProgress {
-  tick(): void;
-}
-
-/**
- * A module's part of the fixture import. validate sees the whole fixture (references may cross
- * modules) and the runtime's read models (ids that already exist are refused); import runs the
- * module's commands, the same ones the API uses.
- */
-export interface FixtureImporter {
-  /** Lower runs first: users 10, sites 20, item sets 30, items 40, media 50, pages 60, blog 70, directory 80. */
-  order: number;
-  /** The top-level keys of the fixture this module reads, each with its schema (docs/fixture.schema.json is made of these). */
-  sections: Record<string, TSchema>;
-  validate(fixture: Fixture, runtime: Runtime): Promise<FixtureProblem[]>;
-  count(fixture: Fixture): number;
-  import(fixture: Fixture, runtime: Runtime, progress: ImportProgress): Promise<void>;
 }

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { loadConfig } from '../infra/config.js';
 import { createRuntime } from '../app/runtime.js';
 import { countFixture, FixtureRefusedError, importFixture } from '../app/import-fixture.js';
-import type { Fixture } from '../app/fixture.js';
+import type { Fixture } from '../commands/fixture.js';
 import { progressBar } from './progress.js';
 import { appModules } from '../app/modules.js';
 

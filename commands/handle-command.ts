@@ -11,6 +11,11 @@ export interface CommandResult<State, Event extends DomainEvent> {
   position: number;
 }
 
+/**
+ * A stream's stored events as its decider's event union: the write side's one cast from a stored
+ * event (the read side's is applyStored, projections/runner.ts). A stream holds what the command
+ * handlers appended to it, each event with the type and data of its union.
+ */
 export function toDomainEvents<Event extends DomainEvent>(stored: StoredEvent[]): Event[] {
   return stored.map((e) => ({ type: e.type, data: e.data }) as Event);
 }

@@ -5,17 +5,19 @@
  */
 export async function inLanes(count: number, lanes: number, work: (index: number) => Promise<void>): Promise<void> {
   let next = 0;
-  let failure: { error: unknown } | null = null;
+  // The first failure, held in a list: a lane's closure sets it, which the compiler's flow
+  // analysis of a `let` would not see after the await.
+  const failures: unknown[] = [];
   const lane = async () => {
-    while (failure === null && next < count) {
+    while (failures.length === 0 && next < count) {
       const index = next++;
       try {
         await work(index);
       } catch (error) {
-        failure ??= { error };
+        if (failures.length === 0) failures.push(error);
       }
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(lanes, count)) }, lane));
-  if (failure !== null) throw (failure as { error: unknown }).error;
+  if (failures.length > 0) throw failures[0];
 }

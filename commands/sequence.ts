@@ -1,6 +1,8 @@
 import { VersionConflictError } from '../infra/errors.js';
 import type { EventMetadata, EventStore } from '../infra/event-store/port.js';
 import { metadataFor, type CommandContext } from './command-context.js';
+import type { DomainEvent } from './decider.js';
+import { toDomainEvents } from './handle-command.js';
 
 /**
  * Integer ids come from a sequence per resource type kept in the event store itself (stream
@@ -27,6 +29,9 @@ interface IdAllocatedData {
 interface IdsReleasedData {
   id: number;
 }
+
+/** What a sequence's stream holds. */
+type SequenceEvent = DomainEvent<'IdAllocated', IdAllocatedData> | DomainEvent<'IdsReleased', IdsReleasedData>;
 
 /** The sequence as this process last knew it. */
 interface SequenceState {
@@ -131,7 +136,7 @@ class SequenceAllocator {
 
   private async readState(): Promise<SequenceState> {
     const last = await this.store.readLastEvent(this.stream);
-    const lastId = last ? (last.data as IdAllocatedData | IdsReleasedData).id : 0;
+    const lastId = last ? toDomainEvents<SequenceEvent>([last])[0].data.id : 0;
     return { lastId, recordedThrough: lastId, version: last ? last.streamVersion : 0 };
   }
 

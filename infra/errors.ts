@@ -131,3 +131,18 @@ export class PreconditionFailedError extends AppError {
     super('The resource was changed since it was read (If-Match does not match its current ETag).', 412);
   }
 }
+
+/**
+ * A property of a caught error (`code` of Node's system errors: 'ENOENT', ...; `statusCode` of
+ * Fastify's), read without assuming what was thrown: undefined when it has none.
+ */
+export function errorField(error: unknown, key: 'code' | 'statusCode'): unknown {
+  if (typeof error !== 'object' || error === null) return undefined;
+  if (key === 'code') return 'code' in error ? error.code : undefined;
+  return 'statusCode' in error ? error.statusCode : undefined;
+}
+
+/** A caught error's message, whatever was thrown (a non-Error as its text). */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,3 +1,5 @@
+import { Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 import type { DomainEvent } from '../commands/decider.js';
 import type { EventMetadata, NewEvent, StoredEvent } from '../infra/event-store/port.js';
 
@@ -22,14 +24,17 @@ export function skipRequested(projection: string, position: number, metadata: Ev
   return { type: 'ProjectionSkipRequested', data: { projection, position }, metadata };
 }
 
+/** What each request's data must hold: anyone may append to the stream, so it is checked, not trusted. */
+const RetryData = Type.Object({ projection: Type.String() });
+const SkipData = Type.Object({ projection: Type.String(), position: Type.Integer({ exclusiveMinimum: 0 }) });
+
 /** The request an event of the control stream carries, or null for anything malformed (never thrown on). */
 export function controlRequest(event: StoredEvent): ProjectionControlEvent | null {
   if (event.streamId !== PROJECTIONS_CONTROL_STREAM) return null;
-  const data = event.data as { projection?: unknown; position?: unknown } | null;
-  if (!data || typeof data.projection !== 'string') return null;
-  if (event.type === 'ProjectionRetryRequested') return { type: event.type, data: { projection: data.projection } };
-  if (event.type === 'ProjectionSkipRequested' && Number.isInteger(data.position) && (data.position as number) > 0) {
-    return { type: event.type, data: { projection: data.projection, position: data.position as number } };
+  const data = event.data;
+  if (event.type === 'ProjectionRetryRequested' && Value.Check(RetryData, data)) return { type: event.type, data: { projection: data.projection } };
+  if (event.type === 'ProjectionSkipRequested' && Value.Check(SkipData, data)) {
+    return { type: event.type, data: { projection: data.projection, position: data.position } };
   }
   return null;
 }

@@ -4,7 +4,7 @@ import { sha256, verifySecret } from '../infra/crypto/secret-hash.js';
 import { RateLimitedError, UnauthorizedError } from '../infra/errors.js';
 import { createFailedLogins } from '../infra/failed-logins/select.js';
 import { findUserByEmail } from '../queries/users.js';
-import { SESSION_COOKIE } from '../app/session-cookie.js';
+import { SESSION_COOKIE } from '../infra/session-store/cookie.js';
 import { ERROR_BODIES } from '../app/openapi-operations.js';
 
 const LoginBody = Type.Object({

@@ -87,11 +87,12 @@ const linkParametersOf = new WeakMap<object, ReadonlySet<string>>();
 
 /** The query parameters a list's links keep: those of the route's querystring schema. */
 function linkParameters(request: FastifyRequest): ReadonlySet<string> {
-  const schema = request.routeOptions?.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
+  const schema: unknown = request.routeOptions?.schema?.querystring;
   if (schema === undefined || schema === null || typeof schema !== 'object') return NO_PARAMETERS;
   let known = linkParametersOf.get(schema);
   if (known === undefined) {
-    known = new Set(Object.keys(schema.properties ?? {}).filter((name) => !NEVER_IN_LINKS.has(name)));
+    const properties = 'properties' in schema && typeof schema.properties === 'object' && schema.properties !== null ? schema.properties : {};
+    known = new Set(Object.keys(properties).filter((name) => !NEVER_IN_LINKS.has(name)));
     linkParametersOf.set(schema, known);
   }
   return known;

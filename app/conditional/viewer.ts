@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Credential } from '../permissions.js';
 import { queryText } from '../query-text.js';
-import { SESSION_COOKIE } from '../session-cookie.js';
+import { SESSION_COOKIE } from '../../infra/session-store/cookie.js';
 
 /**
  * Whom an answer was made for, as far as it can differ: the credentials the route reads (its

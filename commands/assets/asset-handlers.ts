@@ -9,6 +9,7 @@ import { nextId } from '../sequence.js';
 import { assetDecider } from './asset-decider.js';
 import { ASSET_SEQUENCE, ASSET_USAGE_SEQUENCE, ASSET_VERSIONED, assetStream, type AssetFile } from './events.js';
 import { invalid } from './rules.js';
+import type { BulkInput, UsageInput } from './schemas.js';
 
 /** What the route learnt about an uploaded file besides what the storage measured. */
 export interface UploadedFileInfo {
@@ -80,10 +81,11 @@ export async function deleteAsset(ctx: CommandContext, { storage, id, ifMatch }:
   }
 }
 
-export async function recordAssetUsage(ctx: CommandContext, assetId: number, input: { context_type: string; context_id: number | null }): Promise<number> {
+export async function recordAssetUsage(ctx: CommandContext, assetId: number, input: UsageInput): Promise<number> {
   if (!(await findAsset(ctx.documents, assetId))) throw new NotFoundError('Asset not found.');
   const usageId = await nextId(ctx, ASSET_USAGE_SEQUENCE);
-  await handleCommand(ctx, { stream: assetStream(assetId), decider: assetDecider, command: { type: 'RecordAssetUsage', data: { usage_id: usageId, ...input } } });
+  const data = { usage_id: usageId, context_type: input.context_type, context_id: input.context_id ?? null };
+  await handleCommand(ctx, { stream: assetStream(assetId), decider: assetDecider, command: { type: 'RecordAssetUsage', data } });
   return usageId;
 }
 
@@ -94,12 +96,8 @@ async function requireAssets(ctx: CommandContext, ids: number[]): Promise<void> 
   if (missing.length) throw new NotFoundError(`Assets not found: ${missing.join(', ')}.`);
 }
 
-export interface BulkChanges {
-  name?: string;
-  alt_text?: string;
-  /** null: out of every folder. */
-  folder_id?: number | null;
-}
+/** A bulk body's changes (`folder_id: null`: out of every folder); its ids and action are the route's. */
+export type BulkChanges = Pick<BulkInput, 'name' | 'alt_text' | 'folder_id'>;
 
 /** Applies only the keys present to every asset; all ids and the folder are checked first. */
 export async function bulkUpdateAssets(ctx: CommandContext, ids: number[], changes: BulkChanges): Promise<void> {

@@ -14,13 +14,12 @@ import { assetFolderDecider } from './folder-decider.js';
 import {
   ASSET_FOLDER_TREE_STREAM,
   folderTreeDecider,
-  type AssetFolderPlaced,
-  type AssetFoldersRemoved,
   type FolderTreeCommand,
   type FolderTreeEvent,
   type KnownFolder,
 } from './folder-tree-decider.js';
 import { invalid, requireTitle } from './rules.js';
+import type { CreateFolderInput, UpdateFolderInput } from './schemas.js';
 
 /** Folder writes at once each win one round on the tree stream; every conflict means another moved it on. */
 const MAX_TREE_ATTEMPTS = 200;
@@ -29,10 +28,10 @@ const MAX_TREE_ATTEMPTS = 200;
  * Appends the tree's decision for `command` (built from every folder the read models know and
  * the stream's settled version) at the tree stream's version; a conflict is decided again.
  */
-async function changeTree<Event extends FolderTreeEvent>(
+async function changeTree(
   ctx: CommandContext,
   command: (view: { known: KnownFolder[]; settledThrough: number }) => FolderTreeCommand,
-): Promise<Event> {
+): Promise<FolderTreeEvent> {
   for (let attempt = 0; attempt < MAX_TREE_ATTEMPTS; attempt++) {
     const stored = await ctx.eventStore.readStream(ASSET_FOLDER_TREE_STREAM);
     const settledBefore = ctx.clock.now().getTime() - ABANDONED_AFTER_MS;
@@ -43,7 +42,7 @@ async function changeTree<Event extends FolderTreeEvent>(
     const [event] = folderTreeDecider.decide(command({ known, settledThrough }), state);
     try {
       await ctx.eventStore.append(ASSET_FOLDER_TREE_STREAM, [{ type: event.type, data: event.data, metadata: metadataFor(ctx) }], stored.length);
-      return event as Event;
+      return event;
     } catch (error) {
       if (!(error instanceof VersionConflictError)) throw error;
     }
@@ -56,21 +55,24 @@ async function place(
   ctx: CommandContext,
   { id, parentId, base, create }: { id: number; parentId: number | null; base: string; create: boolean },
 ): Promise<string> {
-  const placed = await changeTree<AssetFolderPlaced>(ctx, (view) => ({ type: 'PlaceFolder', data: { ...view, id, parent_id: parentId, base, create } }));
+  const placed = await changeTree(ctx, (view) => ({ type: 'PlaceFolder', data: { ...view, id, parent_id: parentId, base, create } }));
+  // The tree decides a PlaceFolder with an AssetFolderPlaced or a refusal (folder-tree-decider.ts).
+  if (placed.type !== 'AssetFolderPlaced') throw new Error(`PlaceFolder was decided with ${placed.type}.`);
   return placed.data.slug;
 }
 
-export async function createFolder(ctx: CommandContext, input: { title: string; parent_id: number | null }): Promise<number> {
+export async function createFolder(ctx: CommandContext, input: CreateFolderInput): Promise<number> {
   const title = requireTitle(input.title, 'title');
+  const parentId = input.parent_id ?? null;
   // A parent missing from the read models is refused before an id is taken; the tree checks it again.
-  if (input.parent_id !== null && !(await folderExists(ctx.documents, input.parent_id))) {
-    throw invalid('parent_id', `Folder ${input.parent_id} does not exist.`);
+  if (parentId !== null && !(await folderExists(ctx.documents, parentId))) {
+    throw invalid('parent_id', `Folder ${parentId} does not exist.`);
   }
   const id = await nextId(ctx, ASSET_FOLDER_SEQUENCE);
-  const slug = await place(ctx, { id, parentId: input.parent_id, base: slugify(title), create: true });
+  const slug = await place(ctx, { id, parentId, base: slugify(title), create: true });
   await handleCommand(
     ctx,
-    { stream: assetFolderStream(id), decider: assetFolderDecider, command: { type: 'CreateAssetFolder', data: { id, title, slug, parent_id: input.parent_id } }, newStream: true },
+    { stream: assetFolderStream(id), decider: assetFolderDecider, command: { type: 'CreateAssetFolder', data: { id, title, slug, parent_id: parentId } }, newStream: true },
   );
   return id;
 }
@@ -92,7 +94,7 @@ async function checkedFirst(ctx: CommandContext, id: number, ifMatch: readonly n
  */
 export async function updateFolder(
   ctx: CommandContext,
-  { id, input, ifMatch }: { id: number; input: { title?: string; parent_id?: number | null }; ifMatch?: readonly number[] },
+  { id, input, ifMatch }: { id: number; input: UpdateFolderInput; ifMatch?: readonly number[] },
 ): Promise<void> {
   const current = await findFolder(ctx.documents, id);
   if (!current) throw new NotFoundError('Folder not found.');
@@ -113,7 +115,9 @@ export async function updateFolder(
 export async function deleteFolder(ctx: CommandContext, id: number, ifMatch?: readonly number[]): Promise<number[]> {
   if (!(await findFolder(ctx.documents, id))) throw new NotFoundError('Folder not found.');
   const precondition = await checkedFirst(ctx, id, ifMatch);
-  const removed = await changeTree<AssetFoldersRemoved>(ctx, (view) => ({ type: 'RemoveFolder', data: { ...view, id } }));
+  const removed = await changeTree(ctx, (view) => ({ type: 'RemoveFolder', data: { ...view, id } }));
+  // The tree decides a RemoveFolder with an AssetFoldersRemoved or a refusal (folder-tree-decider.ts).
+  if (removed.type !== 'AssetFoldersRemoved') throw new Error(`RemoveFolder was decided with ${removed.type}.`);
   const deleted: number[] = [];
   for (const folderId of removed.data.ids) {
     const result = await handleCommand(ctx, { stream: assetFolderStream(folderId), decider: assetFolderDecider, command: { type: 'RemoveAssetFolder', data: { id: folderId } }, ifMatch: folderId === id ? precondition : undefined });

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { duplicateIdProblems, fixtureList, fixtureObject, schemaProblems, type Fixture, type FixtureImporter, type FixtureProblem } from '../../app/fixture.js';
-import type { Runtime } from '../../app/kernel.js';
+import { Value } from '@sinclair/typebox/value';
+import { duplicateIdProblems, fixtureObject, fixtureSection, schemaProblems, type Fixture, type FixtureImporter, type FixtureProblem } from '../fixture.js';
+import type { ModuleRuntime } from '../module-runtime.js';
 import { ValidationError } from '../../infra/errors.js';
 import { slugify } from '../../infra/text/slug.js';
 import { findCategoryBySlug } from '../../queries/blog/taxonomy.js';
@@ -56,8 +57,17 @@ const BlogSchema = fixtureObject({
 type BlogInput = Static<typeof BlogSchema>;
 type PostInputRow = Static<typeof PostSchema>;
 
+/** The blog section, checked against its schema (fixtureSection); absent or not matching: empty. */
 function blogOf(fixture: Fixture): BlogInput {
-  return (fixture.blog ?? {}) as BlogInput;
+  return fixtureSection(fixture, 'blog', BlogSchema) ?? {};
+}
+
+const WithId = Type.Object({ id: Type.Number() });
+
+/** The ids of another module's list section, whether or not its own importer finds it valid (that one reports it). */
+function idsOf(fixture: Fixture, key: string): Set<number> {
+  const list = fixture[key];
+  return new Set(Array.isArray(list) ? list.flatMap((entry: unknown) => (Value.Check(WithId, entry) ? [entry.id] : [])) : []);
 }
 
 /** Runs a rule check and reports its refusal at `path.<field>`. */
@@ -89,7 +99,7 @@ function postDraft(post: PostInputRow): BlogPostFields {
   };
 }
 
-async function exists(runtime: Runtime, stream: string): Promise<boolean> {
+async function exists(runtime: ModuleRuntime, stream: string): Promise<boolean> {
   return (await runtime.eventStore.readLastEvent(stream)) !== null;
 }
 
@@ -97,7 +107,7 @@ function idSet(list: { id?: number }[]): Set<number> {
   return new Set(list.map((e) => e.id).filter((id): id is number => id !== undefined));
 }
 
-async function validateBlog(fixture: Fixture, runtime: Runtime): Promise<FixtureProblem[]> {
+async function validateBlog(fixture: Fixture, runtime: ModuleRuntime): Promise<FixtureProblem[]> {
   const blog = blogOf(fixture);
   const categories = blog.categories ?? [];
   const posts = blog.posts ?? [];
@@ -107,8 +117,8 @@ async function validateBlog(fixture: Fixture, runtime: Runtime): Promise<Fixture
     ...duplicateIdProblems(posts, '$.blog.posts'),
     ...duplicateIdProblems(comments, '$.blog.comments'),
   ];
-  const userIds = idSet(fixtureList<{ id?: number }>(fixture, 'users'));
-  const siteIds = idSet(fixtureList<{ id?: number }>(fixture, 'sites'));
+  const userIds = idsOf(fixture, 'users');
+  const siteIds = idsOf(fixture, 'sites');
   const categoryIds = idSet(categories);
   const postIds = idSet(posts);
 

@@ -23,13 +23,16 @@ import {
   type LibrarySettings,
 } from './events.js';
 import { libraryDecider } from './library-decider.js';
+import type { ConfigureLibraryInput, DatabasePatchInput, IssueTokenInput } from './schemas.js';
 import { listDecider } from './list-decider.js';
 import { databaseTypeDecider, subjectDecider } from './term-decider.js';
 import { tokenDecider } from './token-decider.js';
 
-export async function configureLibrary(ctx: CommandContext, settings: Partial<LibrarySettings>): Promise<LibrarySettings> {
+export async function configureLibrary(ctx: CommandContext, settings: ConfigureLibraryInput): Promise<LibrarySettings> {
   const result = await handleCommand(ctx, { stream: libraryStream(), decider: libraryDecider, command: { type: 'ConfigureLibrary', data: settings } });
-  return result.state.settings as LibrarySettings;
+  // The decider configures the library or throws: after it, the library has its settings.
+  if (result.state.settings === null) throw new Error('The library has no settings after ConfigureLibrary.');
+  return result.state.settings;
 }
 
 /** A new token is 32 random bytes: long enough that a fast hash (SHA-256) is a safe way to store it. */
@@ -37,19 +40,20 @@ export function generateToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
+/** Issues `token` (the route's generated one, or the fixture's) with the body's origins (none: any) and label. */
 export async function issueToken(
   ctx: CommandContext,
-  input: { token: string; allowed_origins: string[]; label?: string; id?: number },
+  { token, input, id: givenId }: { token: string; input: IssueTokenInput; id?: number },
 ): Promise<number> {
-  const token_hash = sha256(input.token);
+  const token_hash = sha256(token);
   if (await tokenDocs(ctx.documents).findOne({ token_hash })) throw new ConflictError('This token is already in use.');
-  if (input.id !== undefined && (await ctx.eventStore.readLastEvent(tokenStream(input.id)))) {
-    throw new ConflictError(`Token ${input.id} already exists.`);
+  if (givenId !== undefined && (await ctx.eventStore.readLastEvent(tokenStream(givenId)))) {
+    throw new ConflictError(`Token ${givenId} already exists.`);
   }
-  const id = await idFor(ctx, TOKEN_SEQUENCE, input.id);
+  const id = await idFor(ctx, TOKEN_SEQUENCE, givenId);
   await handleCommand(ctx, { stream: tokenStream(id), decider: tokenDecider, command: {
     type: 'IssueToken',
-    data: { id, token_hash, allowed_origins: input.allowed_origins, label: input.label ?? '' },
+    data: { id, token_hash, allowed_origins: input.allowed_origins ?? [], label: input.label ?? '' },
   } });
   return id;
 }
@@ -88,7 +92,7 @@ export async function addDatabase(ctx: CommandContext, handle: string, fields: D
 
 export async function updateDatabase(
   ctx: CommandContext,
-  { handle, patch, ifMatch }: { handle: string; patch: Partial<DatabaseFields>; ifMatch?: readonly number[] },
+  { handle, patch, ifMatch }: { handle: string; patch: DatabasePatchInput; ifMatch?: readonly number[] },
 ): Promise<void> {
   await checkTerms(ctx, patch);
   await handleCommand(ctx, { stream: databaseStream(handle), decider: databaseDecider, command: { type: 'UpdateDatabase', data: { patch } }, ifMatch: ifMatching(ifMatch, DATABASE_VERSIONED) });

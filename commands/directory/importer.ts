@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { fixtureObject, schemaProblems, type Fixture, type FixtureImporter, type FixtureProblem } from '../../app/fixture.js';
-import type { Runtime } from '../../app/kernel.js';
+import { fixtureObject, fixtureSection, schemaProblems, type Fixture, type FixtureImporter, type FixtureProblem } from '../fixture.js';
+import type { ModuleRuntime } from '../module-runtime.js';
 import { sha256 } from '../../infra/crypto/secret-hash.js';
 import { tokenDocs } from '../../queries/directory/documents.js';
 import { databaseStream, listStream, subjectStream, typeStream } from './events.js';
@@ -58,12 +58,12 @@ type DirectoryInput = Static<typeof DirectorySchema>;
 const ROOT = '$.directory';
 
 function directoryOf(fixture: Fixture): DirectoryInput {
-  return (fixture.directory ?? {}) as DirectoryInput;
+  return fixtureSection(fixture, 'directory', DirectorySchema) ?? {};
 }
 
 /** Handles of one section: duplicates in the fixture and handles already in the store are problems. */
 async function handleProblems(
-  runtime: Runtime,
+  runtime: ModuleRuntime,
   { entries, section, label, stream }: { entries: { handle: string }[] | undefined; section: string; label: string; stream: (handle: string) => string },
 ): Promise<FixtureProblem[]> {
   const problems: FixtureProblem[] = [];
@@ -81,7 +81,7 @@ async function handleProblems(
 
 /** Each referenced handle must be defined in the fixture or already in the store. */
 async function referenceProblems(
-  runtime: Runtime,
+  runtime: ModuleRuntime,
   { refs, inFixture, label, stream }: { refs: { path: string; handle: string }[]; inFixture: Set<string>; label: string; stream: (handle: string) => string },
 ): Promise<FixtureProblem[]> {
   const problems: FixtureProblem[] = [];
@@ -92,7 +92,7 @@ async function referenceProblems(
   return problems;
 }
 
-async function tokenProblems(runtime: Runtime, tokens: DirectoryInput['tokens']): Promise<FixtureProblem[]> {
+async function tokenProblems(runtime: ModuleRuntime, tokens: DirectoryInput['tokens']): Promise<FixtureProblem[]> {
   const problems: FixtureProblem[] = [];
   const seen = new Set<string>();
   for (const [i, token] of (tokens ?? []).entries()) {
@@ -111,9 +111,10 @@ async function tokenProblems(runtime: Runtime, tokens: DirectoryInput['tokens'])
   return problems;
 }
 
-function refsOf(entries: { [key: string]: unknown }[] | undefined, section: string, key: string): { path: string; handle: string }[] {
+/** The handles each entry of `section` names in its `key` list, with their paths. */
+function refsOf<K extends string>(entries: Partial<Record<K, string[]>>[] | undefined, section: string, key: K): { path: string; handle: string }[] {
   return (entries ?? []).flatMap((entry, i) =>
-    ((entry[key] as string[] | undefined) ?? []).map((handle, j) => ({ path: `${ROOT}.${section}[${i}].${key}[${j}]`, handle })),
+    (entry[key] ?? []).map((handle, j) => ({ path: `${ROOT}.${section}[${i}].${key}[${j}]`, handle })),
   );
 }
 
@@ -194,7 +195,7 @@ export const directoryImporter: FixtureImporter = {
       progress.tick();
     }
     for (const token of dir.tokens ?? []) {
-      await issueToken(ctx, { token: token.token, allowed_origins: token.allowed_origins ?? [], label: token.label });
+      await issueToken(ctx, { token: token.token, input: { allowed_origins: token.allowed_origins, label: token.label } });
       progress.tick();
     }
   },

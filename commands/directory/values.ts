@@ -16,15 +16,15 @@ export const BRAND_COLOR_PATTERN = '^#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$';
 const BRAND_COLOR = new RegExp(BRAND_COLOR_PATTERN);
 
 export function isPlan(value: unknown): value is Plan {
-  return typeof value === 'string' && (PLANS as readonly string[]).includes(value);
+  return PLANS.some((plan) => plan === value);
 }
 
 export function isAccess(value: unknown): value is Access {
-  return typeof value === 'string' && (ACCESS_VALUES as readonly string[]).includes(value);
+  return ACCESS_VALUES.some((access) => access === value);
 }
 
 export function planAllowsApi(plan: string | null | undefined): boolean {
-  return (API_PLANS as readonly (string | null | undefined)[]).includes(plan);
+  return API_PLANS.some((apiPlan) => apiPlan === plan);
 }
 
 export function isHandle(value: unknown): value is string {

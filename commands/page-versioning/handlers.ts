@@ -9,6 +9,7 @@ import { ifMatching } from '../precondition.js';
 import { currentFields, rewriteKeyed, SITE_PAGE } from '../platform/handlers.js';
 import { sitePageStream } from '../platform/kinds.js';
 import { versionedSitePageDecider } from './decider.js';
+import type { RevertInput } from './schemas.js';
 
 export interface RevertResult {
   /** The id of the new `revert` version. */
@@ -23,9 +24,8 @@ export interface RevertResult {
  * names (the page's ETag, as GET /api/site_pages/{id} gives it).
  */
 /** A revert to version `versionId`, with the editor's note; `ifMatch`, the client's If-Match. */
-export interface RevertPage {
+export interface RevertPage extends RevertInput {
   versionId: number;
-  summary?: string | null;
   ifMatch?: readonly number[];
 }
 

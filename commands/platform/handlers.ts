@@ -116,7 +116,8 @@ export const SITE: KindSpec<SiteFields> = {
   },
 };
 
-const SITE_PAGE_SLUG: UniqueKey<SitePageFields> = {
+/** A page's slug is unique in its site: the key and the read-model check read those two fields alone. */
+const SITE_PAGE_SLUG: UniqueKey<Pick<SitePageFields, 'site_id' | 'slug'>> = {
   key: (fields) => `site_page-slug-${fields.site_id}-${fields.slug}`,
   async taken(ctx, fields, id) {
     return (await sitePages(ctx.documents).findOne({ site_id: fields.site_id, slug: fields.slug, _id: { $ne: id ?? -1 } })) !== null;
@@ -178,7 +179,7 @@ export const SITE_PAGE: KindSpec<SitePageFields> = {
     const siteId = fields.site_id ?? current?.site_id;
     const slug = fields.slug ?? current?.slug;
     if (siteId === undefined || slug === undefined) return;
-    if (await SITE_PAGE_SLUG.taken(ctx, { ...(current ?? ({} as SitePageFields)), site_id: siteId, slug }, id)) throw SITE_PAGE_SLUG.refuse();
+    if (await SITE_PAGE_SLUG.taken(ctx, { site_id: siteId, slug }, id)) throw SITE_PAGE_SLUG.refuse();
   },
   unique: SITE_PAGE_SLUG,
   parent: {

@@ -1,14 +1,14 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import {
   duplicateIdProblems,
-  fixtureList,
+  fixtureSection,
   fixtureObject,
   schemaProblems,
   type Fixture,
   type FixtureImporter,
   type FixtureProblem,
-} from '../../app/fixture.js';
-import type { Runtime } from '../../app/kernel.js';
+} from '../fixture.js';
+import type { ModuleRuntime } from '../module-runtime.js';
 import { inLanes } from '../in-lanes.js';
 import { idsInOrder } from '../sequence.js';
 import { createResource, ITEM, ITEM_SET, MEDIA, SITE, SITE_PAGE, type KindSpec } from './handlers.js';
@@ -55,21 +55,24 @@ const PageSchema = fixtureObject({
   blocks: Type.Optional(Type.Array(fixtureObject({ layout: Type.String({ minLength: 1 }), data: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }))),
 });
 
-type SiteInput = Static<typeof SiteSchema>;
-type ItemSetInput = Static<typeof ItemSetSchema>;
-type ItemInput = Static<typeof ItemSchema>;
-type PageInput = Static<typeof PageSchema>;
+/** What the id checks read of a kind: its label and its streams. */
+type KindName = Pick<KindSpec<object>, 'label' | 'stream'>;
+
+/** A list section of the fixture, checked against its schema (fixtureSection); absent or not matching: none. */
+function listOf<T extends TSchema>(fixture: Fixture, key: string, schema: T): Static<T>[] {
+  return fixtureSection(fixture, key, Type.Array(schema)) ?? [];
+}
 
 const SECTIONS = [
-  { key: 'sites', schema: SiteSchema, spec: SITE as KindSpec<object> },
-  { key: 'item_sets', schema: ItemSetSchema, spec: ITEM_SET as KindSpec<object> },
-  { key: 'items', schema: ItemSchema, spec: ITEM as KindSpec<object> },
-  { key: 'site_pages', schema: PageSchema, spec: SITE_PAGE as KindSpec<object> },
+  { key: 'sites', schema: SiteSchema, spec: SITE },
+  { key: 'item_sets', schema: ItemSetSchema, spec: ITEM_SET },
+  { key: 'items', schema: ItemSchema, spec: ITEM },
+  { key: 'site_pages', schema: PageSchema, spec: SITE_PAGE },
 ] as const;
 
 async function existingIdProblems(
-  runtime: Runtime,
-  { spec, list, path }: { spec: KindSpec<object>; list: { id?: number }[]; path: string },
+  runtime: ModuleRuntime,
+  { spec, list, path }: { spec: KindName; list: { id?: number }[]; path: string },
 ): Promise<FixtureProblem[]> {
   const problems: FixtureProblem[] = [];
   for (const [index, entry] of list.entries()) {
@@ -82,8 +85,8 @@ async function existingIdProblems(
 
 /** Ids a list refers to must exist, in the fixture or already in the store. */
 async function referenceProblems(
-  runtime: Runtime,
-  { spec, fixtureIds, refs }: { spec: KindSpec<object>; fixtureIds: Set<number>; refs: { path: string; id: number }[] },
+  runtime: ModuleRuntime,
+  { spec, fixtureIds, refs }: { spec: KindName; fixtureIds: Set<number>; refs: { path: string; id: number }[] },
 ): Promise<FixtureProblem[]> {
   const problems: FixtureProblem[] = [];
   for (const ref of refs) {
@@ -111,10 +114,10 @@ export const platformImporter: FixtureImporter = {
       problems.push(...schemaProblems(Type.Array(section.schema), value, `$.${section.key}`));
     }
     if (problems.length) return problems;
-    const sites = fixtureList<SiteInput>(fixture, 'sites');
-    const sets = fixtureList<ItemSetInput>(fixture, 'item_sets');
-    const items = fixtureList<ItemInput>(fixture, 'items');
-    const pages = fixtureList<PageInput>(fixture, 'site_pages');
+    const sites = listOf(fixture, 'sites', SiteSchema);
+    const sets = listOf(fixture, 'item_sets', ItemSetSchema);
+    const items = listOf(fixture, 'items', ItemSchema);
+    const pages = listOf(fixture, 'site_pages', PageSchema);
     const media = items.flatMap((item, i) => (item.media ?? []).map((m, j) => ({ ...m, path: `$.items[${i}].media[${j}]` })));
     for (const [key, list] of [['sites', sites], ['item_sets', sets], ['items', items], ['site_pages', pages]] as const) {
       problems.push(...duplicateIdProblems(list, `$.${key}`));
@@ -126,21 +129,21 @@ export const platformImporter: FixtureImporter = {
       seenMedia.add(m.id);
       if (await runtime.eventStore.readLastEvent(MEDIA.stream(m.id))) problems.push({ path: `${m.path}.id`, message: `Media ${m.id} already exists.` });
     }
-    problems.push(...(await existingIdProblems(runtime, { spec: SITE as KindSpec<object>, list: sites, path: '$.sites' })));
-    problems.push(...(await existingIdProblems(runtime, { spec: ITEM_SET as KindSpec<object>, list: sets, path: '$.item_sets' })));
-    problems.push(...(await existingIdProblems(runtime, { spec: ITEM as KindSpec<object>, list: items, path: '$.items' })));
-    problems.push(...(await existingIdProblems(runtime, { spec: SITE_PAGE as KindSpec<object>, list: pages, path: '$.site_pages' })));
+    problems.push(...(await existingIdProblems(runtime, { spec: SITE, list: sites, path: '$.sites' })));
+    problems.push(...(await existingIdProblems(runtime, { spec: ITEM_SET, list: sets, path: '$.item_sets' })));
+    problems.push(...(await existingIdProblems(runtime, { spec: ITEM, list: items, path: '$.items' })));
+    problems.push(...(await existingIdProblems(runtime, { spec: SITE_PAGE, list: pages, path: '$.site_pages' })));
     const siteIds = ids(sites);
     const setIds = ids(sets);
     problems.push(
-      ...(await referenceProblems(runtime, { spec: SITE as KindSpec<object>, fixtureIds: siteIds, refs: [
+      ...(await referenceProblems(runtime, { spec: SITE, fixtureIds: siteIds, refs: [
         ...sets.flatMap((s, i) => (s.site_ids ?? []).map((id, j) => ({ path: `$.item_sets[${i}].site_ids[${j}]`, id }))),
         ...items.flatMap((s, i) => (s.site_ids ?? []).map((id, j) => ({ path: `$.items[${i}].site_ids[${j}]`, id }))),
         ...pages.map((p, i) => ({ path: `$.site_pages[${i}].site_id`, id: p.site_id })),
       ] })),
       ...(await referenceProblems(
         runtime,
-        { spec: ITEM_SET as KindSpec<object>, fixtureIds: setIds, refs: items.flatMap((s, i) => (s.item_set_ids ?? []).map((id, j) => ({ path: `$.items[${i}].item_set_ids[${j}]`, id }))) },
+        { spec: ITEM_SET, fixtureIds: setIds, refs: items.flatMap((s, i) => (s.item_set_ids ?? []).map((id, j) => ({ path: `$.items[${i}].item_set_ids[${j}]`, id }))) },
       )),
     );
     const slugs = new Set<string>();
@@ -151,26 +154,26 @@ export const platformImporter: FixtureImporter = {
     return problems;
   },
   count(fixture) {
-    const items = fixtureList<ItemInput>(fixture, 'items');
+    const items = listOf(fixture, 'items', ItemSchema);
     return (
-      fixtureList(fixture, 'sites').length +
-      fixtureList(fixture, 'item_sets').length +
+      listOf(fixture, 'sites', SiteSchema).length +
+      listOf(fixture, 'item_sets', ItemSetSchema).length +
       items.length +
       items.reduce((n, item) => n + (item.media?.length ?? 0), 0) +
-      fixtureList(fixture, 'site_pages').length
+      listOf(fixture, 'site_pages', PageSchema).length
     );
   },
   async import(fixture: Fixture, runtime, progress) {
     const ctx = runtime.commandContext(null);
-    for (const site of fixtureList<SiteInput>(fixture, 'sites')) {
+    for (const site of listOf(fixture, 'sites', SiteSchema)) {
       await createResource(ctx, { spec: SITE, fields: { slug: site.slug, title: site.title }, givenId: site.id });
       progress.tick();
     }
-    for (const set of fixtureList<ItemSetInput>(fixture, 'item_sets')) {
+    for (const set of listOf(fixture, 'item_sets', ItemSetSchema)) {
       await createResource(ctx, { spec: ITEM_SET, fields: { title: set.title, is_public: set.is_public ?? true, site_ids: set.site_ids ?? [] }, givenId: set.id });
       progress.tick();
     }
-    const items = fixtureList<ItemInput>(fixture, 'items');
+    const items = listOf(fixture, 'items', ItemSchema);
     // The ids the items and media would take one by one, taken in one claim each: the creates
     // below then append no IdAllocated event, and run side by side as they no longer decide ids.
     const itemIds = await idsInOrder(ctx, ITEM.sequence, items.map((item) => item.id));
@@ -203,7 +206,7 @@ export const platformImporter: FixtureImporter = {
         progress.tick();
       }
     });
-    for (const page of fixtureList<PageInput>(fixture, 'site_pages')) {
+    for (const page of listOf(fixture, 'site_pages', PageSchema)) {
       await createResource(
         ctx,
         { spec: SITE_PAGE, fields: {

@@ -1,4 +1,5 @@
 import { ValidationError } from '../../infra/errors.js';
+import type { DomainEvent } from '../decider.js';
 import { resourceDecider, resourceEventNames, type ResourceState } from './resource-decider.js';
 import type { ItemFields, ItemSetFields, MediaFields, SiteFields, SitePageFields } from './fields.js';
 
@@ -67,12 +68,18 @@ export const SITE_PAGE_ATTACHED = 'SitePageAttached';
  */
 export const SITE_PAGE_REVERTED = 'SitePageReverted';
 
+/**
+ * A page's revert as the platform folds it: the page's full fields, which page version history
+ * appends to the page's stream (its whole event is SitePageReverted, commands/page-versioning/events.ts).
+ */
+type SitePageRevertedFields = DomainEvent<typeof SITE_PAGE_REVERTED, { id: number; fields: SitePageFields }>;
+
 /** A live page takes the fields a revert restored; the platform and page version history both fold it so. */
 export function revertedPage(state: ResourceState<SitePageFields>, data: { fields: SitePageFields }): ResourceState<SitePageFields> {
   return state.status === 'live' ? { ...state, fields: data.fields } : state;
 }
 
-export const sitePageDecider = resourceDecider<SitePageFields>({
+export const sitePageDecider = resourceDecider<SitePageFields, string, SitePageRevertedFields>({
   kind: 'SitePage',
   label: 'Site page',
   check(f) {
@@ -84,7 +91,7 @@ export const sitePageDecider = resourceDecider<SitePageFields>({
     });
   },
   parent: { field: 'site_id', refuse: siteMustExist },
-  evolveOther: (state, event) => (event.type === SITE_PAGE_REVERTED ? revertedPage(state, event.data as { fields: SitePageFields }) : state),
+  evolveOther: (state, event) => (event.type === SITE_PAGE_REVERTED ? revertedPage(state, event.data) : state),
 });
 
 /**

@@ -78,7 +78,7 @@ export interface ParentRule<Fields> {
   refuse(): AppError;
 }
 
-export interface ResourceKind<Fields, Kind extends string> {
+export interface ResourceKind<Fields, Kind extends string, Other extends DomainEvent = never> {
   /** The events' prefix: `SitePage`. */
   kind: Kind;
   /** Names the record in refusals: "Site page 3 already exists.", "Site page not found.". */
@@ -89,19 +89,31 @@ export interface ResourceKind<Fields, Kind extends string> {
    */
   check(fields: Fields): void;
   parent?: ParentRule<Fields>;
-  /** Folds the events of the kind's stream that are not its life cycle's (a page's revert, written by page version history). */
-  evolveOther?(state: ResourceState<Fields>, event: DomainEvent): ResourceState<Fields>;
+  /** Folds the events of the kind's stream that are not its life cycle's (`Other`: a page's revert, written by page version history). */
+  evolveOther?(state: ResourceState<Fields>, event: Other): ResourceState<Fields>;
+}
+
+/**
+ * A kind's decider: it decides its life cycle's events, and its evolve also folds `Other`, the
+ * events another module appends to the kind's streams (a site page's SitePageReverted).
+ */
+export interface ResourceDecider<Fields, Kind extends string, Other extends DomainEvent>
+  extends Decider<ResourceState<Fields>, ResourceCommand<Fields>, ResourceEvent<Fields, Kind>> {
+  evolve(state: ResourceState<Fields>, event: ResourceEvent<Fields, Kind> | Other): ResourceState<Fields>;
 }
 
 /** The decider of one resource kind. */
-export function resourceDecider<Fields extends object, Kind extends string = string>({
+export function resourceDecider<Fields extends object, Kind extends string = string, Other extends DomainEvent = never>({
   kind,
   label,
   check,
   parent,
   evolveOther,
-}: ResourceKind<Fields, Kind>): Decider<ResourceState<Fields>, ResourceCommand<Fields>, ResourceEvent<Fields, Kind>> {
+}: ResourceKind<Fields, Kind, Other>): ResourceDecider<Fields, Kind, Other> {
   const names = resourceEventNames(kind);
+  const ownNames: ReadonlySet<string> = new Set(Object.values(names));
+  /** The kind's own events are told from the others its streams hold (`Other`) by their names. */
+  const isOwn = (event: ResourceEvent<Fields, Kind> | Other): event is ResourceEvent<Fields, Kind> => ownNames.has(event.type);
 
   function create({ data }: CreateResource<Fields>, state: ResourceState<Fields>): ResourceEvent<Fields, Kind>[] {
     if (state.status === 'withdrawn' && parent) throw parent.refuse();
@@ -139,6 +151,8 @@ export function resourceDecider<Fields extends object, Kind extends string = str
     initialState: () => newRecord(),
 
     evolve(state, event) {
+      // A stream may hold events of another module (typed by that module, `Other`).
+      if (!isOwn(event)) return evolveOther ? evolveOther(state, event) : state;
       // The names are built from the kind, so a case does not narrow the event: the created and
       // updated events are told by the fields they carry.
       switch (event.type) {
@@ -152,8 +166,7 @@ export function resourceDecider<Fields extends object, Kind extends string = str
         case names.detached:
           return state;
         default:
-          // A stream may hold events of another module (typed by that module).
-          return evolveOther ? evolveOther(state, event) : state;
+          return state;
       }
     },
 

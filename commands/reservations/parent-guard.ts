@@ -54,8 +54,9 @@ export async function attachToParent(ctx: CommandContext, guard: ParentGuard): P
 /** The ids a parent's stream says were attached to it, in order, without repeats. */
 export async function attachedChildIds(ctx: CommandContext, parentStream: string, attachedType: string): Promise<number[]> {
   const ids = new Set<number>();
-  for (const event of await ctx.eventStore.readStream(parentStream)) {
-    if (event.type === attachedType) ids.add((event.data as { id: number }).id);
+  // An attached event, whichever the child kind, names the child by its id (parent-decider.ts).
+  for (const event of toDomainEvents<DomainEvent<string, { id: number }>>(await ctx.eventStore.readStream(parentStream))) {
+    if (event.type === attachedType) ids.add(event.data.id);
   }
   return [...ids];
 }

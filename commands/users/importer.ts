@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pMapIterable } from 'p-map';
-import { duplicateIdProblems, fixtureList, fixtureObject, schemaProblems, type FixtureImporter, type FixtureProblem } from '../../app/fixture.js';
+import { duplicateIdProblems, fixtureObject, fixtureSection, schemaProblems, type Fixture, type FixtureImporter, type FixtureProblem } from '../fixture.js';
 import { findApiKey, findUserByEmail } from '../../queries/users.js';
 import { scryptMemoryBytes, type SecretHasher } from '../../infra/crypto/secret-hash.js';
 import { createApiKey, registerUser } from './handlers.js';
@@ -53,6 +53,13 @@ async function hashUser(hashSecret: SecretHasher, user: UserInput): Promise<Hash
   return { user, passwordHash, credentialHashes };
 }
 
+const UsersSchema = Type.Array(UserSchema);
+
+/** The users of the fixture, checked against their schema (fixtureSection); absent or not matching: none. */
+function usersOf(fixture: Fixture): UserInput[] {
+  return fixtureSection(fixture, 'users', UsersSchema) ?? [];
+}
+
 /** Users with hashed passwords and API keys (CONTRACT.md section 4). */
 export const usersImporter: FixtureImporter = {
   order: 10,
@@ -61,7 +68,7 @@ export const usersImporter: FixtureImporter = {
     if (fixture.users === undefined) return [];
     const problems = schemaProblems(Type.Array(UserSchema), fixture.users, '$.users');
     if (problems.length) return problems;
-    const users = fixtureList<UserInput>(fixture, 'users');
+    const users = usersOf(fixture);
     const out: FixtureProblem[] = duplicateIdProblems(users, '$.users');
     const emails = new Set<string>();
     const identities = new Set<string>();
@@ -83,12 +90,12 @@ export const usersImporter: FixtureImporter = {
     }
     return out;
   },
-  count: (fixture) => fixtureList(fixture, 'users').length,
+  count: (fixture) => usersOf(fixture).length,
   async import(fixture, runtime, progress) {
     const ctx = runtime.commandContext(null);
     // In the fixture's order (ids taken in turn), each user's secrets hashed while earlier users are written.
     const atOnce = usersHashedAtOnce(runtime.config.secretHashCost);
-    const hashed = pMapIterable(fixtureList<UserInput>(fixture, 'users'), (user) => hashUser(ctx.hashSecret, user), {
+    const hashed = pMapIterable(usersOf(fixture), (user) => hashUser(ctx.hashSecret, user), {
       concurrency: atOnce,
       backpressure: atOnce,
     });

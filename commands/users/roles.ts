@@ -11,7 +11,7 @@ export const ROLE_LABELS: Record<Role, string> = {
 };
 
 export function isRole(value: unknown): value is Role {
-  return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+  return ROLES.some((role) => role === value);
 }
 
 /** "Editor and above": editor, site_admin, global_admin. */

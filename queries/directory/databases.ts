@@ -61,7 +61,10 @@ async function termNames(documents: DocumentStore): Promise<{ subjects: Map<stri
 
 function toView(doc: DatabaseDoc, names: Awaited<ReturnType<typeof termNames>>): DatabaseView {
   const refs = (handles: string[], map: Map<string, string>) =>
-    handles.filter((h) => map.has(h)).map((handle) => ({ handle, name: map.get(handle) as string }));
+    handles.flatMap((handle) => {
+      const name = map.get(handle);
+      return name === undefined ? [] : [{ handle, name }];
+    });
   return {
     handle: doc.handle,
     name: doc.name,

@@ -3,6 +3,7 @@ import type { AssetRoutesOptions } from './options.js';
 import type { RoutesPlugin } from '../../app/kernel.js';
 import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
 import { bulkDeleteAssets, bulkUpdateAssets, deleteAsset } from '../../commands/assets/asset-handlers.js';
+import { BulkBody } from '../../commands/assets/schemas.js';
 import { invalid } from '../../commands/assets/rules.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { findAsset, findAssets, listAssets } from '../../queries/assets/assets.js';
@@ -13,7 +14,6 @@ import {
   AssetListQuery,
   AssetPageEnvelope,
   AssetsEnvelope,
-  BulkBody,
   DeletedEnvelope,
   errorResponses,
   IdParams,
@@ -120,7 +120,7 @@ export const assetRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runti
       if (body.name === undefined && body.alt_text === undefined && body.folder_id === undefined) {
         throw invalid('ids', 'Give at least one of name, alt_text, folder_id, or action: "delete".');
       }
-      await bulkUpdateAssets(ctx, ids, { name: body.name, alt_text: body.alt_text, folder_id: body.folder_id });
+      await bulkUpdateAssets(ctx, ids, body);
       const byId = new Map((await findAssets(runtime.documents, ids)).map((asset) => [asset.id, asset]));
       const assets = ids.flatMap((id) => {
         const asset = byId.get(id);

@@ -2,15 +2,14 @@ import type { FastifyReply } from 'fastify';
 import type { RoutesPlugin } from '../../app/kernel.js';
 import { answerVersion, CREATED_ETAG_CONFIG, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
 import { createFolder, deleteFolder, updateFolder } from '../../commands/assets/folder-handlers.js';
+import { FolderCreateBody, FolderUpdateBody } from '../../commands/assets/schemas.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { findFolder, folderTree, folderWithChildren, type FolderNode } from '../../queries/assets/folders.js';
 import { requireAssetWriter } from './access.js';
 import {
   errorResponses,
-  FolderCreateBody,
   FolderEnvelope,
   FoldersEnvelope,
-  FolderUpdateBody,
   IdParams,
   MessageEnvelope,
   SESSION_SECURITY,
@@ -58,8 +57,7 @@ export const folderRoutes: RoutesPlugin = async (app, { runtime }) => {
     },
     async (request, reply) => {
       const user = await requireAssetWriter(request);
-      const body = request.body;
-      const id = await createFolder(runtime.commandContext(user.id, request.id), { title: body.title, parent_id: body.parent_id ?? null });
+      const id = await createFolder(runtime.commandContext(user.id, request.id), request.body);
       await answerFolderVersion(reply, id);
       return reply.status(201).send({ status: 'success', folder: await folderOrNotFound(id) });
     },

@@ -3,7 +3,7 @@ import type { MultipartFile } from '@fastify/multipart';
 import { PassThrough } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { invalid } from '../../commands/assets/rules.js';
-import { AppError, BadRequestError, PayloadTooLargeError } from '../../infra/errors.js';
+import { AppError, BadRequestError, errorField, PayloadTooLargeError } from '../../infra/errors.js';
 import type { FileStorage, PendingFile } from '../../infra/file-storage/port.js';
 import { sniffMimeType } from '../../infra/file-storage/sniff.js';
 import { boundaryOf, ClosingDelimiterWatch } from './closing-delimiter.js';
@@ -25,10 +25,11 @@ function tooLarge(maxBytes: number): PayloadTooLargeError {
 /** Multipart failures are the client's (413 for limits, 400 for a malformed body); disk errors stay 5xx. */
 function clientError(error: unknown, maxBytes: number): unknown {
   if (error instanceof AppError) return error;
-  const { code, statusCode } = error as { code?: string; statusCode?: number };
+  const code = errorField(error, 'code');
+  const statusCode = errorField(error, 'statusCode');
   if (code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge(maxBytes);
   if (statusCode === 413) return new PayloadTooLargeError('The upload has too many parts, files or fields.');
-  if (statusCode !== undefined && statusCode >= 400 && statusCode < 500) return new BadRequestError('The multipart body could not be read.');
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) return new BadRequestError('The multipart body could not be read.');
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return error;
   return new BadRequestError('The multipart body could not be read.');
 }
@@ -71,6 +72,8 @@ function fileOf(part: MultipartFile, connectionLost: AbortSignal): FileStream {
   // The size limit's flag is busboy's, read once the file has ended.
   Object.defineProperty(guarded, 'truncated', { get: () => file.truncated });
   file.pipe(guarded);
+  // The reader gets busboy's stream type: what it reads of it, a Readable and its `truncated`
+  // flag (defined above), the PassThrough has; TypeScript cannot see the defined property.
   return guarded as unknown as FileStream;
 }
 

@@ -6,13 +6,6 @@ export const TAG = 'asset library';
 export const SESSION_SECURITY = [{ session: [] }];
 
 const Success = Type.Literal('success');
-/**
- * `type: [integer, null]` rather than a union: with type coercion on, a union's integer branch
- * would turn null into 0 (and its null branch 0 into null) before the other branch is tried.
- */
-const NullableId = Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 1 });
-const NullableInteger = Type.Unsafe<number | null>({ type: ['integer', 'null'] });
-
 export const ErrorEnvelope = Type.Object(
   { status: Type.Literal('error'), message: Type.String() },
   { description: 'Every refusal: a message that says why.' },
@@ -67,16 +60,6 @@ export const MessageEnvelope = Type.Object({ status: Success, message: Type.Stri
 
 export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 
-export const FolderCreateBody = Type.Object({
-  title: Type.String({ minLength: 1, maxLength: 255 }),
-  parent_id: Type.Optional(NullableId),
-});
-
-export const FolderUpdateBody = Type.Object({
-  title: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-  parent_id: Type.Optional(NullableId),
-});
-
 export const AssetListQuery = Type.Object({
   page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, default: 24, description: 'Values above 100 are treated as 100.' })),
@@ -84,19 +67,6 @@ export const AssetListQuery = Type.Object({
   sort_order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' })),
   folder_id: Type.Optional(Type.String({ pattern: '^[0-9]*$', description: 'Only assets in this folder (empty: every asset).' })),
   search: Type.Optional(Type.String({ maxLength: 255, description: 'Case-insensitive substring of the name (metadata.title).' })),
-});
-
-export const BulkBody = Type.Object({
-  ids: Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, maxItems: 1000 }),
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-  alt_text: Type.Optional(Type.String({ maxLength: 1000 })),
-  folder_id: Type.Optional(NullableId),
-  action: Type.Optional(Type.Literal('delete')),
-});
-
-export const UsageBody = Type.Object({
-  context_type: Type.String({ minLength: 1, maxLength: 100 }),
-  context_id: Type.Optional(NullableInteger),
 });
 
 /**

@@ -1,10 +1,11 @@
 import type { RoutesPlugin } from '../../app/kernel.js';
 import { recordAssetUsage } from '../../commands/assets/asset-handlers.js';
+import { UsageBody } from '../../commands/assets/schemas.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { findAsset, findUsage, recentUsage } from '../../queries/assets/assets.js';
 import { requireAssetWriter } from './access.js';
 import { representUsage } from './representation.js';
-import { errorResponses, IdParams, SESSION_SECURITY, TAG, UsageBody, UsageEnvelope, UsageListEnvelope } from './schemas.js';
+import { errorResponses, IdParams, SESSION_SECURITY, TAG, UsageEnvelope, UsageListEnvelope } from './schemas.js';
 
 /** Under the assets prefix (routes/assets/index.ts). */
 const PATH = '/:id/usage';
@@ -44,11 +45,7 @@ export const usageRoutes: RoutesPlugin = async (app, { runtime }) => {
     },
     async (request, reply) => {
       const user = await requireAssetWriter(request);
-      const body = request.body;
-      const usageId = await recordAssetUsage(runtime.commandContext(user.id, request.id), request.params.id, {
-        context_type: body.context_type,
-        context_id: body.context_id ?? null,
-      });
+      const usageId = await recordAssetUsage(runtime.commandContext(user.id, request.id), request.params.id, request.body);
       const usage = await findUsage(runtime.documents, usageId);
       if (!usage) throw new NotFoundError('Usage record not found.');
       return reply.status(201).send({ status: 'success', usage: representUsage(usage) });

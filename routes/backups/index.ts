@@ -6,7 +6,7 @@ import { KEY_OR_SESSION, type Principal } from '../../app/auth.js';
 import { installJsonBodyParser } from '../../app/json-body.js';
 import { refuseOtherMethods } from '../../app/method-not-allowed.js';
 import { deleteBackup } from '../../commands/backups/handlers.js';
-import type { BackupIncludes } from '../../commands/backups/events.js';
+import { CreateBackupBody, includesFrom } from '../../commands/backups/schemas.js';
 import { isAdmin } from '../../commands/users/roles.js';
 import { AppError, ForbiddenError, NotFoundError } from '../../infra/errors.js';
 import { findBackup, listBackups } from '../../queries/backups/backups.js';
@@ -26,27 +26,6 @@ const PERMISSION = 'Only a Global Administrator or a Supervisor may manage backu
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 const ErrorBody = Type.Object({ errors: Type.Record(Type.String(), Type.Unknown()) });
 const Status = Type.Union([Type.Literal('in_progress'), Type.Literal('complete'), Type.Literal('failed')]);
-const flag = (what: string) => Type.Optional(Type.Boolean({ default: true, description: `Include ${what} (default true).` }));
-const CreateBody = Type.Object(
-  {
-    include_db: flag('the complete event log, the source of truth, with snapshots of the read side (read models and their checkpoints, the embedding cache), so the restored server starts without a rebuild'),
-    include_files: flag('uploaded files'),
-    include_themes: flag('the themes folder'),
-    include_modules: flag('the modules folder'),
-    include_api: flag('JSON exports of every list the API serves'),
-  },
-  { additionalProperties: false },
-);
-
-function includesFrom(body: Partial<BackupIncludes> | undefined): BackupIncludes {
-  return {
-    include_db: body?.include_db ?? true,
-    include_files: body?.include_files ?? true,
-    include_themes: body?.include_themes ?? true,
-    include_modules: body?.include_modules ?? true,
-    include_api: body?.include_api ?? true,
-  };
-}
 
 /**
  * /api/backups: Global Administrators and Supervisors only, by API key or session (seed 002).
@@ -76,7 +55,12 @@ const backupResourceRoutes: RoutesPlugin = async (app, { runtime }) => {
     callers.set(request, user);
     if (request.body === undefined || request.body === null) request.body = {};
   }
-  const caller = (request: FastifyRequest) => callers.get(request) as Principal;
+  /** The caller requireBackupAdmin let through (it runs first on every route here). */
+  function caller(request: FastifyRequest): Principal {
+    const user = callers.get(request);
+    if (!user) throw new ForbiddenError(PERMISSION);
+    return user;
+  }
   const errors = { 403: ErrorBody, 422: ErrorBody };
 
   app.get(
@@ -127,7 +111,7 @@ const backupResourceRoutes: RoutesPlugin = async (app, { runtime }) => {
         description:
           'Writes a zip archive into DATA_DIR/backups and answers when it is finished, with the complete record (201). If the archive cannot be written, the record is kept as `failed` and the answer is a 500 saying why. If the job queue (Redis, when REDIS_URL is set) is unavailable, the answer is a 503 within seconds and no record is made; try again later (should the queue go away after the backup was recorded, the record is kept as `failed`, saying why). Retention cleanup then keeps the newest BACKUP_RETENTION complete backups.',
         security: SECURITY,
-        body: CreateBody,
+        body: CreateBackupBody,
         response: { 201: BackupRecord, 500: ErrorBody, 503: ErrorBody, ...errors },
       },
     },

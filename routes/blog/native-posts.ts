@@ -72,7 +72,7 @@ export const nativePostRoutes: RoutesPlugin = async (app, { runtime }) => {
       const body = await listAnswers.body(key, reply, async () => {
         const { total, posts } = await listPosts(documents, filters, { skip: window.skip, limit: window.perPage });
         setPaginationHeaders(request, reply, baseUrl, total, window);
-        const serialize = reply.compileSerializationSchema(BlogPostSchema) as PostSerializer;
+        const serialize: PostSerializer = reply.compileSerializationSchema(BlogPostSchema);
         return postListJson(documents, baseUrl, posts, serialize);
       });
       // Bytes are sent as they are: each post in them went through BlogPostSchema.

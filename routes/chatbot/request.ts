@@ -11,9 +11,13 @@ export const PER_PAGE_MAX = 50;
 
 type Body = Record<string, unknown>;
 
+function isFields(body: unknown): body is Body {
+  return body !== null && typeof body === 'object' && !Array.isArray(body);
+}
+
 /** JSON and form bodies alike; a body that is not an object carries no fields. */
 function fields(body: unknown): Body {
-  return body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Body) : {};
+  return isFields(body) ? body : {};
 }
 
 /**

@@ -4,7 +4,7 @@ import type { RoutesPlugin } from '../../app/kernel.js';
 import { KEY_OR_SESSION, type Principal } from '../../app/auth.js';
 import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
 import { configureLibrary, generateToken, issueToken, revokeToken, updateDatabase } from '../../commands/directory/handlers.js';
-import { ACCESS_VALUES, BRAND_COLOR_PATTERN, PLANS } from '../../commands/directory/values.js';
+import { ConfigureLibraryBody, DatabasePatchBody, IssueTokenBody } from '../../commands/directory/schemas.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../infra/errors.js';
 import { clickCounts } from '../../queries/directory/clicks.js';
 import { databaseDocs } from '../../queries/directory/documents.js';
@@ -34,22 +34,7 @@ const LibrarySettings = Type.Object({
   brand_color: Type.String(),
   proxy_prefix: Type.String(),
 });
-const DatabasePatch = Type.Object(
-  {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
-    description: Type.Optional(Type.String({ maxLength: 20_000 })),
-    url: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
-    subjects: Type.Optional(Type.Array(Type.String())),
-    types: Type.Optional(Type.Array(Type.String())),
-    access: Type.Optional(Type.Union(ACCESS_VALUES.map((a) => Type.Literal(a)))),
-    audience: Type.Optional(Type.Array(Type.String())),
-    featured: Type.Optional(Type.Boolean()),
-    hidden: Type.Optional(Type.Boolean()),
-    proxied: Type.Optional(Type.Boolean()),
-  },
-  { additionalProperties: false },
-);
-const DatabaseAdminRecord = Type.Object({ handle: Type.String(), ...DatabasePatch.properties });
+const DatabaseAdminRecord = Type.Object({ handle: Type.String(), ...DatabasePatchBody.properties });
 
 /**
  * The directory's admin area ("API & widget"): tokens, click counts, library settings and
@@ -73,13 +58,7 @@ export const directoryAdminRoutes: RoutesPlugin = async (app, { runtime }) => {
         summary: 'Create a directory API token',
         description:
           'Returns the token once (store it: only its SHA-256 hash is kept). `allowed_origins` (e.g. `https://library.example.edu`) restricts the API and widget to those sites; empty means any site.',
-        body: Type.Object(
-          {
-            allowed_origins: Type.Optional(Type.Array(Type.String({ maxLength: 300 }), { maxItems: 100 })),
-            label: Type.Optional(Type.String({ maxLength: 200 })),
-          },
-          { additionalProperties: false },
-        ),
+        body: IssueTokenBody,
         response: { 201: IssuedToken, 422: NativeError, ...adminErrors },
       },
       // A POST with no body at all asks for the defaults (any origin, no label).
@@ -89,13 +68,8 @@ export const directoryAdminRoutes: RoutesPlugin = async (app, { runtime }) => {
     },
     async (request, reply) => {
       const user = await requireGlobalAdmin(request);
-      const body = request.body;
       const token = generateToken();
-      const id = await issueToken(runtime.commandContext(user.id, request.id), {
-        token,
-        allowed_origins: body.allowed_origins ?? [],
-        label: body.label,
-      });
+      const id = await issueToken(runtime.commandContext(user.id, request.id), { token, input: request.body });
       const doc = await findToken(documents, id);
       return reply.status(201).send({ ...summarizeToken(doc!), token });
     },
@@ -187,15 +161,7 @@ export const directoryAdminRoutes: RoutesPlugin = async (app, { runtime }) => {
         security,
         summary: "Change the library's directory settings",
         description: 'Only the keys present change. `plan` plus or trial gives access to the API and widget; basic does not.',
-        body: Type.Object(
-          {
-            name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-            plan: Type.Optional(Type.Union(PLANS.map((p) => Type.Literal(p)))),
-            brand_color: Type.Optional(Type.String({ pattern: BRAND_COLOR_PATTERN })),
-            proxy_prefix: Type.Optional(Type.String({ maxLength: 2000 })),
-          },
-          { additionalProperties: false },
-        ),
+        body: ConfigureLibraryBody,
         response: { 200: LibrarySettings, 422: NativeError, ...adminErrors },
       },
     },
@@ -215,7 +181,7 @@ export const directoryAdminRoutes: RoutesPlugin = async (app, { runtime }) => {
         summary: 'Change a database',
         description: 'Only the keys present change (e.g. `{"hidden": true}` takes it out of the directory at once).',
         params: Type.Object({ handle: Type.String({ minLength: 1, maxLength: 200 }) }),
-        body: DatabasePatch,
+        body: DatabasePatchBody,
         response: { 200: DatabaseAdminRecord, 404: NativeError, 422: NativeError, ...adminErrors },
       },
     },

@@ -3,6 +3,7 @@ import { installJsonBodyParser } from '../../app/json-body.js';
 import { refuseOtherMethods } from '../../app/method-not-allowed.js';
 import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
 import { revertPage } from '../../commands/page-versioning/handlers.js';
+import { RevertBody } from '../../commands/page-versioning/schemas.js';
 import { BadRequestError, NotFoundError } from '../../infra/errors.js';
 import { diffPages } from '../../queries/page-versioning/diff.js';
 import { pageAtVersion } from '../../queries/page-versioning/replay.js';
@@ -16,7 +17,6 @@ import {
   ListQuery,
   ListResponse,
   PageParams,
-  RevertBody,
   RevertResponse,
   TAG,
   VersionParams,

@@ -17,10 +17,6 @@ export const DiffQuery = Type.Object({
   against: Type.Optional(id('Version of the same page to compare with (default: the version saved before this one).')),
 });
 
-export const RevertBody = Type.Object({
-  summary: Type.Optional(Type.String({ maxLength: 1000, description: 'Note recorded with the revert; default `Reverted to version #N (saved YYYY-MM-DD HH:MM:SS)`.' })),
-});
-
 const Block = Type.Object({ layout: Type.String(), data: Type.Record(Type.String(), Type.Unknown()) });
 const Page = Type.Object({
   title: Type.String(),

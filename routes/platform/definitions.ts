@@ -1,30 +1,23 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { ITEM, ITEM_SET, MEDIA, SITE, SITE_PAGE } from '../../commands/platform/handlers.js';
 import type { ItemFields, ItemSetFields, MediaFields, PageBlock, SiteFields, SitePageFields } from '../../commands/platform/fields.js';
 import type { ItemDoc, ItemSetDoc, MediaDoc, SiteDoc, SitePageDoc } from '../../queries/platform/documents.js';
 import { jsonLd, reference } from '../json-ld.js';
 import { visibleIds } from './hidden-ids.js';
 import type { ResourceRoutes } from './resource-routes.js';
+import { ItemBody, ItemSetBody, MediaBody, SiteBody, SitePageBody, type RefInput } from '../../commands/platform/schemas.js';
 import { definedKeys } from '../../commands/defined-keys.js';
 import { referenceTo, representation } from './documented-schemas.js';
 import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
 
-const Ref = Type.Object({ 'o:id': Type.Integer({ minimum: 1 }) }, { additionalProperties: true, description: 'A record by its `o:id`; other keys (`@id`) are ignored.' });
-const Title = Type.String({ maxLength: 1000, description: 'The title.' });
-const IsPublic = Type.Boolean({ description: 'false: only Editor and above see it. Default true.' });
-/** A representation read may be sent back: the keys a body does not list are accepted and ignored. */
-const OPEN_BODY = {
-  additionalProperties: true,
-  description: 'Only the keys listed are read; any other key (`@context`, `@id`, `o:id`, `o:created`, ...) is accepted and ignored. On a create a key left out takes its default; on an update it keeps its value.',
-};
 const titleField = { 'o:title': Type.String({ maxLength: 1000 }) };
 const isPublicField = { 'o:is_public': Type.Boolean() };
 
-function refIds(value: Static<typeof Ref>[] | undefined): number[] | undefined {
+function refIds(value: RefInput[] | undefined): number[] | undefined {
   return value?.map((r) => r['o:id']);
 }
 
-function refId(value: Static<typeof Ref> | undefined): number | undefined {
+function refId(value: RefInput | undefined): number | undefined {
   return value?.['o:id'];
 }
 
@@ -36,11 +29,6 @@ function stamps(doc: { created_at: string; updated_at: string; owner_id: number 
   };
 }
 
-/** The write body of /api/{path}: every key optional (a create's required ones are checked by resource-routes). */
-const SiteBody = Type.Object(
-  { 'o:slug': Type.Optional(Type.String({ maxLength: 190, description: 'Unique among sites.' })), 'o:title': Type.Optional(Title) },
-  OPEN_BODY,
-);
 
 export const siteRoutes: ResourceRoutes<SiteFields, SiteDoc, typeof SiteBody> = {
   path: 'sites',
@@ -60,15 +48,6 @@ export const siteRoutes: ResourceRoutes<SiteFields, SiteDoc, typeof SiteBody> = 
   isPrivate: () => false,
 };
 
-/** The write body of /api/{path}: every key optional (a create's required ones are checked by resource-routes). */
-const ItemSetBody = Type.Object(
-  {
-    'o:title': Type.Optional(Title),
-    'o:is_public': Type.Optional(IsPublic),
-    'o:site': Type.Optional(Type.Array(Ref, { description: 'The sites it belongs to (replaces the list).' })),
-  },
-  OPEN_BODY,
-);
 
 export const itemSetRoutes: ResourceRoutes<ItemSetFields, ItemSetDoc, typeof ItemSetBody> = {
   path: 'item_sets',
@@ -94,17 +73,6 @@ export const itemSetRoutes: ResourceRoutes<ItemSetFields, ItemSetDoc, typeof Ite
   isPrivate: (doc) => !doc.is_public,
 };
 
-/** The write body of /api/{path}: every key optional (a create's required ones are checked by resource-routes). */
-const ItemBody = Type.Object(
-  {
-    'o:title': Type.Optional(Title),
-    'o:description': Type.Optional(Type.String({ maxLength: 100_000, description: 'Plain text. Default empty.' })),
-    'o:is_public': Type.Optional(IsPublic),
-    'o:item_set': Type.Optional(Type.Array(Ref, { description: 'The item sets it is in (replaces the list).' })),
-    'o:site': Type.Optional(Type.Array(Ref, { description: 'The sites it belongs to (replaces the list).' })),
-  },
-  OPEN_BODY,
-);
 
 export const itemRoutes: ResourceRoutes<ItemFields, ItemDoc, typeof ItemBody> = {
   path: 'items',
@@ -152,16 +120,6 @@ export const itemRoutes: ResourceRoutes<ItemFields, ItemDoc, typeof ItemBody> = 
   listFilterReferences: (q) => ({ itemSets: typeof q.item_set_id === 'number' ? [q.item_set_id] : [] }),
 };
 
-/** The write body of /api/{path}: every key optional (a create's required ones are checked by resource-routes). */
-const MediaBody = Type.Object(
-  {
-    'o:item': Type.Optional({ ...Ref, description: 'The item it belongs to.' }),
-    'o:title': Type.Optional(Title),
-    'o:text': Type.Optional(Type.String({ maxLength: 1_000_000, description: 'Its text (a transcription), which the chatbot indexes. Default empty.' })),
-    'o:is_public': Type.Optional(IsPublic),
-  },
-  OPEN_BODY,
-);
 
 export const mediaRoutes: ResourceRoutes<MediaFields, MediaDoc, typeof MediaBody> = {
   path: 'media',
@@ -200,30 +158,8 @@ export const mediaRoutes: ResourceRoutes<MediaFields, MediaDoc, typeof MediaBody
   listFilter: (q) => (q.item_id !== undefined ? { item_id: q.item_id } : {}),
 };
 
-const Block = Type.Object(
-  {
-    'o:layout': Type.String({ minLength: 1, maxLength: 190, description: 'The block\'s layout (`html`, ...).' }),
-    'o:data': Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'The layout\'s data (`{"html": "..."}`). Default `{}`.' })),
-  },
-  { description: 'A block of the page.' },
-);
 const BlockOut = Type.Object({ 'o:layout': Type.String(), 'o:data': Type.Record(Type.String(), Type.Unknown()) }, { additionalProperties: false });
 
-/** The write body of /api/{path}: every key optional (a create's required ones are checked by resource-routes). */
-const SitePageBody = Type.Object(
-  {
-    'o:site': Type.Optional({ ...Ref, description: 'The site the page is on.' }),
-    'o:slug': Type.Optional(Type.String({ maxLength: 190, description: 'Unique among the site\'s pages.' })),
-    'o:title': Type.Optional(Title),
-    'o:is_public': Type.Optional(IsPublic),
-    'o:layout': Type.Optional(Type.Union([Type.String({ maxLength: 190 }), Type.Null()], { description: 'The page layout, or null (the default) for the site\'s.' })),
-    'o:layout_data': Type.Optional(
-      Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'The layout\'s settings; null is `{}` (the default).' }),
-    ),
-    'o:block': Type.Optional(Type.Array(Block, { description: 'The page\'s blocks, in order (replaces them all). Default none.' })),
-  },
-  OPEN_BODY,
-);
 
 export const sitePageRoutes: ResourceRoutes<SitePageFields, SitePageDoc, typeof SitePageBody> = {
   path: 'site_pages',

@@ -1,4 +1,4 @@
-import type { Runtime } from '../../app/kernel.js';
+import type { ModuleRuntime } from '../../commands/module-runtime.js';
 import type { FileStorage } from '../../infra/file-storage/port.js';
 import { assetsProjection } from '../../projections/assets/assets.js';
 import { assetDocs } from '../../queries/assets/documents.js';
@@ -16,7 +16,7 @@ export const ORPHAN_AGE_MS = 60 * 60 * 1000;
  * older than ORPHAN_AGE_MS. Answers how many it removed. Only the storage's own files are
  * looked at: backups, themes and anything else in DATA_DIR are not in its listing.
  */
-export async function removeOrphanFiles(runtime: Runtime, storage: FileStorage, now: number): Promise<number> {
+export async function removeOrphanFiles(runtime: ModuleRuntime, storage: FileStorage, now: number): Promise<number> {
   // A parked projection's read model misses records: their files would look unowned.
   const parked = runtime.projections.status().find((s) => s.name === assetsProjection.name)?.parked;
   if (parked) {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { SESSION_COOKIE } from '../../app/session-cookie.js';
+import { SESSION_COOKIE } from '../../infra/session-store/cookie.js';
 import { OPERATIONS_TAG } from '../../infra/operations-tag.js';
 
 /**
@@ -30,7 +30,7 @@ const MAX_PAGES = 10_000;
  */
 export async function listablePaths(app: FastifyInstance): Promise<string[]> {
   await app.ready();
-  const document = app.swagger() as { paths?: Record<string, Record<string, { tags?: string[] } | undefined>> };
+  const document = app.swagger();
   return Object.entries(document.paths ?? {})
     .filter(([path, operations]) => operations.get !== undefined && !path.includes('{') && !operations.get.tags?.includes(OPERATIONS_TAG))
     .map(([path]) => path)

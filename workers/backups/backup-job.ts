@@ -1,4 +1,4 @@
-import type { Runtime } from '../../app/kernel.js';
+import type { ModuleRuntime } from '../../commands/module-runtime.js';
 import { completeBackup, failBackup } from '../../commands/backups/handlers.js';
 import { findBackup } from '../../queries/backups/backups.js';
 import type { ApiSource } from './api-export.js';
@@ -28,7 +28,7 @@ export interface BackupJobResult {
  * Writes the archive of a requested backup and records the outcome as events. A failure is a
  * result, not an exception: the record is kept as failed with a message people can act on.
  */
-export async function runBackupJob(runtime: Runtime, apiSource: ApiSource, data: BackupJobData, progress?: ArchiveProgress): Promise<BackupJobResult> {
+export async function runBackupJob(runtime: ModuleRuntime, apiSource: ApiSource, data: BackupJobData, progress?: ArchiveProgress): Promise<BackupJobResult> {
   // A worker in another process may not have applied the request yet.
   let record = await findBackup(runtime.documents, data.backupId);
   if (!record) {

@@ -25,6 +25,7 @@ import {
 } from './manifest.js';
 import { checksumFileFor } from './paths.js';
 import type { ReadSideSnapshot } from './read-side-snapshot.js';
+import { errorField } from '../../infra/errors.js';
 
 export interface ArchiveRequest {
   /** The archive's final path; it appears there only once complete. */
@@ -72,7 +73,7 @@ async function openIfExists(path: string): Promise<FileHandle | null> {
   try {
     return await open(path, 'r');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if (errorField(error, 'code') === 'ENOENT') return null;
     throw error;
   }
 }
@@ -143,6 +144,7 @@ export async function createArchive(request: ArchiveRequest): Promise<ArchiveRes
 }
 
 function buildManifest(request: ArchiveRequest, entries: ManifestEntry[], eventCount: number): Manifest {
+  // Object.fromEntries types its keys as string; PARTS names every PartName once.
   const parts = Object.fromEntries(
     PARTS.map(({ name, flag }) => {
       const mine = entries.filter((e) => e.part === name);

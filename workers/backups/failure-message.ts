@@ -1,9 +1,11 @@
+import { errorField } from '../../infra/errors.js';
+
 /**
  * What a person can act on when an archive cannot be written, without paths or driver text
  * (responses never show those).
  */
 export function backupFailureMessage(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | null)?.code;
+  const code = errorField(error, 'code');
   switch (code) {
     case 'ENOSPC':
     case 'EDQUOT':

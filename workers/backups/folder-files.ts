@@ -1,6 +1,7 @@
 import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { errorField } from '../../infra/errors.js';
 
 /**
  * Regular files under a folder, depth first in name order, as paths relative to it (with `/`).
@@ -12,7 +13,7 @@ export async function* filesUnder(root: string, relative = '', skip: readonly st
   try {
     entries = await readdir(join(root, relative), { withFileTypes: true });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && relative === '') return;
+    if (errorField(error, 'code') === 'ENOENT' && relative === '') return;
     throw error;
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

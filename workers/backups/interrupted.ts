@@ -1,4 +1,4 @@
-import type { Runtime } from '../../app/kernel.js';
+import type { ModuleRuntime } from '../../commands/module-runtime.js';
 import { failBackup } from '../../commands/backups/handlers.js';
 import { listBackups } from '../../queries/backups/backups.js';
 import { removeArchive } from './remove-archive.js';
@@ -10,7 +10,7 @@ export const INTERRUPTED_MESSAGE = 'The server stopped while this backup was bei
  * finish: its job died with the previous process. It is recorded as failed and its partial
  * archive removed, so the list does not show it running forever.
  */
-export async function failInterruptedBackups(runtime: Runtime): Promise<void> {
+export async function failInterruptedBackups(runtime: ModuleRuntime): Promise<void> {
   await runtime.projections.catchUp();
   for (const record of await listBackups(runtime.documents, 'in_progress')) {
     try {

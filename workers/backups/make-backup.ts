@@ -1,4 +1,4 @@
-import type { Runtime } from '../../app/kernel.js';
+import type { ModuleRuntime } from '../../commands/module-runtime.js';
 import type { BackupIncludes } from '../../commands/backups/events.js';
 import { failBackup, requestBackup } from '../../commands/backups/handlers.js';
 import { DependencyUnavailableError } from '../../infra/errors.js';
@@ -37,7 +37,7 @@ export interface BackupMade {
  * as in progress, the archive job, and retention after a complete one. A job that did not finish
  * leaves the record failed with the reason; a job queue that is away is rethrown (the route's 503).
  */
-export async function makeBackup(runtime: Runtime, order: BackupOrder, runJob: BackupJobRunner): Promise<BackupMade> {
+export async function makeBackup(runtime: ModuleRuntime, order: BackupOrder, runJob: BackupJobRunner): Promise<BackupMade> {
   const ctx = runtime.commandContext(order.userId, order.requestId);
   // A queue that is away refuses the backup (503, within seconds) before anything is recorded:
   // a request that never became a job leaves no record.
@@ -60,8 +60,9 @@ export async function makeBackup(runtime: Runtime, order: BackupOrder, runJob: B
       await failBackup(ctx, id, `The job queue (${error.dependency}) is unavailable.`).catch(() => undefined);
       throw error;
     }
-    outcome = { status: 'failed', error: 'The backup job did not finish.' };
-    await failBackup(ctx, id, outcome.error as string).catch(() => undefined);
+    const reason = 'The backup job did not finish.';
+    outcome = { status: 'failed', error: reason };
+    await failBackup(ctx, id, reason).catch(() => undefined);
   } finally {
     await start.discard();
   }

@@ -78,12 +78,14 @@ export function parseManifest(text: string): Manifest {
   if (!READABLE_FORMAT_VERSIONS.includes(value.format_version)) {
     throw new Error(`manifest.json has format version ${String(value.format_version)}; this restore reads versions ${READABLE_FORMAT_VERSIONS.join(' and ')}.`);
   }
-  if (!isObject(value.includes) || INCLUDE_FLAGS.some((f) => typeof (value.includes as Record<string, unknown>)[f] !== 'boolean')) {
+  const includes = value.includes;
+  if (!isObject(includes) || INCLUDE_FLAGS.some((f) => typeof includes[f] !== 'boolean')) {
     throw new Error('manifest.json has no valid includes.');
   }
   if (!Number.isInteger(value.event_count) || !Number.isInteger(value.last_position)) throw new Error('manifest.json has no valid event count.');
-  if (!Array.isArray(value.entries)) throw new Error('manifest.json lists no entries.');
-  for (const entry of value.entries as unknown[]) {
+  const entries: unknown = value.entries;
+  if (!Array.isArray(entries)) throw new Error('manifest.json lists no entries.');
+  for (const entry of entries) {
     if (
       !isObject(entry) ||
       typeof entry.path !== 'string' ||
@@ -95,5 +97,8 @@ export function parseManifest(text: string): Manifest {
       throw new Error(`manifest.json has an invalid entry: ${JSON.stringify(entry).slice(0, 200)}.`);
     }
   }
+  // Checked above is what a restore relies on (the format, the parts included, the log's extent,
+  // every entry's path, part, size and digest); the rest (backup id, dates, part summaries) is
+  // shown as the archive says it, so the manifest is taken as written.
   return value as unknown as Manifest;
 }

@@ -11,6 +11,7 @@ const require = createRequire(import.meta.url);
  */
 export function useNativeCrc32(): void {
   if (typeof crc32 !== 'function') return;
+  // require() answers any: the cast names the two members of crc-32's CommonJS export used here.
   const js = require('crc-32') as { buf(data: Uint8Array, seed?: number): number; nativeCrc32?: boolean };
   if (js.nativeCrc32) return;
   js.buf = (data, seed = 0) => crc32(data, seed >>> 0) | 0;

@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import type { Runtime } from '../../app/kernel.js';
+import type { ModuleRuntime } from '../../commands/module-runtime.js';
 import type { BackupDoc } from '../../queries/backups/backups.js';
 import { archiveFileFor, checksumFileFor } from './paths.js';
 
@@ -8,7 +8,7 @@ import { archiveFileFor, checksumFileFor } from './paths.js';
  * Called after the record's deletion is recorded: a file left behind by a failure here is
  * logged, while a record pointing at a missing archive would mislead.
  */
-export async function removeArchive(runtime: Runtime, record: BackupDoc): Promise<void> {
+export async function removeArchive(runtime: ModuleRuntime, record: BackupDoc): Promise<void> {
   const file = archiveFileFor(runtime.config.dataDir, record.filename);
   for (const path of [file, checksumFileFor(file), `${file}.partial`]) {
     try {

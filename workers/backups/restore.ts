@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../../infra/config.js';
-import { VersionConflictError } from '../../infra/errors.js';
+import { errorField, VersionConflictError } from '../../infra/errors.js';
 import type { EventStore, NewEvent } from '../../infra/event-store/port.js';
 import { TMP_FOLDER } from '../../infra/file-storage/partial-uploads.js';
 import { readSideFiles } from '../../infra/read-side-files.js';
@@ -52,7 +52,7 @@ async function assertEmptyTarget(dir: string): Promise<void> {
   try {
     names = await readdir(dir);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errorField(error, 'code');
     if (code === 'ENOENT') return;
     if (code === 'ENOTDIR') throw new RestoreRefusedError(`The target DATA_DIR ${dir} is not a directory.`);
     throw error;
@@ -95,6 +95,8 @@ async function replayEvents(
   };
   for await (const text of lines) {
     if (text === '') continue;
+    // Checked just below for what the append relies on (stream, version, type, order); the data
+    // and metadata are appended as the archive's log wrote them.
     const line = JSON.parse(text) as EventLine;
     count += 1;
     if (typeof line.streamId !== 'string' || !Number.isInteger(line.streamVersion) || typeof line.type !== 'string' || !(line.position > lastPosition)) {
@@ -174,11 +176,12 @@ export async function restoreArchive(options: {
   await assertEmptyTarget(target);
   const checkedChecksumFile = await checkChecksumFile(archive);
   const zip = await (async () => {
-    let bar: ReturnType<RestoreProgress['start']> | null = null;
+    // Held in an object: the callbacks set the bar, which the compiler's flow analysis of a `let` would not see.
+    const verifying: { bar: ReturnType<RestoreProgress['start']> | null } = { bar: null };
     try {
-      return await verifyArchive(archive, { start: (total) => (bar = progress.start('verify', total)), tick: () => bar?.tick() });
+      return await verifyArchive(archive, { start: (total) => (verifying.bar = progress.start('verify', total)), tick: () => verifying.bar?.tick() });
     } finally {
-      (bar as ReturnType<RestoreProgress['start']> | null)?.stop();
+      verifying.bar?.stop();
     }
   })();
   const { manifest } = zip;

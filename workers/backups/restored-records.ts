@@ -1,10 +1,15 @@
 import { existsSync } from 'node:fs';
+import { Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 import type { EventMetadata, EventStore } from '../../infra/event-store/port.js';
 import type { BackupArchiveNotRestored } from '../../commands/backups/events.js';
 import type { EventLine } from './event-log.js';
 import { archiveFileFor } from './paths.js';
 
 export const NOT_RESTORED_REASON = 'The archive is not part of the restored data: it stays where the installation that made it kept it.';
+
+/** What a BackupRequested line must carry for its record to be followed (a line of an archive is checked, not trusted). */
+const RequestedData = Type.Object({ id: Type.Number(), filename: Type.String() });
 
 interface SeenBackup {
   streamId: string;
@@ -23,9 +28,9 @@ export class RestoredBackupRecords {
 
   see(line: EventLine): void {
     if (!line.streamId.startsWith('backup-')) return;
-    const data = line.data as { id?: unknown; filename?: unknown } | null;
+    const data = line.data;
     const known = this.seen.get(line.streamId);
-    if (line.type === 'BackupRequested' && typeof data?.id === 'number' && typeof data.filename === 'string') {
+    if (line.type === 'BackupRequested' && Value.Check(RequestedData, data)) {
       this.seen.set(line.streamId, { streamId: line.streamId, id: data.id, filename: data.filename, version: line.streamVersion, removed: false });
       return;
     }

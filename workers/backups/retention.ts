@@ -1,4 +1,4 @@
-import type { Runtime } from '../../app/kernel.js';
+import type { ModuleRuntime } from '../../commands/module-runtime.js';
 import { deleteBackup } from '../../commands/backups/handlers.js';
 import { listBackups, type BackupDoc } from '../../queries/backups/backups.js';
 import { removeArchive } from './remove-archive.js';
@@ -7,7 +7,7 @@ import { removeArchive } from './remove-archive.js';
  * Keeps the newest `keep` complete backups and deletes the archives and records of the older
  * complete ones. In-progress and failed records are neither counted nor removed. 0 keeps all.
  */
-export async function applyRetention(runtime: Runtime, keep: number, userId: number | null): Promise<BackupDoc[]> {
+export async function applyRetention(runtime: ModuleRuntime, keep: number, userId: number | null): Promise<BackupDoc[]> {
   if (keep <= 0) return [];
   const complete = await listBackups(runtime.documents, 'complete');
   const expired = complete.slice(keep);

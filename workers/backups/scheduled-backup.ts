@@ -1,5 +1,6 @@
-import type { Runtime } from '../../app/kernel.js';
-import { INCLUDE_FLAGS, type BackupIncludes } from '../../commands/backups/events.js';
+import type { ModuleRuntime } from '../../commands/module-runtime.js';
+import type { BackupIncludes } from '../../commands/backups/events.js';
+import { includesFrom } from '../../commands/backups/schemas.js';
 import type { ScheduledBackupResult } from '../../commands/backups/schedule-decider.js';
 import { claimScheduledBackup, finishScheduledBackup } from '../../commands/backups/schedule-handlers.js';
 import { AppError, ConflictError } from '../../infra/errors.js';
@@ -14,7 +15,8 @@ export const BACKUP_SCHEDULER_ID = 'backup-schedule';
 /** As long as a backup through the API may take. */
 const BACKUP_TIMEOUT_MS = 2 * 60 * 60 * 1000;
 
-const EVERY_PART = Object.fromEntries(INCLUDE_FLAGS.map((flag) => [flag, true])) as unknown as BackupIncludes;
+/** A scheduled backup includes every part: what an empty body asks of POST /api/backups. */
+const EVERY_PART: BackupIncludes = includesFrom({});
 
 export type ScheduledRunOutcome = ScheduledBackupResult | { tick: string; status: 'taken elsewhere' };
 
@@ -24,7 +26,7 @@ export type ScheduledRunOutcome = ScheduledBackupResult | { tick: string; status
  * the backup queue like the API's, and retention after a complete one; how it ended is recorded
  * for /health.
  */
-export async function runScheduledBackup(runtime: Runtime, job: JobContext): Promise<ScheduledRunOutcome> {
+export async function runScheduledBackup(runtime: ModuleRuntime, job: JobContext): Promise<ScheduledRunOutcome> {
   const tick = (job.scheduledFor ?? runtime.clock.now()).toISOString();
   const ctx = runtime.commandContext(null, `schedule-${tick}`);
   try {

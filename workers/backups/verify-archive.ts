@@ -6,6 +6,7 @@ import { HashingStream } from './hashing-stream.js';
 import { MANIFEST_NAME, parseManifest, type Manifest } from './manifest.js';
 import { checksumFileFor } from './paths.js';
 import { openZip, type ZipArchive } from './zip-reader.js';
+import { errorField, errorMessage } from '../../infra/errors.js';
 
 /** The restore cannot go ahead (damaged archive, target not empty); the message says why. */
 export class RestoreRefusedError extends Error {
@@ -32,7 +33,7 @@ export async function checkChecksumFile(archive: string): Promise<boolean> {
   try {
     expected = (await readFile(checksumFileFor(archive), 'utf8')).trim().split(/\s+/)[0].replace(/^sha256:/, '').toLowerCase();
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    if (errorField(error, 'code') === 'ENOENT') return false;
     throw error;
   }
   const actual = (await hashOf(createReadStream(archive))).sha256;
@@ -55,18 +56,18 @@ export async function verifyArchive(
   try {
     zip = await openZip(archive);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new RestoreRefusedError('The archive file does not exist.');
-    throw new RestoreRefusedError(`The file is not a readable backup archive (damaged or not a zip): ${(error as Error).message}.`);
+    if (errorField(error, 'code') === 'ENOENT') throw new RestoreRefusedError('The archive file does not exist.');
+    throw new RestoreRefusedError(`The file is not a readable backup archive (damaged or not a zip): ${errorMessage(error)}.`);
   }
   try {
     if (!zip.entries.has(MANIFEST_NAME)) throw new RestoreRefusedError('The archive has no manifest.json: it is not a backup of this application.');
     let manifest: Manifest;
     try {
       const chunks: Buffer[] = [];
-      for await (const chunk of await zip.open(MANIFEST_NAME)) chunks.push(chunk as Buffer);
+      for await (const chunk of await zip.open(MANIFEST_NAME)) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
       manifest = parseManifest(Buffer.concat(chunks).toString('utf8'));
     } catch (error) {
-      throw new RestoreRefusedError(`The archive's manifest cannot be used: ${(error as Error).message}`);
+      throw new RestoreRefusedError(`The archive's manifest cannot be used: ${errorMessage(error)}`);
     }
     const listed = new Set(manifest.entries.map((e) => e.path));
     for (const name of zip.entries.keys()) {
@@ -79,7 +80,7 @@ export async function verifyArchive(
       try {
         actual = await hashOf(await zip.open(entry.path));
       } catch (error) {
-        throw new RestoreRefusedError(`${entry.path} cannot be read from the archive (damaged): ${(error as Error).message}.`);
+        throw new RestoreRefusedError(`${entry.path} cannot be read from the archive (damaged): ${errorMessage(error)}.`);
       }
       if (actual.size !== entry.size || actual.sha256 !== entry.sha256) {
         throw new RestoreRefusedError(`${entry.path} does not match the checksum in manifest.json: the archive is damaged.`);

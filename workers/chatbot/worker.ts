@@ -1,4 +1,4 @@
-import type { Runtime } from '../../app/kernel.js';
+import type { ModuleRuntime } from '../../commands/module-runtime.js';
 import type { ResourceRef } from '../../projections/chatbot/index-jobs.js';
 import type { ChatbotServices } from './services.js';
 import { IndexCatchUp, INDEX_CATCH_UP_TASK } from './index-catch-up.js';
@@ -29,7 +29,7 @@ export interface ChatbotWorker {
  * The server starts this once it listens (runtime.startWorkers): index jobs share the event loop
  * with requests, never with the plugins' registration.
  */
-export async function startChatbotWorker(runtime: Runtime, services: ChatbotServices): Promise<ChatbotWorker> {
+export async function startChatbotWorker(runtime: ModuleRuntime, services: ChatbotServices): Promise<ChatbotWorker> {
   const refill = runtime.documents.persistent && (!services.vectorIndex.persistent || (await services.vectorIndex.size()) === 0);
   const catchUp = refill ? new IndexCatchUp(runtime.documents, services.indexing, !runtime.jobs.durable) : null;
   const tracker = new ReadingTracker(runtime.documents, runtime.clock, runtime.logger);

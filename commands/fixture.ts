@@ -1,8 +1,39 @@
-import { Type, type ObjectOptions, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
+import { Type, TypeGuard, type ObjectOptions, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
-import type { Fixture, FixtureProblem } from './kernel.js';
+import type { ModuleRuntime } from './module-runtime.js';
 
-export type { Fixture, FixtureImporter, FixtureProblem, ImportProgress } from './kernel.js';
+/*
+ * A module's part of the fixture import (CONTRACT.md section 4): the importer's contract, which
+ * the app's import (app/import-fixture.ts) runs, and the helpers the modules' importers share.
+ */
+
+/** The fixture document of CONTRACT.md section 4; every key optional, each module reads its own. */
+export type Fixture = Record<string, unknown>;
+
+export interface FixtureProblem {
+  /** JSON path of the offending value, e.g. `$.blog.posts[2].status`. */
+  path: string;
+  message: string;
+}
+
+export interface ImportProgress {
+  tick(): void;
+}
+
+/**
+ * A module's part of the fixture import. validate sees the whole fixture (references may cross
+ * modules) and the runtime's read models (ids that already exist are refused); import runs the
+ * module's commands, the same ones the API uses.
+ */
+export interface FixtureImporter {
+  /** Lower runs first: users 10, sites 20, item sets 30, items 40, media 50, pages 60, blog 70, directory 80. */
+  order: number;
+  /** The top-level keys of the fixture this module reads, each with its schema (docs/fixture.schema.json is made of these). */
+  sections: Record<string, TSchema>;
+  validate(fixture: Fixture, runtime: ModuleRuntime): Promise<FixtureProblem[]>;
+  count(fixture: Fixture): number;
+  import(fixture: Fixture, runtime: ModuleRuntime, progress: ImportProgress): Promise<void>;
+}
 
 /** Turns a JSON pointer (`/users/0/email`) into a JSON path (`$.users[0].email`). */
 export function jsonPath(pointer: string, prefix = '$'): string {
@@ -28,15 +59,20 @@ export function fixtureObject<T extends TProperties>(properties: T, options: Obj
 
 /** The values a union of literals accepts, or null when some branch is not a literal. */
 function literalValues(schema: TSchema): unknown[] | null {
-  const branches = (schema as { anyOf?: { const?: unknown }[] }).anyOf;
-  if (!branches || !branches.every((b) => 'const' in b)) return null;
-  return branches.map((b) => b.const);
+  if (!TypeGuard.IsUnion(schema)) return null;
+  const values: unknown[] = [];
+  for (const branch of schema.anyOf) {
+    if (!TypeGuard.IsLiteral(branch)) return null;
+    values.push(branch.const);
+  }
+  return values;
 }
 
 /** Type names of a union's branches ("an integer or null"). */
 function unionTypes(schema: TSchema): string | null {
-  const branches = (schema as { anyOf?: TSchema[] }).anyOf ?? [];
-  const names = branches.map((b) => (b as { type?: unknown }).type).filter((type): type is string => typeof type === 'string');
+  const branches = TypeGuard.IsUnion(schema) ? schema.anyOf : [];
+  // A schema's `type` keyword: TypeBox types the keywords beyond its own as any, so it is read as unknown.
+  const names = branches.map((b): unknown => b.type).filter((type): type is string => typeof type === 'string');
   return names.length === branches.length && names.length > 0 ? names.join(' or ') : null;
 }
 
@@ -44,7 +80,7 @@ function unionTypes(schema: TSchema): string | null {
 function problemMessage(error: ValueError): string {
   if (error.type === ValueErrorType.ObjectAdditionalProperties) {
     const key = error.path.split('/').pop() ?? '';
-    const allowed = Object.keys((error.schema as { properties?: object }).properties ?? {});
+    const allowed = TypeGuard.IsObject(error.schema) ? Object.keys(error.schema.properties) : [];
     return `Unknown key "${key.replace(/~1/g, '/').replace(/~0/g, '~')}"; the keys allowed here are ${allowed.join(', ')}.`;
   }
   if (error.type === ValueErrorType.Union) {
@@ -66,14 +102,15 @@ export function schemaProblems(schema: TSchema, value: unknown, prefix: string):
   return problems;
 }
 
-/** Reads `fixture.a.b` as an array, or [] when absent. */
-export function fixtureList<T>(fixture: Fixture, ...path: string[]): T[] {
-  let value: unknown = fixture;
-  for (const key of path) {
-    if (value === null || typeof value !== 'object') return [];
-    value = (value as Record<string, unknown>)[key];
-  }
-  return Array.isArray(value) ? (value as T[]) : [];
+/**
+ * The fixture's `key` section with its schema's type, checked (Value.Check) rather than cast. An
+ * importer's `import` runs on a fixture its `validate` passed, where the section matches; `count`
+ * may run before it (the import tool's progress bar), where a section that does not match counts
+ * as absent.
+ */
+export function fixtureSection<T extends TSchema>(fixture: Fixture, key: string, schema: T): Static<T> | undefined {
+  const section = fixture[key];
+  return Value.Check(schema, section) ? section : undefined;
 }
 
 /** Problems for duplicated ids inside one fixture list. */

@@ -1,0 +1,29 @@
+import type { Logger } from 'pino';
+import type { BackgroundTasks } from '../infra/background-tasks.js';
+import type { Clock } from '../infra/clock/port.js';
+import type { AppConfig } from '../infra/config.js';
+import type { DocumentStore } from '../infra/document-store/port.js';
+import type { EventStore } from '../infra/event-store/port.js';
+import type { JobQueue } from '../infra/job-queue/port.js';
+import type { ProjectionRunner } from '../projections/runner.js';
+import type { CommandContext } from './command-context.js';
+
+/**
+ * What a module's importers and workers use of a runtime: its configuration, ports and
+ * projections, and the context its commands run in. Types only. The app's `Runtime`
+ * (app/kernel.ts) extends it with what only the composition knows (the modules, their
+ * instances, starting and closing), so commands/ and workers/ import nothing from app/.
+ */
+export interface ModuleRuntime {
+  config: AppConfig;
+  logger: Logger;
+  clock: Clock;
+  eventStore: EventStore;
+  documents: DocumentStore;
+  jobs: JobQueue;
+  projections: ProjectionRunner;
+  /** The work owed at a start that no request waits for, with its progress (/health). */
+  background: BackgroundTasks;
+  /** The context commands run in, for a user (null: the system or an anonymous caller). */
+  commandContext(userId: number | null, requestId?: string): CommandContext;
+}

@@ -1,0 +1,2 @@
+/** The cookie that carries a login session's token (see port.ts). */
+export const SESSION_COOKIE = 'sid';
