@@ -148,8 +148,10 @@ export class SqliteTextIndex {
     // (a rebuild), and this one after it. Asking again for a table that is there changes nothing.
     if (!this.ready) this.askForTable(false);
     // What earlier processes left owed is committed already; what was marked now, after the commit.
+    // Every owed row, whatever its number: after a rollback (rolledBack), marks whose removal was
+    // lost are owed again with numbers the thread has gone past.
     if (this.pending.size > 0) {
-      text.writer.send({ op: 'index', index: this.spec });
+      text.writer.send({ op: 'index', index: this.spec, rescan: true });
       this.unsent = true;
     }
   }

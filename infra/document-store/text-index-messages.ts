@@ -31,7 +31,13 @@ export type TextIndexRequest =
    * Index the owed rows committed since the last look. `durable` false: commit without waiting
    * for the disk (inside SqliteDocumentStore.deferSync, which syncs the file at its end).
    */
-  | { op: 'index'; index: TextIndexSpec; durable?: boolean }
+  /**
+   * `rescan`: every owed row, not only those numbered above the last look. A row the thread
+   * indexed keeps its old number in the owed table when the transaction removing its mark is lost
+   * (a full disk): the owner reads it as owed again after the rollback, and the thread, past that
+   * number, would never report it, so the owner's `settled()` would wait for ever.
+   */
+  | { op: 'index'; index: TextIndexSpec; durable?: boolean; rescan?: boolean }
   /** Finish what was asked before, then end. */
   | { op: 'close' };
 

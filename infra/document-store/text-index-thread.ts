@@ -134,6 +134,7 @@ function handle(request: TextIndexRequest): void {
       return;
     case 'index':
       setDurable(request.durable !== false);
+      if (request.rescan) lastSeen.delete(request.index.table);
       try {
         indexOwed(request.index);
       } catch (error) {
