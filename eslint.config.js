@@ -6,7 +6,15 @@ function layerRules(layers) {
   return layers.map(([files, above, message]) => ({
     files: [files],
     rules: {
-      'no-restricted-imports': ['error', { patterns: above.map((folder) => ({ regex: `^(\\.\\./)+${folder.includes('/') ? folder : `${folder}/`}`, message })) }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: above.map((folder) => ({
+            regex: `^(\\.\\./)+${folder.includes('/') ? folder : `${folder}/`}`,
+            message,
+          })),
+        },
+      ],
     },
   }));
 }
@@ -34,14 +42,15 @@ export default tseslint.config(
           "TSAsExpression > LogicalExpression > MemberExpression[object.name='request'][property.name=/^(params|query|body)$/]",
           // A field read from a body or a command's input (`b['o:title'] as string`, `input.status as BlogPostStatus`):
           // its type is the Static type of the schema that validated it (commands/<module>/schemas.ts).
-          "TSAsExpression > MemberExpression[object.name=/^(b|body|input|q|query|params)$/]",
-          "TSAsExpression > MemberExpression > MemberExpression[object.name=/^(request|body|input)$/]",
-          "TSAsExpression > ChainExpression > MemberExpression[object.name=/^(b|body|input|q|query|params)$/]",
+          'TSAsExpression > MemberExpression[object.name=/^(b|body|input|q|query|params)$/]',
+          'TSAsExpression > MemberExpression > MemberExpression[object.name=/^(request|body|input)$/]',
+          'TSAsExpression > ChainExpression > MemberExpression[object.name=/^(b|body|input|q|query|params)$/]',
           // A whole body or input (`body as Record<string, unknown>`), to read its fields untyped.
-          "TSAsExpression > Identifier[name=/^(body|input)$/]",
+          'TSAsExpression > Identifier[name=/^(body|input)$/]',
         ].map((selector) => ({
           selector,
-          message: 'Request parts, bodies and command inputs are typed from their schema: declare it there (routes are RoutesPlugin, app/kernel.ts; bodies in commands/<module>/schemas.ts) instead of casting.',
+          message:
+            'Request parts, bodies and command inputs are typed from their schema: declare it there (routes are RoutesPlugin, app/kernel.ts; bodies in commands/<module>/schemas.ts) instead of casting.',
         })),
       ],
     },
@@ -57,7 +66,8 @@ export default tseslint.config(
         'error',
         {
           selector: "TSAsExpression:not([typeAnnotation.typeName.name='const'])",
-          message: 'Projections do not cast: type the event union or the document, or check data of unknown shape with Value.Check.',
+          message:
+            'Projections do not cast: type the event union or the document, or check data of unknown shape with Value.Check.',
         },
       ],
     },
@@ -65,11 +75,31 @@ export default tseslint.config(
   // Layers run one way: app -> routes -> (commands | queries | workers) -> projections -> infra
   // (config/ lives in infra/config.ts; shared value helpers in infra/). bin/ may import anything.
   ...layerRules([
-    ['infra/**/*.ts', ['app', 'bin', 'routes', 'commands', 'queries', 'workers', 'projections'], 'infra is the bottom layer: a port or adapter never imports what uses it.'],
-    ['projections/**/*.ts', ['app', 'bin', 'routes', 'workers'], 'projections read events and write read models; they never reach up to routes, workers or the app.'],
-    ['queries/**/*.ts', ['app', 'bin', 'routes', 'workers'], 'queries read read models only; shared values belong in infra/.'],
-    ['commands/**/*.ts', ['app', 'bin', 'routes', 'workers'], 'commands never import routes, workers or the app (what importers take of a runtime is commands/module-runtime.ts).'],
-    ['workers/**/*.ts', ['app', 'bin', 'routes'], 'workers never import routes or the app (what they take of a runtime is commands/module-runtime.ts).'],
+    [
+      'infra/**/*.ts',
+      ['app', 'bin', 'routes', 'commands', 'queries', 'workers', 'projections'],
+      'infra is the bottom layer: a port or adapter never imports what uses it.',
+    ],
+    [
+      'projections/**/*.ts',
+      ['app', 'bin', 'routes', 'workers'],
+      'projections read events and write read models; they never reach up to routes, workers or the app.',
+    ],
+    [
+      'queries/**/*.ts',
+      ['app', 'bin', 'routes', 'workers'],
+      'queries read read models only; shared values belong in infra/.',
+    ],
+    [
+      'commands/**/*.ts',
+      ['app', 'bin', 'routes', 'workers'],
+      'commands never import routes, workers or the app (what importers take of a runtime is commands/module-runtime.ts).',
+    ],
+    [
+      'workers/**/*.ts',
+      ['app', 'bin', 'routes'],
+      'workers never import routes or the app (what they take of a runtime is commands/module-runtime.ts).',
+    ],
     ['routes/**/*.ts', ['bin'], 'routes never import command-line tools.'],
   ]),
   {
@@ -80,6 +110,16 @@ export default tseslint.config(
   },
   {
     files: ['widget/**/*.js'],
-    languageOptions: { globals: { window: 'readonly', document: 'readonly', fetch: 'readonly', URL: 'readonly', URLSearchParams: 'readonly', HTMLElement: 'readonly', console: 'readonly' } },
+    languageOptions: {
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        fetch: 'readonly',
+        URL: 'readonly',
+        URLSearchParams: 'readonly',
+        HTMLElement: 'readonly',
+        console: 'readonly',
+      },
+    },
   },
 );

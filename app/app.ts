@@ -55,7 +55,7 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
           'Library database directory, collection chatbot, blog, backups, asset library, page version history and the host platform resources. ' +
           `Every JSON body: at most 1 MiB (413), ${JSON_LIMITS.depth} levels of nesting, ${JSON_LIMITS.keysPerObject} keys in an object, ` +
           `${JSON_LIMITS.entriesPerArray} entries in an array, ${JSON_LIMITS.values} values in all, and no \`__proto__\` key; past a limit ` +
-          'it is refused when parsed with 422 on native resources and the legacy blog, 400 elsewhere, in the surface\'s error shape.',
+          "it is refused when parsed with 422 on native resources and the legacy blog, 400 elsewhere, in the surface's error shape.",
         version: '1.0.0',
       },
       servers: [{ url: runtime.config.baseUrl }],
@@ -69,7 +69,8 @@ export async function buildApp(runtime: Runtime): Promise<FastifyInstance> {
       },
     },
     transform: ({ schema, url, route }) => ({ schema: completeOperation(schema, url, route), url }),
-    transformObject: (document) => nameOperations('openapiObject' in document ? document.openapiObject : document.swaggerObject),
+    transformObject: (document) =>
+      nameOperations('openapiObject' in document ? document.openapiObject : document.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
   app.get('/api/docs.json', { schema: { hide: true } }, async () => app.swagger());

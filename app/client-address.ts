@@ -33,7 +33,8 @@ function firstHeader(value: string | string[] | undefined): string | undefined {
 export function clientAddress(request: FastifyRequest, trust: TrustedProxy | null): string {
   const remote = request.raw.socket?.remoteAddress;
   if (trust) {
-    const edge = remote !== undefined && trust(remote, 0) ? firstHeader(request.headers['edge-connecting-ip']) : undefined;
+    const edge =
+      remote !== undefined && trust(remote, 0) ? firstHeader(request.headers['edge-connecting-ip']) : undefined;
     return edge ?? request.ip;
   }
   const edge = firstHeader(request.headers['edge-connecting-ip']);

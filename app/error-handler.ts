@@ -38,7 +38,10 @@ export function installErrorHandler(app: FastifyInstance): void {
     // being written) is still the client's 507 or 503, never a 500.
     const known = translateStorageError(error, 'storage');
     if (known instanceof AppError) {
-      if (known instanceof RateLimitedError || (known instanceof DependencyUnavailableError && known.retryAfterSeconds !== undefined)) {
+      if (
+        known instanceof RateLimitedError ||
+        (known instanceof DependencyUnavailableError && known.retryAfterSeconds !== undefined)
+      ) {
         reply.header('Retry-After', String(known.retryAfterSeconds));
       }
       // The version alone: what a retried If-Match must name (its GET adds the digest after a '-').

@@ -15,7 +15,8 @@ export function fixtureSchema(modules: readonly AppModule[]): TSchema {
   return fixtureObject(sections, {
     $schema: 'http://json-schema.org/draft-07/schema#',
     title: 'Collections backend fixture',
-    description: 'The document `npm run import -- FILE.json` takes (docs/fixtures.md). Every key is optional; ids given are kept.',
+    description:
+      'The document `npm run import -- FILE.json` takes (docs/fixtures.md). Every key is optional; ids given are kept.',
   });
 }
 

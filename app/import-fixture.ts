@@ -57,12 +57,16 @@ export async function validateFixture(runtime: Runtime, fixture: unknown): Promi
     return [{ path: '$', message: 'The fixture must be a JSON object.' }];
   }
   const tooDeep = firstTooDeep(fixture, FIXTURE_MAX_DEPTH);
-  if (tooDeep !== null) return [{ path: tooDeep, message: `Nested more than ${FIXTURE_MAX_DEPTH} levels deep (from the document's top).` }];
+  if (tooDeep !== null)
+    return [{ path: tooDeep, message: `Nested more than ${FIXTURE_MAX_DEPTH} levels deep (from the document's top).` }];
   const importers = importersOf(runtime.modules);
   const known = importers.flatMap((importer) => Object.keys(importer.sections));
   const problems: FixtureProblem[] = Object.keys(fixture)
     .filter((key) => !known.includes(key))
-    .map((key) => ({ path: `$.${key}`, message: `Unknown key "${key}"; the keys allowed here are ${known.join(', ')}.` }));
+    .map((key) => ({
+      path: `$.${key}`,
+      message: `Unknown key "${key}"; the keys allowed here are ${known.join(', ')}.`,
+    }));
   for (const importer of importers) problems.push(...(await importer.validate(fixture as Fixture, runtime)));
   return problems;
 }
@@ -81,7 +85,11 @@ export class FixtureRefusedError extends Error {
  * Validates the whole fixture, then imports it through the modules' commands. Nothing is
  * written when any problem is found.
  */
-export async function importFixture(runtime: Runtime, fixture: unknown, progress: ImportProgress = { tick() {} }): Promise<number> {
+export async function importFixture(
+  runtime: Runtime,
+  fixture: unknown,
+  progress: ImportProgress = { tick() {} },
+): Promise<number> {
   const problems = await validateFixture(runtime, fixture);
   if (problems.length > 0) throw new FixtureRefusedError(problems);
   for (const importer of importersOf(runtime.modules)) await importer.import(fixture as Fixture, runtime, progress);

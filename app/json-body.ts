@@ -41,7 +41,8 @@ export function jsonLimitBreach(root: unknown): string | null {
     }
     const record = value as Record<string, unknown>;
     const keys = Object.keys(record);
-    if (keys.length > JSON_LIMITS.keysPerObject) return `An object in the request body has more than ${JSON_LIMITS.keysPerObject} keys.`;
+    if (keys.length > JSON_LIMITS.keysPerObject)
+      return `An object in the request body has more than ${JSON_LIMITS.keysPerObject} keys.`;
     for (const key of keys) {
       const child = record[key];
       // The keys that reach Object.prototype when a body is merged into another object.

@@ -55,7 +55,11 @@ export interface RoutesOptions {
  * them. Registered with app.register, optionally under a prefix; the permission table still
  * keys the full URL.
  */
-export type RoutesPlugin<Options extends RoutesOptions = RoutesOptions> = FastifyPluginAsync<Options, RawServerDefault, TypeBoxRequestProvider>;
+export type RoutesPlugin<Options extends RoutesOptions = RoutesOptions> = FastifyPluginAsync<
+  Options,
+  RawServerDefault,
+  TypeBoxRequestProvider
+>;
 
 /**
  * One feature module (platform, blog, assets, ...): its projections and what it imports from a

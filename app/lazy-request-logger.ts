@@ -81,4 +81,6 @@ export class LazyRequestLogger {
  * child at once, since that level decides what the child writes.
  */
 export const lazyChildLoggerFactory: FastifyChildLoggerFactory = (logger, bindings, options) =>
-  options.level === undefined ? (new LazyRequestLogger(logger, bindings, options) as unknown as FastifyBaseLogger) : logger.child(bindings, options);
+  options.level === undefined
+    ? (new LazyRequestLogger(logger, bindings, options) as unknown as FastifyBaseLogger)
+    : logger.child(bindings, options);

@@ -44,20 +44,29 @@ const ETAG = {
 };
 const CACHING = {
   ...ETAG,
-  'Cache-Control': Type.String({ description: '`public, max-age=0, must-revalidate` for anonymous callers, `private, no-cache` for a caller with credentials.' }),
+  'Cache-Control': Type.String({
+    description:
+      '`public, max-age=0, must-revalidate` for anonymous callers, `private, no-cache` for a caller with credentials.',
+  }),
   Vary: sometimesSent(
-    Type.String({ description: 'The request headers the answer depends on (`Cookie` where a session is read, `Authorization` where a directory token is); absent when it depends on none.' }),
+    Type.String({
+      description:
+        'The request headers the answer depends on (`Cookie` where a session is read, `Authorization` where a directory token is); absent when it depends on none.',
+    }),
   ),
 };
 /** The directory API answers each Origin differently (CORS, allowed origins); the chatbot does when its origins are listed. */
 const VARY_ORIGIN = Type.String({ description: '`Origin`, with any request header the answer also depends on.' });
 const IF_NONE_MATCH = Type.Optional(
-  Type.String({ description: 'ETags of answers the client holds (or `*`): when one matches the current answer for this caller, 304 without body. A malformed value matches nothing.' }),
+  Type.String({
+    description:
+      'ETags of answers the client holds (or `*`): when one matches the current answer for this caller, 304 without body. A malformed value matches nothing.',
+  }),
 );
 const IF_MATCH = Type.Optional(
   Type.String({
     description:
-      'The ETag the client last read (or `*`): the write goes ahead only when it names the resource\'s current version, else 412 and nothing changes. Without it, the write goes ahead as always. A malformed or weak value matches nothing.',
+      "The ETag the client last read (or `*`): the write goes ahead only when it names the resource's current version, else 412 and nothing changes. Without it, the write goes ahead as always. A malformed or weak value matches nothing.",
   }),
 );
 
@@ -111,16 +120,27 @@ function isPaginatedList(method: string, url: string, schema: FastifySchema): bo
 /** The Vary every answer of the surface carries, whatever its status; undefined where the conditional hook alone sets it. */
 function varyOf(url: string): TSchema | undefined {
   if (url.startsWith('/api/v1/')) return VARY_ORIGIN;
-  if (url.startsWith('/chatbot/api/')) return sometimesSent({ ...VARY_ORIGIN, description: '`Origin` when CHATBOT_ALLOWED_ORIGINS lists origins.' });
+  if (url.startsWith('/chatbot/api/'))
+    return sometimesSent({ ...VARY_ORIGIN, description: '`Origin` when CHATBOT_ALLOWED_ORIGINS lists origins.' });
   return undefined;
 }
 
 /** The 4xx answers an operation can give, whatever its route declared. */
-function clientErrors(method: string, url: string, schema: FastifySchema, permission: Permission | undefined): Map<number, Answer> {
+function clientErrors(
+  method: string,
+  url: string,
+  schema: FastifySchema,
+  permission: Permission | undefined,
+): Map<number, Answer> {
   const answers = new Map<number, Answer>();
   const add = (status: number, description: string, headers?: Headers) => {
     const known = answers.get(status);
-    answers.set(status, known ? { description: `${known.description} Or: ${description}`, headers: known.headers ?? headers } : { description, headers });
+    answers.set(
+      status,
+      known
+        ? { description: `${known.description} Or: ${description}`, headers: known.headers ?? headers }
+        : { description, headers },
+    );
   };
   const surface = surfaceFor(url);
   if (schema.body) {
@@ -129,13 +149,18 @@ function clientErrors(method: string, url: string, schema: FastifySchema, permis
     add(415, 'The content type is not accepted.');
   }
   if (schema.body || schema.querystring || schema.params) {
-    add(validationStatusFor(surface, url), 'The request is not valid: each message names the field and what it accepts.');
+    add(
+      validationStatusFor(surface, url),
+      'The request is not valid: each message names the field and what it accepts.',
+    );
   }
   if (permission?.anonymous) add(permission.anonymous.status, permission.anonymous.message);
   if (permission?.insufficientRole) add(permission.insufficientRole.status, permission.insufficientRole.message);
-  if (permission?.credentials.includes('api_key')) add(403, 'The API key pair (key_identity, key_credential) is wrong.');
+  if (permission?.credentials.includes('api_key'))
+    add(403, 'The API key pair (key_identity, key_credential) is wrong.');
   if (url.includes(':') || url.includes('*')) add(404, 'Not found, or not visible to the caller.');
-  if (isRateLimited(method, url)) add(429, 'Too many requests from this client; wait as Retry-After says.', RETRY_AFTER);
+  if (isRateLimited(method, url))
+    add(429, 'Too many requests from this client; wait as Retry-After says.', RETRY_AFTER);
   return answers;
 }
 
@@ -170,9 +195,14 @@ export function completeOperation(schema: FastifySchema | undefined, url: string
     const declared = responses[String(status)];
     responses[String(status)] = declared
       ? withHeaders(declared, answer.description, answer.headers ?? {})
-      : { ...ERROR_BODIES[surfaceFor(url)], description: answer.description, ...(answer.headers ? { headers: answer.headers } : {}) };
+      : {
+          ...ERROR_BODIES[surfaceFor(url)],
+          description: answer.description,
+          ...(answer.headers ? { headers: answer.headers } : {}),
+        };
   }
-  if (isPaginatedList(method, url, own)) responses['200'] = withHeaders(responses['200'], 'The page asked for.', PAGINATION);
+  if (isPaginatedList(method, url, own))
+    responses['200'] = withHeaders(responses['200'], 'The page asked for.', PAGINATION);
   const conditional = conditionalParts(method, url, route, own, responses);
   const vary = varyOf(url);
   for (const status of Object.keys(responses)) {
@@ -198,7 +228,13 @@ function documentedResponses(route: RouteOptions): Record<string, TSchema> {
  * 304 on every read, If-Match and a 412 on writes whose route honours it; the ETag and caching
  * headers they answer. Returns the request headers' schema, or undefined when it adds none.
  */
-function conditionalParts(method: string, url: string, route: RouteOptions, own: FastifySchema, responses: Record<string, TSchema>): TSchema | undefined {
+function conditionalParts(
+  method: string,
+  url: string,
+  route: RouteOptions,
+  own: FastifySchema,
+  responses: Record<string, TSchema>,
+): TSchema | undefined {
   const read = method === 'GET';
   const write = route.config?.ifMatch === true;
   if (route.config?.createdETag && responses['201']) responses['201'] = withHeaders(responses['201'], 'Created.', ETAG);
@@ -210,22 +246,32 @@ function conditionalParts(method: string, url: string, route: RouteOptions, own:
   // It keeps every header the handler set before the hook answered it (a list's total, its Link).
   if (read && responses['200']) {
     const kept = (responses['200'] as { headers?: Headers }).headers ?? {};
-    responses['304'] ??= Type.Null({ description: 'Not modified: the ETag If-None-Match named is current for this caller. No body.', headers: { ...CACHING, ...kept } });
+    responses['304'] ??= Type.Null({
+      description: 'Not modified: the ETag If-None-Match named is current for this caller. No body.',
+      headers: { ...CACHING, ...kept },
+    });
   }
   if (write) {
     responses['412'] = {
       ...ERROR_BODIES[surfaceFor(url)],
-      description: 'Precondition failed: If-Match does not name the current version; nothing changed. ETag holds the current version (`"<version>"`), which If-Match accepts.',
+      description:
+        'Precondition failed: If-Match does not name the current version; nothing changed. ETag holds the current version (`"<version>"`), which If-Match accepts.',
       headers: ETAG,
     } as TSchema;
   }
   const declared = (own.headers as { properties?: Record<string, TSchema>; required?: string[] } | undefined) ?? {};
-  return Type.Object({ ...(declared.properties ?? {}), ...(read ? { 'If-None-Match': IF_NONE_MATCH } : { 'If-Match': IF_MATCH }) }, { required: declared.required });
+  return Type.Object(
+    { ...(declared.properties ?? {}), ...(read ? { 'If-None-Match': IF_NONE_MATCH } : { 'If-Match': IF_MATCH }) },
+    { required: declared.required },
+  );
 }
 
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
-type OperationsByMethod = Record<string, { operationId?: string; responses?: Record<string, DocumentedResponse> } | undefined>;
+type OperationsByMethod = Record<
+  string,
+  { operationId?: string; responses?: Record<string, DocumentedResponse> } | undefined
+>;
 
 /**
  * The transformObject of @fastify/swagger: names every operation the route did not name. Done on
@@ -236,7 +282,8 @@ export function nameOperations<Document extends { paths?: object }>(document: Do
   for (const [path, operations] of Object.entries((document.paths ?? {}) as Record<string, OperationsByMethod>)) {
     for (const [method, operation] of Object.entries(operations)) {
       // The methods of one route share one operation object: each gets a copy with its own name.
-      if (HTTP_METHODS.has(method) && operation && !operation.operationId) operations[method] = { ...operation, operationId: derivedOperationId(method, path) };
+      if (HTTP_METHODS.has(method) && operation && !operation.operationId)
+        operations[method] = { ...operation, operationId: derivedOperationId(method, path) };
       if (HTTP_METHODS.has(method) && operations[method]) operations[method] = requireHeaders(operations[method]);
     }
   }
@@ -256,7 +303,9 @@ interface DocumentedResponse {
  * `sometimesSent` (whose marker goes, the description saying when). A client generated from the
  * document may then rely on them, and test/app/openapi-answers.test.ts checks that they are sent.
  */
-function requireHeaders<Operation extends { responses?: Record<string, DocumentedResponse> }>(operation: Operation): Operation {
+function requireHeaders<Operation extends { responses?: Record<string, DocumentedResponse> }>(
+  operation: Operation,
+): Operation {
   const responses = Object.fromEntries(
     Object.entries(operation.responses ?? {}).map(([status, response]) => {
       if (!response.headers) return [status, response];

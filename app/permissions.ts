@@ -118,7 +118,11 @@ function methodRefusers(url: string, allowed: readonly string[]): Record<string,
 }
 
 /** A native resource: reads for everyone, the given writes under one rule. */
-function nativeResource(path: string, write: Permission, writes: readonly string[] = ['POST', 'PUT', 'PATCH', 'DELETE']): Record<string, Permission> {
+function nativeResource(
+  path: string,
+  write: Permission,
+  writes: readonly string[] = ['POST', 'PUT', 'PATCH', 'DELETE'],
+): Record<string, Permission> {
   const base = `/api/${path}`;
   const entries: Record<string, Permission> = { [`GET ${base}`]: NATIVE_READ, [`GET ${base}/:id`]: NATIVE_READ };
   for (const method of writes) entries[method === 'POST' ? `POST ${base}` : `${method} ${base}/:id`] = write;
@@ -160,7 +164,11 @@ export const PERMISSIONS: PermissionTable = {
   // Legacy blog (seed 001): browser sessions only; reads are public, creating a post needs a login (401).
   'GET /api/blog/posts': PUBLIC,
   'GET /api/blog/posts/:id': PUBLIC,
-  'POST /api/blog/posts': { credentials: SESSION, allow: 'logged_in', anonymous: { status: 401, message: 'Log in to create posts.' } },
+  'POST /api/blog/posts': {
+    credentials: SESSION,
+    allow: 'logged_in',
+    anonymous: { status: 401, message: 'Log in to create posts.' },
+  },
   'POST /api/blog/posts/:id/comments': { credentials: SESSION, allow: 'everyone' },
   ...methodRefusers('/api/blog/posts', ['GET', 'POST']),
   ...methodRefusers('/api/blog/posts/:id', ['GET']),
@@ -240,7 +248,11 @@ export const PERMISSIONS: PermissionTable = {
 };
 
 /** The entry of a route: `HEAD` routes Fastify adds for a `GET` share the `GET` entry. */
-export function permissionFor(method: string, url: string, table: PermissionTable = PERMISSIONS): Permission | undefined {
+export function permissionFor(
+  method: string,
+  url: string,
+  table: PermissionTable = PERMISSIONS,
+): Permission | undefined {
   const key = `${method === 'HEAD' ? 'GET' : method} ${url}`;
   return Object.hasOwn(table, key) ? table[key] : undefined;
 }

@@ -64,7 +64,11 @@ function setCountHeaders(reply: FastifyReply, max: number, remaining: number, re
  * project's errors, so a 429 and a 503 take the surface's error shape from the one error handler
  * and Redis away never becomes a 500.
  */
-export async function rateLimitHook(scope: FastifyInstance, redis: Redis | null, policy: RateLimitPolicy): Promise<RateLimitHook> {
+export async function rateLimitHook(
+  scope: FastifyInstance,
+  redis: Redis | null,
+  policy: RateLimitPolicy,
+): Promise<RateLimitHook> {
   if (policy.max === 0) return async () => {};
   await scope.register(rateLimit, {
     global: false,

@@ -1,7 +1,9 @@
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifyServerOptions } from 'fastify';
 
-type SerializerFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildSerializer'];
+type SerializerFactory = NonNullable<
+  NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']
+>['buildSerializer'];
 
 /** Fastify's own serializer factory (fast-json-stringify), as Fastify builds it by default. */
 const fastifyDefault = SerializerSelector();

@@ -12,4 +12,3 @@ export interface TypeBoxRequestProvider extends FastifyTypeProvider {
   validator: this['schema'] extends TSchema ? Static<this['schema']> : unknown;
   serializer: unknown;
 }
-

@@ -59,7 +59,8 @@ function unionMessage(name: string, branches: ValidationIssue[]): string {
   const types: string[] = [];
   for (const branch of branches) {
     if (branch.keyword === 'const') values.push(branch.params?.allowedValue);
-    else if (branch.keyword === 'enum' && Array.isArray(branch.params?.allowedValues)) values.push(...branch.params.allowedValues);
+    else if (branch.keyword === 'enum' && Array.isArray(branch.params?.allowedValues))
+      values.push(...branch.params.allowedValues);
     else if (branch.keyword === 'type') types.push(...typeNames(branch.params?.type));
   }
   const accepted = [...(values.length > 0 ? [`one of ${listOf(values)}`] : []), ...new Set(types)];
@@ -79,7 +80,9 @@ function issueMessage(issue: ValidationIssue, name: string): string {
     case 'const':
       return `${name} must be ${listOf([params.allowedValue])}.`;
     case 'minLength':
-      return params.limit === 1 ? `${name} must not be empty.` : `${name} must be at least ${String(params.limit)} characters long.`;
+      return params.limit === 1
+        ? `${name} must not be empty.`
+        : `${name} must be at least ${String(params.limit)} characters long.`;
     case 'maxLength':
       return `${name} must be at most ${String(params.limit)} characters long.`;
     case 'minimum':
@@ -114,7 +117,9 @@ function issueMessage(issue: ValidationIssue, name: string): string {
 export function describeIssues(issues: readonly ValidationIssue[], root = 'body'): FieldMessages {
   const unions = issues.filter((i) => i.keyword === 'anyOf' || i.keyword === 'oneOf');
   const branchesOf = (union: ValidationIssue) =>
-    issues.filter((i) => i !== union && union.schemaPath !== undefined && (i.schemaPath ?? '').startsWith(`${union.schemaPath}/`));
+    issues.filter(
+      (i) => i !== union && union.schemaPath !== undefined && (i.schemaPath ?? '').startsWith(`${union.schemaPath}/`),
+    );
   const inBranch = new Set(unions.flatMap(branchesOf));
   const fields: FieldMessages = {};
   for (const issue of issues) {

@@ -57,7 +57,15 @@ function refusingInfinity(compiled: () => ValidateFunction): Validator {
     const valid = validate(data);
     const field = valid ? infiniteField(data) : null;
     if (field !== null) {
-      checked.errors = [{ instancePath: `/${field}`, schemaPath: '#/finite', keyword: 'finite', params: {}, message: 'must be a finite number' }];
+      checked.errors = [
+        {
+          instancePath: `/${field}`,
+          schemaPath: '#/finite',
+          keyword: 'finite',
+          params: {},
+          message: 'must be a finite number',
+        },
+      ];
       return false;
     }
     checked.errors = validate.errors;

@@ -86,15 +86,24 @@ async function backupRound(server: RunningProcess): Promise<BackupRound> {
     response = await fetch(`${server.url}/api/backups?${keyQuery()}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ include_db: true, include_files: true, include_themes: false, include_modules: false, include_api: false }),
+      body: JSON.stringify({
+        include_db: true,
+        include_files: true,
+        include_themes: false,
+        include_modules: false,
+        include_api: false,
+      }),
     });
   } finally {
     clearInterval(sampler);
   }
   const seconds = (performance.now() - began) / 1000;
   const record = (await response.json()) as Record<string, unknown>;
-  if (response.status !== 201) throw new Error(`POST /api/backups answered ${response.status}: ${JSON.stringify(record)}`);
-  const deleted = await fetch(`${server.url}/api/backups/${String(record['o:id'])}?${keyQuery()}`, { method: 'DELETE' });
+  if (response.status !== 201)
+    throw new Error(`POST /api/backups answered ${response.status}: ${JSON.stringify(record)}`);
+  const deleted = await fetch(`${server.url}/api/backups/${String(record['o:id'])}?${keyQuery()}`, {
+    method: 'DELETE',
+  });
   await deleted.arrayBuffer();
   return { seconds, rssBefore, rssPeak: Math.max(rssPeak, memoryOf(server.pid).rss), size: Number(record['o:size']) };
 }
@@ -135,10 +144,20 @@ export async function backupBenchmark(options: BenchOptions): Promise<BenchResul
             baseline: { value: round(rawRate, 1), unit: 'MB/s', label: 'zlib level 1 (text) + copy (images)' },
             target: { op: '>=', value: 0.8 },
           }),
-          figure('archive', round(backupRate, 1), 'MB/s', { rounds: rounds.subject.map((r) => round(mbytes / r.seconds, 1)) }),
-          figure('zlib level 1 on text', round(median(rounds.baseline.map((r) => mbytes / 2 / r.textSeconds)), 1), 'MB/s'),
+          figure('archive', round(backupRate, 1), 'MB/s', {
+            rounds: rounds.subject.map((r) => round(mbytes / r.seconds, 1)),
+          }),
+          figure(
+            'zlib level 1 on text',
+            round(median(rounds.baseline.map((r) => mbytes / 2 / r.textSeconds)), 1),
+            'MB/s',
+          ),
           figure('RSS growth while archiving', round(growth, 1), 'MB', {
-            baseline: { value: round(median(rounds.subject.map((r) => r.rssBefore)) / MB, 1), unit: 'MB', label: 'RSS before' },
+            baseline: {
+              value: round(median(rounds.subject.map((r) => r.rssBefore)) / MB, 1),
+              unit: 'MB',
+              label: 'RSS before',
+            },
             target: { op: '<=', value: RSS_GROWTH_LIMIT_MB },
           }),
         ],

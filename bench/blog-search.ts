@@ -40,7 +40,10 @@ async function needles(url: string, posts: number, count: number): Promise<{ lon
     else {
       const id = 1 + ((i * 7919) % posts);
       const post = (await (await fetch(`${url}${LIST}/${id}`)).json()) as Record<string, string>;
-      const body = post['o:content'].replace(/<[^>]*>/g, ' ').split(/\s+/).filter(Boolean);
+      const body = post['o:content']
+        .replace(/<[^>]*>/g, ' ')
+        .split(/\s+/)
+        .filter(Boolean);
       const at = i % Math.max(1, body.length - 1);
       long.push(body.slice(at, at + 2).join(' '));
     }
@@ -54,7 +57,10 @@ async function needles(url: string, posts: number, count: number): Promise<{ lon
  * search (an FTS5 trigram index in the read-model file), p50 and p99 of one client, every
  * needle different; needles of two characters shown beside it without a target.
  */
-export async function blogSearchBenchmark(options: BenchOptions, content: { server: { url: string }; posts: number }): Promise<BenchResult> {
+export async function blogSearchBenchmark(
+  options: BenchOptions,
+  content: { server: { url: string }; posts: number },
+): Promise<BenchResult> {
   const { url } = content.server;
   const perRound = 200;
   const { long, short } = await needles(url, content.posts, perRound);
@@ -75,7 +81,13 @@ export async function blogSearchBenchmark(options: BenchOptions, content: { serv
     name: 'blogsearch',
     title: `GET ${LIST}?search= over ${content.posts} posts`,
     status: 'ran',
-    setup: { posts: content.posts, connections: 1, requests: longMs.length + shortMs.length, rounds: options.rounds, median_total: percentile(totals, 50) },
+    setup: {
+      posts: content.posts,
+      connections: 1,
+      requests: longMs.length + shortMs.length,
+      rounds: options.rounds,
+      median_total: percentile(totals, 50),
+    },
     figures: [
       figure('latency p50', round(percentile(longMs, 50)), 'ms', { target: { op: '<=', value: 5 } }),
       figure('latency p99', round(percentile(longMs, 99)), 'ms'),

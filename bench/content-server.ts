@@ -62,7 +62,8 @@ export async function waitForIndexOutbox(dataDir: string, timeoutMs = 600_000): 
   const began = Date.now();
   for (;;) {
     if (owedIndexWork(dataDir) === 0) return;
-    if (Date.now() - began > timeoutMs) throw new Error(`the chatbot still owed ${owedIndexWork(dataDir)} index jobs after ${timeoutMs / 1000} s`);
+    if (Date.now() - began > timeoutMs)
+      throw new Error(`the chatbot still owed ${owedIndexWork(dataDir)} index jobs after ${timeoutMs / 1000} s`);
     await sleep(250);
   }
 }

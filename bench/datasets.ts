@@ -54,7 +54,13 @@ export function benchMetadata(at: Date): EventMetadata {
 }
 
 /** A published post of the admin on site 1, in the fields the blog module writes. */
-export function generatedPost(id: number, title: string, excerpt: string, contentText: string, publishedAt: string): BlogPostFields {
+export function generatedPost(
+  id: number,
+  title: string,
+  excerpt: string,
+  contentText: string,
+  publishedAt: string,
+): BlogPostFields {
   return {
     title,
     slug: `post-${id}`,
@@ -89,16 +95,31 @@ export function writeBlogPosts(log: EventLogWriter, count: number, shape: PostSh
     const id = firstId + n;
     const at = new Date(start + n * 60_000);
     const published = blogTimestamp(at);
-    const fields = generatedPost(id, `Post ${id} ${text.sentence(3)}`, text.sentence(12), text.sentence(shape.contentWords), published);
+    const fields = generatedPost(
+      id,
+      `Post ${id} ${text.sentence(3)}`,
+      text.sentence(12),
+      text.sentence(shape.contentWords),
+      published,
+    );
     const metadata = benchMetadata(at);
     log.append(blogPostStream(id), BLOG_EVENTS.postCreated, { id, fields }, metadata);
     log.append(blogPostStream(id), BLOG_EVENTS.postPublished, { id, published_at: published }, metadata);
   }
-  log.append(`sequence-${BLOG_SEQUENCES.post}`, 'IdAllocated', { id: firstId + count - 1 }, benchMetadata(new Date(start)));
+  log.append(
+    `sequence-${BLOG_SEQUENCES.post}`,
+    'IdAllocated',
+    { id: firstId + count - 1 },
+    benchMetadata(new Date(start)),
+  );
 }
 
 /** A DATA_DIR with the admin and `count` published posts. */
-export async function blogDataDir(name: string, count: number, shape: PostShape): Promise<{ dir: string; cleanup(): void }> {
+export async function blogDataDir(
+  name: string,
+  count: number,
+  shape: PostShape,
+): Promise<{ dir: string; cleanup(): void }> {
   const data = tempDataDir(name);
   try {
     await importAdmin(data.dir);

@@ -48,7 +48,8 @@ export async function embeddingBenchmark(options: BenchOptions): Promise<BenchRe
     await model.embed([english.description(60)], 'document');
     const texts = Array.from({ length: scaled(options, 400, 40) }, () => english.description(60));
     let began = performance.now();
-    for (let start = 0; start < texts.length; start += 16) await model.embed(texts.slice(start, start + 16), 'document');
+    for (let start = 0; start < texts.length; start += 16)
+      await model.embed(texts.slice(start, start + 16), 'document');
     const textsPerSecond = texts.length / ((performance.now() - began) / 1000);
     // The same texts with 4 batches in flight, as a reindex or the catch-up sends them: both
     // document threads read when the machine has a core for the second (client.ts), which a
@@ -71,9 +72,15 @@ export async function embeddingBenchmark(options: BenchOptions): Promise<BenchRe
     // 2. Indexing items (title and about 80 words each), with queries arriving meanwhile.
     // BENCH_EMBEDDING_ITEMS indexes fewer items than the scale says (the time for 20,000 is then
     // extrapolated), so the search over 100,000 chunks can run without an hour of indexing first.
-    const items = process.env.BENCH_EMBEDDING_ITEMS ? Math.max(50, Number(process.env.BENCH_EMBEDDING_ITEMS)) : scaled(options, ITEMS, 50);
+    const items = process.env.BENCH_EMBEDDING_ITEMS
+      ? Math.max(50, Number(process.env.BENCH_EMBEDDING_ITEMS))
+      : scaled(options, ITEMS, 50);
     const indexed = new SqliteVectorIndex(join(dir, 'vector-index.sqlite'));
-    const documents = Array.from({ length: items }, (_, id) => ({ id, title: english.title(), text: english.description(80) }));
+    const documents = Array.from({ length: items }, (_, id) => ({
+      id,
+      title: english.title(),
+      text: english.description(80),
+    }));
     const whileIndexing: number[] = [];
     const chatsWhileIndexing: number[] = [];
     let indexing = true;
@@ -89,7 +96,9 @@ export async function embeddingBenchmark(options: BenchOptions): Promise<BenchRe
           await retrieve({ embedder: cached, vectorIndex: indexed }, { text: question, filter: {} });
           whileIndexing.push(performance.now() - asked);
         } else {
-          const retrieved = (await retrieve({ embedder: cached, vectorIndex: indexed }, { text: question, filter: {} })).slice(0, EVIDENCE_COUNT);
+          const retrieved = (
+            await retrieve({ embedder: cached, vectorIndex: indexed }, { text: question, filter: {} })
+          ).slice(0, EVIDENCE_COUNT);
           const evidence = retrieved.map((r, index) => ({ number: index + 1, title: r.best.title, text: r.best.text }));
           chatResponse(await answerer.answer({ question, evidence }), retrieved);
           chatsWhileIndexing.push(performance.now() - asked);
@@ -104,9 +113,19 @@ export async function embeddingBenchmark(options: BenchOptions): Promise<BenchRe
       while (next < documents.length) {
         const doc = documents[next++];
         const chunks = chunkText(doc.text);
-        const vectors = await cached.embed(chunks.map((c) => `${doc.title}\n${c}`), 'document');
+        const vectors = await cached.embed(
+          chunks.map((c) => `${doc.title}\n${c}`),
+          'document',
+        );
         await indexed.replace(
-          { resourceType: 'item', resourceId: doc.id, title: doc.title, path: `/item/${doc.id}`, siteIds: [1], itemSetIds: [] },
+          {
+            resourceType: 'item',
+            resourceId: doc.id,
+            title: doc.title,
+            path: `/item/${doc.id}`,
+            siteIds: [1],
+            itemSetIds: [],
+          },
           chunks.map((text, i) => ({ text, vector: vectors[i] })),
           cached.model,
         );
@@ -118,7 +137,11 @@ export async function embeddingBenchmark(options: BenchOptions): Promise<BenchRe
     await askMeanwhile;
     began = performance.now();
     const reembedded = cached.embeddedCount;
-    for (const doc of documents) await cached.embed(chunkText(doc.text).map((c) => `${doc.title}\n${c}`), 'document');
+    for (const doc of documents)
+      await cached.embed(
+        chunkText(doc.text).map((c) => `${doc.title}\n${c}`),
+        'document',
+      );
     const cachedSeconds = (performance.now() - began) / 1000;
     const embeddedAgain = cached.embeddedCount - reembedded;
     await indexed.close();
@@ -130,7 +153,9 @@ export async function embeddingBenchmark(options: BenchOptions): Promise<BenchRe
     const words = new LocalEmbedder();
     const pool: Float32Array[] = [];
     for (const doc of documents.slice(0, 2000)) {
-      pool.push((await cached.embed([`${doc.title}\n${chunkText(doc.text)[0]}`], 'document'))[0].slice(0, SENTENCE_DIMENSION));
+      pool.push(
+        (await cached.embed([`${doc.title}\n${chunkText(doc.text)[0]}`], 'document'))[0].slice(0, SENTENCE_DIMENSION),
+      );
     }
     const index = new SqliteVectorIndex(join(dir, 'vector-index.sqlite'));
     let noise = 12345;
@@ -143,10 +168,15 @@ export async function embeddingBenchmark(options: BenchOptions): Promise<BenchRe
       const vector = new Float32Array(cached.dimension);
       normaliseInto(meaning, vector, 0, SEMANTIC_WEIGHT);
       normaliseInto(words.vector(`${title}\n${text}`), vector, SENTENCE_DIMENSION, WORD_WEIGHT);
-      await index.replace({ resourceType: 'item', resourceId: id, title, path: `/item/${id}`, siteIds: [1 + (id % 3)], itemSetIds: [] }, [{ text, vector }], cached.model);
+      await index.replace(
+        { resourceType: 'item', resourceId: id, title, path: `/item/${id}`, siteIds: [1 + (id % 3)], itemSetIds: [] },
+        [{ text, vector }],
+        cached.model,
+      );
     }
     const buildSeconds = (performance.now() - built) / 1000;
-    for (let i = 0; i < 10; i++) await retrieve({ embedder: cached, vectorIndex: index }, { text: english.question(), filter: {} });
+    for (let i = 0; i < 10; i++)
+      await retrieve({ embedder: cached, vectorIndex: index }, { text: english.question(), filter: {} });
     const searches: number[] = [];
     const embeds: number[] = [];
     for (let i = 0; i < QUERIES; i++) {
@@ -165,20 +195,45 @@ export async function embeddingBenchmark(options: BenchOptions): Promise<BenchRe
       name: 'embedding',
       title: 'embedded sentence model: speed, indexing, search',
       status: 'ran',
-      setup: { texts: texts.length, items, chunks: chunkCount, queries: QUERIES, inFlight: IN_FLIGHT, chunkBuildSeconds: round(buildSeconds, 1) },
+      setup: {
+        texts: texts.length,
+        items,
+        chunks: chunkCount,
+        queries: QUERIES,
+        inFlight: IN_FLIGHT,
+        chunkBuildSeconds: round(buildSeconds, 1),
+      },
       figures: [
         figure('model texts/s (60 words)', round(textsPerSecond, 1), 'texts/s'),
         figure('model texts/s, 4 batches in flight', round(textsPerSecondInFlight, 1), 'texts/s'),
         figure(`index ${items} items`, round(indexSeconds, 1), 's'),
-        ...(items === ITEMS ? [] : [figure(`index ${ITEMS} items (extrapolated)`, round((indexSeconds * ITEMS) / items, 0), 's')]),
-        figure('reindex of the same items: vectors embedded', embeddedAgain, 'texts', { target: { op: '<=', value: 0 } }),
+        ...(items === ITEMS
+          ? []
+          : [figure(`index ${ITEMS} items (extrapolated)`, round((indexSeconds * ITEMS) / items, 0), 's')]),
+        figure('reindex of the same items: vectors embedded', embeddedAgain, 'texts', {
+          target: { op: '<=', value: 0 },
+        }),
         figure(`reindex of the same items from the cache`, round(cachedSeconds, 2), 's'),
         figure('query embedding p50', round(percentile(embeds, 50), 1), 'ms'),
-        figure(`search p50 over ${chunkCount} chunks, embedding included`, round(percentile(searches, 50), 1), 'ms', { target: { op: '<=', value: 20 } }),
+        figure(`search p50 over ${chunkCount} chunks, embedding included`, round(percentile(searches, 50), 1), 'ms', {
+          target: { op: '<=', value: 20 },
+        }),
         figure(`search p99 over ${chunkCount} chunks, embedding included`, round(percentile(searches, 99), 1), 'ms'),
-        figure(`search p50 while indexing (${whileIndexing.length} searches)`, round(percentile(whileIndexing, 50), 1), 'ms', { target: { op: '<=', value: 40 } }),
-        figure('search p99 while indexing', round(percentile(whileIndexing, 99), 1), 'ms', { target: { op: '<=', value: 150 } }),
-        figure(`chat p50 while indexing (${chatsWhileIndexing.length} chats)`, round(percentile(chatsWhileIndexing, 50), 1), 'ms', { target: { op: '<=', value: 80 } }),
+        figure(
+          `search p50 while indexing (${whileIndexing.length} searches)`,
+          round(percentile(whileIndexing, 50), 1),
+          'ms',
+          { target: { op: '<=', value: 40 } },
+        ),
+        figure('search p99 while indexing', round(percentile(whileIndexing, 99), 1), 'ms', {
+          target: { op: '<=', value: 150 },
+        }),
+        figure(
+          `chat p50 while indexing (${chatsWhileIndexing.length} chats)`,
+          round(percentile(chatsWhileIndexing, 50), 1),
+          'ms',
+          { target: { op: '<=', value: 80 } },
+        ),
         figure('chat p99 while indexing', round(percentile(chatsWhileIndexing, 99), 1), 'ms'),
         figure('process RSS peak while indexing (model threads included)', round(peakRss / 1024 / 1024, 0), 'MB'),
         figure('process RSS at the end (model threads included)', round(rssMb, 0), 'MB'),

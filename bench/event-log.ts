@@ -21,8 +21,12 @@ export class EventLogWriter {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = OFF');
-    this.insert = this.db.prepare('INSERT INTO events (stream_id, stream_version, type, data, metadata) VALUES (?, ?, ?, ?, ?)');
-    const rows = this.db.prepare('SELECT stream_id AS s, MAX(stream_version) AS v FROM events GROUP BY stream_id').all() as { s: string; v: number }[];
+    this.insert = this.db.prepare(
+      'INSERT INTO events (stream_id, stream_version, type, data, metadata) VALUES (?, ?, ?, ?, ?)',
+    );
+    const rows = this.db
+      .prepare('SELECT stream_id AS s, MAX(stream_version) AS v FROM events GROUP BY stream_id')
+      .all() as { s: string; v: number }[];
     for (const row of rows) this.versions.set(row.s, row.v);
   }
 

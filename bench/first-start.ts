@@ -18,7 +18,9 @@ const LOAD_LIMIT_MS = 600_000;
 /** One process per core, spinning: the other engineers' test runs on the shared machine. */
 function busyProcesses(count: number): ChildProcess[] {
   return Array.from({ length: count }, () =>
-    spawn(process.execPath, ['-e', `const end = Date.now() + ${LOAD_LIMIT_MS}; while (Date.now() < end);`], { stdio: 'ignore' }),
+    spawn(process.execPath, ['-e', `const end = Date.now() + ${LOAD_LIMIT_MS}; while (Date.now() < end);`], {
+      stdio: 'ignore',
+    }),
   );
 }
 
@@ -40,7 +42,10 @@ async function stopAll(children: ChildProcess[]): Promise<void> {
  * vector index, then a restart that finds the index that start began (not empty: nothing is
  * refilled), as its baseline. Two figures.
  */
-async function firstStarts(options: BenchOptions, items: number): Promise<{ figures: Figure[]; importSeconds: number }> {
+async function firstStarts(
+  options: BenchOptions,
+  items: number,
+): Promise<{ figures: Figure[]; importSeconds: number }> {
   const data = tempDataDir(`first-start-${items}`);
   try {
     const fixture = join(data.dir, 'items-fixture.json');
@@ -50,13 +55,17 @@ async function firstStarts(options: BenchOptions, items: number): Promise<{ figu
     const importSeconds = (performance.now() - importBegan) / 1000;
     rmSync(fixture);
     const start = () =>
-      timeToFirstAnswer([...SERVE_NODE_FLAGS, 'dist/bin/serve.js'], { DATA_DIR: data.dir }, ITEMS_PATH, (status, total, body) =>
-        status === 200 && total === String(items) && Array.isArray(body) && body.length === 1,
+      timeToFirstAnswer(
+        [...SERVE_NODE_FLAGS, 'dist/bin/serve.js'],
+        { DATA_DIR: data.dir },
+        ITEMS_PATH,
+        (status, total, body) => status === 200 && total === String(items) && Array.isArray(body) && body.length === 1,
       );
     const firsts: number[] = [];
     const restarts: number[] = [];
     for (let round = 0; round < options.rounds; round++) {
-      for (const suffix of ['', '-wal', '-shm']) rmSync(join(data.dir, `vector-index.sqlite${suffix}`), { force: true });
+      for (const suffix of ['', '-wal', '-shm'])
+        rmSync(join(data.dir, `vector-index.sqlite${suffix}`), { force: true });
       const load = busyProcesses(2);
       try {
         firsts.push(await start());
@@ -67,8 +76,12 @@ async function firstStarts(options: BenchOptions, items: number): Promise<{ figu
     }
     return {
       figures: [
-        figure(`first start, ${items} items, 2 busy processes`, round(median(firsts)), 'ms', { rounds: firsts.map((r) => round(r)) }),
-        figure(`restart with the index begun, ${items} items, same load`, round(median(restarts)), 'ms', { rounds: restarts.map((r) => round(r)) }),
+        figure(`first start, ${items} items, 2 busy processes`, round(median(firsts)), 'ms', {
+          rounds: firsts.map((r) => round(r)),
+        }),
+        figure(`restart with the index begun, ${items} items, same load`, round(median(restarts)), 'ms', {
+          rounds: restarts.map((r) => round(r)),
+        }),
       ],
       importSeconds,
     };

@@ -21,8 +21,13 @@ try {
   const records = await importFixture(runtime, fixture, { tick: () => void times.push(performance.now()) });
   const seconds = (performance.now() - began) / 1000;
   // When the first record was done, then each tenth: the rate per tenth shows whether it slows down.
-  const tenths = Array.from({ length: 11 }, (_, i) => times[Math.min(times.length - 1, Math.round((i * (times.length - 1)) / 10))] - began);
-  process.stdout.write(JSON.stringify({ records, ticked: times.length, seconds, tenths, rss: process.memoryUsage().rss }));
+  const tenths = Array.from(
+    { length: 11 },
+    (_, i) => times[Math.min(times.length - 1, Math.round((i * (times.length - 1)) / 10))] - began,
+  );
+  process.stdout.write(
+    JSON.stringify({ records, ticked: times.length, seconds, tenths, rss: process.memoryUsage().rss }),
+  );
 } finally {
   await runtime.close();
 }

@@ -49,7 +49,9 @@ export async function importBenchmark(options: BenchOptions): Promise<BenchResul
   try {
     const fixture = join(data.dir, 'items-fixture.json');
     writeFileSync(fixture, JSON.stringify(itemsFixture(items)));
-    const output = JSON.parse(await runScript('bench/import-child.ts', [fixture], { DATA_DIR: data.dir }, true)) as ImportOutput;
+    const output = JSON.parse(
+      await runScript('bench/import-child.ts', [fixture], { DATA_DIR: data.dir }, true),
+    ) as ImportOutput;
     const first = tenthRate(output, 1);
     const last = tenthRate(output, 10);
     return {

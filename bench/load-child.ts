@@ -15,7 +15,12 @@ interface AutocannonOptions {
   url: string;
   connections: number;
   duration: number;
-  requests: { method: string; headers: Record<string, string>; body?: string; setupRequest?: (request: Request) => Request }[];
+  requests: {
+    method: string;
+    headers: Record<string, string>;
+    body?: string;
+    setupRequest?: (request: Request) => Request;
+  }[];
 }
 interface AutocannonResult {
   requests: { total: number };

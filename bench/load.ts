@@ -26,9 +26,7 @@ export interface LoadResult {
  * never shares an event loop with the server under test.
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const out = await runScript('bench/load-child.ts', [
-    JSON.stringify({ method: 'GET', headers: {}, ...options }),
-  ]);
+  const out = await runScript('bench/load-child.ts', [JSON.stringify({ method: 'GET', headers: {}, ...options })]);
   return JSON.parse(out) as LoadResult;
 }
 

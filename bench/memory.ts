@@ -14,8 +14,14 @@ async function exercise(url: string, posts: number): Promise<void> {
   for (let n = 0; n < VISITS; n++) {
     await get(`/api/blog_posts?per_page=10&page=${1 + ((n * 37) % 50)}`);
     await get(`/api/blog_posts/${1 + ((n * 7919) % posts)}`);
-    await get(`/api/blog_posts?per_page=10&search=${['museum', 'river', 'station', 'history', 'music'][n % 5]}${n % 7 === 0 ? '' : 's'}`);
-    const search = await fetch(`${url}/chatbot/api/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: `old maps of the river port ${n}` }) });
+    await get(
+      `/api/blog_posts?per_page=10&search=${['museum', 'river', 'station', 'history', 'music'][n % 5]}${n % 7 === 0 ? '' : 's'}`,
+    );
+    const search = await fetch(`${url}/chatbot/api/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: `old maps of the river port ${n}` }),
+    });
     if (search.status !== 200) throw new Error(`/chatbot/api/search answered ${search.status}`);
     await search.arrayBuffer();
   }

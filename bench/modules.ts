@@ -13,5 +13,7 @@ export async function registeredModules(): Promise<{ names: Set<string>; error?:
 
 export function missingModules(registered: Set<string>, needed: readonly string[]): string | null {
   const missing = needed.filter((name) => !registered.has(name));
-  return missing.length === 0 ? null : `module${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not registered in app/modules.ts`;
+  return missing.length === 0
+    ? null
+    : `module${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not registered in app/modules.ts`;
 }

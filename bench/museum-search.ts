@@ -16,7 +16,11 @@ interface SearchAnswer {
 
 async function search(url: string, query: string, perPage = 10): Promise<{ answer: SearchAnswer; ms: number }> {
   const began = performance.now();
-  const response = await fetch(`${url}${SEARCH}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, per_page: perPage }) });
+  const response = await fetch(`${url}${SEARCH}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query, per_page: perPage }),
+  });
   const text = await response.text();
   const ms = performance.now() - began;
   if (response.status !== 200) throw new Error(`${SEARCH} answered ${response.status}: ${text}`);
@@ -88,14 +92,27 @@ export async function museumSearchBenchmark(options: BenchOptions): Promise<Benc
       name: 'museum',
       title: `museum of ${m.items} items, ${m.items} media, ${m.posts} posts: title rank, search from the start, blog search`,
       status: 'ran',
-      setup: { items: m.items, posts: m.posts, rounds: options.rounds, first_window_s: firstWindow, index_seconds: round(m.indexSeconds, 1), embedder: 'words (CHATBOT_SENTENCE_MODEL=off)' },
+      setup: {
+        items: m.items,
+        posts: m.posts,
+        rounds: options.rounds,
+        first_window_s: firstWindow,
+        index_seconds: round(m.indexSeconds, 1),
+        embedder: 'words (CHATBOT_SENTENCE_MODEL=off)',
+      },
       figures: [
-        figure('exact title finds its item first', ranks.filter((r) => r === 1).length, `of ${ranks.length}`, { target: { op: '>=', value: ranks.length } }),
+        figure('exact title finds its item first', ranks.filter((r) => r === 1).length, `of ${ranks.length}`, {
+          target: { op: '>=', value: ranks.length },
+        }),
         figure('exact title: median rank (51 = not in the first 50)', median(ranks), 'rank'),
-        figure(`search p50, first ${firstWindow} s after a restart`, round(firstP50), 'ms', { rounds: firsts.map((r) => round(r)) }),
+        figure(`search p50, first ${firstWindow} s after a restart`, round(firstP50), 'ms', {
+          rounds: firsts.map((r) => round(r)),
+        }),
         figure('search p50, the 20 s after', round(steadyP50), 'ms', { rounds: steadies.map((r) => round(r)) }),
         figure('first-window p50 / steady p50', round(firstP50 / steadyP50), 'x', { target: { op: '<=', value: 2 } }),
-        figure('first search after a restart', round(median(firstRequests)), 'ms', { rounds: firstRequests.map((r) => round(r)) }),
+        figure('first search after a restart', round(median(firstRequests)), 'ms', {
+          rounds: firstRequests.map((r) => round(r)),
+        }),
         ...blog.figures.map((f) => ({ ...f, name: `blog search ${f.name}` })),
       ],
     };

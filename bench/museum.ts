@@ -48,7 +48,16 @@ function museumFixture(items: number): { fixture: object; titles: string[] } {
       media: [{ id: i + 1, title: `${title} (photograph)`, text: english.description(30), is_public: true }],
     };
   });
-  const users = [{ id: ADMIN_ID, email: 'bench@example.org', name: 'Bench', role: 'global_admin', password: 'bench-password-1', api_keys: [{ ...ADMIN_KEY, label: 'bench' }] }];
+  const users = [
+    {
+      id: ADMIN_ID,
+      email: 'bench@example.org',
+      name: 'Bench',
+      role: 'global_admin',
+      password: 'bench-password-1',
+      api_keys: [{ ...ADMIN_KEY, label: 'bench' }],
+    },
+  ];
   return { fixture: { users, sites: [{ id: 1, slug: 'main', title: 'Main site' }], items: records }, titles };
 }
 
@@ -66,8 +75,11 @@ export async function museum(options: BenchOptions): Promise<Museum> {
   const manifestFile = join(data.dir, 'museum.json');
   if (kept && existsSync(manifestFile)) {
     const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Manifest;
-    if (manifest.items === items && manifest.posts === posts) return { dataDir: data.dir, ...manifest, indexSeconds: 0, cleanup: () => {} };
-    throw new Error(`${kept} holds a museum of ${manifest.items} items and ${manifest.posts} posts, not ${items} and ${posts}: name another BENCH_MUSEUM_DIR.`);
+    if (manifest.items === items && manifest.posts === posts)
+      return { dataDir: data.dir, ...manifest, indexSeconds: 0, cleanup: () => {} };
+    throw new Error(
+      `${kept} holds a museum of ${manifest.items} items and ${manifest.posts} posts, not ${items} and ${posts}: name another BENCH_MUSEUM_DIR.`,
+    );
   }
   mkdirSync(data.dir, { recursive: true });
   try {

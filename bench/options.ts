@@ -31,7 +31,14 @@ export function loadBenchOptions(): BenchOptions {
     rounds: rounds % 2 === 0 ? rounds + 1 : rounds,
     duration: positiveNumber('BENCH_DURATION', scale >= 1 ? 5 : 2),
     connections: Math.round(positiveNumber('BENCH_CONNECTIONS', 10)),
-    only: only ? new Set(only.split(',').map((s) => s.trim()).filter(Boolean)) : null,
+    only: only
+      ? new Set(
+          only
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean),
+        )
+      : null,
   };
 }
 

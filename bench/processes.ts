@@ -31,13 +31,23 @@ export function cpuMicrosOf(pid: number): number {
 }
 
 /** Runs a TypeScript script with node + tsx (and `nodeFlags`) and collects its stdout; rejects on a non-zero exit. */
-export function runScript(script: string, args: string[], env: NodeJS.ProcessEnv = {}, profile = false, nodeFlags: readonly string[] = []): Promise<string> {
+export function runScript(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  profile = false,
+  nodeFlags: readonly string[] = [],
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeFlags, ...(profile ? cpuProfileArgs() : []), '--import', 'tsx', script, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [...nodeFlags, ...(profile ? cpuProfileArgs() : []), '--import', 'tsx', script, ...args],
+      {
+        cwd: ROOT,
+        env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -61,7 +71,12 @@ export interface RunningProcess {
   stop(): Promise<void>;
 }
 
-async function waitUntilAnswering(url: string, child: ChildProcess, timeoutMs: number, output: () => string): Promise<void> {
+async function waitUntilAnswering(
+  url: string,
+  child: ChildProcess,
+  timeoutMs: number,
+  output: () => string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${output().slice(-2000)}`);
@@ -124,9 +139,24 @@ export async function startProcess(
  * The production adapters' variables, blank: a benchmark's processes run on the embedded
  * adapters even from a shell that exports the stack's (stack/README.md), unless it names them.
  */
-export const EMBEDDED_ENV: NodeJS.ProcessEnv = { EVENTSTORE_URL: '', KAFKA_BROKERS: '', MONGO_URL: '', ELASTICSEARCH_URL: '', ELASTICSEARCH_INDEX: '', REDIS_URL: '', COHERE_API_KEY: '' };
+export const EMBEDDED_ENV: NodeJS.ProcessEnv = {
+  EVENTSTORE_URL: '',
+  KAFKA_BROKERS: '',
+  MONGO_URL: '',
+  ELASTICSEARCH_URL: '',
+  ELASTICSEARCH_INDEX: '',
+  REDIS_URL: '',
+  COHERE_API_KEY: '',
+};
 
 /** The application server as `npm start` runs it (compiled, dist/bin/serve.js, its node flags) on embedded defaults over `dataDir`. */
 export function startAppServer(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<RunningProcess> {
-  return startProcess('dist/bin/serve.js', [], { DATA_DIR: dataDir, ...env }, '/api/sites', undefined, SERVE_NODE_FLAGS);
+  return startProcess(
+    'dist/bin/serve.js',
+    [],
+    { DATA_DIR: dataDir, ...env },
+    '/api/sites',
+    undefined,
+    SERVE_NODE_FLAGS,
+  );
 }

@@ -29,14 +29,29 @@ export async function readBenchmark(options: BenchOptions): Promise<BenchResult>
     const response = await fetch(`${app.url}${PATH}`);
     const body = Buffer.from(await response.arrayBuffer());
     const listed = JSON.parse(body.toString()) as unknown[];
-    if (response.status !== 200 || listed.length !== 10) throw new Error(`${PATH} answered ${response.status} with ${listed.length} posts`);
-    const headers = Object.fromEntries(COPIED_HEADERS.flatMap((h) => (response.headers.get(h) ? [[h, response.headers.get(h) as string]] : [])));
+    if (response.status !== 200 || listed.length !== 10)
+      throw new Error(`${PATH} answered ${response.status} with ${listed.length} posts`);
+    const headers = Object.fromEntries(
+      COPIED_HEADERS.flatMap((h) => (response.headers.get(h) ? [[h, response.headers.get(h) as string]] : [])),
+    );
     writeFileSync(join(data.dir, 'bare-body'), body);
     writeFileSync(join(data.dir, 'bare-headers.json'), JSON.stringify(headers));
-    bare = await startProcess('bench/bare-server.ts', [join(data.dir, 'bare-body'), join(data.dir, 'bare-headers.json')], {}, PATH);
+    bare = await startProcess(
+      'bench/bare-server.ts',
+      [join(data.dir, 'bare-body'), join(data.dir, 'bare-headers.json')],
+      {},
+      PATH,
+    );
 
     const load = (server: { pid: number; url: string }, what: string) => async (): Promise<ServedLoad> =>
-      requireClean(await runLoadOn(server.pid, { url: `${server.url}${PATH}`, connections: options.connections, durationSeconds: options.duration }), what);
+      requireClean(
+        await runLoadOn(server.pid, {
+          url: `${server.url}${PATH}`,
+          connections: options.connections,
+          durationSeconds: options.duration,
+        }),
+        what,
+      );
     // The server comes out of indexing every post: a single warm-up round left the measured
     // rounds still climbing (28,988, 33,436, 38,922 req/s, the bare route level). Both sides
     // get three, and the figure compares them warm.
@@ -47,7 +62,13 @@ export async function readBenchmark(options: BenchOptions): Promise<BenchResult>
       name: 'read',
       title: `GET ${PATH} over ${posts} posts`,
       status: 'ran',
-      setup: { posts, connections: options.connections, duration_s: options.duration, rounds: options.rounds, body_bytes: body.length },
+      setup: {
+        posts,
+        connections: options.connections,
+        duration_s: options.duration,
+        rounds: options.rounds,
+        body_bytes: body.length,
+      },
       figures: [
         figure('req/s ratio', round(appRate / bareRate, 3), 'x', {
           baseline: { value: round(bareRate), unit: 'req/s', label: 'bare fastify, same bytes' },
@@ -62,9 +83,18 @@ export async function readBenchmark(options: BenchOptions): Promise<BenchResult>
         }),
         // The server's own cost, which the ratio mixes with the machine's: on a day of fast system
         // calls the bare route gains more than the server does (docs/perf-history.md).
-        figure('server CPU per request', round(median(rounds.subject.map((r) => r.serverCpuMicrosPerRequest)), 1), 'us', {
-          baseline: { value: round(median(rounds.baseline.map((r) => r.serverCpuMicrosPerRequest)), 1), unit: 'us', label: 'bare fastify' },
-        }),
+        figure(
+          'server CPU per request',
+          round(median(rounds.subject.map((r) => r.serverCpuMicrosPerRequest)), 1),
+          'us',
+          {
+            baseline: {
+              value: round(median(rounds.baseline.map((r) => r.serverCpuMicrosPerRequest)), 1),
+              unit: 'us',
+              label: 'bare fastify',
+            },
+          },
+        ),
       ],
     };
   } finally {

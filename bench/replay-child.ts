@@ -43,7 +43,15 @@ try {
     readRates.push(await readOnly());
     rebuildRates.push(await rebuild());
   }
-  process.stdout.write(JSON.stringify({ events: total, startup: total / startupSeconds, rebuild: rebuildRates, readOnly: readRates, rss: process.memoryUsage().rss }));
+  process.stdout.write(
+    JSON.stringify({
+      events: total,
+      startup: total / startupSeconds,
+      rebuild: rebuildRates,
+      readOnly: readRates,
+      rss: process.memoryUsage().rss,
+    }),
+  );
 } finally {
   await runtime.close();
 }

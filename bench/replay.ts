@@ -29,17 +29,54 @@ export function writeMixedLog(log: EventLogWriter, units: number): void {
     const post = generatedPost(id, `Post ${id}`, text.sentence(10), text.sentence(60), published);
     log.append(blogPostStream(id), BLOG_EVENTS.postCreated, { id, fields: post }, metadata);
     log.append(blogPostStream(id), BLOG_EVENTS.postPublished, { id, published_at: published }, metadata);
-    log.append(blogPostStream(id), BLOG_EVENTS.postUpdated, { id, fields: { ...post, title: `Post ${id} (edited)` } }, metadata);
-    log.append(blogPostStream(id), BLOG_EVENTS.postUpdated, { id, fields: { ...post, excerpt: text.sentence(10) } }, metadata);
-    const comment: BlogCommentFields = { post_id: id, author_name: 'Reader', author_email: 'reader@example.org', body: text.sentence(20), status: 'approved' };
+    log.append(
+      blogPostStream(id),
+      BLOG_EVENTS.postUpdated,
+      { id, fields: { ...post, title: `Post ${id} (edited)` } },
+      metadata,
+    );
+    log.append(
+      blogPostStream(id),
+      BLOG_EVENTS.postUpdated,
+      { id, fields: { ...post, excerpt: text.sentence(10) } },
+      metadata,
+    );
+    const comment: BlogCommentFields = {
+      post_id: id,
+      author_name: 'Reader',
+      author_email: 'reader@example.org',
+      body: text.sentence(20),
+      status: 'approved',
+    };
     log.append(blogCommentStream(id), BLOG_EVENTS.commentPosted, { id, fields: comment }, metadata);
-    const item: ItemFields = { title: `Item ${id}`, description: text.sentence(30), is_public: true, item_set_ids: [], site_ids: [1] };
+    const item: ItemFields = {
+      title: `Item ${id}`,
+      description: text.sentence(30),
+      is_public: true,
+      item_set_ids: [],
+      site_ids: [1],
+    };
     log.append(itemStream(id), 'ItemCreated', { id, fields: item }, metadata);
-    log.append(itemStream(id), 'ItemUpdated', { id, fields: { ...item, title: `Item ${id} (edited)` }, changed: ['title'] }, metadata);
-    log.append(itemStream(id), 'ItemUpdated', { id, fields: { ...item, description: text.sentence(30) }, changed: ['description'] }, metadata);
+    log.append(
+      itemStream(id),
+      'ItemUpdated',
+      { id, fields: { ...item, title: `Item ${id} (edited)` }, changed: ['title'] },
+      metadata,
+    );
+    log.append(
+      itemStream(id),
+      'ItemUpdated',
+      { id, fields: { ...item, description: text.sentence(30) }, changed: ['description'] },
+      metadata,
+    );
     const media: MediaFields = { item_id: id, title: `Scan ${id}`, text: text.sentence(40), is_public: true };
     log.append(mediaStream(id), 'MediaCreated', { id, fields: media }, metadata);
-    log.append(mediaStream(id), 'MediaUpdated', { id, fields: { ...media, title: `Scan ${id} (edited)` }, changed: ['title'] }, metadata);
+    log.append(
+      mediaStream(id),
+      'MediaUpdated',
+      { id, fields: { ...media, title: `Scan ${id} (edited)` }, changed: ['title'] },
+      metadata,
+    );
   }
   for (const sequence of ['blog_post', 'blog_comment', 'item', 'media']) {
     log.append(`sequence-${sequence}`, 'IdAllocated', { id: units }, benchMetadata(new Date(start)));
@@ -64,7 +101,15 @@ export async function replayBenchmark(options: BenchOptions): Promise<BenchResul
     writeMixedLog(log, units);
     log.close();
     // Run as `npm run rebuild` runs: with its node flags.
-    const output = JSON.parse(await runScript('bench/replay-child.ts', [String(options.rounds)], { DATA_DIR: data.dir }, true, REBUILD_NODE_FLAGS)) as ReplayOutput;
+    const output = JSON.parse(
+      await runScript(
+        'bench/replay-child.ts',
+        [String(options.rounds)],
+        { DATA_DIR: data.dir },
+        true,
+        REBUILD_NODE_FLAGS,
+      ),
+    ) as ReplayOutput;
     const rate = median(output.rebuild);
     const readRate = median(output.readOnly);
     return {

@@ -76,10 +76,22 @@ export function formatTable(results: readonly BenchResult[]): string {
     }
   }
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  return [pad(header, widths), pad(widths.map((w) => '-'.repeat(w)), widths), ...rows.map((r) => pad(r, widths))].join('\n');
+  return [
+    pad(header, widths),
+    pad(
+      widths.map((w) => '-'.repeat(w)),
+      widths,
+    ),
+    ...rows.map((r) => pad(r, widths)),
+  ].join('\n');
 }
 
-export function writeResults(file: string, options: BenchOptions, results: readonly BenchResult[], startedAt: Date): void {
+export function writeResults(
+  file: string,
+  options: BenchOptions,
+  results: readonly BenchResult[],
+  startedAt: Date,
+): void {
   mkdirSync(dirname(file), { recursive: true });
   const document = {
     started_at: startedAt.toISOString(),

@@ -46,25 +46,71 @@ const BENCHMARKS: readonly Benchmark[] = [
   { name: 'read', title: 'blog list reads vs a bare route', needs: ['blog'], run: readBenchmark },
   { name: 'write', title: 'create-post commands vs raw SQLite inserts', needs: ['blog'], run: writeBenchmark },
   { name: 'replay', title: 'rebuild every read model from the log', needs: ['blog'], run: replayBenchmark },
-  { name: 'search', title: 'chatbot search latency', needs: ['blog', 'chatbot'], run: async (o, s) => searchBenchmark(o, await s.contentServer(o)) },
-  { name: 'blogsearch', title: 'blog list text search latency', needs: ['blog'], run: async (o, s) => blogSearchBenchmark(o, await s.contentServer(o)) },
-  { name: 'memory', title: 'server RSS with posts and chunks', needs: ['blog', 'chatbot'], run: async (o, s) => memoryBenchmark(o, await s.contentServer(o)) },
+  {
+    name: 'search',
+    title: 'chatbot search latency',
+    needs: ['blog', 'chatbot'],
+    run: async (o, s) => searchBenchmark(o, await s.contentServer(o)),
+  },
+  {
+    name: 'blogsearch',
+    title: 'blog list text search latency',
+    needs: ['blog'],
+    run: async (o, s) => blogSearchBenchmark(o, await s.contentServer(o)),
+  },
+  {
+    name: 'memory',
+    title: 'server RSS with posts and chunks',
+    needs: ['blog', 'chatbot'],
+    run: async (o, s) => memoryBenchmark(o, await s.contentServer(o)),
+  },
   { name: 'backup', title: 'backup archive throughput', needs: ['backups'], run: backupBenchmark },
   { name: 'import', title: 'fixture import of items with one media each', needs: ['platform'], run: importBenchmark },
-  { name: 'vector-index', title: 'embedded vector index alone: latency, recall, RSS', needs: ['chatbot'], run: vectorIndexBenchmark },
-  { name: 'start', title: 'start to first correct answer on caught-up read models', needs: ['blog'], run: startBenchmark },
-  { name: 'first-start', title: 'first start after an import under load', needs: ['platform', 'chatbot'], run: firstStartBenchmark },
-  { name: 'museum', title: 'museum scale: exact titles first, search from the start, blog search', needs: ['platform', 'blog', 'chatbot'], run: museumSearchBenchmark },
-  { name: 'embedding', title: 'embedded sentence model: speed, indexing, search', needs: ['chatbot'], run: embeddingBenchmark },
+  {
+    name: 'vector-index',
+    title: 'embedded vector index alone: latency, recall, RSS',
+    needs: ['chatbot'],
+    run: vectorIndexBenchmark,
+  },
+  {
+    name: 'start',
+    title: 'start to first correct answer on caught-up read models',
+    needs: ['blog'],
+    run: startBenchmark,
+  },
+  {
+    name: 'first-start',
+    title: 'first start after an import under load',
+    needs: ['platform', 'chatbot'],
+    run: firstStartBenchmark,
+  },
+  {
+    name: 'museum',
+    title: 'museum scale: exact titles first, search from the start, blog search',
+    needs: ['platform', 'blog', 'chatbot'],
+    run: museumSearchBenchmark,
+  },
+  {
+    name: 'embedding',
+    title: 'embedded sentence model: speed, indexing, search',
+    needs: ['chatbot'],
+    run: embeddingBenchmark,
+  },
   // Skipped, with the reason, unless KAFKA_BROKERS, MONGO_URL and ELASTICSEARCH_URL are set.
-  { name: 'stack', title: 'read, write and chatbot search: production adapters beside embedded', needs: ['blog', 'chatbot'], run: stackBenchmark },
+  {
+    name: 'stack',
+    title: 'read, write and chatbot search: production adapters beside embedded',
+    needs: ['blog', 'chatbot'],
+    run: stackBenchmark,
+  },
 ];
 
 /** BENCH_SCALE_<NAME> (e.g. BENCH_SCALE_REPLAY=0.1) overrides BENCH_SCALE for one benchmark. */
 function scaleFor(name: string, options: BenchOptions): BenchOptions {
   const own = process.env[`BENCH_SCALE_${name.toUpperCase()}`];
   const scale = own ? Number(own) : options.scale;
-  if (!Number.isFinite(scale) || scale <= 0) throw new Error(`BENCH_SCALE_${name.toUpperCase()} must be a positive number.`);
+  if (!Number.isFinite(scale) || scale <= 0)
+    throw new Error(`BENCH_SCALE_${name.toUpperCase()} must be a positive number.`);
   return { ...options, scale };
 }
 

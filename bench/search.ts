@@ -11,7 +11,11 @@ interface SearchAnswer {
 }
 
 async function search(url: string, query: string): Promise<SearchAnswer> {
-  const response = await fetch(`${url}${SEARCH}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+  const response = await fetch(`${url}${SEARCH}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
   if (response.status !== 200) throw new Error(`${SEARCH} answered ${response.status}: ${await response.text()}`);
   return (await response.json()) as SearchAnswer;
 }
@@ -30,7 +34,14 @@ export async function searchBenchmark(options: BenchOptions, content: ContentSer
   const probe = await search(url, `${post['o:title']}\n${chunkText}`.slice(0, 500));
   if (probe.results.length === 0) throw new Error('search found nothing');
   const rounds = [];
-  await runLoad({ url: `${url}${SEARCH}`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'old city map [<id>]' }), connections: 1, durationSeconds: 1 });
+  await runLoad({
+    url: `${url}${SEARCH}`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: 'old city map [<id>]' }),
+    connections: 1,
+    durationSeconds: 1,
+  });
   for (let i = 0; i < options.rounds; i++) {
     rounds.push(
       requireClean(
@@ -51,12 +62,26 @@ export async function searchBenchmark(options: BenchOptions, content: ContentSer
     name: 'search',
     title: `POST ${SEARCH} over ${content.posts} chunks`,
     status: 'ran',
-    setup: { chunks: content.posts, connections: 1, duration_s: options.duration, rounds: options.rounds, index_seconds: round(content.indexSeconds, 1) },
+    setup: {
+      chunks: content.posts,
+      connections: 1,
+      duration_s: options.duration,
+      rounds: options.rounds,
+      index_seconds: round(content.indexSeconds, 1),
+    },
     figures: [
-      figure('latency p50', median(rounds.map((r) => r.latencyP50)), 'ms', { target: { op: '<=', value: 10 }, rounds: rounds.map((r) => r.latencyP50) }),
+      figure('latency p50', median(rounds.map((r) => r.latencyP50)), 'ms', {
+        target: { op: '<=', value: 10 },
+        rounds: rounds.map((r) => r.latencyP50),
+      }),
       figure('latency p99', median(rounds.map((r) => r.latencyP99)), 'ms', { rounds: rounds.map((r) => r.latencyP99) }),
       figure('searches/s', round(median(rounds.map((r) => r.requestsPerSecond))), 'req/s'),
-      figure('own text finds its post first', top.resource_type === 'blog_post' && top.resource_id === probeId ? 1 : 0, 'bool', { target: { op: '>=', value: 1 } }),
+      figure(
+        'own text finds its post first',
+        top.resource_type === 'blog_post' && top.resource_id === probeId ? 1 : 0,
+        'bool',
+        { target: { op: '>=', value: 1 } },
+      ),
     ],
   };
 }

@@ -14,7 +14,9 @@ export function rawInsertsPerSecond(file: string, seconds: number, payload: stri
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
-    const insert = db.prepare('INSERT INTO events (stream_id, stream_version, type, data, metadata) VALUES (?, ?, ?, ?, ?)');
+    const insert = db.prepare(
+      'INSERT INTO events (stream_id, stream_version, type, data, metadata) VALUES (?, ?, ?, ?, ?)',
+    );
     const metadata = JSON.stringify({ userId: 1, at: new Date().toISOString() });
     const end = performance.now() + seconds * 1000;
     let n = 0;

@@ -51,14 +51,20 @@ async function totalPosts(url: string): Promise<number> {
 }
 
 /** Every post is a chunk of the Elasticsearch index (one chunk a post) and a document of MongoDB's read model. */
-async function waitForProduction(url: string, env: NodeJS.ProcessEnv, posts: number, timeoutMs = 600_000): Promise<void> {
+async function waitForProduction(
+  url: string,
+  env: NodeJS.ProcessEnv,
+  posts: number,
+  timeoutMs = 600_000,
+): Promise<void> {
   const began = Date.now();
   for (;;) {
     const count = await fetch(`${env.ELASTICSEARCH_URL}/${env.ELASTICSEARCH_INDEX}/_count`)
       .then(async (res) => (res.status === 200 ? ((await res.json()) as { count: number }).count : 0))
       .catch(() => 0);
     if (count >= posts && (await totalPosts(url)) === posts) return;
-    if (Date.now() - began > timeoutMs) throw new Error(`the production side had ${count} chunks of ${posts} after ${timeoutMs / 1000} s`);
+    if (Date.now() - began > timeoutMs)
+      throw new Error(`the production side had ${count} chunks of ${posts} after ${timeoutMs / 1000} s`);
     await sleep(500);
   }
 }
@@ -86,36 +92,63 @@ export async function stackBenchmark(options: BenchOptions): Promise<BenchResult
     // The embedded side blanks every production variable the calling shell exports; neither side
     // limits the chatbot's rate (10 a minute by default, which a search round passes at once). Word features only, as the read, search and memory benchmarks run: the sentence model
     // would take most of the run to embed the posts on two cores.
-    const embedded: Side = { server: await startAppServer(source.dir, { ...EMBEDDED_ENV, ...UNLIMITED_CHATBOT, CHATBOT_SENTENCE_MODEL: 'off' }) };
+    const embedded: Side = {
+      server: await startAppServer(source.dir, {
+        ...EMBEDDED_ENV,
+        ...UNLIMITED_CHATBOT,
+        CHATBOT_SENTENCE_MODEL: 'off',
+      }),
+    };
     sides.push(embedded);
     await waitForIndexOutbox(source.dir);
-    const production: Side = { server: await startAppServer(productionDir.dir, { ...prodEnv, ...UNLIMITED_CHATBOT, CHATBOT_SENTENCE_MODEL: 'off' }) };
+    const production: Side = {
+      server: await startAppServer(productionDir.dir, {
+        ...prodEnv,
+        ...UNLIMITED_CHATBOT,
+        CHATBOT_SENTENCE_MODEL: 'off',
+      }),
+    };
     sides.push(production);
     await waitForProduction(production.server.url, prodEnv, posts);
 
-    const load = (side: Side, what: string, path: string, extra: { method?: 'POST'; body?: string; connections: number }) => async (): Promise<ServedLoad> =>
-      requireClean(
-        await runLoadOn(side.server.pid, {
-          url: `${side.server.url}${path}`,
-          method: extra.method ?? 'GET',
-          headers: extra.method ? { 'content-type': 'application/json' } : {},
-          body: extra.body,
-          connections: extra.connections,
-          durationSeconds: options.duration,
-        }),
-        what,
-      );
+    const load =
+      (side: Side, what: string, path: string, extra: { method?: 'POST'; body?: string; connections: number }) =>
+      async (): Promise<ServedLoad> =>
+        requireClean(
+          await runLoadOn(side.server.pid, {
+            url: `${side.server.url}${path}`,
+            method: extra.method ?? 'GET',
+            headers: extra.method ? { 'content-type': 'application/json' } : {},
+            body: extra.body,
+            connections: extra.connections,
+            durationSeconds: options.duration,
+          }),
+          what,
+        );
     const text = new TextGenerator(13);
-    const postBody = JSON.stringify({ title: 'Stack bench post [<id>]', excerpt: text.sentence(12), content: `<p>${text.sentence(80)}</p>` });
+    const postBody = JSON.stringify({
+      title: 'Stack bench post [<id>]',
+      excerpt: text.sentence(12),
+      content: `<p>${text.sentence(80)}</p>`,
+    });
     const searchBody = JSON.stringify({ query: 'letters about the old river port [<id>]' });
     const measures = {
       read: { path: READ, connections: options.connections },
       search: { path: SEARCH, method: 'POST' as const, body: searchBody, connections: 1 },
-      write: { path: `/api/blog_posts?${keyQuery()}`, method: 'POST' as const, body: postBody, connections: options.connections },
+      write: {
+        path: `/api/blog_posts?${keyQuery()}`,
+        method: 'POST' as const,
+        body: postBody,
+        connections: options.connections,
+      },
     };
     const figures: Figure[] = [];
     for (const [what, measure] of Object.entries(measures)) {
-      const rounds = await alternateRounds(options.rounds, load(production, `${what} (production)`, measure.path, measure), load(embedded, `${what} (embedded)`, measure.path, measure));
+      const rounds = await alternateRounds(
+        options.rounds,
+        load(production, `${what} (production)`, measure.path, measure),
+        load(embedded, `${what} (embedded)`, measure.path, measure),
+      );
       const rate = (side: ServedLoad[]) => round(median(side.map((r) => r.requestsPerSecond)));
       const p = (side: ServedLoad[], key: 'latencyP50' | 'latencyP99') => median(side.map((r) => r[key]));
       figures.push(
@@ -123,20 +156,32 @@ export async function stackBenchmark(options: BenchOptions): Promise<BenchResult
           baseline: { value: rate(rounds.baseline), unit: 'req/s', label: 'embedded adapters' },
           rounds: rounds.subject.map((r) => round(r.requestsPerSecond)),
         }),
-        figure(`${what} p50`, p(rounds.subject, 'latencyP50'), 'ms', { baseline: { value: p(rounds.baseline, 'latencyP50'), unit: 'ms', label: 'embedded p50' } }),
-        figure(`${what} p99`, p(rounds.subject, 'latencyP99'), 'ms', { baseline: { value: p(rounds.baseline, 'latencyP99'), unit: 'ms', label: 'embedded p99' } }),
+        figure(`${what} p50`, p(rounds.subject, 'latencyP50'), 'ms', {
+          baseline: { value: p(rounds.baseline, 'latencyP50'), unit: 'ms', label: 'embedded p50' },
+        }),
+        figure(`${what} p99`, p(rounds.subject, 'latencyP99'), 'ms', {
+          baseline: { value: p(rounds.baseline, 'latencyP99'), unit: 'ms', label: 'embedded p99' },
+        }),
       );
     }
     return {
       name: NAME,
       title: `${TITLE} (${posts} posts; production: Kafka, MongoDB, Elasticsearch${prodEnv.REDIS_URL ? ', Redis' : ''})`,
       status: 'ran',
-      setup: { posts, connections: options.connections, search_connections: 1, duration_s: options.duration, rounds: options.rounds },
+      setup: {
+        posts,
+        connections: options.connections,
+        search_connections: 1,
+        duration_s: options.duration,
+        rounds: options.rounds,
+      },
       figures,
     };
   } finally {
     for (const side of sides) await side.server.stop();
-    await fetch(`${prodEnv.ELASTICSEARCH_URL}/${prodEnv.ELASTICSEARCH_INDEX}`, { method: 'DELETE' }).catch(() => undefined);
+    await fetch(`${prodEnv.ELASTICSEARCH_URL}/${prodEnv.ELASTICSEARCH_INDEX}`, { method: 'DELETE' }).catch(
+      () => undefined,
+    );
     productionDir.cleanup();
     source.cleanup();
   }

@@ -28,10 +28,19 @@ const pageOf =
  * Milliseconds from spawning `args` to the first correct answer of `path`, polled every 5 ms
  * (a refused connection answers at once); the process is stopped after.
  */
-export async function timeToFirstAnswer(args: string[], env: NodeJS.ProcessEnv, path: string, check: Check): Promise<number> {
+export async function timeToFirstAnswer(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  path: string,
+  check: Check,
+): Promise<number> {
   const port = await freePort();
   const began = performance.now();
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', ...env, PORT: String(port) }, stdio: 'ignore' });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', ...env, PORT: String(port) },
+    stdio: 'ignore',
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
     for (;;) {
@@ -40,7 +49,8 @@ export async function timeToFirstAnswer(args: string[], env: NodeJS.ProcessEnv, 
       try {
         const response = await fetch(`http://127.0.0.1:${port}${path}`);
         const text = await response.text();
-        if (check(response.status, response.headers.get('platform-total-results'), JSON.parse(text))) return performance.now() - began;
+        if (check(response.status, response.headers.get('platform-total-results'), JSON.parse(text)))
+          return performance.now() - began;
       } catch {
         // not listening yet
       }
@@ -58,7 +68,9 @@ export async function timeToFirstAnswer(args: string[], env: NodeJS.ProcessEnv, 
  */
 function compiledBareServer(): string {
   const source = readFileSync(join(ROOT, 'bench', 'bare-server.ts'), 'utf8');
-  const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+  const { outputText } = ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  });
   mkdirSync(join(ROOT, 'dist', 'bench'), { recursive: true });
   const file = join(ROOT, 'dist', 'bench', 'bare-server.js');
   writeFileSync(file, outputText);
@@ -94,13 +106,20 @@ export async function startBenchmark(options: BenchOptions): Promise<BenchResult
       const server = await startAppServer(blog.dir);
       try {
         const response = await fetch(`${server.url}${POSTS_PATH}`);
-        return { bytes: Buffer.from(await response.arrayBuffer()), type: response.headers.get('content-type') ?? 'application/json', total: response.headers.get('platform-total-results') };
+        return {
+          bytes: Buffer.from(await response.arrayBuffer()),
+          type: response.headers.get('content-type') ?? 'application/json',
+          total: response.headers.get('platform-total-results'),
+        };
       } finally {
         await server.stop();
       }
     })();
     writeFileSync(join(blog.dir, 'bare-body'), body.bytes);
-    writeFileSync(join(blog.dir, 'bare-headers.json'), JSON.stringify({ 'content-type': body.type, 'platform-total-results': body.total }));
+    writeFileSync(
+      join(blog.dir, 'bare-headers.json'),
+      JSON.stringify({ 'content-type': body.type, 'platform-total-results': body.total }),
+    );
     const bare = [compiledBareServer(), join(blog.dir, 'bare-body'), join(blog.dir, 'bare-headers.json')];
 
     const app: number[] = [];

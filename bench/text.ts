@@ -5,7 +5,32 @@ export class TextGenerator {
 
   constructor(seed = 42, vocabulary = 5000) {
     this.state = seed >>> 0 || 1;
-    const syllables = ['ar', 'chi', 've', 'lis', 'bon', 'map', 'mu', 'se', 'um', 'let', 'ter', 'pho', 'to', 'gra', 'ph', 'scan', 'old', 'ci', 'ty', 'ri', 'ver', 'port', 'book', 'ink'];
+    const syllables = [
+      'ar',
+      'chi',
+      've',
+      'lis',
+      'bon',
+      'map',
+      'mu',
+      'se',
+      'um',
+      'let',
+      'ter',
+      'pho',
+      'to',
+      'gra',
+      'ph',
+      'scan',
+      'old',
+      'ci',
+      'ty',
+      'ri',
+      'ver',
+      'port',
+      'book',
+      'ink',
+    ];
     this.words = Array.from({ length: vocabulary }, () => {
       const n = 2 + this.int(3);
       return Array.from({ length: n }, () => syllables[this.int(syllables.length)]).join('');

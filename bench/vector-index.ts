@@ -38,7 +38,14 @@ export async function vectorIndexBenchmark(options: BenchOptions): Promise<Bench
     for (let id = 1; id <= chunks; id++) {
       const text = `${english.title()}. ${english.description(60)}`;
       await index.replace(
-        { resourceType: 'blog_post', resourceId: id, title: `post ${id}`, path: `/blog/${id}`, siteIds: [1 + (id % 3)], itemSetIds: [] },
+        {
+          resourceType: 'blog_post',
+          resourceId: id,
+          title: `post ${id}`,
+          path: `/blog/${id}`,
+          siteIds: [1 + (id % 3)],
+          itemSetIds: [],
+        },
         [{ text, vector: embedder.vector(text) }],
         MODEL,
       );
@@ -87,7 +94,8 @@ export async function vectorIndexBenchmark(options: BenchOptions): Promise<Bench
       const at = process.hrtime.bigint();
       const want100 = exact.all({ site: 0, query: bytes, k: 100 }).map((row) => row.id);
       scanTimes.push(Number(process.hrtime.bigint() - at) / 1e6);
-      const overlap = (want: number[], hits: { resourceId: number }[]) => hits.filter((hit) => want.includes(hit.resourceId)).length / want.length;
+      const overlap = (want: number[], hits: { resourceId: number }[]) =>
+        hits.filter((hit) => want.includes(hit.resourceId)).length / want.length;
       recall.at10 += overlap(want100.slice(0, 10), await index.search(query, 10, { model: MODEL }));
       recall.at100 += overlap(want100, await index.search(query, 100, { model: MODEL }));
       const wantSite = exact.all({ site: 2, query: bytes, k: 150 }).map((row) => row.id);
@@ -106,7 +114,9 @@ export async function vectorIndexBenchmark(options: BenchOptions): Promise<Bench
         figure('search k=150 site filter p50', round(median(k150), 2), 'ms'),
         figure('search k=10 p50', round(median(k10), 2), 'ms'),
         figure('exact SQL scan k=100 p50 (the search before the first pass)', round(median(scanTimes), 2), 'ms'),
-        figure('recall@10 against exact', round(recall.at10 / QUERIES, 4), 'ratio', { target: { op: '>=', value: 0.99 } }),
+        figure('recall@10 against exact', round(recall.at10 / QUERIES, 4), 'ratio', {
+          target: { op: '>=', value: 0.99 },
+        }),
         figure('recall@100 against exact', round(recall.at100 / QUERIES, 4), 'ratio'),
         figure('recall@150 with a site filter against exact', round(recall.site150 / QUERIES, 4), 'ratio'),
         figure('first search after reopen (a scan, the matrix being read)', round(firstSearchMs, 1), 'ms'),

@@ -23,7 +23,11 @@ export async function writeBenchmark(options: BenchOptions): Promise<BenchResult
     try {
       const text = new TextGenerator(11);
       // [<id>] gets a fresh id per request, so every post has its own title and slug.
-      const body = JSON.stringify({ title: 'Bench post [<id>]', excerpt: text.sentence(12), content: `<p>${text.sentence(80)}</p>` });
+      const body = JSON.stringify({
+        title: 'Bench post [<id>]',
+        excerpt: text.sentence(12),
+        content: `<p>${text.sentence(80)}</p>`,
+      });
       const probe = await fetch(`${app.url}/api/blog_posts?${keyQuery()}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -43,7 +47,8 @@ export async function writeBenchmark(options: BenchOptions): Promise<BenchResult
           }),
           'create post',
         );
-      const rawRound = async (): Promise<number> => rawInsertsPerSecond(join(data.dir, 'raw-inserts.sqlite'), options.duration, payload);
+      const rawRound = async (): Promise<number> =>
+        rawInsertsPerSecond(join(data.dir, 'raw-inserts.sqlite'), options.duration, payload);
       const rounds = await alternateRounds(options.rounds, appRound(options.connections), rawRound);
       const appRate = median(rounds.subject.map((r) => r.requestsPerSecond));
       const rawRate = median(rounds.baseline);
@@ -56,24 +61,38 @@ export async function writeBenchmark(options: BenchOptions): Promise<BenchResult
         name: 'write',
         title: 'create-post commands end to end vs raw SQLite inserts',
         status: 'ran',
-        setup: { connections: options.connections, many_clients: manyClients, duration_s: options.duration, rounds: options.rounds },
+        setup: {
+          connections: options.connections,
+          many_clients: manyClients,
+          duration_s: options.duration,
+          rounds: options.rounds,
+        },
         figures: [
           figure('commands/s ratio', round(appRate / rawRate, 4), 'x', {
             baseline: { value: round(rawRate), unit: 'inserts/s', label: 'raw better-sqlite3, WAL' },
             target: { op: '>=', value: 0.17 },
           }),
-          figure('commands/s', round(appRate), 'commands/s', { rounds: rounds.subject.map((r) => round(r.requestsPerSecond)) }),
+          figure('commands/s', round(appRate), 'commands/s', {
+            rounds: rounds.subject.map((r) => round(r.requestsPerSecond)),
+          }),
           figure('latency p50', median(rounds.subject.map((r) => r.latencyP50)), 'ms'),
           figure('latency p99', median(rounds.subject.map((r) => r.latencyP99)), 'ms'),
           // The server's own cost (every thread), which the ratio mixes with the machine's speed at
           // system calls: the raw inserts gain far more than the server on a day of fast ones.
-          figure('server CPU per create', round(median(rounds.subject.map((r) => r.serverCpuMicrosPerRequest)), 1), 'us', {
-            baseline: { value: round(1_000_000 / rawRate, 1), unit: 'us', label: 'one raw insert (single thread)' },
-          }),
+          figure(
+            'server CPU per create',
+            round(median(rounds.subject.map((r) => r.serverCpuMicrosPerRequest)), 1),
+            'us',
+            {
+              baseline: { value: round(1_000_000 / rawRate, 1), unit: 'us', label: 'one raw insert (single thread)' },
+            },
+          ),
           figure(`commands/s ratio, ${manyClients} clients`, round(manyRate / manyRawRate, 4), 'x', {
             baseline: { value: round(manyRawRate), unit: 'inserts/s', label: 'raw better-sqlite3, WAL' },
           }),
-          figure(`commands/s, ${manyClients} clients`, round(manyRate), 'commands/s', { rounds: many.subject.map((r) => round(r.requestsPerSecond)) }),
+          figure(`commands/s, ${manyClients} clients`, round(manyRate), 'commands/s', {
+            rounds: many.subject.map((r) => round(r.requestsPerSecond)),
+          }),
           figure(`latency p50, ${manyClients} clients`, median(many.subject.map((r) => r.latencyP50)), 'ms'),
         ],
       };

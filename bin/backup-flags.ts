@@ -3,7 +3,9 @@ import { INCLUDE_FLAGS, type BackupIncludes } from '../commands/backups/events.j
 export const BACKUP_USAGE = 'Usage: npm run backup -- [--no-db] [--no-files] [--no-themes] [--no-modules] [--no-api]';
 
 /** `--no-db` turns include_db off, and so on: every part is in unless a flag leaves it out. */
-const FLAG_OF: Record<string, keyof BackupIncludes> = Object.fromEntries(INCLUDE_FLAGS.map((flag) => [`--no-${flag.slice('include_'.length)}`, flag]));
+const FLAG_OF: Record<string, keyof BackupIncludes> = Object.fromEntries(
+  INCLUDE_FLAGS.map((flag) => [`--no-${flag.slice('include_'.length)}`, flag]),
+);
 
 /**
  * The include flags of `npm run backup`, as POST /api/backups takes them in its body. Anything
@@ -11,7 +13,10 @@ const FLAG_OF: Record<string, keyof BackupIncludes> = Object.fromEntries(INCLUDE
  * not ask for.
  */
 export function parseBackupFlags(args: readonly string[]): { includes: BackupIncludes } | { error: string } {
-  const includes = Object.fromEntries(INCLUDE_FLAGS.map((flag) => [flag, true])) as Record<keyof BackupIncludes, boolean>;
+  const includes = Object.fromEntries(INCLUDE_FLAGS.map((flag) => [flag, true])) as Record<
+    keyof BackupIncludes,
+    boolean
+  >;
   for (const arg of args) {
     const flag = FLAG_OF[arg];
     if (!flag) return { error: `Unknown argument "${arg}". ${BACKUP_USAGE}` };

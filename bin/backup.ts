@@ -36,17 +36,25 @@ async function main(): Promise<number> {
     // The api part is exported through the app, as the server's worker does, without listening.
     if (flags.includes.include_api) app = await buildApp(runtime);
     const { apiSource } = runtime.module(backupsModule);
-    const progress = { start: (total: number) => (bar = progressBar('backup', total)), tick: (amount?: number) => bar?.tick(amount) };
+    const progress = {
+      start: (total: number) => (bar = progressBar('backup', total)),
+      tick: (amount?: number) => bar?.tick(amount),
+    };
     const order = { userId: null, includes: flags.includes, logger: runtime.logger };
     const made = await makeBackup(runtime, order, (data) => runBackupJob(runtime, apiSource, data, progress));
     stopBar();
     const record = made.record;
     if (made.outcome.status !== 'complete' || record?.status !== 'complete') {
-      console.error(`Backup failed: ${made.outcome.error ?? record?.error ?? 'unknown reason.'} (record ${made.id} is kept as failed)`);
+      console.error(
+        `Backup failed: ${made.outcome.error ?? record?.error ?? 'unknown reason.'} (record ${made.id} is kept as failed)`,
+      );
       return 1;
     }
     console.log(`Backup ${record.id} complete: ${record.path} (${record.size} bytes, ${record.checksum ?? ''}).`);
-    if (made.expired.length > 0) console.log(`Retention deleted ${made.expired.length} older backup(s): ${made.expired.map((r) => r.id).join(', ')}.`);
+    if (made.expired.length > 0)
+      console.log(
+        `Retention deleted ${made.expired.length} older backup(s): ${made.expired.map((r) => r.id).join(', ')}.`,
+      );
     return 0;
   } finally {
     stopBar();

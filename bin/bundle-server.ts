@@ -54,6 +54,8 @@ await build({
   sourcemap: true,
   external: EXTERNAL.flatMap((name) => [name, `${name}/*`]),
   // The bundled CommonJS packages `require` Node's own modules, which an ES module has no `require` for.
-  banner: { js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);",
+  },
   logLevel: 'warning',
 });

@@ -21,12 +21,17 @@ async function main(): Promise<number> {
   try {
     fixture = JSON.parse(await readFile(file, 'utf8'));
   } catch (error) {
-    console.error(`Import refused: $: cannot read ${file} as JSON (${error instanceof Error ? error.message : String(error)}).`);
+    console.error(
+      `Import refused: $: cannot read ${file} as JSON (${error instanceof Error ? error.message : String(error)}).`,
+    );
     return 1;
   }
   const config = { ...loadConfig(), logLevel: process.env.LOG_LEVEL ?? 'warn' };
   const runtime = await createRuntime(config, { modules: appModules, startWorkers: false });
-  const bar = progressBar('import', fixture && typeof fixture === 'object' ? countFixture(runtime, fixture as Fixture) : 0);
+  const bar = progressBar(
+    'import',
+    fixture && typeof fixture === 'object' ? countFixture(runtime, fixture as Fixture) : 0,
+  );
   try {
     const total = await importFixture(runtime, fixture, bar);
     bar.stop();

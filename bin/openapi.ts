@@ -16,7 +16,11 @@ async function main(): Promise<void> {
   if (!out) throw new Error('Usage: npm run openapi -- FILE.json');
   const dataDir = mkdtempSync(join(tmpdir(), 'openapi-'));
   try {
-    const runtime = await createRuntime(embeddedConfig(dataDir), { modules: appModules, logger: createLogger('silent'), startWorkers: false });
+    const runtime = await createRuntime(embeddedConfig(dataDir), {
+      modules: appModules,
+      logger: createLogger('silent'),
+      startWorkers: false,
+    });
     const app = await buildApp(runtime);
     await app.ready();
     writeFileSync(out, `${JSON.stringify(app.swagger(), null, 2)}\n`);

@@ -52,18 +52,23 @@ function printReport(report: HealthReport): void {
 function knownProjection(name: string | undefined): string {
   const names = appModules.flatMap((m) => m.projections ?? []).map((p) => p.name);
   if (!name) throw new Refused('Name a projection.');
-  if (!names.includes(name)) throw new Refused(`There is no projection named "${name}". Projections: ${names.join(', ')}.`);
+  if (!names.includes(name))
+    throw new Refused(`There is no projection named "${name}". Projections: ${names.join(', ')}.`);
   return name;
 }
 
 /** The event at the position must exist and be one the projection handles: a typo never skips another event. */
 async function checkEventAt(store: EventStore, name: string, positionText: string | undefined): Promise<number> {
   const position = Number(positionText);
-  if (!positionText || !Number.isInteger(position) || position < 1) throw new Refused('POSITION must be a positive integer: the position /health or the list shows for the parked projection.');
+  if (!positionText || !Number.isInteger(position) || position < 1)
+    throw new Refused(
+      'POSITION must be a positive integer: the position /health or the list shows for the parked projection.',
+    );
   const [event] = await store.readAll(position - 1, 1);
   if (!event || event.position !== position) throw new Refused(`The log holds no event at position ${position}.`);
   const projection = appModules.flatMap((m) => m.projections ?? []).find((p) => p.name === name);
-  if (!projection?.handles.includes(event.type)) throw new Refused(`The event at position ${position} is a ${event.type}, which ${name} does not handle.`);
+  if (!projection?.handles.includes(event.type))
+    throw new Refused(`The event at position ${position} is a ${event.type}, which ${name} does not handle.`);
   return position;
 }
 
@@ -75,7 +80,8 @@ async function outcome(server: string, name: string, before: HealthReport['parke
     const report = await healthOf(server);
     if (!report) continue;
     const parked = parkedIn(report, name);
-    if (!parked) return `${name} resumed: it is at position ${report.projections.find((p) => p.name === name)?.position ?? '?'}.`;
+    if (!parked)
+      return `${name} resumed: it is at position ${report.projections.find((p) => p.name === name)?.position ?? '?'}.`;
     if (parked.position !== before.position || parked.since !== before.since) {
       return `${name} is parked again at position ${parked.position} (${parked.event_type}): ${parked.error}`;
     }
@@ -94,7 +100,11 @@ async function request(config: AppConfig, server: string, args: string[]): Promi
     if (command === 'skip') {
       const position = await checkEventAt(store, name, positionArg);
       if (report && parked?.position !== position) {
-        throw new Refused(parked ? `${name} is parked at position ${parked.position}, not ${position}.` : `${name} is not parked; nothing to skip.`);
+        throw new Refused(
+          parked
+            ? `${name} is parked at position ${parked.position}, not ${position}.`
+            : `${name} is not parked; nothing to skip.`,
+        );
       }
       await store.append(PROJECTIONS_CONTROL_STREAM, [skipRequested(name, position, metadata)], 'any');
       console.log(`Recorded: ${name} may pass over the event at position ${position}.`);
@@ -104,7 +114,9 @@ async function request(config: AppConfig, server: string, args: string[]): Promi
       console.log(`Recorded: ${name} tries its failed event again.`);
     }
     if (!report || !parked) {
-      console.log(`No server answered at ${server}: the request takes effect when one starts (a start retries parked projections anyway).`);
+      console.log(
+        `No server answered at ${server}: the request takes effect when one starts (a start retries parked projections anyway).`,
+      );
       return 0;
     }
     const result = await outcome(server, name, parked);
@@ -123,11 +135,15 @@ async function main(argv: string[]): Promise<number> {
   try {
     if (args.length === 0) {
       const report = await healthOf(server);
-      if (!report) throw new Refused(`No server answered at ${server}/health (set HOST and PORT, or --server URL). Positions and parked projections live in the running server.`);
+      if (!report)
+        throw new Refused(
+          `No server answered at ${server}/health (set HOST and PORT, or --server URL). Positions and parked projections live in the running server.`,
+        );
       printReport(report);
       return 0;
     }
-    if ((args[0] === 'retry' && args.length === 2) || (args[0] === 'skip' && args.length === 3)) return await request(config, server, args);
+    if ((args[0] === 'retry' && args.length === 2) || (args[0] === 'skip' && args.length === 3))
+      return await request(config, server, args);
     console.error(USAGE);
     return 2;
   } catch (error) {

@@ -9,4 +9,3 @@
  * write throughput.
  */
 export const REBUILD_NODE_FLAGS = ['--max-semi-space-size=64'] as const;
-

@@ -59,14 +59,21 @@ async function main(): Promise<void> {
     };
     await pass(refs, { provisionalFirst: true }, progressBar('reindex: words', refs.length));
     const waiting = refs.filter((ref) => outcomes.get(ref) === 'provisional');
-    if (waiting.length > 0) await pass(waiting, {}, progressBar('reindex: meaning', waiting.length, { eta: true, etaWindow: 200 }));
+    if (waiting.length > 0)
+      await pass(waiting, {}, progressBar('reindex: meaning', waiting.length, { eta: true, etaWindow: 200 }));
     // The index work those changes left owed is done; later changes keep their marks for the server.
     await indexOutbox(runtime.documents).deleteMany({ position: { $lte: covered } });
     const indexed = [...outcomes.values()].filter((outcome) => outcome === 'indexed').length;
     const left = [...outcomes.values()].filter((outcome) => outcome === 'superseded').length;
-    console.log(`Reindexed ${indexed} public resources of ${refs.length} (${await services.vectorIndex.size()} chunks). Model: ${services.embedder.model}.`);
-    if (left > 0) console.log(`${left} resources changed while being embedded and hold their words only; the server's index jobs take them.`);
-    if (!services.vectorIndex.persistent) console.log('The embedded vector index is rebuilt by the server at each start.');
+    console.log(
+      `Reindexed ${indexed} public resources of ${refs.length} (${await services.vectorIndex.size()} chunks). Model: ${services.embedder.model}.`,
+    );
+    if (left > 0)
+      console.log(
+        `${left} resources changed while being embedded and hold their words only; the server's index jobs take them.`,
+      );
+    if (!services.vectorIndex.persistent)
+      console.log('The embedded vector index is rebuilt by the server at each start.');
   } finally {
     await runtime.close();
   }

@@ -20,7 +20,8 @@ async function main(): Promise<number> {
   const progress: RestoreProgress = { start: (phase, total) => progressBar(phase, total) };
   try {
     const result = await restoreArchive({ archive: resolve(file), config, logger, progress });
-    if (!result.checkedChecksumFile) console.error('Note: no .sha256 file beside the archive; checked the checksums in manifest.json only.');
+    if (!result.checkedChecksumFile)
+      console.error('Note: no .sha256 file beside the archive; checked the checksums in manifest.json only.');
     console.log(
       `Restored ${result.events} events and ${result.files} files (backup of ${result.manifest.created_at}, version ${result.manifest.backup_module_version}) into ${config.dataDir}.`,
     );
@@ -34,7 +35,8 @@ async function main(): Promise<number> {
         `${result.backupsNotRestored} backup record(s) left the list: their archives are not part of the restored data (they stay where the old installation kept them).`,
       );
     }
-    if (config.mongoUrl) console.log('Read models live in MongoDB: run `npm run rebuild` if that database was not empty.');
+    if (config.mongoUrl)
+      console.log('Read models live in MongoDB: run `npm run rebuild` if that database was not empty.');
     return 0;
   } catch (error) {
     if (error instanceof RestoreRefusedError) {
@@ -48,7 +50,9 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(`Restore failed, the target was left as it was: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(
+      `Restore failed, the target was left as it was: ${error instanceof Error ? error.message : String(error)}`,
+    );
     process.exit(1);
   },
 );

@@ -1,4 +1,12 @@
-import { Type, TypeGuard, type ObjectOptions, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
+import {
+  Type,
+  TypeGuard,
+  type ObjectOptions,
+  type Static,
+  type TObject,
+  type TProperties,
+  type TSchema,
+} from '@sinclair/typebox';
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
 import type { ModuleRuntime } from './module-runtime.js';
 
@@ -119,7 +127,8 @@ export function duplicateIdProblems(items: { id?: unknown }[], path: string): Fi
   const problems: FixtureProblem[] = [];
   items.forEach((item, index) => {
     if (item.id === undefined) return;
-    if (seen.has(item.id)) problems.push({ path: `${path}[${index}].id`, message: `Duplicate id ${String(item.id)} in the fixture.` });
+    if (seen.has(item.id))
+      problems.push({ path: `${path}[${index}].id`, message: `Duplicate id ${String(item.id)} in the fixture.` });
     seen.add(item.id);
   });
   return problems;

@@ -33,6 +33,9 @@ export function checkPrecondition(stored: readonly StoredEvent[], precondition: 
 }
 
 /** The precondition of an If-Match's versions for a resource whose version these types make. */
-export function ifMatching(accepted: readonly number[] | undefined, counts: ReadonlySet<string>): VersionPrecondition | undefined {
+export function ifMatching(
+  accepted: readonly number[] | undefined,
+  counts: ReadonlySet<string>,
+): VersionPrecondition | undefined {
   return accepted === undefined ? undefined : { accepted, counts };
 }

@@ -117,7 +117,11 @@ class SequenceAllocator {
           // Claims that queued behind an allocation in flight show concurrent creates: reserve for the next ones.
           const through = batch.length > 1 && batch.some((claim) => claim.reserves) ? last + RESERVE : last;
           const data: IdAllocatedData = { id: through, from: state.recordedThrough + 1 };
-          const result = await this.store.append(this.stream, [{ type: 'IdAllocated', data, metadata: batch[0].metadata() }], state.version);
+          const result = await this.store.append(
+            this.stream,
+            [{ type: 'IdAllocated', data, metadata: batch[0].metadata() }],
+            state.version,
+          );
           this.state = { lastId: last, recordedThrough: through, version: result.streamVersion };
         } else {
           state.lastId = last;
@@ -177,12 +181,20 @@ function allocatorFor(store: EventStore, resourceType: string): SequenceAllocato
 }
 
 export function nextId(ctx: CommandContext, resourceType: string): Promise<number> {
-  return allocatorFor(ctx.eventStore, resourceType).claim((last) => last + 1, true, () => metadataFor(ctx));
+  return allocatorFor(ctx.eventStore, resourceType).claim(
+    (last) => last + 1,
+    true,
+    () => metadataFor(ctx),
+  );
 }
 
 /** Records an id given from outside (fixture import) so later ids never collide with it. */
 export async function reserveId(ctx: CommandContext, resourceType: string, id: number): Promise<void> {
-  await allocatorFor(ctx.eventStore, resourceType).claim((last) => (id > last ? id : null), false, () => metadataFor(ctx));
+  await allocatorFor(ctx.eventStore, resourceType).claim(
+    (last) => (id > last ? id : null),
+    false,
+    () => metadataFor(ctx),
+  );
 }
 
 /**
@@ -191,7 +203,11 @@ export async function reserveId(ctx: CommandContext, resourceType: string, id: n
  * after the highest so far. An importer takes them first, so its creates, given these ids,
  * append nothing to the sequence and may run concurrently without changing which id each gets.
  */
-export async function idsInOrder(ctx: CommandContext, resourceType: string, given: readonly (number | undefined)[]): Promise<number[]> {
+export async function idsInOrder(
+  ctx: CommandContext,
+  resourceType: string,
+  given: readonly (number | undefined)[],
+): Promise<number[]> {
   let ids: number[] = [];
   // Called again with the log's last id if the append meets a conflict: the ids are worked out afresh.
   const choose = (last: number): number | null => {

@@ -53,7 +53,8 @@ export class BackgroundTasks {
       try {
         await work(progress, signal);
         report.state = signal.aborted ? 'stopped' : 'done';
-        if (report.state === 'done') this.logger.info({ task: name, done: report.done }, `background task ${name} done`);
+        if (report.state === 'done')
+          this.logger.info({ task: name, done: report.done }, `background task ${name} done`);
       } catch (error) {
         report.state = 'failed';
         report.error = error instanceof Error ? error.message : String(error);

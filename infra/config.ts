@@ -54,14 +54,18 @@ export interface AppConfig {
 function positiveInt(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`${name} must be a non-negative integer, got "${value}".`);
+  if (!Number.isInteger(parsed) || parsed < 0)
+    throw new Error(`${name} must be a non-negative integer, got "${value}".`);
   return parsed;
 }
 
 /** A comma-separated list of origins (`https://site.example`), each normalised; a malformed one stops start-up. */
 function origins(value: string | undefined, name: string): string[] {
   const out: string[] = [];
-  for (const entry of (value ?? '').split(',').map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of (value ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const origin = normalizeOrigin(entry);
     if (!origin) throw new Error(`${name} must list origins such as https://library.example.edu, got "${entry}".`);
     if (!out.includes(origin)) out.push(origin);
@@ -94,7 +98,10 @@ function optional(value: string | undefined): string | undefined {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const host = optional(env.HOST) ?? '127.0.0.1';
   const port = positiveInt(env.PORT, 8080, 'PORT');
-  const baseUrl = (optional(env.BASE_URL) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  const baseUrl = (optional(env.BASE_URL) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(
+    /\/+$/,
+    '',
+  );
   const brokers = optional(env.KAFKA_BROKERS);
   return {
     host,
@@ -102,7 +109,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     baseUrl,
     dataDir: resolve(optional(env.DATA_DIR) ?? './data'),
     eventStoreUrl: optional(env.EVENTSTORE_URL),
-    kafkaBrokers: brokers ? brokers.split(',').map((b) => b.trim()).filter(Boolean) : undefined,
+    kafkaBrokers: brokers
+      ? brokers
+          .split(',')
+          .map((b) => b.trim())
+          .filter(Boolean)
+      : undefined,
     mongoUrl: optional(env.MONGO_URL),
     redisUrl: optional(env.REDIS_URL),
     elasticsearchUrl: optional(env.ELASTICSEARCH_URL),
@@ -112,13 +124,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     chatbotRateWindowSeconds: positiveInt(env.CHATBOT_RATE_WINDOW_SECONDS, 60, 'CHATBOT_RATE_WINDOW_SECONDS'),
     chatbotAllowedOrigins: origins(env.CHATBOT_ALLOWED_ORIGINS, 'CHATBOT_ALLOWED_ORIGINS'),
     chatbotSentenceModel: onOff(env.CHATBOT_SENTENCE_MODEL, true, 'CHATBOT_SENTENCE_MODEL'),
-    chatbotQuestionRetentionDays: positiveInt(env.CHATBOT_QUESTION_RETENTION_DAYS, 90, 'CHATBOT_QUESTION_RETENTION_DAYS'),
+    chatbotQuestionRetentionDays: positiveInt(
+      env.CHATBOT_QUESTION_RETENTION_DAYS,
+      90,
+      'CHATBOT_QUESTION_RETENTION_DAYS',
+    ),
     eventLogCommits: oneOf(env.EVENT_LOG_COMMITS, ['inline', 'thread'] as const, 'EVENT_LOG_COMMITS'),
     backupRetention: positiveInt(env.BACKUP_RETENTION, 5, 'BACKUP_RETENTION'),
     backupSchedule: backupSchedule(env),
     maxUploadBytes: positiveInt(env.MAX_UPLOAD_BYTES, 50 * 1024 * 1024, 'MAX_UPLOAD_BYTES'),
     loginMaxFailures: positiveInt(env.LOGIN_MAX_FAILURES, 10, 'LOGIN_MAX_FAILURES'),
-    loginFailureWindowSeconds: Math.max(1, positiveInt(env.LOGIN_FAILURE_WINDOW_SECONDS, 900, 'LOGIN_FAILURE_WINDOW_SECONDS')),
+    loginFailureWindowSeconds: Math.max(
+      1,
+      positiveInt(env.LOGIN_FAILURE_WINDOW_SECONDS, 900, 'LOGIN_FAILURE_WINDOW_SECONDS'),
+    ),
     secretHashCost: secretHashCost(env.SECRET_HASH_COST),
     trustProxy: trustProxyList(env.TRUST_PROXY),
     logLevel: optional(env.LOG_LEVEL) ?? 'info',
@@ -129,7 +148,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 function elasticsearchIndexName(value: string | undefined): string {
   const name = optional(value) ?? 'chatbot-chunks';
   if (!/^[a-z0-9][a-z0-9_.-]*$/.test(name) || name.length > 255) {
-    throw new Error(`ELASTICSEARCH_INDEX must be lowercase letters, digits, '-', '_' or '.', not starting with one of those signs, got "${name}".`);
+    throw new Error(
+      `ELASTICSEARCH_INDEX must be lowercase letters, digits, '-', '_' or '.', not starting with one of those signs, got "${name}".`,
+    );
   }
   return name;
 }
@@ -138,20 +159,28 @@ function elasticsearchIndexName(value: string | undefined): string {
 function backupSchedule(env: NodeJS.ProcessEnv): CronSchedule | null {
   const expression = optional(env.BACKUP_SCHEDULE);
   if (!expression) return null;
-  return parseCronSchedule(expression, optional(env.BACKUP_SCHEDULE_TZ) ?? 'UTC', { expression: 'BACKUP_SCHEDULE', timezone: 'BACKUP_SCHEDULE_TZ' });
+  return parseCronSchedule(expression, optional(env.BACKUP_SCHEDULE_TZ) ?? 'UTC', {
+    expression: 'BACKUP_SCHEDULE',
+    timezone: 'BACKUP_SCHEDULE_TZ',
+  });
 }
 
 function secretHashCost(value: string | undefined): number {
   const cost = positiveInt(value, SECRET_HASH_COST.default, 'SECRET_HASH_COST');
   if (!isSecretHashCost(cost)) {
-    throw new Error(`SECRET_HASH_COST must be a power of two from ${SECRET_HASH_COST.min} to ${SECRET_HASH_COST.max}, got "${value}".`);
+    throw new Error(
+      `SECRET_HASH_COST must be a power of two from ${SECRET_HASH_COST.min} to ${SECRET_HASH_COST.max}, got "${value}".`,
+    );
   }
   return cost;
 }
 
 /** Comma-separated; each entry checked now, so a typo stops the start rather than trusting nobody or everybody. */
 function trustProxyList(value: string | undefined): string[] {
-  const entries = (optional(value) ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = (optional(value) ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   compileTrustedProxies(entries);
   return entries;
 }

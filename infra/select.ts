@@ -52,7 +52,10 @@ export async function createEventStore(config: AppConfig): Promise<EventStore> {
   }
   // Inline commits by default: measured on a two-core virtual machine, handing every group to a
   // commit thread and back cost more of the event loop than the commit (docs/perf-history.md).
-  return new SqliteEventStore(eventLogFile(config), config.eventLogCommits === 'thread' ? { commits: 'thread' } : { checkpointThread: true });
+  return new SqliteEventStore(
+    eventLogFile(config),
+    config.eventLogCommits === 'thread' ? { commits: 'thread' } : { checkpointThread: true },
+  );
 }
 
 async function createDocumentStore(config: AppConfig): Promise<DocumentStore> {
@@ -70,7 +73,13 @@ async function createEventBus(config: AppConfig, eventStore: EventStore, logger:
     const { kafkaNamesFor } = await import('./event-bus/kafka-names.js');
     // The process id in the client id (and so in the group member's id) tells an operator, and
     // the two-servers test, which server of a deployment holds the group's partition.
-    return KafkaEventBus.start({ brokers: config.kafkaBrokers, store: eventStore, logger, clientId: `collections-backend-${process.pid}`, ...kafkaNamesFor(config) });
+    return KafkaEventBus.start({
+      brokers: config.kafkaBrokers,
+      store: eventStore,
+      logger,
+      clientId: `collections-backend-${process.pid}`,
+      ...kafkaNamesFor(config),
+    });
   }
   return new EmbeddedEventBus(eventStore);
 }
@@ -112,7 +121,10 @@ export function startupError(error: unknown, config: AppConfig): unknown {
   const value = setting?.value(config);
   const at = value ? ` at ${dependencyAddress(value)}` : '';
   const hint = setting ? ` Check ${setting.variable} or unset it to use the embedded default.` : '';
-  return new DependencyUnavailableError(error.dependency, `Cannot start: ${error.dependency} is unavailable${at}.${hint}`);
+  return new DependencyUnavailableError(
+    error.dependency,
+    `Cannot start: ${error.dependency} is unavailable${at}.${hint}`,
+  );
 }
 
 async function createRequestRedis(config: AppConfig, logger: Logger): Promise<Redis | null> {

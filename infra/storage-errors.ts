@@ -35,7 +35,12 @@ export function translateStorageError(error: unknown, dependency: string): unkno
   if (error instanceof DependencyUnavailableError) return error;
   if (isNoSpace(error)) return new StorageFullError(dependency);
   if (isStorageFailure(error)) {
-    return new DependencyUnavailableError(dependency, "The server's storage failed to write; nothing was saved. Try again later.", 503, 5);
+    return new DependencyUnavailableError(
+      dependency,
+      "The server's storage failed to write; nothing was saved. Try again later.",
+      503,
+      5,
+    );
   }
   return error;
 }
@@ -73,7 +78,11 @@ export class StorageFailureRecord {
   failed(error: unknown): void {
     if (this.current || !isStorageFailure(error)) return;
     const space = this.dir === null ? null : fileSystemSpace(this.dir);
-    this.current = { since: new Date().toISOString(), full: isNoSpace(error) || error instanceof StorageFullError, freeBytesThen: space?.freeBytes ?? null };
+    this.current = {
+      since: new Date().toISOString(),
+      full: isNoSpace(error) || error instanceof StorageFullError,
+      freeBytesThen: space?.freeBytes ?? null,
+    };
   }
 
   succeeded(): void {

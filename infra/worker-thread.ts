@@ -23,5 +23,8 @@ export function startWorkerThread(callerUrl: string, script: string, workerData:
 
 /** A thread running a TypeScript source under tsx, registered in the thread first (see startWorkerThread). */
 export function startSourceThread(entry: URL, workerData?: unknown): Worker {
-  return new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); });`, { eval: true, workerData });
+  return new Worker(
+    `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); });`,
+    { eval: true, workerData },
+  );
 }

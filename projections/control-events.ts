@@ -32,7 +32,8 @@ const SkipData = Type.Object({ projection: Type.String(), position: Type.Integer
 export function controlRequest(event: StoredEvent): ProjectionControlEvent | null {
   if (event.streamId !== PROJECTIONS_CONTROL_STREAM) return null;
   const data = event.data;
-  if (event.type === 'ProjectionRetryRequested' && Value.Check(RetryData, data)) return { type: event.type, data: { projection: data.projection } };
+  if (event.type === 'ProjectionRetryRequested' && Value.Check(RetryData, data))
+    return { type: event.type, data: { projection: data.projection } };
   if (event.type === 'ProjectionSkipRequested' && Value.Check(SkipData, data)) {
     return { type: event.type, data: { projection: data.projection, position: data.position } };
   }

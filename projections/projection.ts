@@ -32,7 +32,6 @@ export interface Projection<E extends ProjectedEventShape = never> {
   readonly keptByRebuild?: readonly string[];
 }
 
-
 /**
  * `handles` must name every type of the union, and only those (extra names fail as not
  * assignable to the union). A projection of events named at run time (`string`) is not checked.
@@ -55,8 +54,11 @@ interface ProjectionBase<E extends ProjectedEventShape, H extends readonly E['ty
  * the document as it is (null when there is none) and answers the document to keep, null to
  * delete it, or the same document to leave it unwritten. Emmett's `getShortInfo` shape.
  */
-export interface DocumentProjectionDefinition<E extends ProjectedEventShape, H extends readonly E['type'][], D extends Document>
-  extends ProjectionBase<E, H> {
+export interface DocumentProjectionDefinition<
+  E extends ProjectedEventShape,
+  H extends readonly E['type'][],
+  D extends Document,
+> extends ProjectionBase<E, H> {
   collection: (documents: DocumentStore) => Collection<D>;
   /** The key of the document this event changes. */
   documentId: (event: Projected<E>) => D['_id'];
@@ -67,7 +69,10 @@ export interface DocumentProjectionDefinition<E extends ProjectedEventShape, H e
  * The escape hatch, for a read model whose events write several documents, several
  * collections, or look other documents up: `handle` writes what it needs.
  */
-export interface HandlerProjectionDefinition<E extends ProjectedEventShape, H extends readonly E['type'][]> extends ProjectionBase<E, H> {
+export interface HandlerProjectionDefinition<
+  E extends ProjectedEventShape,
+  H extends readonly E['type'][],
+> extends ProjectionBase<E, H> {
   handle: (event: Projected<E>, documents: DocumentStore) => Promise<void>;
 }
 
@@ -75,9 +80,11 @@ export interface HandlerProjectionDefinition<E extends ProjectedEventShape, H ex
  * Defines a read model of one document per key. The event union is the type of evolve's
  * `event` parameter, declared there once: `handles` is checked against it.
  */
-export function defineProjection<E extends ProjectedEventShape, const H extends readonly E['type'][], D extends Document>(
-  definition: DocumentProjectionDefinition<E, H, D> & { handles: HandlesAll<E, H> },
-): Projection<E> {
+export function defineProjection<
+  E extends ProjectedEventShape,
+  const H extends readonly E['type'][],
+  D extends Document,
+>(definition: DocumentProjectionDefinition<E, H, D> & { handles: HandlesAll<E, H> }): Projection<E> {
   const { name, handles, keptByRebuild, collection, documentId, evolve } = definition;
   return {
     name,

@@ -22,7 +22,10 @@ export interface RebuildParts {
  * Done once the text index, written by a thread beside the replay, has caught up. The
  * projections must be stopped first.
  */
-export async function rebuildReadModels({ eventStore, projections, documents }: RebuildParts, progress?: (events: number) => void): Promise<void> {
+export async function rebuildReadModels(
+  { eventStore, projections, documents }: RebuildParts,
+  progress?: (events: number) => void,
+): Promise<void> {
   const replay = async (): Promise<void> => {
     await projections.reset();
     let position = 0;

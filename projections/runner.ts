@@ -140,12 +140,14 @@ export class ProjectionRunner {
     this.names = projections.map((p) => p.name);
     this.shared = bus.sharedGroups === true && documents.persistent;
     this.waits = new ReadYourWritesWaits(this.shared ? () => this.readShared() : null, (error) => {
-      if (!this.sharedReadFailing) this.logger.warn({ err: error }, 'could not read how far the shared read models are; writes wait on');
+      if (!this.sharedReadFailing)
+        this.logger.warn({ err: error }, 'could not read how far the shared read models are; writes wait on');
       this.sharedReadFailing = true;
     });
     for (const projection of projections) {
       if (this.byName.has(projection.name)) throw new Error(`Two projections are named ${projection.name}.`);
-      if (projection.name === FLOOR_ID) throw new Error(`A projection may not be named ${FLOOR_ID}: the checkpoints' floor is.`);
+      if (projection.name === FLOOR_ID)
+        throw new Error(`A projection may not be named ${FLOOR_ID}: the checkpoints' floor is.`);
       this.byName.set(projection.name, projection);
       for (const type of projection.handles) {
         const list = this.byType.get(type) ?? [];
@@ -166,7 +168,11 @@ export class ProjectionRunner {
 
   /** What each projection has applied since start: a start that resumes applies nothing at or below its checkpoint. */
   startStats(): ProjectionStartStats[] {
-    return this.projections.map((p) => ({ name: p.name, resumedFrom: this.resumedFrom.get(p.name) ?? 0, ...(this.applied.get(p.name) ?? { applied: 0, firstApplied: null }) }));
+    return this.projections.map((p) => ({
+      name: p.name,
+      resumedFrom: this.resumedFrom.get(p.name) ?? 0,
+      ...(this.applied.get(p.name) ?? { applied: 0, firstApplied: null }),
+    }));
   }
 
   private count(name: string, position: number): void {
@@ -177,7 +183,11 @@ export class ProjectionRunner {
 
   /** Each projection's checkpoint and, when parked, where and why. */
   status(): ProjectionStatus[] {
-    return this.projections.map((p) => ({ name: p.name, position: this.checkpoints.get(p.name) ?? 0, parked: this.parked.get(p.name) }));
+    return this.projections.map((p) => ({
+      name: p.name,
+      position: this.checkpoints.get(p.name) ?? 0,
+      parked: this.parked.get(p.name),
+    }));
   }
 
   async start(): Promise<void> {
@@ -188,11 +198,14 @@ export class ProjectionRunner {
     }
     this.applied.clear();
     this.committedState = this.handedState = this.foldedState();
-    this.stopWatching ??= this.documents.watchCommits?.({ committed: () => this.committed(), lost: (error) => this.lost(error) }) ?? null;
+    this.stopWatching ??=
+      this.documents.watchCommits?.({ committed: () => this.committed(), lost: (error) => this.lost(error) }) ?? null;
     await this.parked.loadSkips(this.eventStore);
     const from = Math.min(...this.checkpoints.values(), Number.MAX_SAFE_INTEGER);
     this.position = from === Number.MAX_SAFE_INTEGER ? 0 : from;
-    this.subscription = await this.bus.subscribe(GROUP, this.position, (batch) => this.handle(batch), { assigned: () => this.assigned() });
+    this.subscription = await this.bus.subscribe(GROUP, this.position, (batch) => this.handle(batch), {
+      assigned: () => this.assigned(),
+    });
     this.waits.start();
   }
 
@@ -211,8 +224,12 @@ export class ProjectionRunner {
    */
   private async assigned(): Promise<void> {
     await this.exclusively(async () => {
-      const [saved, handled] = await Promise.all([loadCheckpoints(this.documents, this.names), this.documents.persistent ? loadHandled(this.documents) : 0]);
-      for (const [name, checkpoint] of saved) this.checkpoints.set(name, Math.max(this.checkpoints.get(name) ?? 0, checkpoint));
+      const [saved, handled] = await Promise.all([
+        loadCheckpoints(this.documents, this.names),
+        this.documents.persistent ? loadHandled(this.documents) : 0,
+      ]);
+      for (const [name, checkpoint] of saved)
+        this.checkpoints.set(name, Math.max(this.checkpoints.get(name) ?? 0, checkpoint));
       await this.foldLog(handled);
       this.position = Math.max(this.position, handled);
       this.waits.release(this.position);
@@ -233,7 +250,10 @@ export class ProjectionRunner {
   private committed(): void {
     this.committedState = this.handedState;
     if (this.loss && this.refolded) {
-      this.logger.warn({ since: this.loss.since }, 'the read models are saved again: the writes lost since are folded again and kept');
+      this.logger.warn(
+        { since: this.loss.since },
+        'the read models are saved again: the writes lost since are folded again and kept',
+      );
       this.loss = null;
       this.refoldDelayMs = REFOLD_FIRST_MS;
     }
@@ -250,7 +270,11 @@ export class ProjectionRunner {
     this.restore(state);
     this.handedState = state;
     if (!this.loss) {
-      this.loss = { since: new Date().toISOString(), error: error.message, storageFull: error instanceof StorageFullError };
+      this.loss = {
+        since: new Date().toISOString(),
+        error: error.message,
+        storageFull: error instanceof StorageFullError,
+      };
       this.logger.error(
         { err: error },
         'the read models could not save their latest writes, which are lost; their checkpoints go back to what was saved, and the events since are folded again from the log once the storage takes writes',
@@ -269,7 +293,8 @@ export class ProjectionRunner {
         },
         (error: unknown) => {
           this.refoldDelayMs = Math.min(REFOLD_MAX_MS, this.refoldDelayMs * 2);
-          if (!(error instanceof DependencyUnavailableError)) this.logger.error({ err: error }, 'folding the lost read-model writes again failed; tried again');
+          if (!(error instanceof DependencyUnavailableError))
+            this.logger.error({ err: error }, 'folding the lost read-model writes again failed; tried again');
           this.scheduleRefold();
         },
       );
@@ -305,7 +330,9 @@ export class ProjectionRunner {
 
   /** Folds the log from the lowest checkpoint of a projection not parked up to `upTo`, read from the event store. */
   private async foldLog(upTo: number): Promise<void> {
-    const unparked = this.projections.filter((p) => !this.parked.has(p.name)).map((p) => this.checkpoints.get(p.name) ?? 0);
+    const unparked = this.projections
+      .filter((p) => !this.parked.has(p.name))
+      .map((p) => this.checkpoints.get(p.name) ?? 0);
     let after = Math.min(...unparked, upTo);
     while (after < upTo) {
       const events = (await this.eventStore.readAll(after, RESUME_BATCH)).filter((event) => event.position <= upTo);
@@ -392,7 +419,13 @@ export class ProjectionRunner {
 
   /** Saves the checkpoints of `projections` and the floor under every checkpoint (runner/checkpoints.ts). */
   private async saveCheckpoints(projections: readonly Projection[], handled: number): Promise<void> {
-    await saveCheckpoints(this.documents, this.names, this.checkpoints, projections.map((p) => p.name), handled);
+    await saveCheckpoints(
+      this.documents,
+      this.names,
+      this.checkpoints,
+      projections.map((p) => p.name),
+      handled,
+    );
   }
 
   /** Applies the event; on a failure parks the projection there (answers false) unless an operator skipped it. */

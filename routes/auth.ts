@@ -21,7 +21,8 @@ export const authRoutes: RoutesPlugin = async (app, { runtime }) => {
   // login costs one scrypt like any other and its answer's time does not tell which emails exist.
   // Made now, in the background: the first such login must not pay for making it as well.
   const standInHash = runtime.commandContext(null).hashSecret('no account has this password');
-  const passwordHashOf = (stored: string | null | undefined): Promise<string> => (stored ? Promise.resolve(stored) : standInHash);
+  const passwordHashOf = (stored: string | null | undefined): Promise<string> =>
+    stored ? Promise.resolve(stored) : standInHash;
   app.post(
     '/login',
     {
@@ -33,13 +34,16 @@ export const authRoutes: RoutesPlugin = async (app, { runtime }) => {
         body: LoginBody,
         response: { 204: Type.Null({ description: 'Logged in: Set-Cookie holds the session cookie.' }) },
       },
-      config: { documentedResponses: { 401: { ...ERROR_BODIES.native, description: 'The email or password is wrong.' } } },
+      config: {
+        documentedResponses: { 401: { ...ERROR_BODIES.native, description: 'The email or password is wrong.' } },
+      },
     },
     async (request, reply) => {
       const { email, password } = request.body;
       // Per address and email: one caller cannot keep guessing, and nobody else can lock the account.
       const throttle = sha256(`${request.ip}\u0000${email.trim().toLowerCase()}`);
-      const { failures, retryAfterSeconds } = loginMaxFailures > 0 ? await failedLogins.count(throttle) : { failures: 0, retryAfterSeconds: 0 };
+      const { failures, retryAfterSeconds } =
+        loginMaxFailures > 0 ? await failedLogins.count(throttle) : { failures: 0, retryAfterSeconds: 0 };
       if (loginMaxFailures > 0 && failures >= loginMaxFailures) {
         throw new RateLimitedError('Too many failed logins for this email. Try again later.', retryAfterSeconds);
       }

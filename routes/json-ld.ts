@@ -20,8 +20,17 @@ export function reference(baseUrl: string, resource: string, id: number): { '@id
  * by a spread is a slow path, about 100 times the cost of a literal, and list responses build
  * thousands of these a second.
  */
-export function jsonLd(baseUrl: string, type: string, resource: string, id: number, body: Record<string, unknown>): Record<string, unknown> {
-  return Object.assign({ '@context': contextUrl(baseUrl), '@id': resourceUrl(baseUrl, resource, id), '@type': type, 'o:id': id }, body);
+export function jsonLd(
+  baseUrl: string,
+  type: string,
+  resource: string,
+  id: number,
+  body: Record<string, unknown>,
+): Record<string, unknown> {
+  return Object.assign(
+    { '@context': contextUrl(baseUrl), '@id': resourceUrl(baseUrl, resource, id), '@type': type, 'o:id': id },
+    body,
+  );
 }
 
 /** Schema of the page/per_page query parameters; per_page is clamped by the route, not refused. */
@@ -36,7 +45,11 @@ export interface PageWindow {
   skip: number;
 }
 
-export function pageWindow(query: { page?: number; per_page?: number }, defaultPerPage: number, maxPerPage = 100): PageWindow {
+export function pageWindow(
+  query: { page?: number; per_page?: number },
+  defaultPerPage: number,
+  maxPerPage = 100,
+): PageWindow {
   const page = query.page ?? 1;
   const perPage = Math.min(query.per_page ?? defaultPerPage, maxPerPage);
   return { page, perPage, skip: (page - 1) * perPage };
@@ -91,7 +104,10 @@ function linkParameters(request: FastifyRequest): ReadonlySet<string> {
   if (schema === undefined || schema === null || typeof schema !== 'object') return NO_PARAMETERS;
   let known = linkParametersOf.get(schema);
   if (known === undefined) {
-    const properties = 'properties' in schema && typeof schema.properties === 'object' && schema.properties !== null ? schema.properties : {};
+    const properties =
+      'properties' in schema && typeof schema.properties === 'object' && schema.properties !== null
+        ? schema.properties
+        : {};
     known = new Set(Object.keys(properties).filter((name) => !NEVER_IN_LINKS.has(name)));
     linkParametersOf.set(schema, known);
   }
@@ -104,7 +120,13 @@ function linkParameters(request: FastifyRequest): ReadonlySet<string> {
  */
 export const MAX_LINK_QUERY_LENGTH = 2048;
 
-function linkHeader(url: string, known: ReadonlySet<string>, baseUrl: string, total: number, window: PageWindow): string | null {
+function linkHeader(
+  url: string,
+  known: ReadonlySet<string>,
+  baseUrl: string,
+  total: number,
+  window: PageWindow,
+): string | null {
   const lastPage = Math.max(1, Math.ceil(total / window.perPage));
   const [path, search = ''] = url.split('?');
   // The kept parameters are parsed and written once; each link only appends its page.
@@ -121,7 +143,6 @@ function linkHeader(url: string, known: ReadonlySet<string>, baseUrl: string, to
   links.push(`${linkTo(lastPage)}; rel="last"`);
   return links.join(', ');
 }
-
 
 /** Generic JSON-LD object schema: representations are open objects of `o:` keys. */
 export const JsonLdObject = Type.Object({}, { additionalProperties: true });

@@ -17,10 +17,18 @@ export function deciderSpec<State, Command extends DomainCommand, Event extends 
         when(command: Command) {
           return {
             then(t: Assert, expected: Event[], message?: string) {
-              t.same(decider.decide(command, state), expected, message ?? `${command.type} decides ${expected.map((e) => e.type).join(', ') || 'nothing'}`);
+              t.same(
+                decider.decide(command, state),
+                expected,
+                message ?? `${command.type} decides ${expected.map((e) => e.type).join(', ') || 'nothing'}`,
+              );
             },
             thenThrows(t: Assert, error: new (...args: never[]) => Error, message?: string) {
-              t.throws(() => decider.decide(command, state), error, message ?? `${command.type} is refused with ${error.name}`);
+              t.throws(
+                () => decider.decide(command, state),
+                error,
+                message ?? `${command.type} is refused with ${error.name}`,
+              );
             },
           };
         },

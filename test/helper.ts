@@ -44,7 +44,11 @@ export const ROLE_USERS = [
   { id: 4, email: 'reviewer@example.org', name: 'Rae Reviewer', role: 'reviewer' },
   { id: 5, email: 'author@example.org', name: 'Aud Author', role: 'author' },
   { id: 6, email: 'researcher@example.org', name: 'Res Researcher', role: 'researcher' },
-].map((u) => ({ ...u, password: `${u.role}-pass`, api_keys: [{ identity: `${u.role}-id`, credential: `${u.role}-secret`, label: 'test' }] }));
+].map((u) => ({
+  ...u,
+  password: `${u.role}-pass`,
+  api_keys: [{ identity: `${u.role}-id`, credential: `${u.role}-secret`, label: 'test' }],
+}));
 
 export type RoleName = 'global_admin' | 'site_admin' | 'editor' | 'reviewer' | 'author' | 'researcher';
 
@@ -57,7 +61,11 @@ export function keyFor(role: RoleName): string {
 export async function sessionFor(app: FastifyInstance, role: RoleName): Promise<string> {
   const user = ROLE_USERS.find((u) => u.role === role);
   if (!user) throw new Error(`no user for ${role}`);
-  const res = await app.inject({ method: 'POST', url: '/login', payload: { email: user.email, password: user.password } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/login',
+    payload: { email: user.email, password: user.password },
+  });
   if (res.statusCode !== 204) throw new Error(`login failed for ${role}: ${res.statusCode} ${res.body}`);
   const cookie = res.cookies.find((c) => c.name === 'sid');
   if (!cookie) throw new Error('no session cookie');

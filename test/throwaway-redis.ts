@@ -30,9 +30,13 @@ export interface RedisProcess {
 /** A throw-away redis-server with no persistence: when it comes back, it comes back empty. */
 export async function startRedis(port: number): Promise<RedisProcess> {
   if (!REDIS_SERVER) throw new Error('redis-server is not installed');
-  const child: ChildProcess = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
-    stdio: 'ignore',
-  });
+  const child: ChildProcess = spawn(
+    REDIS_SERVER,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const deadline = Date.now() + 10_000;
   while (!(await accepts(port))) {

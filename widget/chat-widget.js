@@ -86,8 +86,12 @@
     if (siteId) body.site_id = /^\d+$/.test(siteId) ? Number(siteId) : siteId;
     var sets = (host.getAttribute('data-item-set-ids') || '')
       .split(',')
-      .map(function (s) { return s.trim(); })
-      .filter(function (s) { return /^\d+$/.test(s); })
+      .map(function (s) {
+        return s.trim();
+      })
+      .filter(function (s) {
+        return /^\d+$/.test(s);
+      })
       .map(Number);
     if (sets.length) body.item_set_ids = sets;
     return body;
@@ -132,7 +136,8 @@
         for (var i = 0; i < taken.events.length; i++) {
           var event = taken.events[i];
           if (event.name === 'text' && event.data && typeof event.data.text === 'string') onText(event.data.text);
-          else if (event.name === 'error') throw new ApiError(500, event.data && typeof event.data.error === 'string' ? event.data.error : '', null);
+          else if (event.name === 'error')
+            throw new ApiError(500, event.data && typeof event.data.error === 'string' ? event.data.error : '', null);
           else if (event.name === 'end') {
             if (!event.data || typeof event.data.answer_html !== 'string') throw new ApiError(502, '', null);
             reader.cancel().catch(function () {});
@@ -169,7 +174,11 @@
    */
   function ask(body, onText) {
     var controller = typeof window.AbortController === 'function' ? new window.AbortController() : null;
-    var timer = controller ? window.setTimeout(function () { controller.abort(); }, TIMEOUT_MS) : null;
+    var timer = controller
+      ? window.setTimeout(function () {
+          controller.abort();
+        }, TIMEOUT_MS)
+      : null;
     function done() {
       if (timer) window.clearTimeout(timer);
     }
@@ -177,7 +186,10 @@
     return fetch(API_BASE + '/chatbot/api/chat', {
       method: 'POST',
       credentials: 'omit',
-      headers: { 'Content-Type': 'application/json', Accept: streams ? 'text/event-stream, application/json;q=0.5' : 'application/json' },
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: streams ? 'text/event-stream, application/json;q=0.5' : 'application/json',
+      },
       body: JSON.stringify(body),
       signal: controller ? controller.signal : undefined,
     })
@@ -216,7 +228,10 @@
 
   function errorMessage(error) {
     if (error instanceof ApiError) {
-      if (error.status === 429) return 'Too many questions were asked from your connection. Please try again ' + waitText(error.retryAfter) + '.';
+      if (error.status === 429)
+        return (
+          'Too many questions were asked from your connection. Please try again ' + waitText(error.retryAfter) + '.'
+        );
       if (error.status === 503) return 'The collection assistant is unavailable right now. Please try again later.';
       if (error.status === 400 && error.message) return error.message;
       if (error.status === -1) return 'The answer took too long. Please try again.';
@@ -269,13 +284,16 @@
   function renderSource(source) {
     var n = Number(source.citation_num);
     // The list shows each source under its citation's number, which need not run from 1.
-    var item = n > 0 && Math.floor(n) === n
-      ? el('li', { class: 'cc-source', id: 'chatbot-source-' + n, tabindex: '-1', value: String(n) })
-      : el('li', { class: 'cc-source' });
+    var item =
+      n > 0 && Math.floor(n) === n
+        ? el('li', { class: 'cc-source', id: 'chatbot-source-' + n, tabindex: '-1', value: String(n) })
+        : el('li', { class: 'cc-source' });
     var title = String(source.title || 'Untitled');
     var href = safeHref(source.url);
     item.appendChild(href ? el('a', { href: href }, title) : el('span', null, title));
-    item.appendChild(el('span', { class: 'cc-type' }, TYPE_LABELS[source.resource_type] || String(source.resource_type || '')));
+    item.appendChild(
+      el('span', { class: 'cc-type' }, TYPE_LABELS[source.resource_type] || String(source.resource_type || '')),
+    );
     if (source.snippet) item.appendChild(el('p', { class: 'cc-snippet' }, String(source.snippet)));
     return item;
   }

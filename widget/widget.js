@@ -26,7 +26,9 @@
 
   var STYLE = [
     ':host{all:initial;display:block}',
-    '.caz{--caz-brand:' + DEFAULT_COLOR + ';font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;font-size:16px;line-height:1.45;color:#1f2328;box-sizing:border-box}',
+    '.caz{--caz-brand:' +
+      DEFAULT_COLOR +
+      ';font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;font-size:16px;line-height:1.45;color:#1f2328;box-sizing:border-box}',
     '.caz *{box-sizing:border-box}',
     '.caz-filters{display:flex;flex-wrap:wrap;gap:.75rem;margin:0 0 .75rem;padding:0;border:0}',
     '.caz-field{display:flex;flex-direction:column;gap:.2rem;min-width:10rem;flex:1 1 10rem}',
@@ -64,7 +66,10 @@
   function apiGet(token, path, params) {
     var query = new URLSearchParams(params || {});
     query.set('token', token);
-    return fetch(API_BASE + path + '?' + query.toString(), { credentials: 'omit', headers: { Accept: 'application/json' } }).then(
+    return fetch(API_BASE + path + '?' + query.toString(), {
+      credentials: 'omit',
+      headers: { Accept: 'application/json' },
+    }).then(
       function (response) {
         return response
           .json()
@@ -72,7 +77,8 @@
             return {};
           })
           .then(function (body) {
-            if (!response.ok) throw new ApiError(response.status, body && typeof body.error === 'string' ? body.error : '');
+            if (!response.ok)
+              throw new ApiError(response.status, body && typeof body.error === 'string' ? body.error : '');
             return body;
           });
       },
@@ -86,7 +92,8 @@
   function errorMessage(error) {
     if (error instanceof ApiError) {
       if (error.status === 401) return 'This directory could not be loaded: the access token is not valid.';
-      if (error.status === 403) return 'This directory cannot be shown here: ' + (error.message || 'access was refused.');
+      if (error.status === 403)
+        return 'This directory cannot be shown here: ' + (error.message || 'access was refused.');
       if (error.status === 404) return 'This directory could not be loaded: ' + (error.message || 'not found.');
       if (error.status === 429) return 'The directory is busy. Please try again in a minute.';
       if (error.status === 0) return 'This directory cannot be shown on this site.';
@@ -143,12 +150,27 @@
     if (db.featured) title.appendChild(el('span', { class: 'caz-badge' }, 'Featured'));
     card.appendChild(title);
     if (db.description) {
-      var text = db.description.length > 300 ? db.description.slice(0, 297).replace(/\s+\S*$/, '') + '…' : db.description;
+      var text =
+        db.description.length > 300 ? db.description.slice(0, 297).replace(/\s+\S*$/, '') + '…' : db.description;
       card.appendChild(el('p', { class: 'caz-description' }, text));
     }
     var meta = [ACCESS_LABELS[db.access] || db.access];
-    if (db.types && db.types.length) meta.push(db.types.map(function (t) { return t.name; }).join(', '));
-    if (db.subjects && db.subjects.length) meta.push(db.subjects.map(function (s) { return s.name; }).join(', '));
+    if (db.types && db.types.length)
+      meta.push(
+        db.types
+          .map(function (t) {
+            return t.name;
+          })
+          .join(', '),
+      );
+    if (db.subjects && db.subjects.length)
+      meta.push(
+        db.subjects
+          .map(function (s) {
+            return s.name;
+          })
+          .join(', '),
+      );
     card.appendChild(el('p', { class: 'caz-meta' }, meta.join(' · ')));
     return card;
   }
@@ -209,7 +231,13 @@
       });
       var searchField = el('div', { class: 'caz-field' });
       searchField.appendChild(el('label', { for: 'caz-q' }, 'Search databases'));
-      var search = el('input', { id: 'caz-q', name: 'q', type: 'search', autocomplete: 'off', placeholder: 'Name or description' });
+      var search = el('input', {
+        id: 'caz-q',
+        name: 'q',
+        type: 'search',
+        autocomplete: 'off',
+        placeholder: 'Name or description',
+      });
       searchField.appendChild(search);
       form.appendChild(searchField);
       search.addEventListener('input', function () {
@@ -228,18 +256,50 @@
       }
       if (!hideFilters) {
         if (!lockedSubject) {
-          addFilter('subject', 'caz-subject', 'Subject', 'All subjects', subjects
-            .filter(function (s) { return s.database_count > 0; })
-            .map(function (s) { return { value: s.handle, label: s.name }; }));
+          addFilter(
+            'subject',
+            'caz-subject',
+            'Subject',
+            'All subjects',
+            subjects
+              .filter(function (s) {
+                return s.database_count > 0;
+              })
+              .map(function (s) {
+                return { value: s.handle, label: s.name };
+              }),
+          );
         }
-        addFilter('type', 'caz-type', 'Type', 'All types', types
-          .filter(function (t) { return t.database_count > 0; })
-          .map(function (t) { return { value: t.handle, label: t.name }; }));
+        addFilter(
+          'type',
+          'caz-type',
+          'Type',
+          'All types',
+          types
+            .filter(function (t) {
+              return t.database_count > 0;
+            })
+            .map(function (t) {
+              return { value: t.handle, label: t.name };
+            }),
+        );
         var present = {};
-        databases.forEach(function (db) { present[db.access] = true; });
-        addFilter('access', 'caz-access', 'Access', 'All access types', Object.keys(ACCESS_LABELS)
-          .filter(function (a) { return present[a]; })
-          .map(function (a) { return { value: a, label: ACCESS_LABELS[a] }; }));
+        databases.forEach(function (db) {
+          present[db.access] = true;
+        });
+        addFilter(
+          'access',
+          'caz-access',
+          'Access',
+          'All access types',
+          Object.keys(ACCESS_LABELS)
+            .filter(function (a) {
+              return present[a];
+            })
+            .map(function (a) {
+              return { value: a, label: ACCESS_LABELS[a] };
+            }),
+        );
       }
 
       var list = el('ul', { class: 'caz-cards', 'aria-label': 'Databases' });
@@ -247,16 +307,21 @@
       container.appendChild(list);
 
       function render() {
-        var shown = databases.filter(function (db) { return matches(db, state); });
+        var shown = databases.filter(function (db) {
+          return matches(db, state);
+        });
         var total = shown.length;
         if (limit) shown = shown.slice(0, limit);
         while (list.firstChild) list.removeChild(list.firstChild);
-        shown.forEach(function (db) { list.appendChild(renderCard(db)); });
-        status.textContent = total === 0
-          ? 'No databases match your search.'
-          : shown.length < total
-            ? 'Showing ' + shown.length + ' of ' + total + ' databases.'
-            : total + (total === 1 ? ' database.' : ' databases.');
+        shown.forEach(function (db) {
+          list.appendChild(renderCard(db));
+        });
+        status.textContent =
+          total === 0
+            ? 'No databases match your search.'
+            : shown.length < total
+              ? 'Showing ' + shown.length + ' of ' + total + ' databases.'
+              : total + (total === 1 ? ' database.' : ' databases.');
       }
       render();
     }

@@ -21,7 +21,13 @@ function digestOf(viewer: Viewer, payload: string | Buffer): string {
 function addVary(reply: FastifyReply, headers: readonly string[]): void {
   if (headers.length === 0) return;
   const current = reply.getHeader('vary');
-  const listed = typeof current === 'string' ? current.split(',').map((h) => h.trim()).filter(Boolean) : [];
+  const listed =
+    typeof current === 'string'
+      ? current
+          .split(',')
+          .map((h) => h.trim())
+          .filter(Boolean)
+      : [];
   const lower = new Set(listed.map((h) => h.toLowerCase()));
   for (const header of headers) if (!lower.has(header.toLowerCase())) listed.push(header);
   reply.header('Vary', listed.join(', '));
@@ -47,7 +53,8 @@ export function installConditionalRequests(app: FastifyInstance): void {
     const tag: EntityTag = version !== undefined ? versionTag(version, digest) : { weak: true, opaque: digest };
     reply.header('ETag', formatTag(tag));
     if (!read) return payload;
-    if (!reply.hasHeader('cache-control')) reply.header('Cache-Control', viewer.anonymous ? PUBLIC_CACHE_CONTROL : PRIVATE_CACHE_CONTROL);
+    if (!reply.hasHeader('cache-control'))
+      reply.header('Cache-Control', viewer.anonymous ? PUBLIC_CACHE_CONTROL : PRIVATE_CACHE_CONTROL);
     addVary(reply, viewer.vary);
     const ifNoneMatch = parseTagList(request.headers['if-none-match']);
     if (reply.statusCode === 200 && ifNoneMatch !== undefined && !noneMatch(ifNoneMatch, tag)) {

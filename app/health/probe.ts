@@ -13,10 +13,12 @@ export async function answers(check: () => Promise<unknown>, timeoutMs = PROBE_T
   try {
     return await Promise.race([
       // A check that throws before it returns a promise is a failed check too.
-      Promise.resolve().then(check).then(
-        () => true,
-        () => false,
-      ),
+      Promise.resolve()
+        .then(check)
+        .then(
+          () => true,
+          () => false,
+        ),
       timeout,
     ]);
   } finally {

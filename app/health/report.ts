@@ -20,7 +20,16 @@ export interface PortHealth {
   reachable: boolean;
 }
 
-export const PORTS = ['event_store', 'event_bus', 'document_store', 'vector_index', 'job_queue', 'embedder', 'session_store', 'file_storage'] as const;
+export const PORTS = [
+  'event_store',
+  'event_bus',
+  'document_store',
+  'vector_index',
+  'job_queue',
+  'embedder',
+  'session_store',
+  'file_storage',
+] as const;
 export type PortName = (typeof PORTS)[number];
 
 /** Without these nothing can be read or written: /health answers 503 while either is away. */
@@ -41,7 +50,12 @@ export interface HealthReport {
     timezone: string;
     /** ISO 8601, by the runtime's clock. */
     next_run: string;
-    last: { tick: string; status: 'running' | 'complete' | 'failed'; backup_id: number | null; error: string | null } | null;
+    last: {
+      tick: string;
+      status: 'running' | 'complete' | 'failed';
+      backup_id: number | null;
+      error: string | null;
+    } | null;
   } | null;
   /** The work a start owes that no request waits for (the vector index refilled after an import), with its progress. */
   background: BackgroundTaskReport[];
@@ -92,7 +106,11 @@ export interface ModulePorts {
  * positions against the log's, the parked ones, and the job queues' backlog. Checks run side by
  * side, so the report takes about one timeout at worst.
  */
-export async function healthReport(runtime: Runtime, sessions: SessionStore, modulePorts: ModulePorts): Promise<HealthReport> {
+export async function healthReport(
+  runtime: Runtime,
+  sessions: SessionStore,
+  modulePorts: ModulePorts,
+): Promise<HealthReport> {
   const { config } = runtime;
   let lastPosition: number | null = null;
   const files = filesDir(config);
@@ -102,14 +120,21 @@ export async function healthReport(runtime: Runtime, sessions: SessionStore, mod
         lastPosition = await runtime.eventStore.lastPosition();
       }),
     // The embedded bus is the event store's own subscription: it answers when the store does.
-    event_bus: () => (runtime.bus.ping ? answers(() => (runtime.bus.ping as () => Promise<void>).call(runtime.bus)) : answers(() => runtime.eventStore.lastPosition())),
+    event_bus: () =>
+      runtime.bus.ping
+        ? answers(() => (runtime.bus.ping as () => Promise<void>).call(runtime.bus))
+        : answers(() => runtime.eventStore.lastPosition()),
     document_store: () => answers(() => runtime.documents.collection('_checkpoints').count()),
     vector_index: () => answers(() => modulePorts.vectorIndex().size()),
-    job_queue: () => (runtime.jobs.ping ? answers(() => (runtime.jobs.ping as () => Promise<void>).call(runtime.jobs)) : Promise.resolve(true)),
+    job_queue: () =>
+      runtime.jobs.ping
+        ? answers(() => (runtime.jobs.ping as () => Promise<void>).call(runtime.jobs))
+        : Promise.resolve(true),
     // The local model runs in this process; Cohere is asked whether the key is good.
     embedder: () => (config.cohereApiKey ? cohereReachable(config) : Promise.resolve(true)),
     session_store: () => answers(() => sessions.userIdFor(PROBE_TOKEN)),
-    file_storage: () => answers(() => access(existsSync(files) ? files : config.dataDir, constants.R_OK | constants.W_OK)),
+    file_storage: () =>
+      answers(() => access(existsSync(files) ? files : config.dataDir, constants.R_OK | constants.W_OK)),
   };
   const [reachable, queues, schedule, reading] = await Promise.all([
     Promise.all(PORTS.map((port) => checks[port]())),
@@ -117,10 +142,22 @@ export async function healthReport(runtime: Runtime, sessions: SessionStore, mod
     backupScheduleOf(runtime),
     readingOf(modulePorts),
   ]);
-  const ports = Object.fromEntries(PORTS.map((port, i) => [port, { adapter: adapterOf(config, port), reachable: reachable[i] }])) as Record<PortName, PortHealth>;
+  const ports = Object.fromEntries(
+    PORTS.map((port, i) => [port, { adapter: adapterOf(config, port), reachable: reachable[i] }]),
+  ) as Record<PortName, PortHealth>;
   const status = runtime.projections.status();
   const parked = status.flatMap((p) =>
-    p.parked ? [{ name: p.name, position: p.parked.position, event_type: p.parked.eventType, error: p.parked.error, since: p.parked.since }] : [],
+    p.parked
+      ? [
+          {
+            name: p.name,
+            position: p.parked.position,
+            event_type: p.parked.eventType,
+            error: p.parked.error,
+            since: p.parked.since,
+          },
+        ]
+      : [],
   );
   const coreDown = CORE_PORTS.some((port) => !ports[port].reachable);
   const anyDown = PORTS.some((port) => !ports[port].reachable);

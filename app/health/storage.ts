@@ -47,7 +47,9 @@ export function storageReport(runtime: Runtime): StorageReport {
   }
   if (loss || stillRefusing(readModels, freeBytes)) {
     refusing.push('document_store');
-    failures.push(loss ? { since: loss.since, full: loss.storageFull, freeBytesThen: null } : (readModels as StorageFailure));
+    failures.push(
+      loss ? { since: loss.since, full: loss.storageFull, freeBytesThen: null } : (readModels as StorageFailure),
+    );
   }
   return {
     file_system: 'DATA_DIR',

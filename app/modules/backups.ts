@@ -2,10 +2,19 @@ import type { AppModule, ModuleInstance } from '../kernel.js';
 import { backupsProjection } from '../../projections/backups/backups.js';
 import { backupScheduleProjection } from '../../projections/backups/schedule.js';
 import { backupRoutes } from '../../routes/backups/index.js';
-import { BACKUP_QUEUE, runBackupJob, type BackupJobData, type BackupJobResult } from '../../workers/backups/backup-job.js';
+import {
+  BACKUP_QUEUE,
+  runBackupJob,
+  type BackupJobData,
+  type BackupJobResult,
+} from '../../workers/backups/backup-job.js';
 import { failInterruptedBackups } from '../../workers/backups/interrupted.js';
 import { ApiSource } from '../../workers/backups/api-export.js';
-import { BACKUP_SCHEDULE_QUEUE, BACKUP_SCHEDULER_ID, runScheduledBackup } from '../../workers/backups/scheduled-backup.js';
+import {
+  BACKUP_SCHEDULE_QUEUE,
+  BACKUP_SCHEDULER_ID,
+  runScheduledBackup,
+} from '../../workers/backups/scheduled-backup.js';
 
 /** Backups: archives of the event log, files, themes, modules and API exports; restore is bin/restore.ts. */
 export const backupsModule: AppModule<BackupsModuleInstance> = {
@@ -20,13 +29,24 @@ export const backupsModule: AppModule<BackupsModuleInstance> = {
         // Jobs of the in-process queue die with the process; BullMQ's may still run in another one.
         if (!runtime.jobs.durable) await failInterruptedBackups(runtime);
         // One at a time: archives compete for the same disk, and each holds a consistent log prefix.
-        await runtime.jobs.process<BackupJobData, BackupJobResult>(BACKUP_QUEUE, (data) => runBackupJob(runtime, apiSource, data), { concurrency: 1 });
-        await runtime.jobs.process(BACKUP_SCHEDULE_QUEUE, (_data, job) => runScheduledBackup(runtime, job), { concurrency: 1 });
-        // Unset, it removes a schedule an earlier start left (in Redis): the configuration decides.
-        await runtime.jobs.schedule(BACKUP_SCHEDULE_QUEUE, BACKUP_SCHEDULER_ID, runtime.config.backupSchedule, {}).catch((err: unknown) => {
-          // Redis away never stops a start; the scheduler kept in Redis from an earlier start goes on.
-          runtime.logger.error({ err }, 'the backup schedule could not be set in the job queue; it is set at the next start');
+        await runtime.jobs.process<BackupJobData, BackupJobResult>(
+          BACKUP_QUEUE,
+          (data) => runBackupJob(runtime, apiSource, data),
+          { concurrency: 1 },
+        );
+        await runtime.jobs.process(BACKUP_SCHEDULE_QUEUE, (_data, job) => runScheduledBackup(runtime, job), {
+          concurrency: 1,
         });
+        // Unset, it removes a schedule an earlier start left (in Redis): the configuration decides.
+        await runtime.jobs
+          .schedule(BACKUP_SCHEDULE_QUEUE, BACKUP_SCHEDULER_ID, runtime.config.backupSchedule, {})
+          .catch((err: unknown) => {
+            // Redis away never stops a start; the scheduler kept in Redis from an earlier start goes on.
+            runtime.logger.error(
+              { err },
+              'the backup schedule could not be set in the job queue; it is set at the next start',
+            );
+          });
       },
     };
   },

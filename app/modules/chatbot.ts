@@ -41,7 +41,12 @@ export const chatbotModule: AppModule<ChatbotModuleInstance> = {
       answerer: await createAnswerer(runtime.config, embedder),
       indexing: new IndexScheduler(runtime.jobs, runtime.logger),
       embedding: new IndexScheduler(runtime.jobs, runtime.logger, EMBED_QUEUE),
-      questions: new PatronQuestions({ log: questionLog, clock: runtime.clock, retentionDays: runtime.config.chatbotQuestionRetentionDays, logger: runtime.logger }),
+      questions: new PatronQuestions({
+        log: questionLog,
+        clock: runtime.clock,
+        retentionDays: runtime.config.chatbotQuestionRetentionDays,
+        logger: runtime.logger,
+      }),
       reading: new CollectionReading(runtime.documents),
     };
     // After each batch the read models hold the new state: the index jobs then read it.

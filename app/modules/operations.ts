@@ -18,12 +18,19 @@ export function createOperationsModule(sources: OperationsSources): AppModule {
     name: 'operations',
     create(runtime) {
       return {
-        routes: healthRoutes({ vectorIndex: () => sources.vectorIndex(runtime), chatbotReading: () => sources.chatbotReading(runtime) }),
+        routes: healthRoutes({
+          vectorIndex: () => sources.vectorIndex(runtime),
+          chatbotReading: () => sources.chatbotReading(runtime),
+        }),
         async startWorkers() {
           // Wall-clock times, not runtime.clock: they are compared with the files' modification times.
           const now = Date.now();
-          const removed = await removeLeftoverUploads(filesDir(runtime.config), { startedAt: now - process.uptime() * 1000, now });
-          if (removed.length > 0) runtime.logger.info({ count: removed.length }, 'removed partial uploads left by an earlier process');
+          const removed = await removeLeftoverUploads(filesDir(runtime.config), {
+            startedAt: now - process.uptime() * 1000,
+            now,
+          });
+          if (removed.length > 0)
+            runtime.logger.info({ count: removed.length }, 'removed partial uploads left by an earlier process');
         },
       };
     },

@@ -3,14 +3,21 @@ import { mustExist, mustNotExist, newRecord, type RecordState } from '../decider
 import type { AssetEvent, AssetFile } from './events.js';
 import { invalid, MAX_ALT_LENGTH, MAX_CONTEXT_TYPE_LENGTH, requireTitle } from './rules.js';
 
-export type UploadAsset = DomainCommand<'UploadAsset', { id: number; file: AssetFile; title: string; folder_id: number | null }>;
+export type UploadAsset = DomainCommand<
+  'UploadAsset',
+  { id: number; file: AssetFile; title: string; folder_id: number | null }
+>;
 export type ReplaceAssetFile = DomainCommand<'ReplaceAssetFile', { file: AssetFile }>;
 export type ChangeAssetDetails = DomainCommand<'ChangeAssetDetails', { title?: string; alt?: string }>;
 /** null: take the asset out of every folder. */
 export type MoveAssetToFolder = DomainCommand<'MoveAssetToFolder', { folder_id: number | null }>;
-export type RecordAssetUsage = DomainCommand<'RecordAssetUsage', { usage_id: number; context_type: string; context_id: number | null }>;
+export type RecordAssetUsage = DomainCommand<
+  'RecordAssetUsage',
+  { usage_id: number; context_type: string; context_id: number | null }
+>;
 export type DeleteAsset = DomainCommand<'DeleteAsset', Record<string, never>>;
-export type AssetCommand = UploadAsset | ReplaceAssetFile | ChangeAssetDetails | MoveAssetToFolder | RecordAssetUsage | DeleteAsset;
+export type AssetCommand =
+  UploadAsset | ReplaceAssetFile | ChangeAssetDetails | MoveAssetToFolder | RecordAssetUsage | DeleteAsset;
 
 /** An asset as its uploaded event carries it beside the id. */
 export interface AssetFields {
@@ -55,7 +62,8 @@ function changeDetails({ data: given }: ChangeAssetDetails, state: AssetState): 
   const data: { id: number; title?: string; alt?: string } = { id: state.id };
   if (given.title !== undefined) data.title = requireTitle(given.title, 'name');
   if (given.alt !== undefined) {
-    if (given.alt.length > MAX_ALT_LENGTH) throw invalid('alt_text', `alt_text must be at most ${MAX_ALT_LENGTH} characters.`);
+    if (given.alt.length > MAX_ALT_LENGTH)
+      throw invalid('alt_text', `alt_text must be at most ${MAX_ALT_LENGTH} characters.`);
     data.alt = given.alt;
   }
   if ((data.title ?? current.title) === current.title && (data.alt ?? current.alt) === current.alt) return [];
@@ -79,7 +87,12 @@ function recordUsage({ data }: RecordAssetUsage, state: AssetState): AssetEvent[
   if (contextType.length > MAX_CONTEXT_TYPE_LENGTH) {
     throw invalid('context_type', `context_type must be at most ${MAX_CONTEXT_TYPE_LENGTH} characters.`);
   }
-  return [{ type: 'AssetUsageRecorded', data: { id: state.id, usage_id: data.usage_id, context_type: contextType, context_id: data.context_id } }];
+  return [
+    {
+      type: 'AssetUsageRecorded',
+      data: { id: state.id, usage_id: data.usage_id, context_type: contextType, context_id: data.context_id },
+    },
+  ];
 }
 
 /** Folder assignments and usage go first, then the asset; the deleted event names the stored file, which the handler then removes. */
@@ -107,7 +120,14 @@ export const assetDecider: Decider<AssetState, AssetCommand, AssetEvent> = {
         return state.fields ? { ...state, fields: { ...state.fields, file: event.data.file } } : state;
       case 'AssetDetailsChanged':
         return state.fields
-          ? { ...state, fields: { ...state.fields, title: event.data.title ?? state.fields.title, alt: event.data.alt ?? state.fields.alt } }
+          ? {
+              ...state,
+              fields: {
+                ...state.fields,
+                title: event.data.title ?? state.fields.title,
+                alt: event.data.alt ?? state.fields.alt,
+              },
+            }
           : state;
       case 'AssetMovedToFolder':
         return state.fields ? { ...state, fields: { ...state.fields, folder_ids: [event.data.folder_id] } } : state;

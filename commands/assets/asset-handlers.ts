@@ -23,7 +23,8 @@ function assetFile(pending: PendingFile, info: UploadedFileInfo): AssetFile {
 }
 
 async function requireFolder(ctx: CommandContext, folderId: number | null, field = 'folder_id'): Promise<void> {
-  if (folderId !== null && !(await folderExists(ctx.documents, folderId))) throw invalid(field, `Folder ${folderId} does not exist.`);
+  if (folderId !== null && !(await folderExists(ctx.documents, folderId)))
+    throw invalid(field, `Folder ${folderId} does not exist.`);
 }
 
 /**
@@ -52,10 +53,14 @@ export async function uploadAsset(ctx: CommandContext, { storage, pending, input
   const { title, folder_id, ...info } = input;
   return commitThen(storage, pending, async () => {
     const id = await nextId(ctx, ASSET_SEQUENCE);
-    await handleCommand(ctx, { stream: assetStream(id), decider: assetDecider, command: {
-      type: 'UploadAsset',
-      data: { id, file: assetFile(pending, info), title, folder_id },
-    } });
+    await handleCommand(ctx, {
+      stream: assetStream(id),
+      decider: assetDecider,
+      command: {
+        type: 'UploadAsset',
+        data: { id, file: assetFile(pending, info), title, folder_id },
+      },
+    });
     return id;
   });
 }
@@ -66,7 +71,11 @@ export async function replaceAssetFile(
   { storage, id, pending, info }: { storage: FileStorage; id: number; pending: PendingFile; info: UploadedFileInfo },
 ): Promise<void> {
   const result = await commitThen(storage, pending, () =>
-    handleCommand(ctx, { stream: assetStream(id), decider: assetDecider, command: { type: 'ReplaceAssetFile', data: { file: assetFile(pending, info) } } }),
+    handleCommand(ctx, {
+      stream: assetStream(id),
+      decider: assetDecider,
+      command: { type: 'ReplaceAssetFile', data: { file: assetFile(pending, info) } },
+    }),
   );
   for (const event of result.events) {
     if (event.type === 'AssetFileReplaced') await storage.remove(event.data.previous_stored_name);
@@ -74,8 +83,16 @@ export async function replaceAssetFile(
 }
 
 /** Removes folder assignments and usage records, then the asset, then its file. */
-export async function deleteAsset(ctx: CommandContext, { storage, id, ifMatch }: { storage: FileStorage; id: number; ifMatch?: readonly number[] }): Promise<void> {
-  const result = await handleCommand(ctx, { stream: assetStream(id), decider: assetDecider, command: { type: 'DeleteAsset', data: {} }, ifMatch: ifMatching(ifMatch, ASSET_VERSIONED) });
+export async function deleteAsset(
+  ctx: CommandContext,
+  { storage, id, ifMatch }: { storage: FileStorage; id: number; ifMatch?: readonly number[] },
+): Promise<void> {
+  const result = await handleCommand(ctx, {
+    stream: assetStream(id),
+    decider: assetDecider,
+    command: { type: 'DeleteAsset', data: {} },
+    ifMatch: ifMatching(ifMatch, ASSET_VERSIONED),
+  });
   for (const event of result.events) {
     if (event.type === 'AssetDeleted') await storage.remove(event.data.stored_name);
   }
@@ -85,7 +102,11 @@ export async function recordAssetUsage(ctx: CommandContext, assetId: number, inp
   if (!(await findAsset(ctx.documents, assetId))) throw new NotFoundError('Asset not found.');
   const usageId = await nextId(ctx, ASSET_USAGE_SEQUENCE);
   const data = { usage_id: usageId, context_type: input.context_type, context_id: input.context_id ?? null };
-  await handleCommand(ctx, { stream: assetStream(assetId), decider: assetDecider, command: { type: 'RecordAssetUsage', data } });
+  await handleCommand(ctx, {
+    stream: assetStream(assetId),
+    decider: assetDecider,
+    command: { type: 'RecordAssetUsage', data },
+  });
   return usageId;
 }
 
@@ -105,10 +126,18 @@ export async function bulkUpdateAssets(ctx: CommandContext, ids: number[], chang
   if (changes.folder_id !== undefined) await requireFolder(ctx, changes.folder_id);
   for (const id of ids) {
     if (changes.name !== undefined || changes.alt_text !== undefined) {
-      await handleCommand(ctx, { stream: assetStream(id), decider: assetDecider, command: { type: 'ChangeAssetDetails', data: { title: changes.name, alt: changes.alt_text } } });
+      await handleCommand(ctx, {
+        stream: assetStream(id),
+        decider: assetDecider,
+        command: { type: 'ChangeAssetDetails', data: { title: changes.name, alt: changes.alt_text } },
+      });
     }
     if (changes.folder_id !== undefined) {
-      await handleCommand(ctx, { stream: assetStream(id), decider: assetDecider, command: { type: 'MoveAssetToFolder', data: { folder_id: changes.folder_id } } });
+      await handleCommand(ctx, {
+        stream: assetStream(id),
+        decider: assetDecider,
+        command: { type: 'MoveAssetToFolder', data: { folder_id: changes.folder_id } },
+      });
     }
   }
 }

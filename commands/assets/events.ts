@@ -12,19 +12,26 @@ export interface AssetFile {
   sha256: string;
 }
 
-export type AssetFolderCreated = DomainEvent<'AssetFolderCreated', { id: number; title: string; slug: string; parent_id: number | null }>;
+export type AssetFolderCreated = DomainEvent<
+  'AssetFolderCreated',
+  { id: number; title: string; slug: string; parent_id: number | null }
+>;
 export type AssetFolderRenamed = DomainEvent<'AssetFolderRenamed', { id: number; title: string; slug: string }>;
 export type AssetFolderMoved = DomainEvent<'AssetFolderMoved', { id: number; parent_id: number | null; slug: string }>;
 export type AssetFolderDeleted = DomainEvent<'AssetFolderDeleted', { id: number }>;
 /** Its parent was deleted after the folder was placed in the tree and before the folder was written: it never will be. */
 export type AssetFolderWithdrawn = DomainEvent<'AssetFolderWithdrawn', { id: number }>;
-export type AssetFolderEvent = AssetFolderCreated | AssetFolderRenamed | AssetFolderMoved | AssetFolderDeleted | AssetFolderWithdrawn;
+export type AssetFolderEvent =
+  AssetFolderCreated | AssetFolderRenamed | AssetFolderMoved | AssetFolderDeleted | AssetFolderWithdrawn;
 
 export type AssetUploaded = DomainEvent<
   'AssetUploaded',
   { id: number; file: AssetFile; title: string; alt: string; folder_ids: number[] }
 >;
-export type AssetFileReplaced = DomainEvent<'AssetFileReplaced', { id: number; file: AssetFile; previous_stored_name: string }>;
+export type AssetFileReplaced = DomainEvent<
+  'AssetFileReplaced',
+  { id: number; file: AssetFile; previous_stored_name: string }
+>;
 /** Only the keys present changed. */
 export type AssetDetailsChanged = DomainEvent<'AssetDetailsChanged', { id: number; title?: string; alt?: string }>;
 /** The asset now sits in exactly this folder. */
@@ -59,7 +66,12 @@ export const ASSET_VERSIONED: ReadonlySet<string> = new Set([
   'AssetRemovedFromFolders',
   'AssetDeleted',
 ]);
-export const ASSET_FOLDER_VERSIONED: ReadonlySet<string> = new Set(['AssetFolderCreated', 'AssetFolderRenamed', 'AssetFolderMoved', 'AssetFolderDeleted']);
+export const ASSET_FOLDER_VERSIONED: ReadonlySet<string> = new Set([
+  'AssetFolderCreated',
+  'AssetFolderRenamed',
+  'AssetFolderMoved',
+  'AssetFolderDeleted',
+]);
 
 export const assetStream = (id: number) => `asset-${id}`;
 export const assetFolderStream = (id: number) => `asset_folder-${id}`;

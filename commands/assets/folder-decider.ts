@@ -51,7 +51,8 @@ function update({ data }: UpdateAssetFolder, state: AssetFolderState): AssetFold
   if (title !== before.title || (slug !== before.slug && parent_id === before.parent_id)) {
     events.push({ type: 'AssetFolderRenamed', data: { id: state.id, title, slug } });
   }
-  if (parent_id !== before.parent_id) events.push({ type: 'AssetFolderMoved', data: { id: state.id, parent_id, slug } });
+  if (parent_id !== before.parent_id)
+    events.push({ type: 'AssetFolderMoved', data: { id: state.id, parent_id, slug } });
   return events;
 }
 
@@ -75,9 +76,13 @@ export const assetFolderDecider: Decider<AssetFolderState, AssetFolderCommand, A
         return liveRecord(id, fields);
       }
       case 'AssetFolderRenamed':
-        return state.fields ? { ...state, fields: { ...state.fields, title: event.data.title, slug: event.data.slug } } : state;
+        return state.fields
+          ? { ...state, fields: { ...state.fields, title: event.data.title, slug: event.data.slug } }
+          : state;
       case 'AssetFolderMoved':
-        return state.fields ? { ...state, fields: { ...state.fields, parent_id: event.data.parent_id, slug: event.data.slug } } : state;
+        return state.fields
+          ? { ...state, fields: { ...state.fields, parent_id: event.data.parent_id, slug: event.data.slug } }
+          : state;
       case 'AssetFolderDeleted':
         return deletedRecord(state);
       case 'AssetFolderWithdrawn':

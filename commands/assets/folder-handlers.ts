@@ -36,12 +36,21 @@ async function changeTree(
     const stored = await ctx.eventStore.readStream(ASSET_FOLDER_TREE_STREAM);
     const settledBefore = ctx.clock.now().getTime() - ABANDONED_AFTER_MS;
     let settledThrough = 0;
-    for (const event of stored) if (Date.parse(event.metadata.at) <= settledBefore) settledThrough = event.streamVersion;
-    const known = (await assetFolders(ctx.documents).find({})).map(({ id, parent_id, slug }) => ({ id, parent_id, slug }));
+    for (const event of stored)
+      if (Date.parse(event.metadata.at) <= settledBefore) settledThrough = event.streamVersion;
+    const known = (await assetFolders(ctx.documents).find({})).map(({ id, parent_id, slug }) => ({
+      id,
+      parent_id,
+      slug,
+    }));
     const state = foldEvents(folderTreeDecider, toDomainEvents<FolderTreeEvent>(stored));
     const [event] = folderTreeDecider.decide(command({ known, settledThrough }), state);
     try {
-      await ctx.eventStore.append(ASSET_FOLDER_TREE_STREAM, [{ type: event.type, data: event.data, metadata: metadataFor(ctx) }], stored.length);
+      await ctx.eventStore.append(
+        ASSET_FOLDER_TREE_STREAM,
+        [{ type: event.type, data: event.data, metadata: metadataFor(ctx) }],
+        stored.length,
+      );
       return event;
     } catch (error) {
       if (!(error instanceof VersionConflictError)) throw error;
@@ -55,7 +64,10 @@ async function place(
   ctx: CommandContext,
   { id, parentId, base, create }: { id: number; parentId: number | null; base: string; create: boolean },
 ): Promise<string> {
-  const placed = await changeTree(ctx, (view) => ({ type: 'PlaceFolder', data: { ...view, id, parent_id: parentId, base, create } }));
+  const placed = await changeTree(ctx, (view) => ({
+    type: 'PlaceFolder',
+    data: { ...view, id, parent_id: parentId, base, create },
+  }));
   // The tree decides a PlaceFolder with an AssetFolderPlaced or a refusal (folder-tree-decider.ts).
   if (placed.type !== 'AssetFolderPlaced') throw new Error(`PlaceFolder was decided with ${placed.type}.`);
   return placed.data.slug;
@@ -70,10 +82,12 @@ export async function createFolder(ctx: CommandContext, input: CreateFolderInput
   }
   const id = await nextId(ctx, ASSET_FOLDER_SEQUENCE);
   const slug = await place(ctx, { id, parentId, base: slugify(title), create: true });
-  await handleCommand(
-    ctx,
-    { stream: assetFolderStream(id), decider: assetFolderDecider, command: { type: 'CreateAssetFolder', data: { id, title, slug, parent_id: parentId } }, newStream: true },
-  );
+  await handleCommand(ctx, {
+    stream: assetFolderStream(id),
+    decider: assetFolderDecider,
+    command: { type: 'CreateAssetFolder', data: { id, title, slug, parent_id: parentId } },
+    newStream: true,
+  });
   return id;
 }
 
@@ -81,7 +95,11 @@ export async function createFolder(ctx: CommandContext, input: CreateFolderInput
  * An If-Match is checked before the tree stream is changed, so a stale one changes nothing, and
  * again with the folder's own write, atomically.
  */
-async function checkedFirst(ctx: CommandContext, id: number, ifMatch: readonly number[] | undefined): Promise<VersionPrecondition | undefined> {
+async function checkedFirst(
+  ctx: CommandContext,
+  id: number,
+  ifMatch: readonly number[] | undefined,
+): Promise<VersionPrecondition | undefined> {
   const precondition = ifMatching(ifMatch, ASSET_FOLDER_VERSIONED);
   if (precondition) checkPrecondition(await ctx.eventStore.readStream(assetFolderStream(id)), precondition);
   return precondition;
@@ -104,7 +122,12 @@ export async function updateFolder(
   let slug = current.slug;
   if (title !== current.title) slug = await place(ctx, { id, parentId, base: slugify(title), create: false });
   else if (parentId !== current.parent_id) slug = await place(ctx, { id, parentId, base: current.slug, create: false });
-  await handleCommand(ctx, { stream: assetFolderStream(id), decider: assetFolderDecider, command: { type: 'UpdateAssetFolder', data: { title, slug, parent_id: parentId } }, ifMatch: precondition });
+  await handleCommand(ctx, {
+    stream: assetFolderStream(id),
+    decider: assetFolderDecider,
+    command: { type: 'UpdateAssetFolder', data: { title, slug, parent_id: parentId } },
+    ifMatch: precondition,
+  });
 }
 
 /**
@@ -120,7 +143,12 @@ export async function deleteFolder(ctx: CommandContext, id: number, ifMatch?: re
   if (removed.type !== 'AssetFoldersRemoved') throw new Error(`RemoveFolder was decided with ${removed.type}.`);
   const deleted: number[] = [];
   for (const folderId of removed.data.ids) {
-    const result = await handleCommand(ctx, { stream: assetFolderStream(folderId), decider: assetFolderDecider, command: { type: 'RemoveAssetFolder', data: { id: folderId } }, ifMatch: folderId === id ? precondition : undefined });
+    const result = await handleCommand(ctx, {
+      stream: assetFolderStream(folderId),
+      decider: assetFolderDecider,
+      command: { type: 'RemoveAssetFolder', data: { id: folderId } },
+      ifMatch: folderId === id ? precondition : undefined,
+    });
     if (result.state.status === 'deleted' && result.events.length > 0) deleted.push(folderId);
   }
   return deleted;

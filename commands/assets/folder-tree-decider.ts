@@ -16,7 +16,10 @@ import { invalid } from './rules.js';
  * (`settledThrough`) yields to the read models: by then they show what was written, and one whose
  * folder write never came (a crash between the two) stops counting.
  */
-export type AssetFolderPlaced = DomainEvent<'AssetFolderPlaced', { id: number; parent_id: number | null; slug: string }>;
+export type AssetFolderPlaced = DomainEvent<
+  'AssetFolderPlaced',
+  { id: number; parent_id: number | null; slug: string }
+>;
 /** A folder and every folder below it, deepest first. */
 export type AssetFoldersRemoved = DomainEvent<'AssetFoldersRemoved', { ids: number[] }>;
 export type FolderTreeEvent = AssetFolderPlaced | AssetFoldersRemoved;
@@ -37,7 +40,10 @@ interface TreeView {
  * Places a folder under `parent_id` with the first free slug of `base`, `base-2`, ... among its
  * new siblings; `create` says it is new, so it may not be in the tree yet.
  */
-export type PlaceFolder = DomainCommand<'PlaceFolder', TreeView & { id: number; parent_id: number | null; base: string; create: boolean }>;
+export type PlaceFolder = DomainCommand<
+  'PlaceFolder',
+  TreeView & { id: number; parent_id: number | null; base: string; create: boolean }
+>;
 export type RemoveFolder = DomainCommand<'RemoveFolder', TreeView & { id: number }>;
 export type FolderTreeCommand = PlaceFolder | RemoveFolder;
 
@@ -94,7 +100,8 @@ function freeSlug(tree: Tree, { id, parentId, base }: { id: number; parentId: nu
 function deepestFirst(tree: Tree, id: number): number[] {
   const childrenOf = new Map<number, number[]>();
   for (const [childId, folder] of tree) {
-    if (folder.parent_id !== null) childrenOf.set(folder.parent_id, [...(childrenOf.get(folder.parent_id) ?? []), childId]);
+    if (folder.parent_id !== null)
+      childrenOf.set(folder.parent_id, [...(childrenOf.get(folder.parent_id) ?? []), childId]);
   }
   const out: number[] = [];
   const seen = new Set([id]);
@@ -146,13 +153,22 @@ export const folderTreeDecider: Decider<FolderTreeState, FolderTreeCommand, Fold
         const tree = currentTree(state, command.data);
         if (!create && !tree.has(id)) throw new NotFoundError('Folder not found.');
         if (parent_id === id) throw invalid('parent_id', 'A folder cannot be moved into itself.');
-        if (parent_id !== null && !tree.has(parent_id)) throw invalid('parent_id', `Folder ${parent_id} does not exist.`);
+        if (parent_id !== null && !tree.has(parent_id))
+          throw invalid('parent_id', `Folder ${parent_id} does not exist.`);
         // Both the current tree and the read models' alone must stay free of cycles, so that a
         // placement whose folder write never came cannot hide one.
-        if (isAncestorOrSelf(tree, id, parent_id) || isAncestorOrSelf(readModelTree(command.data.known), id, parent_id)) {
+        if (
+          isAncestorOrSelf(tree, id, parent_id) ||
+          isAncestorOrSelf(readModelTree(command.data.known), id, parent_id)
+        ) {
           throw invalid('parent_id', 'A folder cannot be moved into itself or one of its own subfolders.');
         }
-        return [{ type: 'AssetFolderPlaced', data: { id, parent_id, slug: freeSlug(tree, { id, parentId: parent_id, base }) } }];
+        return [
+          {
+            type: 'AssetFolderPlaced',
+            data: { id, parent_id, slug: freeSlug(tree, { id, parentId: parent_id, base }) },
+          },
+        ];
       }
       case 'RemoveFolder': {
         const tree = currentTree(state, command.data);

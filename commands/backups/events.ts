@@ -9,7 +9,13 @@ export interface BackupIncludes {
   include_api: boolean;
 }
 
-export const INCLUDE_FLAGS = ['include_db', 'include_files', 'include_themes', 'include_modules', 'include_api'] as const;
+export const INCLUDE_FLAGS = [
+  'include_db',
+  'include_files',
+  'include_themes',
+  'include_modules',
+  'include_api',
+] as const;
 
 export type BackupRequested = DomainEvent<
   'BackupRequested',
@@ -25,7 +31,10 @@ export type BackupRequested = DomainEvent<
     module_version: string;
   }
 >;
-export type BackupCompleted = DomainEvent<'BackupCompleted', { id: number; size: number; checksum: string; event_count: number }>;
+export type BackupCompleted = DomainEvent<
+  'BackupCompleted',
+  { id: number; size: number; checksum: string; event_count: number }
+>;
 export type BackupFailed = DomainEvent<'BackupFailed', { id: number; error: string }>;
 export type BackupDeleted = DomainEvent<'BackupDeleted', { id: number }>;
 /**

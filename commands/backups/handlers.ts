@@ -20,19 +20,23 @@ export async function requestBackup(
   const id = await nextId(ctx, 'backup');
   const now = ctx.clock.now();
   const filename = archiveFilename(id, now);
-  await handleCommand(ctx, { stream: backupStream(id), decider: backupDecider, command: {
-    type: 'RequestBackup',
-    data: {
-      id,
-      filename,
-      path: join(input.backupsDir, filename),
-      storage: 'local',
-      includes: input.includes,
-      created_by: ctx.userId,
-      created_at: now.toISOString(),
-      module_version: BACKUP_MODULE_VERSION,
+  await handleCommand(ctx, {
+    stream: backupStream(id),
+    decider: backupDecider,
+    command: {
+      type: 'RequestBackup',
+      data: {
+        id,
+        filename,
+        path: join(input.backupsDir, filename),
+        storage: 'local',
+        includes: input.includes,
+        created_by: ctx.userId,
+        created_at: now.toISOString(),
+        module_version: BACKUP_MODULE_VERSION,
+      },
     },
-  } });
+  });
   return id;
 }
 
@@ -41,13 +45,25 @@ export async function completeBackup(
   id: number,
   result: { size: number; checksum: string; event_count: number },
 ): Promise<void> {
-  await handleCommand(ctx, { stream: backupStream(id), decider: backupDecider, command: { type: 'CompleteBackup', data: result } });
+  await handleCommand(ctx, {
+    stream: backupStream(id),
+    decider: backupDecider,
+    command: { type: 'CompleteBackup', data: result },
+  });
 }
 
 export async function failBackup(ctx: CommandContext, id: number, error: string): Promise<void> {
-  await handleCommand(ctx, { stream: backupStream(id), decider: backupDecider, command: { type: 'FailBackup', data: { error } } });
+  await handleCommand(ctx, {
+    stream: backupStream(id),
+    decider: backupDecider,
+    command: { type: 'FailBackup', data: { error } },
+  });
 }
 
 export async function deleteBackup(ctx: CommandContext, id: number): Promise<void> {
-  await handleCommand(ctx, { stream: backupStream(id), decider: backupDecider, command: { type: 'DeleteBackup', data: {} } });
+  await handleCommand(ctx, {
+    stream: backupStream(id),
+    decider: backupDecider,
+    command: { type: 'DeleteBackup', data: {} },
+  });
 }

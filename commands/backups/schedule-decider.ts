@@ -17,7 +17,10 @@ export interface ScheduledBackupResult {
 export type ScheduledBackupClaimed = DomainEvent<'ScheduledBackupClaimed', { tick: string }>;
 export type ScheduledBackupFinished = DomainEvent<'ScheduledBackupFinished', ScheduledBackupResult>;
 export type ScheduleEvent = ScheduledBackupClaimed | ScheduledBackupFinished;
-export const SCHEDULE_EVENT_TYPES: readonly ScheduleEvent['type'][] = ['ScheduledBackupClaimed', 'ScheduledBackupFinished'];
+export const SCHEDULE_EVENT_TYPES: readonly ScheduleEvent['type'][] = [
+  'ScheduledBackupClaimed',
+  'ScheduledBackupFinished',
+];
 
 export type ClaimScheduledBackup = DomainCommand<'ClaimScheduledBackup', { tick: string }>;
 export type FinishScheduledBackup = DomainCommand<'FinishScheduledBackup', ScheduledBackupResult>;
@@ -32,7 +35,9 @@ export interface ScheduleState {
 /** A run at or before the latest claimed was taken already. */
 function claim({ data }: ClaimScheduledBackup, state: ScheduleState): ScheduleEvent[] {
   if (state.lastTick !== null && data.tick <= state.lastTick) {
-    throw new ConflictError(`The scheduled backup of ${data.tick} was already taken (the latest run taken is ${state.lastTick}).`);
+    throw new ConflictError(
+      `The scheduled backup of ${data.tick} was already taken (the latest run taken is ${state.lastTick}).`,
+    );
   }
   return [{ type: 'ScheduledBackupClaimed', data: { tick: data.tick } }];
 }

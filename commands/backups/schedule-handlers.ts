@@ -4,10 +4,18 @@ import { BACKUP_SCHEDULE_STREAM, scheduleDecider, type ScheduledBackupResult } f
 
 /** Takes a run of the schedule for this process; a ConflictError when another took it (or a later one). */
 export async function claimScheduledBackup(ctx: CommandContext, tick: string): Promise<void> {
-  await handleCommand(ctx, { stream: BACKUP_SCHEDULE_STREAM, decider: scheduleDecider, command: { type: 'ClaimScheduledBackup', data: { tick } } });
+  await handleCommand(ctx, {
+    stream: BACKUP_SCHEDULE_STREAM,
+    decider: scheduleDecider,
+    command: { type: 'ClaimScheduledBackup', data: { tick } },
+  });
 }
 
 /** Records how the claimed run ended (what /health shows as the last scheduled result). */
 export async function finishScheduledBackup(ctx: CommandContext, result: ScheduledBackupResult): Promise<void> {
-  await handleCommand(ctx, { stream: BACKUP_SCHEDULE_STREAM, decider: scheduleDecider, command: { type: 'FinishScheduledBackup', data: result } });
+  await handleCommand(ctx, {
+    stream: BACKUP_SCHEDULE_STREAM,
+    decider: scheduleDecider,
+    command: { type: 'FinishScheduledBackup', data: result },
+  });
 }

@@ -5,12 +5,15 @@ import type { BackupIncludes } from './events.js';
  * The backups' write body: the route validates it (routes/backups/index.ts) and reads the parts
  * to include through includesFrom, which the request (handlers.ts requestBackup) records.
  */
-const flag = (what: string) => Type.Optional(Type.Boolean({ default: true, description: `Include ${what} (default true).` }));
+const flag = (what: string) =>
+  Type.Optional(Type.Boolean({ default: true, description: `Include ${what} (default true).` }));
 
 /** POST /api/backups: every part is included unless its flag says false (an empty body: everything). */
 export const CreateBackupBody = Type.Object(
   {
-    include_db: flag('the complete event log, the source of truth, with snapshots of the read side (read models and their checkpoints, the embedding cache), so the restored server starts without a rebuild'),
+    include_db: flag(
+      'the complete event log, the source of truth, with snapshots of the read side (read models and their checkpoints, the embedding cache), so the restored server starts without a rebuild',
+    ),
     include_files: flag('uploaded files'),
     include_themes: flag('the themes folder'),
     include_modules: flag('the modules folder'),

@@ -1,5 +1,13 @@
 import type { Decider, DomainCommand } from '../decider.js';
-import { deletedRecord, liveRecord, mustExist, mustNotExist, newRecord, patched, type RecordState } from '../decider-rules.js';
+import {
+  deletedRecord,
+  liveRecord,
+  mustExist,
+  mustNotExist,
+  newRecord,
+  patched,
+  type RecordState,
+} from '../decider-rules.js';
 import type { BlogCategoryEvent, BlogCategoryFields } from './events.js';
 import { checkCategoryFields } from './rules.js';
 

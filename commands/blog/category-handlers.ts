@@ -10,7 +10,13 @@ import { attachedChildIds, PARENT_WRITE_RETRIES } from '../reservations/parent-g
 import { releaseKeyQuietly } from '../reservations/reservations.js';
 import { categorySlugKey, categorySlugs, categorySlugTaken, reserveSlug, withSlug } from './slug-keys.js';
 import { blogCategoryDecider } from './category-decider.js';
-import { BLOG_CATEGORY_VERSIONED, BLOG_POST_FILED, BLOG_SEQUENCES, blogCategoryStream, type BlogCategoryFields } from './events.js';
+import {
+  BLOG_CATEGORY_VERSIONED,
+  BLOG_POST_FILED,
+  BLOG_SEQUENCES,
+  blogCategoryStream,
+  type BlogCategoryFields,
+} from './events.js';
 import { categoryDeleted } from './post-handlers.js';
 import type { CreateCategoryInput, UpdateCategoryInput } from './schemas.js';
 import { checkCategoryFields, LIMITS } from './rules.js';
@@ -21,12 +27,27 @@ function reserveCategorySlug(
   { given, name, id, exists }: { given: string | undefined; name: string; id: number; exists: boolean },
 ): Promise<string> {
   const base = slugify(name, LIMITS.slug - 8);
-  return reserveSlug(ctx, { scope: categorySlugs(ctx, id), given, base, owner: blogCategoryStream(id), refuse: categorySlugTaken, ownerExists: exists });
+  return reserveSlug(ctx, {
+    scope: categorySlugs(ctx, id),
+    given,
+    base,
+    owner: blogCategoryStream(id),
+    refuse: categorySlugTaken,
+    ownerExists: exists,
+  });
 }
 
-export async function createCategory(ctx: CommandContext, input: CreateCategoryInput, givenId?: number): Promise<number> {
+export async function createCategory(
+  ctx: CommandContext,
+  input: CreateCategoryInput,
+  givenId?: number,
+): Promise<number> {
   const given = input.slug?.trim();
-  const fields: BlogCategoryFields = { name: input.name, slug: given || slugify(input.name), description: input.description ?? '' };
+  const fields: BlogCategoryFields = {
+    name: input.name,
+    slug: given || slugify(input.name),
+    description: input.description ?? '',
+  };
   checkCategoryFields(fields);
   if (givenId !== undefined && (await ctx.eventStore.readLastEvent(blogCategoryStream(givenId)))) {
     throw ValidationError.field('id', `Blog category ${givenId} already exists.`);
@@ -40,7 +61,12 @@ export async function createCategory(ctx: CommandContext, input: CreateCategoryI
     slug: fields.slug,
     previous: null,
     owner: blogCategoryStream(id),
-    write: () => handleCommand(ctx, { stream: blogCategoryStream(id), decider: blogCategoryDecider, command: { type: 'CreateBlogCategory', data: { id, fields } } }),
+    write: () =>
+      handleCommand(ctx, {
+        stream: blogCategoryStream(id),
+        decider: blogCategoryDecider,
+        command: { type: 'CreateBlogCategory', data: { id, fields } },
+      }),
   });
   return id;
 }
@@ -62,14 +88,26 @@ export async function updateCategory(ctx: CommandContext, { id, input, ifMatch }
   const given = input.slug?.trim();
   checkCategoryFields({ name, slug: given || slugify(name), description: patch.description ?? current.description });
   const update = () =>
-    handleCommand(ctx, { stream: blogCategoryStream(id), decider: blogCategoryDecider, command: { type: 'UpdateBlogCategory', data: { patch } }, retries: PARENT_WRITE_RETRIES, ifMatch: ifMatching(ifMatch, BLOG_CATEGORY_VERSIONED) });
+    handleCommand(ctx, {
+      stream: blogCategoryStream(id),
+      decider: blogCategoryDecider,
+      command: { type: 'UpdateBlogCategory', data: { patch } },
+      retries: PARENT_WRITE_RETRIES,
+      ifMatch: ifMatching(ifMatch, BLOG_CATEGORY_VERSIONED),
+    });
   if (input.slug === undefined) {
     await update();
     return;
   }
   // A new slug is reserved first; the old one is let go after the write.
   patch.slug = await reserveCategorySlug(ctx, { given, name, id, exists: true });
-  await withSlug(ctx, { scope: categorySlugs(ctx, id), slug: patch.slug, previous: current.slug, owner: blogCategoryStream(id), write: update });
+  await withSlug(ctx, {
+    scope: categorySlugs(ctx, id),
+    slug: patch.slug,
+    previous: current.slug,
+    owner: blogCategoryStream(id),
+    write: update,
+  });
 }
 
 /**
@@ -78,8 +116,15 @@ export async function updateCategory(ctx: CommandContext, { id, input, ifMatch }
  * and every post the read models place in it (posts older than the guard).
  */
 export async function deleteCategory(ctx: CommandContext, id: number, ifMatch?: readonly number[]): Promise<void> {
-  const result = await handleCommand(ctx, { stream: blogCategoryStream(id), decider: blogCategoryDecider, command: { type: 'DeleteBlogCategory', data: {} }, retries: PARENT_WRITE_RETRIES, ifMatch: ifMatching(ifMatch, BLOG_CATEGORY_VERSIONED) });
-  if (result.state.fields) await releaseKeyQuietly(ctx, categorySlugKey(result.state.fields.slug), blogCategoryStream(id));
+  const result = await handleCommand(ctx, {
+    stream: blogCategoryStream(id),
+    decider: blogCategoryDecider,
+    command: { type: 'DeleteBlogCategory', data: {} },
+    retries: PARENT_WRITE_RETRIES,
+    ifMatch: ifMatching(ifMatch, BLOG_CATEGORY_VERSIONED),
+  });
+  if (result.state.fields)
+    await releaseKeyQuietly(ctx, categorySlugKey(result.state.fields.slug), blogCategoryStream(id));
   const filed = await attachedChildIds(ctx, blogCategoryStream(id), BLOG_POST_FILED);
   const placed = (await blogPosts(ctx.documents).find({ category_id: id })).map((post) => post.id);
   for (const postId of new Set([...filed, ...placed])) await categoryDeleted(ctx, postId, id);

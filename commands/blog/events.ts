@@ -66,7 +66,8 @@ export type BlogPostDeleted = DomainEvent<'BlogPostDeleted', { id: number }>;
 export type BlogPostWithdrawn = DomainEvent<'BlogPostWithdrawn', { id: number; category_id: number }>;
 /** A category the post attached to (and has since left, or was moving to) was deleted: nothing changes. */
 export type BlogPostDetached = DomainEvent<'BlogPostDetached', { id: number; category_id: number }>;
-export type BlogPostEvent = BlogPostCreated | BlogPostUpdated | BlogPostPublished | BlogPostDeleted | BlogPostWithdrawn | BlogPostDetached;
+export type BlogPostEvent =
+  BlogPostCreated | BlogPostUpdated | BlogPostPublished | BlogPostDeleted | BlogPostWithdrawn | BlogPostDetached;
 
 /** Appended to a category's stream by each post filed in it (see commands/reservations/parent-decider.ts). */
 export const BLOG_POST_FILED = 'BlogPostFiled';
@@ -94,9 +95,21 @@ export type BlogSettingsChanged = DomainEvent<'BlogSettingsChanged', BlogSetting
  * those that make its version, which If-Match names (commands/precondition.ts). A post's
  * BlogPostFiled on its category's stream, and the like, leave it as it was.
  */
-export const BLOG_POST_VERSIONED: ReadonlySet<string> = new Set(['BlogPostCreated', 'BlogPostUpdated', 'BlogPostDeleted']);
-export const BLOG_CATEGORY_VERSIONED: ReadonlySet<string> = new Set(['BlogCategoryCreated', 'BlogCategoryUpdated', 'BlogCategoryDeleted']);
-export const BLOG_COMMENT_VERSIONED: ReadonlySet<string> = new Set(['BlogCommentPosted', 'BlogCommentModerated', 'BlogCommentDeleted']);
+export const BLOG_POST_VERSIONED: ReadonlySet<string> = new Set([
+  'BlogPostCreated',
+  'BlogPostUpdated',
+  'BlogPostDeleted',
+]);
+export const BLOG_CATEGORY_VERSIONED: ReadonlySet<string> = new Set([
+  'BlogCategoryCreated',
+  'BlogCategoryUpdated',
+  'BlogCategoryDeleted',
+]);
+export const BLOG_COMMENT_VERSIONED: ReadonlySet<string> = new Set([
+  'BlogCommentPosted',
+  'BlogCommentModerated',
+  'BlogCommentDeleted',
+]);
 
 export const blogPostStream = (id: number) => `blog_post-${id}`;
 export const blogCategoryStream = (id: number) => `blog_category-${id}`;
@@ -105,4 +118,9 @@ export const blogCommentStream = (id: number) => `blog_comment-${id}`;
 export const BLOG_SETTINGS_STREAM = 'blog_settings';
 
 /** Sequences of the integer ids (commands/sequence.ts). */
-export const BLOG_SEQUENCES = { post: 'blog_post', category: 'blog_category', tag: 'blog_tag', comment: 'blog_comment' } as const;
+export const BLOG_SEQUENCES = {
+  post: 'blog_post',
+  category: 'blog_category',
+  tag: 'blog_tag',
+  comment: 'blog_comment',
+} as const;

@@ -1,6 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { duplicateIdProblems, fixtureObject, fixtureSection, schemaProblems, type Fixture, type FixtureImporter, type FixtureProblem } from '../fixture.js';
+import {
+  duplicateIdProblems,
+  fixtureObject,
+  fixtureSection,
+  schemaProblems,
+  type Fixture,
+  type FixtureImporter,
+  type FixtureProblem,
+} from '../fixture.js';
 import type { ModuleRuntime } from '../module-runtime.js';
 import { ValidationError } from '../../infra/errors.js';
 import { slugify } from '../../infra/text/slug.js';
@@ -67,7 +75,9 @@ const WithId = Type.Object({ id: Type.Number() });
 /** The ids of another module's list section, whether or not its own importer finds it valid (that one reports it). */
 function idsOf(fixture: Fixture, key: string): Set<number> {
   const list = fixture[key];
-  return new Set(Array.isArray(list) ? list.flatMap((entry: unknown) => (Value.Check(WithId, entry) ? [entry.id] : [])) : []);
+  return new Set(
+    Array.isArray(list) ? list.flatMap((entry: unknown) => (Value.Check(WithId, entry) ? [entry.id] : [])) : [],
+  );
 }
 
 /** Runs a rule check and reports its refusal at `path.<field>`. */
@@ -126,12 +136,21 @@ async function validateBlog(fixture: Fixture, runtime: ModuleRuntime): Promise<F
   for (const [i, category] of categories.entries()) {
     const path = `$.blog.categories[${i}]`;
     const slug = category.slug?.trim();
-    problems.push(...ruleProblem(path, () => checkCategoryFields({ name: category.name, slug: slug || slugify(category.name), description: category.description ?? '' })));
+    problems.push(
+      ...ruleProblem(path, () =>
+        checkCategoryFields({
+          name: category.name,
+          slug: slug || slugify(category.name),
+          description: category.description ?? '',
+        }),
+      ),
+    );
     if (category.id !== undefined && (await exists(runtime, blogCategoryStream(category.id)))) {
       problems.push({ path: `${path}.id`, message: `Blog category ${category.id} already exists.` });
     }
     if (slug) {
-      if (categorySlugs.has(slug) || (await findCategoryBySlug(runtime.documents, slug))) problems.push({ path: `${path}.slug`, message: 'Duplicate category slug.' });
+      if (categorySlugs.has(slug) || (await findCategoryBySlug(runtime.documents, slug)))
+        problems.push({ path: `${path}.slug`, message: 'Duplicate category slug.' });
       categorySlugs.add(slug);
     }
   }
@@ -147,10 +166,18 @@ async function validateBlog(fixture: Fixture, runtime: ModuleRuntime): Promise<F
     if (post.id !== undefined && (await exists(runtime, blogPostStream(post.id)))) {
       problems.push({ path: `${path}.id`, message: `Blog post ${post.id} already exists.` });
     }
-    if (post.author_id != null && !userIds.has(post.author_id) && !(await exists(runtime, userStream(post.author_id)))) {
+    if (
+      post.author_id != null &&
+      !userIds.has(post.author_id) &&
+      !(await exists(runtime, userStream(post.author_id)))
+    ) {
       problems.push({ path: `${path}.author_id`, message: `User ${post.author_id} does not exist.` });
     }
-    if (post.category_id != null && !categoryIds.has(post.category_id) && !(await exists(runtime, blogCategoryStream(post.category_id)))) {
+    if (
+      post.category_id != null &&
+      !categoryIds.has(post.category_id) &&
+      !(await exists(runtime, blogCategoryStream(post.category_id)))
+    ) {
       problems.push({ path: `${path}.category_id`, message: `Blog category ${post.category_id} does not exist.` });
     }
     for (const [j, siteId] of (post.site_ids ?? []).entries()) {
@@ -160,7 +187,8 @@ async function validateBlog(fixture: Fixture, runtime: ModuleRuntime): Promise<F
     }
     const slug = post.slug?.trim();
     if (slug) {
-      if (postSlugs.has(slug) || (await postIdBySlug(runtime.documents, slug)) !== null) problems.push({ path: `${path}.slug`, message: 'Duplicate post slug.' });
+      if (postSlugs.has(slug) || (await postIdBySlug(runtime.documents, slug)) !== null)
+        problems.push({ path: `${path}.slug`, message: 'Duplicate post slug.' });
       postSlugs.add(slug);
     }
   }
@@ -190,7 +218,12 @@ export const blogImporter: FixtureImporter = {
   },
   count(fixture) {
     const blog = blogOf(fixture);
-    return (blog.settings ? 1 : 0) + (blog.categories?.length ?? 0) + (blog.posts?.length ?? 0) + (blog.comments?.length ?? 0);
+    return (
+      (blog.settings ? 1 : 0) +
+      (blog.categories?.length ?? 0) +
+      (blog.posts?.length ?? 0) +
+      (blog.comments?.length ?? 0)
+    );
   },
   async import(fixture, runtime, progress) {
     if (fixture.blog === undefined) return;

@@ -92,7 +92,8 @@ function categoryDeleted({ data }: CategoryDeleted, state: BlogPostState): BlogP
   const { category_id, now } = data;
   if (state.status === 'new') return [{ type: 'BlogPostWithdrawn', data: { id: data.id, category_id } }];
   if (state.status !== 'live' || !state.fields) return [];
-  if (state.fields.category_id !== category_id) return [{ type: 'BlogPostDetached', data: { id: state.id, category_id } }];
+  if (state.fields.category_id !== category_id)
+    return [{ type: 'BlogPostDetached', data: { id: state.id, category_id } }];
   return update({ type: 'UpdateBlogPost', data: { patch: { category_id: null }, now } }, state);
 }
 

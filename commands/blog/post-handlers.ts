@@ -12,7 +12,14 @@ import { attachToParent } from '../reservations/parent-guard.js';
 import { releaseKeyQuietly } from '../reservations/reservations.js';
 import { postSlugKey, postSlugs, postSlugTaken, reserveSlug, withSlug } from './slug-keys.js';
 import { deleteComment } from './comment-handlers.js';
-import { BLOG_POST_FILED, BLOG_POST_VERSIONED, BLOG_SEQUENCES, blogCategoryStream, blogPostStream, type BlogPostFields } from './events.js';
+import {
+  BLOG_POST_FILED,
+  BLOG_POST_VERSIONED,
+  BLOG_SEQUENCES,
+  blogCategoryStream,
+  blogPostStream,
+  type BlogPostFields,
+} from './events.js';
 import type { CreatePostInput, UpdatePostInput } from './schemas.js';
 import { blogPostDecider, categoryMustExist } from './post-decider.js';
 import { checkPostFields, LIMITS } from './rules.js';
@@ -25,7 +32,8 @@ function publishedAtOf(value: string | null | undefined): string | null | undefi
   if (value === undefined || value === null) return value;
   if (value.trim() === '') return null;
   const normalised = normaliseTimestamp(value);
-  if (normalised === null) throw ValidationError.field('published_at', 'Must be a date and time as YYYY-MM-DD HH:MM:SS.');
+  if (normalised === null)
+    throw ValidationError.field('published_at', 'Must be a date and time as YYYY-MM-DD HH:MM:SS.');
   return normalised;
 }
 
@@ -48,7 +56,11 @@ function patchOf(input: UpdatePostInput): Partial<BlogPostFields> {
 }
 
 async function checkReferences(ctx: CommandContext, patch: Partial<BlogPostFields>): Promise<void> {
-  if (patch.category_id !== undefined && patch.category_id !== null && !(await findCategory(ctx.documents, patch.category_id))) {
+  if (
+    patch.category_id !== undefined &&
+    patch.category_id !== null &&
+    !(await findCategory(ctx.documents, patch.category_id))
+  ) {
     throw ValidationError.field('category_id', `Blog category ${patch.category_id} does not exist.`);
   }
   if (patch.site_ids && patch.site_ids.length > 0) {
@@ -68,11 +80,22 @@ function reservePostSlug(
   ctx: CommandContext,
   { given, fromTitle, id, exists }: { given: string | undefined; fromTitle: string; id: number; exists: boolean },
 ): Promise<string> {
-  return reserveSlug(ctx, { scope: postSlugs(ctx, id), given, base: fromTitle, owner: blogPostStream(id), refuse: postSlugTaken, ownerExists: exists });
+  return reserveSlug(ctx, {
+    scope: postSlugs(ctx, id),
+    given,
+    base: fromTitle,
+    owner: blogPostStream(id),
+    refuse: postSlugTaken,
+    ownerExists: exists,
+  });
 }
 
 /** Files the post in its category's stream before the post's write, so the category's delete finds it. */
-function fileInCategory(ctx: CommandContext, id: number, categoryId: number | null | undefined): (() => Promise<void>) | undefined {
+function fileInCategory(
+  ctx: CommandContext,
+  id: number,
+  categoryId: number | null | undefined,
+): (() => Promise<void>) | undefined {
   if (categoryId === undefined || categoryId === null) return undefined;
   return () =>
     attachToParent(ctx, {
@@ -118,13 +141,25 @@ export async function createPost(ctx: CommandContext, { authorId, input, givenId
   if (patch.slug && (await postSlugs(ctx, null).taken(patch.slug))) throw postSlugTaken();
   const id = await idFor(ctx, BLOG_SEQUENCES.post, givenId);
   const slug = await reservePostSlug(ctx, { given: patch.slug, fromTitle, id, exists: false });
-  await withSlug(ctx, { scope: postSlugs(ctx, id), slug, previous: null, owner: blogPostStream(id), write: async () => {
-    const tags = await resolveTags(ctx, draft.tags);
-    await handleCommand(
-      ctx,
-      { stream: blogPostStream(id), decider: blogPostDecider, command: { type: 'CreateBlogPost', data: { id, fields: { ...draft, slug, tags }, now: sqlTimestamp(ctx.clock.now()) } }, newStream: true, beforeAppend: fileInCategory(ctx, id, draft.category_id) },
-    );
-  } });
+  await withSlug(ctx, {
+    scope: postSlugs(ctx, id),
+    slug,
+    previous: null,
+    owner: blogPostStream(id),
+    write: async () => {
+      const tags = await resolveTags(ctx, draft.tags);
+      await handleCommand(ctx, {
+        stream: blogPostStream(id),
+        decider: blogPostDecider,
+        command: {
+          type: 'CreateBlogPost',
+          data: { id, fields: { ...draft, slug, tags }, now: sqlTimestamp(ctx.clock.now()) },
+        },
+        newStream: true,
+        beforeAppend: fileInCategory(ctx, id, draft.category_id),
+      });
+    },
+  });
   return id;
 }
 
@@ -146,15 +181,24 @@ export async function updatePost(ctx: CommandContext, { id, input, ifMatch }: Up
   await checkReferences(ctx, patch);
   const update = async () => {
     if (patch.tags !== undefined) patch.tags = await resolveTags(ctx, patch.tags);
-    await handleCommand(
-      ctx,
-      { stream: blogPostStream(id), decider: blogPostDecider, command: { type: 'UpdateBlogPost', data: { patch, now: sqlTimestamp(ctx.clock.now()) } }, beforeAppend: fileInCategory(ctx, id, patch.category_id), ifMatch: ifMatching(ifMatch, BLOG_POST_VERSIONED) },
-    );
+    await handleCommand(ctx, {
+      stream: blogPostStream(id),
+      decider: blogPostDecider,
+      command: { type: 'UpdateBlogPost', data: { patch, now: sqlTimestamp(ctx.clock.now()) } },
+      beforeAppend: fileInCategory(ctx, id, patch.category_id),
+      ifMatch: ifMatching(ifMatch, BLOG_POST_VERSIONED),
+    });
   };
   if (patch.slug === undefined) return update();
   // A new slug is reserved first; the old one is let go after the write.
   patch.slug = await reservePostSlug(ctx, { given: patch.slug, fromTitle, id, exists: true });
-  await withSlug(ctx, { scope: postSlugs(ctx, id), slug: patch.slug, previous: current.slug, owner: blogPostStream(id), write: update });
+  await withSlug(ctx, {
+    scope: postSlugs(ctx, id),
+    slug: patch.slug,
+    previous: current.slug,
+    owner: blogPostStream(id),
+    write: update,
+  });
 }
 
 /**
@@ -163,7 +207,12 @@ export async function updatePost(ctx: CommandContext, { id, input, ifMatch }: Up
  */
 export async function deletePost(ctx: CommandContext, id: number, ifMatch?: readonly number[]): Promise<void> {
   const comments = await commentsOfPost(ctx.documents, id);
-  const result = await handleCommand(ctx, { stream: blogPostStream(id), decider: blogPostDecider, command: { type: 'DeleteBlogPost', data: {} }, ifMatch: ifMatching(ifMatch, BLOG_POST_VERSIONED) });
+  const result = await handleCommand(ctx, {
+    stream: blogPostStream(id),
+    decider: blogPostDecider,
+    command: { type: 'DeleteBlogPost', data: {} },
+    ifMatch: ifMatching(ifMatch, BLOG_POST_VERSIONED),
+  });
   if (result.state.fields) await releaseKeyQuietly(ctx, postSlugKey(result.state.fields.slug), blogPostStream(id));
   for (const comment of comments) {
     try {
@@ -179,5 +228,10 @@ export async function deletePost(ctx: CommandContext, id: number, ifMatch?: read
  * its create filed it and is still on its way).
  */
 export async function categoryDeleted(ctx: CommandContext, id: number, categoryId: number): Promise<void> {
-  await handleCommand(ctx, { stream: blogPostStream(id), decider: blogPostDecider, command: { type: 'CategoryDeleted', data: { id, category_id: categoryId, now: sqlTimestamp(ctx.clock.now()) } }, retries: 20 });
+  await handleCommand(ctx, {
+    stream: blogPostStream(id),
+    decider: blogPostDecider,
+    command: { type: 'CategoryDeleted', data: { id, category_id: categoryId, now: sqlTimestamp(ctx.clock.now()) } },
+    retries: 20,
+  });
 }

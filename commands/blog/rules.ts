@@ -37,7 +37,8 @@ export function isTimestamp(value: string): boolean {
 }
 
 function checkId(value: number | null, field: string): void {
-  if (value !== null && (!Number.isInteger(value) || value < 1)) throw ValidationError.field(field, 'Must be a positive integer.');
+  if (value !== null && (!Number.isInteger(value) || value < 1))
+    throw ValidationError.field(field, 'Must be a positive integer.');
 }
 
 export function checkPostFields(f: BlogPostFields): void {
@@ -45,7 +46,8 @@ export function checkPostFields(f: BlogPostFields): void {
   checkSlug(f.slug);
   limit(f.excerpt, 'excerpt', LIMITS.text);
   limit(f.content, 'content', LIMITS.text);
-  if (!POST_STATUSES.includes(f.status)) throw ValidationError.field('status', 'status must be one of draft, pending, published.');
+  if (!POST_STATUSES.includes(f.status))
+    throw ValidationError.field('status', 'status must be one of draft, pending, published.');
   checkId(f.author_id, 'author_id');
   checkId(f.category_id, 'category_id');
   checkId(f.featured_image_asset_id, 'featured_image_asset_id');
@@ -70,5 +72,6 @@ export function checkCommentFields(f: BlogCommentFields): void {
   requireText(f.author_email, 'author_email', LIMITS.email);
   if (!EMAIL.test(f.author_email)) throw ValidationError.field('author_email', 'Must be an email address.');
   requireText(f.body, 'body', LIMITS.text);
-  if (!COMMENT_STATUSES.includes(f.status)) throw ValidationError.field('status', 'status must be one of pending, approved, spam.');
+  if (!COMMENT_STATUSES.includes(f.status))
+    throw ValidationError.field('status', 'status must be one of pending, approved, spam.');
 }

@@ -13,18 +13,37 @@ const PostStatus = Type.Union([Type.Literal('draft'), Type.Literal('pending'), T
 });
 
 const postBodyProperties = {
-  slug: Type.Optional(Type.String({ maxLength: 190, description: 'Generated from the title when omitted (kept unique); a given slug must be free' })),
+  slug: Type.Optional(
+    Type.String({
+      maxLength: 190,
+      description: 'Generated from the title when omitted (kept unique); a given slug must be free',
+    }),
+  ),
   excerpt: Type.Optional(Type.String({ description: 'HTML' })),
   content: Type.Optional(Type.String({ description: 'HTML' })),
   status: Type.Optional(PostStatus),
   category_id: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
   featured_image_asset_id: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
-  featured_image_url: Type.Optional(Nullable(Type.String({ maxLength: 2048, description: 'Not derived from the asset id' }))),
-  published_at: Type.Optional(
-    Nullable(Type.String({ description: 'YYYY-MM-DD HH:MM:SS (UTC; ISO 8601 accepted); with status published and no value, now' })),
+  featured_image_url: Type.Optional(
+    Nullable(Type.String({ maxLength: 2048, description: 'Not derived from the asset id' })),
   ),
-  tags: Type.Optional(Type.Array(Type.String(), { description: 'Tag names; missing tags are created; on update replaces the whole list' })),
-  site_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { description: 'Sites the post is visible on; on update replaces the assignments' })),
+  published_at: Type.Optional(
+    Nullable(
+      Type.String({
+        description: 'YYYY-MM-DD HH:MM:SS (UTC; ISO 8601 accepted); with status published and no value, now',
+      }),
+    ),
+  ),
+  tags: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'Tag names; missing tags are created; on update replaces the whole list',
+    }),
+  ),
+  site_ids: Type.Optional(
+    Type.Array(Type.Integer({ minimum: 1 }), {
+      description: 'Sites the post is visible on; on update replaces the assignments',
+    }),
+  ),
 };
 
 /** POST /api/blog_posts. */
@@ -46,16 +65,28 @@ export const LegacyCreatePostBody = Type.Object({
   featured_image_asset_id: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
   featured_image_url: Type.Optional(Nullable(Type.String({ maxLength: 2048 }))),
   // String first: with the app's array coercion an array branch would swallow a plain string.
-  tags: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description: 'An array of names or one comma-separated string' })),
+  tags: Type.Optional(
+    Type.Union([Type.String(), Type.Array(Type.String())], {
+      description: 'An array of names or one comma-separated string',
+    }),
+  ),
 });
 export type LegacyCreatePostInput = Static<typeof LegacyCreatePostBody>;
 
 const categoryBodyProperties = {
-  slug: Type.Optional(Type.String({ maxLength: 190, description: 'Generated from the name when omitted (kept unique); a given slug must be free' })),
+  slug: Type.Optional(
+    Type.String({
+      maxLength: 190,
+      description: 'Generated from the name when omitted (kept unique); a given slug must be free',
+    }),
+  ),
   description: Type.Optional(Type.String()),
 };
 /** POST /api/blog_categories. */
-export const CreateCategoryBody = Type.Object({ name: Type.String({ description: 'Required' }), ...categoryBodyProperties });
+export const CreateCategoryBody = Type.Object({
+  name: Type.String({ description: 'Required' }),
+  ...categoryBodyProperties,
+});
 /** PUT and PATCH /api/blog_categories/{id}. */
 export const UpdateCategoryBody = Type.Object({ name: Type.Optional(Type.String()), ...categoryBodyProperties });
 export type CreateCategoryInput = Static<typeof CreateCategoryBody>;

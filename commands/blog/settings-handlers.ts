@@ -4,5 +4,9 @@ import { BLOG_SETTINGS_STREAM, type BlogSettings } from './events.js';
 import { blogSettingsDecider } from './settings-decider.js';
 
 export async function changeBlogSettings(ctx: CommandContext, settings: BlogSettings): Promise<void> {
-  await handleCommand(ctx, { stream: BLOG_SETTINGS_STREAM, decider: blogSettingsDecider, command: { type: 'ChangeBlogSettings', data: settings } });
+  await handleCommand(ctx, {
+    stream: BLOG_SETTINGS_STREAM,
+    decider: blogSettingsDecider,
+    command: { type: 'ChangeBlogSettings', data: settings },
+  });
 }

@@ -42,7 +42,14 @@ export function categorySlugs(ctx: CommandContext, exceptId: number | null): Slu
  */
 export async function reserveSlug(
   ctx: CommandContext,
-  { scope, given, base, owner, refuse, ownerExists }: {
+  {
+    scope,
+    given,
+    base,
+    owner,
+    refuse,
+    ownerExists,
+  }: {
     scope: SlugScope;
     given: string | undefined;
     base: string;
@@ -53,7 +60,13 @@ export async function reserveSlug(
 ): Promise<string> {
   if (!given) return reserveUniqueSlug(ctx, { scope, base, owner, ownerMayHold: ownerExists });
   if (await scope.taken(given)) throw refuse();
-  await reserveKey(ctx, { key: scope.keyOf(given), owner, refuse, inUse: () => scope.taken(given), ownerMayHold: ownerExists });
+  await reserveKey(ctx, {
+    key: scope.keyOf(given),
+    owner,
+    refuse,
+    inUse: () => scope.taken(given),
+    ownerMayHold: ownerExists,
+  });
   return given;
 }
 
@@ -63,7 +76,18 @@ export async function reserveSlug(
  */
 export function withSlug<T>(
   ctx: CommandContext,
-  { scope, slug, previous, owner, write }: { scope: SlugScope; slug: string; previous: string | null; owner: string; write: () => Promise<T> },
+  {
+    scope,
+    slug,
+    previous,
+    owner,
+    write,
+  }: { scope: SlugScope; slug: string; previous: string | null; owner: string; write: () => Promise<T> },
 ): Promise<T> {
-  return withReservedKey(ctx, { key: scope.keyOf(slug), owner, previous: previous === null ? null : scope.keyOf(previous), write });
+  return withReservedKey(ctx, {
+    key: scope.keyOf(slug),
+    owner,
+    previous: previous === null ? null : scope.keyOf(previous),
+    write,
+  });
 }

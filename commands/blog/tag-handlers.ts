@@ -17,7 +17,8 @@ export function normaliseTagNames(names: string[]): string[] {
   for (const raw of names) {
     const name = raw.trim();
     if (!name) throw ValidationError.field('tags', 'Tag names must not be empty.');
-    if (name.length > LIMITS.name) throw ValidationError.field('tags', `Tag names must be at most ${LIMITS.name} characters.`);
+    if (name.length > LIMITS.name)
+      throw ValidationError.field('tags', `Tag names must be at most ${LIMITS.name} characters.`);
     const slug = slugify(name);
     if (!bySlug.has(slug)) bySlug.set(slug, name);
   }
@@ -47,7 +48,12 @@ async function createTag(ctx: CommandContext, name: string, slug: string): Promi
   const owner = blogTagStream(id);
   const key = tagSlugKey(slug);
   try {
-    await reserveKey(ctx, { key, owner, refuse: () => new KeyHeldError(key, 'another tag'), inUse: async () => (await findTagBySlug(ctx.documents, slug)) !== null });
+    await reserveKey(ctx, {
+      key,
+      owner,
+      refuse: () => new KeyHeldError(key, 'another tag'),
+      inUse: async () => (await findTagBySlug(ctx.documents, slug)) !== null,
+    });
   } catch (error) {
     if (!(error instanceof KeyHeldError)) throw error;
     return tagCreatedByOther(ctx, { key, name, slug });
@@ -56,7 +62,13 @@ async function createTag(ctx: CommandContext, name: string, slug: string): Promi
     key,
     owner,
     previous: null,
-    write: () => handleCommand(ctx, { stream: owner, decider: blogTagDecider, command: { type: 'CreateBlogTag', data: { id, name, slug } }, newStream: true }),
+    write: () =>
+      handleCommand(ctx, {
+        stream: owner,
+        decider: blogTagDecider,
+        command: { type: 'CreateBlogTag', data: { id, name, slug } },
+        newStream: true,
+      }),
   });
   return name;
 }
@@ -69,7 +81,10 @@ const TAG_WAIT_MS = 5_000;
  * here: a post must not be projected before its tags, or it would lack their references. If the
  * other writer lets go of the slug (its write failed), this one creates the tag after all.
  */
-async function tagCreatedByOther(ctx: CommandContext, { key, name, slug }: { key: string; name: string; slug: string }): Promise<string> {
+async function tagCreatedByOther(
+  ctx: CommandContext,
+  { key, name, slug }: { key: string; name: string; slug: string },
+): Promise<string> {
   const deadline = performance.now() + TAG_WAIT_MS;
   while (performance.now() < deadline) {
     const existing = await findTagBySlug(ctx.documents, slug);

@@ -8,5 +8,7 @@ export type RecordClick = DomainCommand<'RecordClick', { handle: string; at: Dat
  * visible), so there is no state to fold: the decision depends on the command alone.
  */
 export function decideClick(command: RecordClick): DatabaseLinkClicked[] {
-  return [{ type: 'DatabaseLinkClicked', data: { handle: command.data.handle, clicked_at: command.data.at.toISOString() } }];
+  return [
+    { type: 'DatabaseLinkClicked', data: { handle: command.data.handle, clicked_at: command.data.at.toISOString() } },
+  ];
 }

@@ -23,9 +23,11 @@ function requireHandles(values: string[], field: string): void {
 /** A database's own rules; that its subjects and types exist is checked by the handler against read models. */
 export function checkDatabase(fields: DatabaseFields): void {
   requireText(fields.name, 'name', 300);
-  if (fields.description.length > 20_000) throw ValidationError.field('description', 'Must be at most 20000 characters.');
+  if (fields.description.length > 20_000)
+    throw ValidationError.field('description', 'Must be at most 20000 characters.');
   if (!isHttpUrl(fields.url)) throw ValidationError.field('url', 'Must be an http(s) URL.');
-  if (!isAccess(fields.access)) throw ValidationError.field('access', 'access must be one of open, subscription, trial, restricted.');
+  if (!isAccess(fields.access))
+    throw ValidationError.field('access', 'access must be one of open, subscription, trial, restricted.');
   requireHandles(fields.subjects, 'subjects');
   requireHandles(fields.types, 'types');
   if (fields.audience.some((a) => typeof a !== 'string' || !a.trim() || a.length > 100)) {
@@ -36,7 +38,12 @@ export function checkDatabase(fields: DatabaseFields): void {
 const unique = (values: string[]) => [...new Set(values)];
 
 function normalized(fields: DatabaseFields): DatabaseFields {
-  return { ...fields, subjects: unique(fields.subjects), types: unique(fields.types), audience: unique(fields.audience) };
+  return {
+    ...fields,
+    subjects: unique(fields.subjects),
+    types: unique(fields.types),
+    audience: unique(fields.audience),
+  };
 }
 
 function add({ data }: AddDatabase, state: DatabaseState): DatabaseEvent[] {

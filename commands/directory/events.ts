@@ -31,8 +31,14 @@ export type DirectoryTokenRevoked = DomainEvent<'DirectoryTokenRevoked', { id: n
 export type SubjectDefined = DomainEvent<'SubjectDefined', { handle: string; name: string }>;
 export type DatabaseTypeDefined = DomainEvent<'DatabaseTypeDefined', { handle: string; name: string }>;
 export type DatabaseAdded = DomainEvent<'DatabaseAdded', { handle: string; fields: DatabaseFields }>;
-export type DatabaseUpdated = DomainEvent<'DatabaseUpdated', { handle: string; fields: DatabaseFields; changed: string[] }>;
-export type LibraryListDefined = DomainEvent<'LibraryListDefined', { handle: string; name: string; databases: string[] }>;
+export type DatabaseUpdated = DomainEvent<
+  'DatabaseUpdated',
+  { handle: string; fields: DatabaseFields; changed: string[] }
+>;
+export type LibraryListDefined = DomainEvent<
+  'LibraryListDefined',
+  { handle: string; name: string; databases: string[] }
+>;
 /** A patron followed a database's tracked link; `clicked_at` is an ISO timestamp from the clock. */
 export type DatabaseLinkClicked = DomainEvent<'DatabaseLinkClicked', { handle: string; clicked_at: string }>;
 

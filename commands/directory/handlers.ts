@@ -2,7 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { sha256 } from '../../infra/crypto/secret-hash.js';
 import { ConflictError, ValidationError } from '../../infra/errors.js';
 import type { Collection } from '../../infra/document-store/port.js';
-import { databaseDocs, subjectDocs, tokenDocs, typeDocs, type DatabaseDoc, type TermDoc } from '../../queries/directory/documents.js';
+import {
+  databaseDocs,
+  subjectDocs,
+  tokenDocs,
+  typeDocs,
+  type DatabaseDoc,
+  type TermDoc,
+} from '../../queries/directory/documents.js';
 import { metadataFor, type CommandContext } from '../command-context.js';
 import { handleCommand } from '../handle-command.js';
 import { ifMatching } from '../precondition.js';
@@ -29,7 +36,11 @@ import { databaseTypeDecider, subjectDecider } from './term-decider.js';
 import { tokenDecider } from './token-decider.js';
 
 export async function configureLibrary(ctx: CommandContext, settings: ConfigureLibraryInput): Promise<LibrarySettings> {
-  const result = await handleCommand(ctx, { stream: libraryStream(), decider: libraryDecider, command: { type: 'ConfigureLibrary', data: settings } });
+  const result = await handleCommand(ctx, {
+    stream: libraryStream(),
+    decider: libraryDecider,
+    command: { type: 'ConfigureLibrary', data: settings },
+  });
   // The decider configures the library or throws: after it, the library has its settings.
   if (result.state.settings === null) throw new Error('The library has no settings after ConfigureLibrary.');
   return result.state.settings;
@@ -51,23 +62,39 @@ export async function issueToken(
     throw new ConflictError(`Token ${givenId} already exists.`);
   }
   const id = await idFor(ctx, TOKEN_SEQUENCE, givenId);
-  await handleCommand(ctx, { stream: tokenStream(id), decider: tokenDecider, command: {
-    type: 'IssueToken',
-    data: { id, token_hash, allowed_origins: input.allowed_origins ?? [], label: input.label ?? '' },
-  } });
+  await handleCommand(ctx, {
+    stream: tokenStream(id),
+    decider: tokenDecider,
+    command: {
+      type: 'IssueToken',
+      data: { id, token_hash, allowed_origins: input.allowed_origins ?? [], label: input.label ?? '' },
+    },
+  });
   return id;
 }
 
 export async function revokeToken(ctx: CommandContext, id: number): Promise<void> {
-  await handleCommand(ctx, { stream: tokenStream(id), decider: tokenDecider, command: { type: 'RevokeToken', data: {} } });
+  await handleCommand(ctx, {
+    stream: tokenStream(id),
+    decider: tokenDecider,
+    command: { type: 'RevokeToken', data: {} },
+  });
 }
 
 export async function defineSubject(ctx: CommandContext, handle: string, name: string): Promise<void> {
-  await handleCommand(ctx, { stream: subjectStream(handle), decider: subjectDecider, command: { type: 'DefineTerm', data: { handle, name } } });
+  await handleCommand(ctx, {
+    stream: subjectStream(handle),
+    decider: subjectDecider,
+    command: { type: 'DefineTerm', data: { handle, name } },
+  });
 }
 
 export async function defineDatabaseType(ctx: CommandContext, handle: string, name: string): Promise<void> {
-  await handleCommand(ctx, { stream: typeStream(handle), decider: databaseTypeDecider, command: { type: 'DefineTerm', data: { handle, name } } });
+  await handleCommand(ctx, {
+    stream: typeStream(handle),
+    decider: databaseTypeDecider,
+    command: { type: 'DefineTerm', data: { handle, name } },
+  });
 }
 
 /** Refuses at `field` unless every one of `handles` is in `collection` (its records are `label`s). */
@@ -76,7 +103,8 @@ async function requireExisting<T extends TermDoc | DatabaseDoc>(
   { handles, field, label }: { handles: string[] | undefined; field: string; label: string },
 ): Promise<void> {
   for (const handle of new Set(handles ?? [])) {
-    if (!(await collection.findOne({ _id: handle }))) throw ValidationError.field(field, `Unknown ${label} "${handle}".`);
+    if (!(await collection.findOne({ _id: handle })))
+      throw ValidationError.field(field, `Unknown ${label} "${handle}".`);
   }
 }
 
@@ -87,7 +115,11 @@ async function checkTerms(ctx: CommandContext, fields: Partial<DatabaseFields>):
 
 export async function addDatabase(ctx: CommandContext, handle: string, fields: DatabaseFields): Promise<void> {
   await checkTerms(ctx, fields);
-  await handleCommand(ctx, { stream: databaseStream(handle), decider: databaseDecider, command: { type: 'AddDatabase', data: { handle, fields } } });
+  await handleCommand(ctx, {
+    stream: databaseStream(handle),
+    decider: databaseDecider,
+    command: { type: 'AddDatabase', data: { handle, fields } },
+  });
 }
 
 export async function updateDatabase(
@@ -95,12 +127,24 @@ export async function updateDatabase(
   { handle, patch, ifMatch }: { handle: string; patch: DatabasePatchInput; ifMatch?: readonly number[] },
 ): Promise<void> {
   await checkTerms(ctx, patch);
-  await handleCommand(ctx, { stream: databaseStream(handle), decider: databaseDecider, command: { type: 'UpdateDatabase', data: { patch } }, ifMatch: ifMatching(ifMatch, DATABASE_VERSIONED) });
+  await handleCommand(ctx, {
+    stream: databaseStream(handle),
+    decider: databaseDecider,
+    command: { type: 'UpdateDatabase', data: { patch } },
+    ifMatch: ifMatching(ifMatch, DATABASE_VERSIONED),
+  });
 }
 
-export async function defineList(ctx: CommandContext, { handle, name, databases }: { handle: string; name: string; databases: string[] }): Promise<void> {
+export async function defineList(
+  ctx: CommandContext,
+  { handle, name, databases }: { handle: string; name: string; databases: string[] },
+): Promise<void> {
   await requireExisting(databaseDocs(ctx.documents), { handles: databases, field: 'databases', label: 'database' });
-  await handleCommand(ctx, { stream: listStream(handle), decider: listDecider, command: { type: 'DefineList', data: { handle, name, databases } } });
+  await handleCommand(ctx, {
+    stream: listStream(handle),
+    decider: listDecider,
+    command: { type: 'DefineList', data: { handle, name, databases } },
+  });
 }
 
 /**

@@ -1,10 +1,24 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { fixtureObject, fixtureSection, schemaProblems, type Fixture, type FixtureImporter, type FixtureProblem } from '../fixture.js';
+import {
+  fixtureObject,
+  fixtureSection,
+  schemaProblems,
+  type Fixture,
+  type FixtureImporter,
+  type FixtureProblem,
+} from '../fixture.js';
 import type { ModuleRuntime } from '../module-runtime.js';
 import { sha256 } from '../../infra/crypto/secret-hash.js';
 import { tokenDocs } from '../../queries/directory/documents.js';
 import { databaseStream, listStream, subjectStream, typeStream } from './events.js';
-import { addDatabase, configureLibrary, defineDatabaseType, defineList, defineSubject, issueToken } from './handlers.js';
+import {
+  addDatabase,
+  configureLibrary,
+  defineDatabaseType,
+  defineList,
+  defineSubject,
+  issueToken,
+} from './handlers.js';
 import { ACCESS_VALUES, BRAND_COLOR_PATTERN, HANDLE_PATTERN, PLANS } from './values.js';
 import { isHttpUrl, normalizeOrigin } from '../../infra/net/origin.js';
 
@@ -12,47 +26,45 @@ const Handle = Type.String({ pattern: HANDLE_PATTERN });
 const Name = Type.String({ minLength: 1, maxLength: 300 });
 const Term = fixtureObject({ handle: Handle, name: Name });
 
-const DirectorySchema = fixtureObject(
-  {
-    library: Type.Optional(
+const DirectorySchema = fixtureObject({
+  library: Type.Optional(
+    fixtureObject({
+      name: Name,
+      plan: Type.Union(PLANS.map((p) => Type.Literal(p))),
+      brand_color: Type.Optional(Type.String({ pattern: BRAND_COLOR_PATTERN })),
+      proxy_prefix: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    }),
+  ),
+  tokens: Type.Optional(
+    Type.Array(
       fixtureObject({
-        name: Name,
-        plan: Type.Union(PLANS.map((p) => Type.Literal(p))),
-        brand_color: Type.Optional(Type.String({ pattern: BRAND_COLOR_PATTERN })),
-        proxy_prefix: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+        token: Type.String({ minLength: 1, maxLength: 500 }),
+        allowed_origins: Type.Optional(Type.Array(Type.String())),
+        label: Type.Optional(Type.String({ maxLength: 200 })),
       }),
     ),
-    tokens: Type.Optional(
-      Type.Array(
-        fixtureObject({
-          token: Type.String({ minLength: 1, maxLength: 500 }),
-          allowed_origins: Type.Optional(Type.Array(Type.String())),
-          label: Type.Optional(Type.String({ maxLength: 200 })),
-        }),
-      ),
+  ),
+  subjects: Type.Optional(Type.Array(Term)),
+  types: Type.Optional(Type.Array(Term)),
+  databases: Type.Optional(
+    Type.Array(
+      fixtureObject({
+        handle: Handle,
+        name: Name,
+        description: Type.Optional(Type.String({ maxLength: 20_000 })),
+        url: Type.String({ minLength: 1 }),
+        subjects: Type.Optional(Type.Array(Handle)),
+        types: Type.Optional(Type.Array(Handle)),
+        access: Type.Union(ACCESS_VALUES.map((a) => Type.Literal(a))),
+        audience: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }))),
+        featured: Type.Optional(Type.Boolean()),
+        hidden: Type.Optional(Type.Boolean()),
+        proxied: Type.Optional(Type.Boolean()),
+      }),
     ),
-    subjects: Type.Optional(Type.Array(Term)),
-    types: Type.Optional(Type.Array(Term)),
-    databases: Type.Optional(
-      Type.Array(
-        fixtureObject({
-          handle: Handle,
-          name: Name,
-          description: Type.Optional(Type.String({ maxLength: 20_000 })),
-          url: Type.String({ minLength: 1 }),
-          subjects: Type.Optional(Type.Array(Handle)),
-          types: Type.Optional(Type.Array(Handle)),
-          access: Type.Union(ACCESS_VALUES.map((a) => Type.Literal(a))),
-          audience: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }))),
-          featured: Type.Optional(Type.Boolean()),
-          hidden: Type.Optional(Type.Boolean()),
-          proxied: Type.Optional(Type.Boolean()),
-        }),
-      ),
-    ),
-    lists: Type.Optional(Type.Array(fixtureObject({ handle: Handle, name: Name, databases: Type.Array(Handle) }))),
-  },
-);
+  ),
+  lists: Type.Optional(Type.Array(fixtureObject({ handle: Handle, name: Name, databases: Type.Array(Handle) }))),
+});
 type DirectoryInput = Static<typeof DirectorySchema>;
 
 const ROOT = '$.directory';
@@ -64,13 +76,19 @@ function directoryOf(fixture: Fixture): DirectoryInput {
 /** Handles of one section: duplicates in the fixture and handles already in the store are problems. */
 async function handleProblems(
   runtime: ModuleRuntime,
-  { entries, section, label, stream }: { entries: { handle: string }[] | undefined; section: string; label: string; stream: (handle: string) => string },
+  {
+    entries,
+    section,
+    label,
+    stream,
+  }: { entries: { handle: string }[] | undefined; section: string; label: string; stream: (handle: string) => string },
 ): Promise<FixtureProblem[]> {
   const problems: FixtureProblem[] = [];
   const seen = new Set<string>();
   for (const [i, entry] of (entries ?? []).entries()) {
     const path = `${ROOT}.${section}[${i}].handle`;
-    if (seen.has(entry.handle)) problems.push({ path, message: `Duplicate ${label} handle "${entry.handle}" in the fixture.` });
+    if (seen.has(entry.handle))
+      problems.push({ path, message: `Duplicate ${label} handle "${entry.handle}" in the fixture.` });
     else if (await runtime.eventStore.readLastEvent(stream(entry.handle))) {
       problems.push({ path, message: `${label} "${entry.handle}" already exists.` });
     }
@@ -82,7 +100,17 @@ async function handleProblems(
 /** Each referenced handle must be defined in the fixture or already in the store. */
 async function referenceProblems(
   runtime: ModuleRuntime,
-  { refs, inFixture, label, stream }: { refs: { path: string; handle: string }[]; inFixture: Set<string>; label: string; stream: (handle: string) => string },
+  {
+    refs,
+    inFixture,
+    label,
+    stream,
+  }: {
+    refs: { path: string; handle: string }[];
+    inFixture: Set<string>;
+    label: string;
+    stream: (handle: string) => string;
+  },
 ): Promise<FixtureProblem[]> {
   const problems: FixtureProblem[] = [];
   for (const ref of refs) {
@@ -104,7 +132,10 @@ async function tokenProblems(runtime: ModuleRuntime, tokens: DirectoryInput['tok
     seen.add(token.token);
     (token.allowed_origins ?? []).forEach((origin, j) => {
       if (!normalizeOrigin(origin)) {
-        problems.push({ path: `${path}.allowed_origins[${j}]`, message: 'Must be an origin such as https://library.example.edu.' });
+        problems.push({
+          path: `${path}.allowed_origins[${j}]`,
+          message: 'Must be an origin such as https://library.example.edu.',
+        });
       }
     });
   }
@@ -112,7 +143,11 @@ async function tokenProblems(runtime: ModuleRuntime, tokens: DirectoryInput['tok
 }
 
 /** The handles each entry of `section` names in its `key` list, with their paths. */
-function refsOf<K extends string>(entries: Partial<Record<K, string[]>>[] | undefined, section: string, key: K): { path: string; handle: string }[] {
+function refsOf<K extends string>(
+  entries: Partial<Record<K, string[]>>[] | undefined,
+  section: string,
+  key: K,
+): { path: string; handle: string }[] {
   return (entries ?? []).flatMap((entry, i) =>
     (entry[key] ?? []).map((handle, j) => ({ path: `${ROOT}.${section}[${i}].${key}[${j}]`, handle })),
   );
@@ -129,23 +164,68 @@ export const directoryImporter: FixtureImporter = {
     const dir = directoryOf(fixture);
     const problems: FixtureProblem[] = [];
     const prefix = dir.library?.proxy_prefix;
-    if (prefix && !isHttpUrl(prefix)) problems.push({ path: `${ROOT}.library.proxy_prefix`, message: 'Must be an http(s) URL prefix.' });
+    if (prefix && !isHttpUrl(prefix))
+      problems.push({ path: `${ROOT}.library.proxy_prefix`, message: 'Must be an http(s) URL prefix.' });
     problems.push(...(await tokenProblems(runtime, dir.tokens)));
-    problems.push(...(await handleProblems(runtime, { entries: dir.subjects, section: 'subjects', label: 'Subject', stream: subjectStream })));
-    problems.push(...(await handleProblems(runtime, { entries: dir.types, section: 'types', label: 'Type', stream: typeStream })));
-    problems.push(...(await handleProblems(runtime, { entries: dir.databases, section: 'databases', label: 'Database', stream: databaseStream })));
-    problems.push(...(await handleProblems(runtime, { entries: dir.lists, section: 'lists', label: 'List', stream: listStream })));
+    problems.push(
+      ...(await handleProblems(runtime, {
+        entries: dir.subjects,
+        section: 'subjects',
+        label: 'Subject',
+        stream: subjectStream,
+      })),
+    );
+    problems.push(
+      ...(await handleProblems(runtime, { entries: dir.types, section: 'types', label: 'Type', stream: typeStream })),
+    );
+    problems.push(
+      ...(await handleProblems(runtime, {
+        entries: dir.databases,
+        section: 'databases',
+        label: 'Database',
+        stream: databaseStream,
+      })),
+    );
+    problems.push(
+      ...(await handleProblems(runtime, { entries: dir.lists, section: 'lists', label: 'List', stream: listStream })),
+    );
     (dir.databases ?? []).forEach((db, i) => {
-      if (!isHttpUrl(db.url)) problems.push({ path: `${ROOT}.databases[${i}].url`, message: 'Must be an http(s) URL.' });
+      if (!isHttpUrl(db.url))
+        problems.push({ path: `${ROOT}.databases[${i}].url`, message: 'Must be an http(s) URL.' });
     });
     const handles = (entries: { handle: string }[] | undefined) => new Set((entries ?? []).map((e) => e.handle));
-    problems.push(...(await referenceProblems(runtime, { refs: refsOf(dir.databases, 'databases', 'subjects'), inFixture: handles(dir.subjects), label: 'subject', stream: subjectStream })));
-    problems.push(...(await referenceProblems(runtime, { refs: refsOf(dir.databases, 'databases', 'types'), inFixture: handles(dir.types), label: 'type', stream: typeStream })));
-    problems.push(...(await referenceProblems(runtime, { refs: refsOf(dir.lists, 'lists', 'databases'), inFixture: handles(dir.databases), label: 'database', stream: databaseStream })));
+    problems.push(
+      ...(await referenceProblems(runtime, {
+        refs: refsOf(dir.databases, 'databases', 'subjects'),
+        inFixture: handles(dir.subjects),
+        label: 'subject',
+        stream: subjectStream,
+      })),
+    );
+    problems.push(
+      ...(await referenceProblems(runtime, {
+        refs: refsOf(dir.databases, 'databases', 'types'),
+        inFixture: handles(dir.types),
+        label: 'type',
+        stream: typeStream,
+      })),
+    );
+    problems.push(
+      ...(await referenceProblems(runtime, {
+        refs: refsOf(dir.lists, 'lists', 'databases'),
+        inFixture: handles(dir.databases),
+        label: 'database',
+        stream: databaseStream,
+      })),
+    );
     (dir.lists ?? []).forEach((list, i) => {
       const seen = new Set<string>();
       list.databases.forEach((handle, j) => {
-        if (seen.has(handle)) problems.push({ path: `${ROOT}.lists[${i}].databases[${j}]`, message: `Database "${handle}" appears twice in the list.` });
+        if (seen.has(handle))
+          problems.push({
+            path: `${ROOT}.lists[${i}].databases[${j}]`,
+            message: `Database "${handle}" appears twice in the list.`,
+          });
         seen.add(handle);
       });
     });
@@ -195,7 +275,10 @@ export const directoryImporter: FixtureImporter = {
       progress.tick();
     }
     for (const token of dir.tokens ?? []) {
-      await issueToken(ctx, { token: token.token, input: { allowed_origins: token.allowed_origins, label: token.label } });
+      await issueToken(ctx, {
+        token: token.token,
+        input: { allowed_origins: token.allowed_origins, label: token.label },
+      });
       progress.tick();
     }
   },

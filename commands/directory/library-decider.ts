@@ -18,7 +18,8 @@ const DEFAULTS: LibrarySettings = { name: '', plan: 'basic', brand_color: '#0b53
 function check(settings: LibrarySettings): void {
   requireText(settings.name, 'name', 200);
   if (!isPlan(settings.plan)) throw ValidationError.field('plan', 'plan must be one of basic, plus, trial.');
-  if (!isBrandColor(settings.brand_color)) throw ValidationError.field('brand_color', 'Must be a hex color such as #0b5394.');
+  if (!isBrandColor(settings.brand_color))
+    throw ValidationError.field('brand_color', 'Must be a hex color such as #0b5394.');
   if (settings.proxy_prefix !== '' && !isHttpUrl(settings.proxy_prefix)) {
     throw ValidationError.field('proxy_prefix', 'Must be an http(s) URL prefix, or empty for no proxy.');
   }

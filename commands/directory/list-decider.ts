@@ -15,8 +15,10 @@ function define({ data }: DefineList, state: ListState): LibraryListDefined[] {
   requireHandle(data.handle, 'handle');
   requireText(data.name, 'name', 200);
   const { databases } = data;
-  if (databases.some((d) => !isHandle(d))) throw ValidationError.field('databases', 'Every entry must be a database handle.');
-  if (new Set(databases).size !== databases.length) throw ValidationError.field('databases', 'A database appears twice.');
+  if (databases.some((d) => !isHandle(d)))
+    throw ValidationError.field('databases', 'Every entry must be a database handle.');
+  if (new Set(databases).size !== databases.length)
+    throw ValidationError.field('databases', 'A database appears twice.');
   return [{ type: 'LibraryListDefined', data: { ...data } }];
 }
 

@@ -13,7 +13,10 @@ export type DefineTerm = DomainCommand<'DefineTerm', { handle: string; name: str
 type TermDefined<Type extends TermEventType> = DomainEvent<Type, { handle: string; name: string }>;
 type TermEventType = SubjectDefined['type'] | DatabaseTypeDefined['type'];
 
-function termDecider<Type extends TermEventType>(eventType: Type, label: string): Decider<TermState, DefineTerm, TermDefined<Type>> {
+function termDecider<Type extends TermEventType>(
+  eventType: Type,
+  label: string,
+): Decider<TermState, DefineTerm, TermDefined<Type>> {
   function define({ data }: DefineTerm, state: TermState): TermDefined<Type>[] {
     if (state.defined) throw new ConflictError(`${label} "${data.handle}" already exists.`);
     requireHandle(data.handle, 'handle');

@@ -8,7 +8,10 @@ export interface TokenState {
   id: number;
 }
 
-export type IssueToken = DomainCommand<'IssueToken', { id: number; token_hash: string; allowed_origins: string[]; label: string }>;
+export type IssueToken = DomainCommand<
+  'IssueToken',
+  { id: number; token_hash: string; allowed_origins: string[]; label: string }
+>;
 export type RevokeToken = DomainCommand<'RevokeToken', Record<string, never>>;
 export type TokenCommand = IssueToken | RevokeToken;
 export type TokenEvent = DirectoryTokenIssued | DirectoryTokenRevoked;

@@ -37,7 +37,10 @@ export function isBrandColor(value: unknown): value is string {
 
 export function requireHandle(value: string, field: string): void {
   if (!isHandle(value)) {
-    throw ValidationError.field(field, 'Use 1 to 100 letters, digits, ".", "-" and "_", starting with a letter or digit.');
+    throw ValidationError.field(
+      field,
+      'Use 1 to 100 letters, digits, ".", "-" and "_", starting with a letter or digit.',
+    );
   }
 }
 

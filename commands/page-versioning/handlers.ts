@@ -29,27 +29,42 @@ export interface RevertPage extends RevertInput {
   ifMatch?: readonly number[];
 }
 
-export async function revertPage(ctx: CommandContext, { versionId, summary, ifMatch }: RevertPage): Promise<RevertResult> {
+export async function revertPage(
+  ctx: CommandContext,
+  { versionId, summary, ifMatch }: RevertPage,
+): Promise<RevertResult> {
   const version = await findVersion(ctx.documents, versionId);
   if (!version) throw new NotFoundError('Version not found.');
   const fields = await pageAtVersion(ctx.eventStore, version);
   const revert = (guard?: () => Promise<void>) =>
-    handleCommand(
-      ctx,
-      { stream: sitePageStream(version.resource_id), decider: versionedSitePageDecider, command: { type: 'RevertSitePage', data: { target: { id: version.id, saved_at: sqlTimestamp(version.saved_at), fields }, summary } }, beforeAppend: guard, ifMatch: ifMatching(ifMatch, SITE_PAGE.versionedBy) },
-    );
+    handleCommand(ctx, {
+      stream: sitePageStream(version.resource_id),
+      decider: versionedSitePageDecider,
+      command: {
+        type: 'RevertSitePage',
+        data: { target: { id: version.id, saved_at: sqlTimestamp(version.saved_at), fields }, summary },
+      },
+      beforeAppend: guard,
+      ifMatch: ifMatching(ifMatch, SITE_PAGE.versionedBy),
+    });
   let result: Awaited<ReturnType<typeof revert>>;
   try {
     // The old slug may belong to another page of the site by now, and its site may be gone.
     await SITE_PAGE.checkReferences(ctx, fields, version.resource_id);
     const before = await currentFields(ctx, SITE_PAGE, version.resource_id);
-    result = before ? await rewriteKeyed(ctx, { spec: SITE_PAGE, id: version.resource_id, before, after: fields, write: revert }) : await revert();
+    result = before
+      ? await rewriteKeyed(ctx, { spec: SITE_PAGE, id: version.resource_id, before, after: fields, write: revert })
+      : await revert();
   } catch (error) {
-    if (error instanceof ValidationError) throw new ConflictError(`The page cannot be reverted to version #${versionId}: ${error.message}`);
+    if (error instanceof ValidationError)
+      throw new ConflictError(`The page cannot be reverted to version #${versionId}: ${error.message}`);
     throw error;
   }
   // handleCommand waited for the projections, so the new row is there; it is keyed by the
   // event's position as the subscription saw it, which is what the list shows.
-  const recorded = await pageVersions(ctx.documents).findOne({ resource_id: version.resource_id, stream_version: result.streamVersion });
+  const recorded = await pageVersions(ctx.documents).findOne({
+    resource_id: version.resource_id,
+    stream_version: result.streamVersion,
+  });
   return { newVersionId: recorded?.id ?? result.position, pageVersion: result.streamVersion };
 }

@@ -7,6 +7,11 @@ import { Type, type Static } from '@sinclair/typebox';
 
 /** POST /api/page-versioning/version/{versionId}/revert (no body at all: no summary). */
 export const RevertBody = Type.Object({
-  summary: Type.Optional(Type.String({ maxLength: 1000, description: 'Note recorded with the revert; default `Reverted to version #N (saved YYYY-MM-DD HH:MM:SS)`.' })),
+  summary: Type.Optional(
+    Type.String({
+      maxLength: 1000,
+      description: 'Note recorded with the revert; default `Reverted to version #N (saved YYYY-MM-DD HH:MM:SS)`.',
+    }),
+  ),
 });
 export type RevertInput = Static<typeof RevertBody>;

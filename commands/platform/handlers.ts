@@ -78,7 +78,10 @@ export interface ParentLink<Fields> {
 }
 
 /** Refuses at `field` unless every one of `ids` is in `collection` (its records are `label`s). */
-async function requireAll(collection: Collection<Document>, { ids, field, label }: { ids: number[] | undefined; field: string; label: string }): Promise<void> {
+async function requireAll(
+  collection: Collection<Document>,
+  { ids, field, label }: { ids: number[] | undefined; field: string; label: string },
+): Promise<void> {
   if (!ids || ids.length === 0) return;
   const unique = [...new Set(ids)];
   const found = await collection.count({ _id: { $in: unique } });
@@ -112,7 +115,8 @@ export const SITE: KindSpec<SiteFields> = {
   async afterDelete(ctx, id) {
     const attached = await attachedChildIds(ctx, siteStream(id), SITE_PAGE_ATTACHED);
     const placed = (await sitePages(ctx.documents).find({ site_id: id })).map((page) => page.id);
-    for (const pageId of new Set([...attached, ...placed])) await parentDeleted(ctx, { spec: SITE_PAGE, id: pageId, parentId: id });
+    for (const pageId of new Set([...attached, ...placed]))
+      await parentDeleted(ctx, { spec: SITE_PAGE, id: pageId, parentId: id });
   },
 };
 
@@ -120,7 +124,13 @@ export const SITE: KindSpec<SiteFields> = {
 const SITE_PAGE_SLUG: UniqueKey<Pick<SitePageFields, 'site_id' | 'slug'>> = {
   key: (fields) => `site_page-slug-${fields.site_id}-${fields.slug}`,
   async taken(ctx, fields, id) {
-    return (await sitePages(ctx.documents).findOne({ site_id: fields.site_id, slug: fields.slug, _id: { $ne: id ?? -1 } })) !== null;
+    return (
+      (await sitePages(ctx.documents).findOne({
+        site_id: fields.site_id,
+        slug: fields.slug,
+        _id: { $ne: id ?? -1 },
+      })) !== null
+    );
   },
   refuse: () => ValidationError.field('o:slug', 'Another page of this site has this slug.'),
 };
@@ -149,7 +159,8 @@ export const ITEM: KindSpec<ItemFields> = {
     await requireAll(itemSets(ctx.documents), { ids: fields.item_set_ids, field: 'o:item_set', label: 'item set' });
   },
   async cascadeDelete(ctx, id) {
-    for (const media of await mediaDocs(ctx.documents).find({ item_id: id })) await deleteResource(ctx, { spec: MEDIA, id: media.id });
+    for (const media of await mediaDocs(ctx.documents).find({ item_id: id }))
+      await deleteResource(ctx, { spec: MEDIA, id: media.id });
   },
 };
 
@@ -161,7 +172,8 @@ export const MEDIA: KindSpec<MediaFields> = {
   versionedBy: versionedBy(MEDIA_EVENTS),
   collection: (ctx) => mediaDocs(ctx.documents),
   async checkReferences(ctx, fields) {
-    if (fields.item_id !== undefined) await requireAll(items(ctx.documents), { ids: [fields.item_id], field: 'o:item', label: 'item' });
+    if (fields.item_id !== undefined)
+      await requireAll(items(ctx.documents), { ids: [fields.item_id], field: 'o:item', label: 'item' });
   },
 };
 
@@ -173,7 +185,8 @@ export const SITE_PAGE: KindSpec<SitePageFields> = {
   versionedBy: versionedBy(SITE_PAGE_EVENTS, SITE_PAGE_REVERTED),
   collection: (ctx) => sitePages(ctx.documents),
   async checkReferences(ctx, fields, id) {
-    if (fields.site_id !== undefined) await requireAll(sites(ctx.documents), { ids: [fields.site_id], field: 'o:site', label: 'site' });
+    if (fields.site_id !== undefined)
+      await requireAll(sites(ctx.documents), { ids: [fields.site_id], field: 'o:site', label: 'site' });
     if (fields.slug === undefined && fields.site_id === undefined) return;
     const current = id === null ? null : await sitePages(ctx.documents).findOne({ _id: id });
     const siteId = fields.site_id ?? current?.site_id;
@@ -199,14 +212,25 @@ interface RecordWrite<Fields extends object> {
   before?: Fields | null;
 }
 
-function reservationOf<Fields extends object>(ctx: CommandContext, { spec, fields, id }: RecordWrite<Fields>): KeyReservation | null {
+function reservationOf<Fields extends object>(
+  ctx: CommandContext,
+  { spec, fields, id }: RecordWrite<Fields>,
+): KeyReservation | null {
   const unique = spec.unique;
   if (!unique) return null;
-  return { key: unique.key(fields), owner: spec.stream(id), refuse: unique.refuse, inUse: () => unique.taken(ctx, fields, id) };
+  return {
+    key: unique.key(fields),
+    owner: spec.stream(id),
+    refuse: unique.refuse,
+    inUse: () => unique.taken(ctx, fields, id),
+  };
 }
 
 /** The guard that attaches the record to its parent before its write, when it enters that parent. */
-function parentGuardOf<Fields extends object>(ctx: CommandContext, { spec, fields, id, before = null }: RecordWrite<Fields>) {
+function parentGuardOf<Fields extends object>(
+  ctx: CommandContext,
+  { spec, fields, id, before = null }: RecordWrite<Fields>,
+) {
   const parent = spec.parent;
   if (!parent || (before !== null && parent.id(before) === parent.id(fields))) return undefined;
   const parentId = parent.id(fields);
@@ -220,7 +244,11 @@ function parentGuardOf<Fields extends object>(ctx: CommandContext, { spec, field
 }
 
 /** The record as its own stream says (null when it is not live). */
-export async function currentFields<Fields extends object>(ctx: CommandContext, spec: KindSpec<Fields>, id: number): Promise<Fields | null> {
+export async function currentFields<Fields extends object>(
+  ctx: CommandContext,
+  spec: KindSpec<Fields>,
+  id: number,
+): Promise<Fields | null> {
   const state = foldEvents(spec.decider, toDomainEvents(await ctx.eventStore.readStream(spec.stream(id))));
   return state.status === 'live' ? state.fields : null;
 }
@@ -229,8 +257,16 @@ export async function currentFields<Fields extends object>(ctx: CommandContext, 
  * Tells a child of a deleted parent: it is deleted (or never written, when its create attached
  * and is still on its way), and gives up its unique key.
  */
-async function parentDeleted<Fields extends object>(ctx: CommandContext, { spec, id, parentId }: { spec: KindSpec<Fields>; id: number; parentId: number }): Promise<void> {
-  const result = await handleCommand(ctx, { stream: spec.stream(id), decider: spec.decider, command: { type: 'ParentDeleted', data: { id, parent_id: parentId } }, retries: 20 });
+async function parentDeleted<Fields extends object>(
+  ctx: CommandContext,
+  { spec, id, parentId }: { spec: KindSpec<Fields>; id: number; parentId: number },
+): Promise<void> {
+  const result = await handleCommand(ctx, {
+    stream: spec.stream(id),
+    decider: spec.decider,
+    command: { type: 'ParentDeleted', data: { id, parent_id: parentId } },
+    retries: 20,
+  });
   if (result.state.status === 'deleted' && result.events.length > 0 && result.state.fields && spec.unique) {
     await releaseKeyQuietly(ctx, spec.unique.key(result.state.fields), spec.stream(id));
   }
@@ -243,7 +279,10 @@ export interface CreateResource<Fields extends object> {
   givenId?: number;
 }
 
-export async function createResource<Fields extends object>(ctx: CommandContext, { spec, fields, givenId }: CreateResource<Fields>): Promise<number> {
+export async function createResource<Fields extends object>(
+  ctx: CommandContext,
+  { spec, fields, givenId }: CreateResource<Fields>,
+): Promise<number> {
   await spec.checkReferences(ctx, fields, null);
   if (givenId !== undefined && (await ctx.eventStore.readLastEvent(spec.stream(givenId)))) {
     throw ValidationError.field('o:id', `${spec.label} ${givenId} already exists.`);
@@ -271,13 +310,26 @@ export interface UpdateResource<Fields extends object> {
   ifMatch?: readonly number[];
 }
 
-export async function updateResource<Fields extends object>(ctx: CommandContext, { spec, id, patch, ifMatch }: UpdateResource<Fields>): Promise<Fields> {
+export async function updateResource<Fields extends object>(
+  ctx: CommandContext,
+  { spec, id, patch, ifMatch }: UpdateResource<Fields>,
+): Promise<Fields> {
   await spec.checkReferences(ctx, patch, id);
   const before = spec.unique || spec.parent ? await currentFields(ctx, spec, id) : null;
   const update = { type: 'Update' as const, data: { patch } };
   const retries = spec.afterDelete ? PARENT_WRITE_RETRIES : undefined;
   const precondition = ifMatching(ifMatch, spec.versionedBy);
-  if (before === null) return updatedFields(spec, await handleCommand(ctx, { stream: spec.stream(id), decider: spec.decider, command: update, retries, ifMatch: precondition }));
+  if (before === null)
+    return updatedFields(
+      spec,
+      await handleCommand(ctx, {
+        stream: spec.stream(id),
+        decider: spec.decider,
+        command: update,
+        retries,
+        ifMatch: precondition,
+      }),
+    );
   const after = { ...before, ...definedKeys(patch) };
   return updatedFields(
     spec,
@@ -286,7 +338,15 @@ export async function updateResource<Fields extends object>(ctx: CommandContext,
       id,
       before,
       after,
-      write: (guard) => handleCommand(ctx, { stream: spec.stream(id), decider: spec.decider, command: update, beforeAppend: guard, retries, ifMatch: precondition }),
+      write: (guard) =>
+        handleCommand(ctx, {
+          stream: spec.stream(id),
+          decider: spec.decider,
+          command: update,
+          beforeAppend: guard,
+          retries,
+          ifMatch: precondition,
+        }),
     }),
   );
 }
@@ -298,7 +358,13 @@ export async function updateResource<Fields extends object>(ctx: CommandContext,
  */
 export function rewriteKeyed<Fields extends object, T>(
   ctx: CommandContext,
-  { spec, id, before, after, write }: {
+  {
+    spec,
+    id,
+    before,
+    after,
+    write,
+  }: {
     spec: KindSpec<Fields>;
     id: number;
     before: Fields;
@@ -307,10 +373,17 @@ export function rewriteKeyed<Fields extends object, T>(
   },
 ): Promise<T> {
   const record = { spec, id, fields: after, before };
-  return withKey(ctx, { reservation: reservationOf(ctx, record), previous: spec.unique?.key(before) ?? null, write: () => write(parentGuardOf(ctx, record)) });
+  return withKey(ctx, {
+    reservation: reservationOf(ctx, record),
+    previous: spec.unique?.key(before) ?? null,
+    write: () => write(parentGuardOf(ctx, record)),
+  });
 }
 
-function updatedFields<Fields extends object>(spec: KindSpec<Fields>, result: { state: { fields: Fields | null } }): Fields {
+function updatedFields<Fields extends object>(
+  spec: KindSpec<Fields>,
+  result: { state: { fields: Fields | null } },
+): Fields {
   if (!result.state.fields) throw new NotFoundError(`${spec.label} not found.`);
   return result.state.fields;
 }
@@ -322,12 +395,17 @@ export async function deleteResource<Fields extends object>(
   const precondition = ifMatching(ifMatch, spec.versionedBy);
   // The cascade comes first: a stale If-Match must refuse before it deletes anything. The check
   // is made again, atomically, with the delete itself.
-  if (precondition && spec.cascadeDelete) checkPrecondition(await ctx.eventStore.readStream(spec.stream(id)), precondition);
+  if (precondition && spec.cascadeDelete)
+    checkPrecondition(await ctx.eventStore.readStream(spec.stream(id)), precondition);
   await spec.cascadeDelete?.(ctx, id);
-  const result = await handleCommand(
-    ctx,
-    { stream: spec.stream(id), decider: spec.decider, command: { type: 'Delete', data: {} }, retries: spec.afterDelete ? PARENT_WRITE_RETRIES : undefined, ifMatch: precondition },
-  );
-  if (spec.unique && result.state.fields) await releaseKeyQuietly(ctx, spec.unique.key(result.state.fields), spec.stream(id));
+  const result = await handleCommand(ctx, {
+    stream: spec.stream(id),
+    decider: spec.decider,
+    command: { type: 'Delete', data: {} },
+    retries: spec.afterDelete ? PARENT_WRITE_RETRIES : undefined,
+    ifMatch: precondition,
+  });
+  if (spec.unique && result.state.fields)
+    await releaseKeyQuietly(ctx, spec.unique.key(result.state.fields), spec.stream(id));
   await spec.afterDelete?.(ctx, id);
 }

@@ -22,7 +22,11 @@ const ITEMS_IN_FLIGHT = 16;
 
 const Id = Type.Integer({ minimum: 1 });
 const Ids = Type.Array(Id);
-const SiteSchema = fixtureObject({ id: Type.Optional(Id), slug: Type.String({ minLength: 1 }), title: Type.String({ minLength: 1 }) });
+const SiteSchema = fixtureObject({
+  id: Type.Optional(Id),
+  slug: Type.String({ minLength: 1 }),
+  title: Type.String({ minLength: 1 }),
+});
 const ItemSetSchema = fixtureObject({
   id: Type.Optional(Id),
   title: Type.String({ minLength: 1 }),
@@ -52,7 +56,14 @@ const PageSchema = fixtureObject({
   is_public: Type.Optional(Type.Boolean()),
   layout: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   layout_data: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
-  blocks: Type.Optional(Type.Array(fixtureObject({ layout: Type.String({ minLength: 1 }), data: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }))),
+  blocks: Type.Optional(
+    Type.Array(
+      fixtureObject({
+        layout: Type.String({ minLength: 1 }),
+        data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+      }),
+    ),
+  ),
 });
 
 /** What the id checks read of a kind: its label and its streams. */
@@ -118,8 +129,15 @@ export const platformImporter: FixtureImporter = {
     const sets = listOf(fixture, 'item_sets', ItemSetSchema);
     const items = listOf(fixture, 'items', ItemSchema);
     const pages = listOf(fixture, 'site_pages', PageSchema);
-    const media = items.flatMap((item, i) => (item.media ?? []).map((m, j) => ({ ...m, path: `$.items[${i}].media[${j}]` })));
-    for (const [key, list] of [['sites', sites], ['item_sets', sets], ['items', items], ['site_pages', pages]] as const) {
+    const media = items.flatMap((item, i) =>
+      (item.media ?? []).map((m, j) => ({ ...m, path: `$.items[${i}].media[${j}]` })),
+    );
+    for (const [key, list] of [
+      ['sites', sites],
+      ['item_sets', sets],
+      ['items', items],
+      ['site_pages', pages],
+    ] as const) {
       problems.push(...duplicateIdProblems(list, `$.${key}`));
     }
     const seenMedia = new Set<number>();
@@ -127,7 +145,8 @@ export const platformImporter: FixtureImporter = {
       if (m.id === undefined) continue;
       if (seenMedia.has(m.id)) problems.push({ path: `${m.path}.id`, message: `Duplicate id ${m.id} in the fixture.` });
       seenMedia.add(m.id);
-      if (await runtime.eventStore.readLastEvent(MEDIA.stream(m.id))) problems.push({ path: `${m.path}.id`, message: `Media ${m.id} already exists.` });
+      if (await runtime.eventStore.readLastEvent(MEDIA.stream(m.id)))
+        problems.push({ path: `${m.path}.id`, message: `Media ${m.id} already exists.` });
     }
     problems.push(...(await existingIdProblems(runtime, { spec: SITE, list: sites, path: '$.sites' })));
     problems.push(...(await existingIdProblems(runtime, { spec: ITEM_SET, list: sets, path: '$.item_sets' })));
@@ -136,15 +155,24 @@ export const platformImporter: FixtureImporter = {
     const siteIds = ids(sites);
     const setIds = ids(sets);
     problems.push(
-      ...(await referenceProblems(runtime, { spec: SITE, fixtureIds: siteIds, refs: [
-        ...sets.flatMap((s, i) => (s.site_ids ?? []).map((id, j) => ({ path: `$.item_sets[${i}].site_ids[${j}]`, id }))),
-        ...items.flatMap((s, i) => (s.site_ids ?? []).map((id, j) => ({ path: `$.items[${i}].site_ids[${j}]`, id }))),
-        ...pages.map((p, i) => ({ path: `$.site_pages[${i}].site_id`, id: p.site_id })),
-      ] })),
-      ...(await referenceProblems(
-        runtime,
-        { spec: ITEM_SET, fixtureIds: setIds, refs: items.flatMap((s, i) => (s.item_set_ids ?? []).map((id, j) => ({ path: `$.items[${i}].item_set_ids[${j}]`, id }))) },
-      )),
+      ...(await referenceProblems(runtime, {
+        spec: SITE,
+        fixtureIds: siteIds,
+        refs: [
+          ...sets.flatMap((s, i) =>
+            (s.site_ids ?? []).map((id, j) => ({ path: `$.item_sets[${i}].site_ids[${j}]`, id })),
+          ),
+          ...items.flatMap((s, i) => (s.site_ids ?? []).map((id, j) => ({ path: `$.items[${i}].site_ids[${j}]`, id }))),
+          ...pages.map((p, i) => ({ path: `$.site_pages[${i}].site_id`, id: p.site_id })),
+        ],
+      })),
+      ...(await referenceProblems(runtime, {
+        spec: ITEM_SET,
+        fixtureIds: setIds,
+        refs: items.flatMap((s, i) =>
+          (s.item_set_ids ?? []).map((id, j) => ({ path: `$.items[${i}].item_set_ids[${j}]`, id })),
+        ),
+      })),
     );
     const slugs = new Set<string>();
     sites.forEach((site, i) => {
@@ -170,14 +198,26 @@ export const platformImporter: FixtureImporter = {
       progress.tick();
     }
     for (const set of listOf(fixture, 'item_sets', ItemSetSchema)) {
-      await createResource(ctx, { spec: ITEM_SET, fields: { title: set.title, is_public: set.is_public ?? true, site_ids: set.site_ids ?? [] }, givenId: set.id });
+      await createResource(ctx, {
+        spec: ITEM_SET,
+        fields: { title: set.title, is_public: set.is_public ?? true, site_ids: set.site_ids ?? [] },
+        givenId: set.id,
+      });
       progress.tick();
     }
     const items = listOf(fixture, 'items', ItemSchema);
     // The ids the items and media would take one by one, taken in one claim each: the creates
     // below then append no IdAllocated event, and run side by side as they no longer decide ids.
-    const itemIds = await idsInOrder(ctx, ITEM.sequence, items.map((item) => item.id));
-    const mediaIds = await idsInOrder(ctx, MEDIA.sequence, items.flatMap((item) => (item.media ?? []).map((media) => media.id)));
+    const itemIds = await idsInOrder(
+      ctx,
+      ITEM.sequence,
+      items.map((item) => item.id),
+    );
+    const mediaIds = await idsInOrder(
+      ctx,
+      MEDIA.sequence,
+      items.flatMap((item) => (item.media ?? []).map((media) => media.id)),
+    );
     // Where each item's media start in mediaIds.
     const firstMedia: number[] = [];
     let mediaSoFar = 0;
@@ -187,29 +227,31 @@ export const platformImporter: FixtureImporter = {
     }
     await inLanes(items.length, ITEMS_IN_FLIGHT, async (i) => {
       const item = items[i];
-      const itemId = await createResource(
-        ctx,
-        { spec: ITEM, fields: {
+      const itemId = await createResource(ctx, {
+        spec: ITEM,
+        fields: {
           title: item.title,
           description: item.description ?? '',
           is_public: item.is_public ?? true,
           item_set_ids: item.item_set_ids ?? [],
           site_ids: item.site_ids ?? [],
-        }, givenId: itemIds[i] },
-      );
+        },
+        givenId: itemIds[i],
+      });
       progress.tick();
       for (const [j, media] of (item.media ?? []).entries()) {
-        await createResource(
-          ctx,
-          { spec: MEDIA, fields: { item_id: itemId, title: media.title, text: media.text ?? '', is_public: media.is_public ?? true }, givenId: mediaIds[firstMedia[i] + j] },
-        );
+        await createResource(ctx, {
+          spec: MEDIA,
+          fields: { item_id: itemId, title: media.title, text: media.text ?? '', is_public: media.is_public ?? true },
+          givenId: mediaIds[firstMedia[i] + j],
+        });
         progress.tick();
       }
     });
     for (const page of listOf(fixture, 'site_pages', PageSchema)) {
-      await createResource(
-        ctx,
-        { spec: SITE_PAGE, fields: {
+      await createResource(ctx, {
+        spec: SITE_PAGE,
+        fields: {
           site_id: page.site_id,
           slug: page.slug,
           title: page.title,
@@ -217,8 +259,9 @@ export const platformImporter: FixtureImporter = {
           layout: page.layout ?? null,
           layout_data: page.layout_data ?? {},
           blocks: (page.blocks ?? []).map((b) => ({ layout: b.layout, data: b.data ?? {} })),
-        }, givenId: page.id },
-      );
+        },
+        givenId: page.id,
+      });
       progress.tick();
     }
   },

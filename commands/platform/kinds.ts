@@ -16,7 +16,8 @@ function requireSlug(value: string, field: string): void {
 }
 
 function requireIds(ids: number[], field: string): void {
-  if (ids.some((id) => !Number.isInteger(id) || id < 1)) throw ValidationError.field(field, 'Ids must be positive integers.');
+  if (ids.some((id) => !Number.isInteger(id) || id < 1))
+    throw ValidationError.field(field, 'Ids must be positive integers.');
 }
 
 export const siteDecider = resourceDecider<SiteFields>({
@@ -75,7 +76,10 @@ export const SITE_PAGE_REVERTED = 'SitePageReverted';
 type SitePageRevertedFields = DomainEvent<typeof SITE_PAGE_REVERTED, { id: number; fields: SitePageFields }>;
 
 /** A live page takes the fields a revert restored; the platform and page version history both fold it so. */
-export function revertedPage(state: ResourceState<SitePageFields>, data: { fields: SitePageFields }): ResourceState<SitePageFields> {
+export function revertedPage(
+  state: ResourceState<SitePageFields>,
+  data: { fields: SitePageFields },
+): ResourceState<SitePageFields> {
   return state.status === 'live' ? { ...state, fields: data.fields } : state;
 }
 
@@ -98,7 +102,10 @@ export const sitePageDecider = resourceDecider<SitePageFields, string, SitePageR
  * The events a kind's read model folds into its document (projections/platform/resources.ts),
  * and so those that make its version, which If-Match names (commands/precondition.ts).
  */
-export function versionedBy(events: { created: string; updated: string; deleted: string }, ...more: string[]): ReadonlySet<string> {
+export function versionedBy(
+  events: { created: string; updated: string; deleted: string },
+  ...more: string[]
+): ReadonlySet<string> {
   return new Set([events.created, events.updated, events.deleted, ...more]);
 }
 

@@ -34,7 +34,10 @@ export type DeleteResource = DomainCommand<'Delete', Record<string, never>>;
 export type ParentDeleted = DomainCommand<'ParentDeleted', { id: number; parent_id: number }>;
 export type ResourceCommand<Fields> = CreateResource<Fields> | UpdateResource<Fields> | DeleteResource | ParentDeleted;
 
-export type ResourceCreated<Fields, Kind extends string = string> = DomainEvent<`${Kind}Created`, { id: number; fields: Fields }>;
+export type ResourceCreated<Fields, Kind extends string = string> = DomainEvent<
+  `${Kind}Created`,
+  { id: number; fields: Fields }
+>;
 /** `changed`: the keys whose value the update changed. */
 export type ResourceUpdated<Fields, Kind extends string = string> = DomainEvent<
   `${Kind}Updated`,
@@ -42,9 +45,15 @@ export type ResourceUpdated<Fields, Kind extends string = string> = DomainEvent<
 >;
 export type ResourceDeleted<Kind extends string = string> = DomainEvent<`${Kind}Deleted`, { id: number }>;
 /** The parent was deleted after the resource attached to it and before it was written: it never will be. */
-export type ResourceWithdrawn<Kind extends string = string> = DomainEvent<`${Kind}Withdrawn`, { id: number; parent_id: number }>;
+export type ResourceWithdrawn<Kind extends string = string> = DomainEvent<
+  `${Kind}Withdrawn`,
+  { id: number; parent_id: number }
+>;
 /** A parent the resource had attached to (and since left, or was moving to) was deleted: nothing changes. */
-export type ResourceDetached<Kind extends string = string> = DomainEvent<`${Kind}Detached`, { id: number; parent_id: number }>;
+export type ResourceDetached<Kind extends string = string> = DomainEvent<
+  `${Kind}Detached`,
+  { id: number; parent_id: number }
+>;
 export type ResourceEvent<Fields, Kind extends string = string> =
   | ResourceCreated<Fields, Kind>
   | ResourceUpdated<Fields, Kind>
@@ -97,13 +106,20 @@ export interface ResourceKind<Fields, Kind extends string, Other extends DomainE
  * A kind's decider: it decides its life cycle's events, and its evolve also folds `Other`, the
  * events another module appends to the kind's streams (a site page's SitePageReverted).
  */
-export interface ResourceDecider<Fields, Kind extends string, Other extends DomainEvent>
-  extends Decider<ResourceState<Fields>, ResourceCommand<Fields>, ResourceEvent<Fields, Kind>> {
+export interface ResourceDecider<Fields, Kind extends string, Other extends DomainEvent> extends Decider<
+  ResourceState<Fields>,
+  ResourceCommand<Fields>,
+  ResourceEvent<Fields, Kind>
+> {
   evolve(state: ResourceState<Fields>, event: ResourceEvent<Fields, Kind> | Other): ResourceState<Fields>;
 }
 
 /** The decider of one resource kind. */
-export function resourceDecider<Fields extends object, Kind extends string = string, Other extends DomainEvent = never>({
+export function resourceDecider<
+  Fields extends object,
+  Kind extends string = string,
+  Other extends DomainEvent = never,
+>({
   kind,
   label,
   check,
@@ -113,7 +129,8 @@ export function resourceDecider<Fields extends object, Kind extends string = str
   const names = resourceEventNames(kind);
   const ownNames: ReadonlySet<string> = new Set(Object.values(names));
   /** The kind's own events are told from the others its streams hold (`Other`) by their names. */
-  const isOwn = (event: ResourceEvent<Fields, Kind> | Other): event is ResourceEvent<Fields, Kind> => ownNames.has(event.type);
+  const isOwn = (event: ResourceEvent<Fields, Kind> | Other): event is ResourceEvent<Fields, Kind> =>
+    ownNames.has(event.type);
 
   function create({ data }: CreateResource<Fields>, state: ResourceState<Fields>): ResourceEvent<Fields, Kind>[] {
     if (state.status === 'withdrawn' && parent) throw parent.refuse();

@@ -8,18 +8,25 @@ import { Type, type Static } from '@sinclair/typebox';
  * whose 422 names each one missing; the deciders (kinds.ts) check what a value means.
  */
 
-export const Ref = Type.Object({ 'o:id': Type.Integer({ minimum: 1 }) }, { additionalProperties: true, description: 'A record by its `o:id`; other keys (`@id`) are ignored.' });
+export const Ref = Type.Object(
+  { 'o:id': Type.Integer({ minimum: 1 }) },
+  { additionalProperties: true, description: 'A record by its `o:id`; other keys (`@id`) are ignored.' },
+);
 const Title = Type.String({ maxLength: 1000, description: 'The title.' });
 const IsPublic = Type.Boolean({ description: 'false: only Editor and above see it. Default true.' });
 /** A representation read may be sent back: the keys a body does not list are accepted and ignored. */
 const OPEN_BODY = {
   additionalProperties: true,
-  description: 'Only the keys listed are read; any other key (`@context`, `@id`, `o:id`, `o:created`, ...) is accepted and ignored. On a create a key left out takes its default; on an update it keeps its value.',
+  description:
+    'Only the keys listed are read; any other key (`@context`, `@id`, `o:id`, `o:created`, ...) is accepted and ignored. On a create a key left out takes its default; on an update it keeps its value.',
 };
 
 /** POST, PUT and PATCH /api/sites. */
 export const SiteBody = Type.Object(
-  { 'o:slug': Type.Optional(Type.String({ maxLength: 190, description: 'Unique among sites.' })), 'o:title': Type.Optional(Title) },
+  {
+    'o:slug': Type.Optional(Type.String({ maxLength: 190, description: 'Unique among sites.' })),
+    'o:title': Type.Optional(Title),
+  },
   OPEN_BODY,
 );
 
@@ -50,7 +57,12 @@ export const MediaBody = Type.Object(
   {
     'o:item': Type.Optional({ ...Ref, description: 'The item it belongs to.' }),
     'o:title': Type.Optional(Title),
-    'o:text': Type.Optional(Type.String({ maxLength: 1_000_000, description: 'Its text (a transcription), which the chatbot indexes. Default empty.' })),
+    'o:text': Type.Optional(
+      Type.String({
+        maxLength: 1_000_000,
+        description: 'Its text (a transcription), which the chatbot indexes. Default empty.',
+      }),
+    ),
     'o:is_public': Type.Optional(IsPublic),
   },
   OPEN_BODY,
@@ -58,8 +70,12 @@ export const MediaBody = Type.Object(
 
 const Block = Type.Object(
   {
-    'o:layout': Type.String({ minLength: 1, maxLength: 190, description: 'The block\'s layout (`html`, ...).' }),
-    'o:data': Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'The layout\'s data (`{"html": "..."}`). Default `{}`.' })),
+    'o:layout': Type.String({ minLength: 1, maxLength: 190, description: "The block's layout (`html`, ...)." }),
+    'o:data': Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: 'The layout\'s data (`{"html": "..."}`). Default `{}`.',
+      }),
+    ),
   },
   { description: 'A block of the page.' },
 );
@@ -68,14 +84,22 @@ const Block = Type.Object(
 export const SitePageBody = Type.Object(
   {
     'o:site': Type.Optional({ ...Ref, description: 'The site the page is on.' }),
-    'o:slug': Type.Optional(Type.String({ maxLength: 190, description: 'Unique among the site\'s pages.' })),
+    'o:slug': Type.Optional(Type.String({ maxLength: 190, description: "Unique among the site's pages." })),
     'o:title': Type.Optional(Title),
     'o:is_public': Type.Optional(IsPublic),
-    'o:layout': Type.Optional(Type.Union([Type.String({ maxLength: 190 }), Type.Null()], { description: 'The page layout, or null (the default) for the site\'s.' })),
-    'o:layout_data': Type.Optional(
-      Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'The layout\'s settings; null is `{}` (the default).' }),
+    'o:layout': Type.Optional(
+      Type.Union([Type.String({ maxLength: 190 }), Type.Null()], {
+        description: "The page layout, or null (the default) for the site's.",
+      }),
     ),
-    'o:block': Type.Optional(Type.Array(Block, { description: 'The page\'s blocks, in order (replaces them all). Default none.' })),
+    'o:layout_data': Type.Optional(
+      Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
+        description: "The layout's settings; null is `{}` (the default).",
+      }),
+    ),
+    'o:block': Type.Optional(
+      Type.Array(Block, { description: "The page's blocks, in order (replaces them all). Default none." }),
+    ),
   },
   OPEN_BODY,
 );

@@ -42,7 +42,11 @@ export async function attachToParent(ctx: CommandContext, guard: ParentGuard): P
     }
     try {
       const metadata = metadataFor(ctx);
-      await ctx.eventStore.append(guard.stream, events.map((e) => ({ type: e.type, data: e.data, metadata })), last ? last.streamVersion : 0);
+      await ctx.eventStore.append(
+        guard.stream,
+        events.map((e) => ({ type: e.type, data: e.data, metadata })),
+        last ? last.streamVersion : 0,
+      );
       return;
     } catch (error) {
       if (!(error instanceof VersionConflictError)) throw error;
@@ -52,10 +56,16 @@ export async function attachToParent(ctx: CommandContext, guard: ParentGuard): P
 }
 
 /** The ids a parent's stream says were attached to it, in order, without repeats. */
-export async function attachedChildIds(ctx: CommandContext, parentStream: string, attachedType: string): Promise<number[]> {
+export async function attachedChildIds(
+  ctx: CommandContext,
+  parentStream: string,
+  attachedType: string,
+): Promise<number[]> {
   const ids = new Set<number>();
   // An attached event, whichever the child kind, names the child by its id (parent-decider.ts).
-  for (const event of toDomainEvents<DomainEvent<string, { id: number }>>(await ctx.eventStore.readStream(parentStream))) {
+  for (const event of toDomainEvents<DomainEvent<string, { id: number }>>(
+    await ctx.eventStore.readStream(parentStream),
+  )) {
     if (event.type === attachedType) ids.add(event.data.id);
   }
   return [...ids];

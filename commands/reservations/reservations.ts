@@ -3,7 +3,13 @@ import type { StoredEvent } from '../../infra/event-store/port.js';
 import { uniqueSlug } from '../../infra/text/slug.js';
 import { metadataFor, type CommandContext } from '../command-context.js';
 import { toDomainEvents } from '../handle-command.js';
-import { KeyHeldError, reservationDecider, type ReservationCommand, type ReservationEvent, type ReservationState } from './reservation-decider.js';
+import {
+  KeyHeldError,
+  reservationDecider,
+  type ReservationCommand,
+  type ReservationEvent,
+  type ReservationState,
+} from './reservation-decider.js';
 
 /**
  * Unique keys across processes (docs/DEVELOPING.md, "Rules that span records"). A command that
@@ -39,7 +45,9 @@ export interface KeyReservation {
 }
 
 function stateOf(last: StoredEvent | null): ReservationState {
-  return last ? reservationDecider.evolve(reservationDecider.initialState(), toDomainEvents<ReservationEvent>([last])[0]) : reservationDecider.initialState();
+  return last
+    ? reservationDecider.evolve(reservationDecider.initialState(), toDomainEvents<ReservationEvent>([last])[0])
+    : reservationDecider.initialState();
 }
 
 /** The holder of `last`'s reservation when it may be taken over by `owner`, else null. */
@@ -76,7 +84,11 @@ async function runOnKey(
     if (events.length === 0) return;
     try {
       const metadata = metadataFor(ctx);
-      await ctx.eventStore.append(stream, events.map((e) => ({ type: e.type, data: e.data, metadata })), last ? last.streamVersion : 0);
+      await ctx.eventStore.append(
+        stream,
+        events.map((e) => ({ type: e.type, data: e.data, metadata })),
+        last ? last.streamVersion : 0,
+      );
       return;
     } catch (error) {
       if (!(error instanceof VersionConflictError)) throw error;
@@ -118,7 +130,10 @@ export async function releaseKeyQuietly(ctx: CommandContext, key: string, owner:
 }
 
 /** Whether an owner other than `owner` holds the key now (an abandoned reservation counts as free). */
-async function heldByOther(ctx: CommandContext, { key, owner, inUse }: { key: string; owner: string; inUse: () => Promise<boolean> }): Promise<boolean> {
+async function heldByOther(
+  ctx: CommandContext,
+  { key, owner, inUse }: { key: string; owner: string; inUse: () => Promise<boolean> },
+): Promise<boolean> {
   const last = await ctx.eventStore.readLastEvent(reservationStream(key));
   const holder = stateOf(last).holder;
   if (holder === null || holder === owner) return false;
@@ -144,11 +159,19 @@ export interface SlugClaim {
  * another owner counting as taken. Losing a race for the slug found starts the search again:
  * the winner's reservation now counts as taken.
  */
-export async function reserveUniqueSlug(ctx: CommandContext, { scope, base, owner, ownerMayHold = false }: SlugClaim & { base: string }): Promise<string> {
+export async function reserveUniqueSlug(
+  ctx: CommandContext,
+  { scope, base, owner, ownerMayHold = false }: SlugClaim & { base: string },
+): Promise<string> {
   // A create's common case first: the base is free in the read models, so its key is reserved
   // without reading its reservation stream (reserveKey presumes it new). Held by another, the
   // search below counts it as taken.
-  if (!ownerMayHold && !(await scope.taken(base)) && (await reserveFoundSlug(ctx, { scope, slug: base, owner, ownerMayHold: false }))) return base;
+  if (
+    !ownerMayHold &&
+    !(await scope.taken(base)) &&
+    (await reserveFoundSlug(ctx, { scope, slug: base, owner, ownerMayHold: false }))
+  )
+    return base;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const slug = await uniqueSlug(base, async (candidate) => {
       const inUse = () => scope.taken(candidate);
@@ -160,10 +183,19 @@ export async function reserveUniqueSlug(ctx: CommandContext, { scope, base, owne
 }
 
 /** Reserves a slug found free; false when another owner reserved it meanwhile. */
-async function reserveFoundSlug(ctx: CommandContext, { scope, slug, owner, ownerMayHold }: SlugClaim & { slug: string }): Promise<boolean> {
+async function reserveFoundSlug(
+  ctx: CommandContext,
+  { scope, slug, owner, ownerMayHold }: SlugClaim & { slug: string },
+): Promise<boolean> {
   try {
     const key = scope.keyOf(slug);
-    await reserveKey(ctx, { key, owner, refuse: () => new KeyHeldError(key, 'another owner'), inUse: () => scope.taken(slug), ownerMayHold });
+    await reserveKey(ctx, {
+      key,
+      owner,
+      refuse: () => new KeyHeldError(key, 'another owner'),
+      inUse: () => scope.taken(slug),
+      ownerMayHold,
+    });
     return true;
   } catch (error) {
     if (!(error instanceof KeyHeldError)) throw error;
@@ -178,7 +210,11 @@ async function reserveFoundSlug(ctx: CommandContext, { scope, slug, owner, owner
  */
 export async function withKey<T>(
   ctx: CommandContext,
-  { reservation, previous, write }: { reservation: KeyReservation | null; previous: string | null; write: () => Promise<T> },
+  {
+    reservation,
+    previous,
+    write,
+  }: { reservation: KeyReservation | null; previous: string | null; write: () => Promise<T> },
 ): Promise<T> {
   if (reservation === null || reservation.key === previous) return write();
   await reserveKey(ctx, reservation);
@@ -194,7 +230,10 @@ export interface KeyedWrite<T> {
 }
 
 /** As withKey, for a key already reserved (reserveUniqueSlug). */
-export async function withReservedKey<T>(ctx: CommandContext, { key, owner, previous, write }: KeyedWrite<T>): Promise<T> {
+export async function withReservedKey<T>(
+  ctx: CommandContext,
+  { key, owner, previous, write }: KeyedWrite<T>,
+): Promise<T> {
   let result: T;
   try {
     result = await write();

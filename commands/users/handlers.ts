@@ -23,10 +23,14 @@ export interface RegisterUserInput {
 export async function registerUser(ctx: CommandContext, input: RegisterUserInput): Promise<number> {
   if (await findUserByEmail(ctx.documents, input.email)) throw new ConflictError('A user with this email exists.');
   const id = await idFor(ctx, 'user', input.id);
-  await handleCommand(ctx, { stream: userStream(id), decider: userDecider, command: {
-    type: 'RegisterUser',
-    data: { id, email: input.email, name: input.name, role: input.role, passwordHash: input.passwordHash },
-  } });
+  await handleCommand(ctx, {
+    stream: userStream(id),
+    decider: userDecider,
+    command: {
+      type: 'RegisterUser',
+      data: { id, email: input.email, name: input.name, role: input.role, passwordHash: input.passwordHash },
+    },
+  });
   return id;
 }
 
@@ -35,12 +39,20 @@ export async function createApiKey(
   userId: number,
   key: { identity: string; credentialHash: string; label?: string },
 ): Promise<void> {
-  await handleCommand(ctx, { stream: userStream(userId), decider: userDecider, command: {
-    type: 'CreateApiKey',
-    data: { identity: key.identity, credentialHash: key.credentialHash, label: key.label ?? '' },
-  } });
+  await handleCommand(ctx, {
+    stream: userStream(userId),
+    decider: userDecider,
+    command: {
+      type: 'CreateApiKey',
+      data: { identity: key.identity, credentialHash: key.credentialHash, label: key.label ?? '' },
+    },
+  });
 }
 
 export async function revokeApiKey(ctx: CommandContext, userId: number, identity: string): Promise<void> {
-  await handleCommand(ctx, { stream: userStream(userId), decider: userDecider, command: { type: 'RevokeApiKey', data: { identity } } });
+  await handleCommand(ctx, {
+    stream: userStream(userId),
+    decider: userDecider,
+    command: { type: 'RevokeApiKey', data: { identity } },
+  });
 }

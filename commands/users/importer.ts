@@ -1,6 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pMapIterable } from 'p-map';
-import { duplicateIdProblems, fixtureObject, fixtureSection, schemaProblems, type Fixture, type FixtureImporter, type FixtureProblem } from '../fixture.js';
+import {
+  duplicateIdProblems,
+  fixtureObject,
+  fixtureSection,
+  schemaProblems,
+  type Fixture,
+  type FixtureImporter,
+  type FixtureProblem,
+} from '../fixture.js';
 import { findApiKey, findUserByEmail } from '../../queries/users.js';
 import { scryptMemoryBytes, type SecretHasher } from '../../infra/crypto/secret-hash.js';
 import { createApiKey, registerUser } from './handlers.js';
@@ -100,7 +108,13 @@ export const usersImporter: FixtureImporter = {
       backpressure: atOnce,
     });
     for await (const { user, passwordHash, credentialHashes } of hashed) {
-      const id = await registerUser(ctx, { id: user.id, email: user.email, name: user.name, role: user.role, passwordHash });
+      const id = await registerUser(ctx, {
+        id: user.id,
+        email: user.email,
+        name: user.name,
+        role: user.role,
+        passwordHash,
+      });
       for (const [k, key] of (user.api_keys ?? []).entries()) {
         await createApiKey(ctx, id, { identity: key.identity, credentialHash: credentialHashes[k], label: key.label });
       }

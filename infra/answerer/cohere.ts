@@ -16,7 +16,9 @@ export function withMarkers(text: string, citations: Citation[]): string {
   const byEnd = [...citations].sort((a, b) => b.end - a.end);
   let out = text;
   for (const citation of byEnd) {
-    const numbers = [...new Set(citation.documentIds.map((id) => id.replace(/^doc_?/, '')).filter((id) => /^\d+$/.test(id)))];
+    const numbers = [
+      ...new Set(citation.documentIds.map((id) => id.replace(/^doc_?/, '')).filter((id) => /^\d+$/.test(id))),
+    ];
     if (numbers.length === 0) continue;
     const end = Math.min(Math.max(citation.end, 0), out.length);
     out = `${out.slice(0, end)}${numbers.map((n) => `[${n}]`).join('')}${out.slice(end)}`;
@@ -68,7 +70,8 @@ export class CohereAnswerer implements Answerer {
         if (signal.aborted) return '';
         if (event.eventType === 'text-generation') yield event.text;
         else if (event.eventType === 'stream-end') {
-          if (event.finishReason === 'ERROR' || event.finishReason === 'ERROR_TOXIC') throw new Error(`stream ended with ${event.finishReason}`);
+          if (event.finishReason === 'ERROR' || event.finishReason === 'ERROR_TOXIC')
+            throw new Error(`stream ended with ${event.finishReason}`);
           return withMarkers(event.response.text, event.response.citations ?? []);
         }
       }

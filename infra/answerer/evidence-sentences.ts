@@ -21,7 +21,8 @@ const METADATA_LABELS = new Set(
 /** A value that is a list of a few short terms (`maps, news, 1755`) rather than a sentence. */
 const TERM_LIST = /^[^.!?]{0,200}$/;
 /** What pages repeat around their content: navigation, sharing, legal lines. */
-const BOILERPLATE = /^(read more|continue reading|click here|share (this|on)|posted (in|on|by)|filed under|all rights reserved|copyright|©|back to top|skip to)/i;
+const BOILERPLATE =
+  /^(read more|continue reading|click here|share (this|on)|posted (in|on|by)|filed under|all rights reserved|copyright|©|back to top|skip to)/i;
 const MIN_WORDS = 3;
 
 /**

@@ -91,7 +91,9 @@ export class ExtractiveAnswerer implements Answerer {
     if (evidence.length === 0 || contentTerms(question).length === 0) return [NO_ANSWER];
     const candidates = candidatesOf(evidence);
     if (candidates.length === 0) return [NO_ANSWER];
-    return this.embedder ? this.byMeaning(this.embedder, question, candidates) : byWords(question, candidates, evidence);
+    return this.embedder
+      ? this.byMeaning(this.embedder, question, candidates)
+      : byWords(question, candidates, evidence);
   }
 
   private async byMeaning(embedder: Embedder, question: string, candidates: Candidate[]): Promise<Sentences> {
@@ -134,10 +136,13 @@ function byWords(question: string, candidates: Candidate[], evidence: Evidence[]
       weight += Math.log(1 + candidates.length / (spread.get(term) ?? 1));
     }
     const length = Math.max(termsOf[index].size, 1);
-    candidate.score = matched === 0 ? 0 : weight / Math.sqrt(Math.log(2 + length)) + (titleBonus.get(candidate.evidence) ?? 0);
+    candidate.score =
+      matched === 0 ? 0 : weight / Math.sqrt(Math.log(2 + length)) + (titleBonus.get(candidate.evidence) ?? 0);
   });
 
-  const ranked = candidates.filter((c) => c.score > 0).sort((a, b) => b.score - a.score || a.evidence - b.evidence || a.order - b.order);
+  const ranked = candidates
+    .filter((c) => c.score > 0)
+    .sort((a, b) => b.score - a.score || a.evidence - b.evidence || a.order - b.order);
   if (ranked.length === 0) return [NO_ANSWER];
   const floor = ranked[0].score * RELATIVE_FLOOR;
   return compose(ranked.filter((c) => c.score >= floor).slice(0, MAX_SENTENCES));

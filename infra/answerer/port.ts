@@ -28,7 +28,7 @@ export interface Answerer {
 }
 
 export const DEFAULT_SYSTEM_PROMPT =
-  'You are the assistant of a library and museum website. Answer the visitor\'s question using only the ' +
+  "You are the assistant of a library and museum website. Answer the visitor's question using only the " +
   'documents provided, which come from the collection. Cite every statement with the number of the document ' +
   'it comes from, written as [N]. If the documents do not answer the question, say so plainly and do not guess.';
 

@@ -8,5 +8,7 @@ import type { Answerer } from './port.js';
  * answerer otherwise, which ranks sentences with the embedder retrieval uses (and its cache).
  */
 export async function createAnswerer(config: AppConfig, embedder: Embedder): Promise<Answerer> {
-  return config.cohereApiKey ? new (await import('./cohere.js')).CohereAnswerer(config.cohereApiKey) : new ExtractiveAnswerer(embedder);
+  return config.cohereApiKey
+    ? new (await import('./cohere.js')).CohereAnswerer(config.cohereApiKey)
+    : new ExtractiveAnswerer(embedder);
 }

@@ -8,7 +8,8 @@ const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
  * formatting two of them cost more than the rest of a post's representation.
  */
 export function sqlTimestamp(at: Date | string): string {
-  if (typeof at === 'string') return ISO_UTC.test(at) ? `${at.slice(0, 10)} ${at.slice(11, 19)}` : formatted(new Date(at));
+  if (typeof at === 'string')
+    return ISO_UTC.test(at) ? `${at.slice(0, 10)} ${at.slice(11, 19)}` : formatted(new Date(at));
   // "Now" is asked for on every list request and every command: within one second the text is the same.
   const second = Math.floor(at.getTime() / 1000);
   if (second === lastSecond) return lastText;

@@ -1,7 +1,12 @@
 import { hash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 
-const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number, options: object) => Promise<Buffer>;
+const scryptAsync = promisify(scrypt) as (
+  password: string,
+  salt: Buffer,
+  keylen: number,
+  options: object,
+) => Promise<Buffer>;
 const BLOCK_SIZE = 8;
 const PARALLELISM = 1;
 const KEY_LENGTH = 32;
@@ -16,11 +21,16 @@ export const SECRET_HASH_COST = { default: 2 ** 14, min: 2 ** 10, max: 2 ** 17 }
 export type SecretHasher = (secret: string) => Promise<string>;
 
 export function isSecretHashCost(cost: number): boolean {
-  return Number.isInteger(cost) && cost >= SECRET_HASH_COST.min && cost <= SECRET_HASH_COST.max && (cost & (cost - 1)) === 0;
+  return (
+    Number.isInteger(cost) && cost >= SECRET_HASH_COST.min && cost <= SECRET_HASH_COST.max && (cost & (cost - 1)) === 0
+  );
 }
 
 function assertSecretHashCost(cost: number): void {
-  if (!isSecretHashCost(cost)) throw new RangeError(`scrypt's cost must be a power of two from ${SECRET_HASH_COST.min} to ${SECRET_HASH_COST.max}, got ${cost}.`);
+  if (!isSecretHashCost(cost))
+    throw new RangeError(
+      `scrypt's cost must be a power of two from ${SECRET_HASH_COST.min} to ${SECRET_HASH_COST.max}, got ${cost}.`,
+    );
 }
 
 /** The memory one hash at `cost` takes while it runs: 128 * N * r bytes (16 MiB at the default cost). */

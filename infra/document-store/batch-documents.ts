@@ -92,7 +92,8 @@ export function updateCopy<T extends Document>(doc: T, update: Update): T {
     for (const path of Object.keys(fields)) {
       const top = path.split('.')[0];
       const value = copy[top];
-      if (value !== null && typeof value === 'object' && value === (doc as Record<string, unknown>)[top]) copy[top] = JSON.parse(JSON.stringify(value));
+      if (value !== null && typeof value === 'object' && value === (doc as Record<string, unknown>)[top])
+        copy[top] = JSON.parse(JSON.stringify(value));
     }
   }
   return copy as T;

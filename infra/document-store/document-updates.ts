@@ -24,11 +24,15 @@ export function applyUpdate(doc: Document, update: Update): void {
   for (const [operator, fields] of Object.entries(update)) {
     const apply = OPERATORS[operator];
     if (!apply) throw new UnsupportedQueryError(`the update operator ${operator} is outside the supported subset.`);
-    if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) throw new UnsupportedQueryError(`${operator} takes an object of fields.`);
+    if (fields === null || typeof fields !== 'object' || Array.isArray(fields))
+      throw new UnsupportedQueryError(`${operator} takes an object of fields.`);
     for (const [path, value] of Object.entries(fields)) {
       const segments = pathSegments(path);
       if (segments[0] === '_id') throw new UnsupportedQueryError(`${operator} cannot change _id.`);
-      if (segments.some(isIndexSegment)) throw new UnsupportedQueryError(`${operator} of "${path}": array indexes in update paths are outside the supported subset.`);
+      if (segments.some(isIndexSegment))
+        throw new UnsupportedQueryError(
+          `${operator} of "${path}": array indexes in update paths are outside the supported subset.`,
+        );
       apply(doc, segments, value, operator);
     }
   }
@@ -56,7 +60,9 @@ function parentOf(doc: Document, segments: string[], create: boolean, operator: 
       current = next;
     } else {
       if (!create) return null;
-      throw new UnsupportedQueryError(`${operator} of "${segments.join('.')}" goes through "${segment}", which is not an object.`);
+      throw new UnsupportedQueryError(
+        `${operator} of "${segments.join('.')}" goes through "${segment}", which is not an object.`,
+      );
     }
   }
   return current;
@@ -66,7 +72,8 @@ function checkJsonValue(operator: string, value: unknown): void {
   if (value === undefined || typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') {
     throw new UnsupportedQueryError(`${operator} with ${typeof value} is outside the supported subset.`);
   }
-  if (typeof value === 'number' && !Number.isFinite(value)) throw new UnsupportedQueryError(`${operator} with ${value} is outside the supported subset.`);
+  if (typeof value === 'number' && !Number.isFinite(value))
+    throw new UnsupportedQueryError(`${operator} with ${value} is outside the supported subset.`);
 }
 
 /** A value stored as the JSON of the document will be, so later reads see what the store holds. */
@@ -77,14 +84,17 @@ function stored(value: unknown): unknown {
 function arrayAt(parent: Container, key: string, operator: string, path: string): unknown[] | undefined {
   const current = Object.hasOwn(parent, key) ? parent[key] : undefined;
   if (current === undefined) return undefined;
-  if (!Array.isArray(current)) throw new UnsupportedQueryError(`${operator} of "${path}", which holds something other than an array.`);
+  if (!Array.isArray(current))
+    throw new UnsupportedQueryError(`${operator} of "${path}", which holds something other than an array.`);
   return current;
 }
 
 function checkSingleValue(operator: string, value: unknown): void {
   checkJsonValue(operator, value);
   if (isObject(value) && Object.keys(value).some((key) => key.startsWith('$'))) {
-    throw new UnsupportedQueryError(`${operator} modifiers (${Object.keys(value).join(', ')}) are outside the supported subset.`);
+    throw new UnsupportedQueryError(
+      `${operator} modifiers (${Object.keys(value).join(', ')}) are outside the supported subset.`,
+    );
   }
 }
 
@@ -99,11 +109,13 @@ const OPERATORS: Record<string, Apply> = {
     if (parent) delete parent[segments[segments.length - 1]];
   },
   $inc(doc, segments, value, operator) {
-    if (typeof value !== 'number' || !Number.isFinite(value)) throw new UnsupportedQueryError(`$inc of "${segments.join('.')}" by a non-number.`);
+    if (typeof value !== 'number' || !Number.isFinite(value))
+      throw new UnsupportedQueryError(`$inc of "${segments.join('.')}" by a non-number.`);
     const parent = parentOf(doc, segments, true, operator) as Container;
     const key = segments[segments.length - 1];
     const current = Object.hasOwn(parent, key) ? parent[key] : undefined;
-    if (current !== undefined && typeof current !== 'number') throw new UnsupportedQueryError(`$inc of "${segments.join('.')}", which holds something other than a number.`);
+    if (current !== undefined && typeof current !== 'number')
+      throw new UnsupportedQueryError(`$inc of "${segments.join('.')}", which holds something other than a number.`);
     parent[key] = (current ?? 0) + value;
   },
   $push(doc, segments, value, operator) {
@@ -123,8 +135,15 @@ const OPERATORS: Record<string, Apply> = {
     else if (!current.some((element) => JSON.stringify(element) === json)) parent[key] = [...current, stored(value)];
   },
   $pull(doc, segments, value, operator) {
-    if (!(value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)))) {
-      throw new UnsupportedQueryError(`$pull of "${segments.join('.')}" takes a string, number, boolean or null; conditions are outside the supported subset.`);
+    if (!(
+      value === null ||
+      typeof value === 'string' ||
+      typeof value === 'boolean' ||
+      (typeof value === 'number' && Number.isFinite(value))
+    )) {
+      throw new UnsupportedQueryError(
+        `$pull of "${segments.join('.')}" takes a string, number, boolean or null; conditions are outside the supported subset.`,
+      );
     }
     const parent = parentOf(doc, segments, false, operator);
     if (!parent) return;

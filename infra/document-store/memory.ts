@@ -1,6 +1,18 @@
 import { Query } from 'mingo';
 import { update as applyUpdate, type UpdateExpression } from 'mingo/updater';
-import type { Collection, CollectionOptions, Document, DocumentStore, DropAllOptions, Filter, FindFieldsOptions, FindOptions, SortSpec, TextQuery, Update } from './port.js';
+import type {
+  Collection,
+  CollectionOptions,
+  Document,
+  DocumentStore,
+  DropAllOptions,
+  Filter,
+  FindFieldsOptions,
+  FindOptions,
+  SortSpec,
+  TextQuery,
+  Update,
+} from './port.js';
 import { pickFields } from './picked-fields.js';
 import { containsText, requireTextFields, textFields } from './text-search.js';
 

@@ -12,7 +12,18 @@ import {
 import { DependencyUnavailableError } from '../errors.js';
 import { MongoIndexes } from './mongo-indexes.js';
 import { checkedFields } from './picked-fields.js';
-import type { Collection, CollectionOptions, Document, DocumentStore, DropAllOptions, Filter, FindFieldsOptions, FindOptions, TextQuery, Update } from './port.js';
+import type {
+  Collection,
+  CollectionOptions,
+  Document,
+  DocumentStore,
+  DropAllOptions,
+  Filter,
+  FindFieldsOptions,
+  FindOptions,
+  TextQuery,
+  Update,
+} from './port.js';
 import { escapeRegex, requireTextFields, textFields } from './text-search.js';
 
 const DEPENDENCY = 'MongoDB';
@@ -205,7 +216,11 @@ export class MongoDocumentStore implements DocumentStore {
 
   collection<T extends Document>(name: string, options: CollectionOptions = {}): Collection<T> {
     this.indexes.declare(name, options);
-    return new MongoBackedCollection<T>(this.db.collection<Document>(name), options.textSearch ? textFields(options.textSearch) : null, this.indexes);
+    return new MongoBackedCollection<T>(
+      this.db.collection<Document>(name),
+      options.textSearch ? textFields(options.textSearch) : null,
+      this.indexes,
+    );
   }
 
   async dropAll(options: DropAllOptions = {}): Promise<void> {

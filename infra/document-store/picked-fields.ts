@@ -5,7 +5,8 @@ const TOP_LEVEL_FIELD = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** The `fields` of a find, checked: top-level names only, the same in every store. */
 export function checkedFields(fields: readonly string[]): string[] {
   for (const field of fields) {
-    if (!TOP_LEVEL_FIELD.test(field)) throw new TypeError(`find fields: "${field}" is not a top-level field name (letters, digits and _).`);
+    if (!TOP_LEVEL_FIELD.test(field))
+      throw new TypeError(`find fields: "${field}" is not a top-level field name (letters, digits and _).`);
   }
   return fields.filter((field) => field !== '_id');
 }

@@ -73,7 +73,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 function checkScalar(operator: string, value: unknown): Scalar {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'number' && Number.isFinite(value)) return value;
-  throw new UnsupportedQueryError(`${operator} with ${describe(value)} is outside the supported subset (strings, finite numbers, booleans, null).`);
+  throw new UnsupportedQueryError(
+    `${operator} with ${describe(value)} is outside the supported subset (strings, finite numbers, booleans, null).`,
+  );
 }
 
 function describe(value: unknown): string {
@@ -113,7 +115,8 @@ function elementOperands(value: unknown): (string | number)[] | null {
   const keys = Object.keys(value);
   if (keys.length !== 1) return null;
   if (keys[0] === '$eq') return isElementValue(value.$eq) ? [value.$eq] : null;
-  if (keys[0] === '$in') return Array.isArray(value.$in) && value.$in.length > 0 && value.$in.every(isElementValue) ? value.$in : null;
+  if (keys[0] === '$in')
+    return Array.isArray(value.$in) && value.$in.length > 0 && value.$in.every(isElementValue) ? value.$in : null;
   return null;
 }
 
@@ -136,7 +139,8 @@ class FilterTranslator {
     const parts: string[] = [];
     for (const [key, value] of Object.entries(filter)) {
       if (key === '$and' || key === '$or') {
-        if (!Array.isArray(value) || value.length === 0) throw new UnsupportedQueryError(`${key} takes a non-empty array of filters.`);
+        if (!Array.isArray(value) || value.length === 0)
+          throw new UnsupportedQueryError(`${key} takes a non-empty array of filters.`);
         const subs = value.map((sub) => `(${this.filter(sub, base)})`);
         parts.push(`(${subs.join(key === '$and' ? ' AND ' : ' OR ')})`);
       } else if (key.startsWith('$')) {
@@ -159,7 +163,8 @@ class FilterTranslator {
     const operands = elementOperands(value);
     if (!operands) return null;
     const few = this.elements.rowsHolding(table, operands, ELEMENT_LIST_LIMIT + 1) <= ELEMENT_LIST_LIMIT;
-    const values = operands.length === 1 ? `= ${this.bind(operands[0])}` : `IN (${operands.map((v) => this.bind(v)).join(', ')})`;
+    const values =
+      operands.length === 1 ? `= ${this.bind(operands[0])}` : `IN (${operands.map((v) => this.bind(v)).join(', ')})`;
     if (few) return `${this.elements.rowid} IN (SELECT doc FROM ${table} WHERE value ${values})`;
     return `EXISTS (SELECT 1 FROM ${table} WHERE value ${values} AND doc = ${this.elements.rowid})`;
   }
@@ -169,7 +174,11 @@ class FilterTranslator {
     const segments = pathSegments(path);
     if (base === 'doc' && segments.length === 1 && this.plainFields.has(path)) {
       const literal = jsonPathLiteral(segments);
-      return { kind: 'plain', value: `json_extract(doc, ${literal})`, present: `json_type(doc, ${literal}) IS NOT NULL` };
+      return {
+        kind: 'plain',
+        value: `json_extract(doc, ${literal})`,
+        present: `json_type(doc, ${literal}) IS NOT NULL`,
+      };
     }
     return { kind: 'json', base, segments };
   }
@@ -180,7 +189,9 @@ class FilterTranslator {
     if (!isPlainObject(value)) return this.equals(location, checkScalar('equality', value));
     const keys = Object.keys(value);
     if (keys.length === 0 || !keys.every((key) => key.startsWith('$'))) {
-      throw new UnsupportedQueryError('equality with an object is outside the supported subset; use operators or dotted paths.');
+      throw new UnsupportedQueryError(
+        'equality with an object is outside the supported subset; use operators or dotted paths.',
+      );
     }
     const parts: string[] = [];
     for (const [operator, operand] of Object.entries(value)) {
@@ -252,7 +263,9 @@ class FilterTranslator {
       const prefix = jsonPathLiteral(segments.slice(0, i));
       const e = `e${++this.aliases}`;
       const inner = this.some({ kind: 'json', base: `${e}.value`, segments: segments.slice(i) }, test, elements);
-      parts.push(`(json_type(${base}, ${prefix}) IS 'array' AND EXISTS (SELECT 1 FROM json_each(${base}, ${prefix}) AS ${e} WHERE ${e}.type IS 'object' AND (${inner})))`);
+      parts.push(
+        `(json_type(${base}, ${prefix}) IS 'array' AND EXISTS (SELECT 1 FROM json_each(${base}, ${prefix}) AS ${e} WHERE ${e}.type IS 'object' AND (${inner})))`,
+      );
     }
     return parts.length === 1 ? parts[0] : `(${parts.join(' OR ')})`;
   }
@@ -262,7 +275,8 @@ class FilterTranslator {
     const { base, segments } = location;
     const parts = [typeIs(`coalesce(json_type(${base}, ${jsonPathLiteral(segments)}), 'null')`, 'null')];
     for (let i = 1; i < segments.length; i++) {
-      if (!isIndexSegment(segments[i])) parts.push(`json_type(${base}, ${jsonPathLiteral(segments.slice(0, i))}) IS NOT 'array'`);
+      if (!isIndexSegment(segments[i]))
+        parts.push(`json_type(${base}, ${jsonPathLiteral(segments.slice(0, i))}) IS NOT 'array'`);
     }
     return `(${parts.join(' AND ')})`;
   }
@@ -301,14 +315,20 @@ class FilterTranslator {
 
   private range(location: Location, operator: string, operand: unknown): string {
     if (!(typeof operand === 'string' || (typeof operand === 'number' && Number.isFinite(operand)))) {
-      throw new UnsupportedQueryError(`${operator} with ${describe(operand)} is outside the supported subset (a string or a finite number).`);
+      throw new UnsupportedQueryError(
+        `${operator} with ${describe(operand)} is outside the supported subset (a string or a finite number).`,
+      );
     }
     const sqlOperator = RANGE_OPERATORS[operator];
     const types = typeof operand === 'string' ? ['text'] : ['integer', 'real'];
     if (location.kind === 'plain') {
       return `(${location.value} ${sqlOperator} ${this.bind(operand)} AND ${typeIs(`typeof(${location.value})`, ...types)})`;
     }
-    return this.some(location, (v, t) => `(${typeIs(t, ...types)} AND ${v} ${sqlOperator} ${this.bind(operand)})`, true);
+    return this.some(
+      location,
+      (v, t) => `(${typeIs(t, ...types)} AND ${v} ${sqlOperator} ${this.bind(operand)})`,
+      true,
+    );
   }
 
   private exists(location: Location): string {
@@ -319,19 +339,28 @@ class FilterTranslator {
 
   private regex(location: Location, source: string, flags: string): string {
     const options = [...new Set(flags)].sort().join('');
-    if (!REGEX_OPTIONS.test(options)) throw new UnsupportedQueryError(`regex options "${flags}" are outside the supported subset (i, m, s).`);
+    if (!REGEX_OPTIONS.test(options))
+      throw new UnsupportedQueryError(`regex options "${flags}" are outside the supported subset (i, m, s).`);
     // Compiled once here, so a bad pattern fails as a developer error before any SQL runs.
     new RegExp(source, options);
-    return this.some(location, (v, t) => `(${typeIs(t, 'text')} AND mongo_regex(${v}, ${this.bind(source)}, ${this.bind(options)}))`, true);
+    return this.some(
+      location,
+      (v, t) => `(${typeIs(t, 'text')} AND mongo_regex(${v}, ${this.bind(source)}, ${this.bind(options)}))`,
+      true,
+    );
   }
 
   private elemMatch(location: Location, criteria: unknown): string {
-    if (!isPlainObject(criteria) || Object.keys(criteria).length === 0) throw new UnsupportedQueryError('$elemMatch takes a non-empty object.');
-    if (location.kind !== 'json') throw new UnsupportedQueryError('$elemMatch applies to a document field, not to _id or inside $elemMatch.');
+    if (!isPlainObject(criteria) || Object.keys(criteria).length === 0)
+      throw new UnsupportedQueryError('$elemMatch takes a non-empty object.');
+    if (location.kind !== 'json')
+      throw new UnsupportedQueryError('$elemMatch applies to a document field, not to _id or inside $elemMatch.');
     const { base, segments } = location;
     const literal = jsonPathLiteral(segments);
     const e = `e${++this.aliases}`;
-    const onElementItself = Object.keys(criteria).every((key) => key.startsWith('$') && key !== '$and' && key !== '$or');
+    const onElementItself = Object.keys(criteria).every(
+      (key) => key.startsWith('$') && key !== '$and' && key !== '$or',
+    );
     const test = onElementItself
       ? this.condition({ kind: 'element', value: `${e}.value`, type: `${e}.type` }, criteria)
       : `${e}.type IS 'object' AND (${this.filter(criteria, `${e}.value`)})`;
@@ -344,7 +373,11 @@ class FilterTranslator {
  * collection's declared top-level index fields (strings, numbers or null in every document);
  * `elements`, its element indexes, if any.
  */
-export function whereClause(filter: Filter, plainFields: ReadonlySet<string>, elements: ElementTables | null = null): WhereClause {
+export function whereClause(
+  filter: Filter,
+  plainFields: ReadonlySet<string>,
+  elements: ElementTables | null = null,
+): WhereClause {
   const translator = new FilterTranslator(plainFields, elements);
   const sql = translator.filter(filter, 'doc');
   return { sql, params: translator.params };

@@ -28,7 +28,9 @@ export function isIndexSegment(segment: string): boolean {
 export function pathSegments(path: string): string[] {
   const segments = path.split('.');
   if (segments.length === 0 || !FIELD.test(segments[0]) || !segments.every((s) => FIELD.test(s) || INDEX.test(s))) {
-    throw new UnsupportedQueryError(`the field path "${path}" is outside the supported subset (field names of letters, digits and _, and array indexes).`);
+    throw new UnsupportedQueryError(
+      `the field path "${path}" is outside the supported subset (field names of letters, digits and _, and array indexes).`,
+    );
   }
   return segments;
 }

@@ -16,7 +16,8 @@ import { UnsupportedQueryError, jsonPathLiteral, pathSegments } from './sql-path
 export function orderByClause(sort: SortSpec | undefined, plain: ReadonlySet<string> = new Set()): string {
   const terms: string[] = [];
   for (const [path, direction] of Object.entries(sort ?? {})) {
-    if (direction !== 1 && direction !== -1) throw new UnsupportedQueryError(`sort direction ${String(direction)} of "${path}" is not 1 or -1.`);
+    if (direction !== 1 && direction !== -1)
+      throw new UnsupportedQueryError(`sort direction ${String(direction)} of "${path}" is not 1 or -1.`);
     const order = direction === 1 ? 'ASC' : 'DESC';
     if (path === '_id') {
       terms.push(`CASE typeof(_id) WHEN 'text' THEN 4 ELSE 3 END ${order}`, `_id ${order}`);

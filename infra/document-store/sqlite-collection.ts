@@ -1,5 +1,16 @@
 import type Database from 'better-sqlite3';
-import type { Collection, CollectionOptions, Document, Filter, FindFieldsOptions, FindOptions, IndexSpec, TextQuery, TextSearchSpec, Update } from './port.js';
+import type {
+  Collection,
+  CollectionOptions,
+  Document,
+  Filter,
+  FindFieldsOptions,
+  FindOptions,
+  IndexSpec,
+  TextQuery,
+  TextSearchSpec,
+  Update,
+} from './port.js';
 import { BatchDocuments, updateCopy } from './batch-documents.js';
 import { applyUpdate } from './document-updates.js';
 import { checkedFields } from './picked-fields.js';
@@ -42,7 +53,12 @@ function indexFields(spec: IndexSpec): string[] {
 }
 
 function isIndexableValue(value: unknown): boolean {
-  return value === undefined || value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+  return (
+    value === undefined ||
+    value === null ||
+    typeof value === 'string' ||
+    (typeof value === 'number' && Number.isFinite(value))
+  );
 }
 
 /** The key of a filter that is only `{_id: string or finite number}`. */
@@ -55,7 +71,8 @@ function idLookup(filter: Filter): string | number | undefined {
 
 /** A skip or limit as a whole number of rows; a negative or non-number one is a developer error. */
 function windowNumber(name: string, value: number): number {
-  if (typeof value !== 'number' || Number.isNaN(value) || value < 0) throw new UnsupportedQueryError(`${name} must be a number of documents, not ${String(value)}.`);
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 0)
+    throw new UnsupportedQueryError(`${name} must be a number of documents, not ${String(value)}.`);
   return Math.floor(value);
 }
 
@@ -147,9 +164,18 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
     this.flushBatch();
     for (const field of fields) {
       if (this.elements.has(field)) continue;
-      if (field === '_id' || pathSegments(field).length !== 1) throw new UnsupportedQueryError(`the element index field "${field}" must be a top-level field other than _id.`);
-      if (this.plain.has(field)) throw new UnsupportedQueryError(`collection ${this.name}: "${field}" is declared as a plain index, which holds no arrays.`);
-      const index = new SqliteElementIndex(this.host, this.table, `${TABLE_PREFIX}${this.name}__elements__${field}`, field);
+      if (field === '_id' || pathSegments(field).length !== 1)
+        throw new UnsupportedQueryError(`the element index field "${field}" must be a top-level field other than _id.`);
+      if (this.plain.has(field))
+        throw new UnsupportedQueryError(
+          `collection ${this.name}: "${field}" is declared as a plain index, which holds no arrays.`,
+        );
+      const index = new SqliteElementIndex(
+        this.host,
+        this.table,
+        `${TABLE_PREFIX}${this.name}__elements__${field}`,
+        field,
+      );
       this.elements.set(field, index);
       if (this.created) index.ensure();
     }
@@ -164,7 +190,9 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
         let rows = this.holders.get(key);
         if (rows === undefined) {
           rows = this.host
-            .statement(`SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE value IN (${values.map(() => '?').join(', ')}) LIMIT ?)`)
+            .statement(
+              `SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE value IN (${values.map(() => '?').join(', ')}) LIMIT ?)`,
+            )
             .pluck()
             .get(...values, limit) as number;
           if (this.holders.size >= ANSWER_CACHE_LIMIT) this.holders.clear();
@@ -187,7 +215,10 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
       const key = fields.join(',');
       if (this.indexes.has(key)) continue;
       const arrays = fields.find((field) => this.elements.has(field));
-      if (arrays) throw new UnsupportedQueryError(`collection ${this.name}: "${arrays}" has an element index, for arrays; it cannot be a plain index too.`);
+      if (arrays)
+        throw new UnsupportedQueryError(
+          `collection ${this.name}: "${arrays}" has an element index, for arrays; it cannot be a plain index too.`,
+        );
       const newFields = fields.filter((field) => !this.plain.has(field));
       if (this.created) for (const field of newFields) this.checkStored(field);
       this.indexes.set(key, fields);
@@ -208,11 +239,15 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
 
   private checkStored(field: string): void {
     const offending = this.host
-      .statement(`SELECT _id FROM ${this.table} WHERE json_type(doc, '$.${field}') NOT IN ('text', 'integer', 'real', 'null') LIMIT 1`)
+      .statement(
+        `SELECT _id FROM ${this.table} WHERE json_type(doc, '$.${field}') NOT IN ('text', 'integer', 'real', 'null') LIMIT 1`,
+      )
       .pluck()
       .get();
     if (offending !== undefined) {
-      throw new UnsupportedQueryError(`collection ${this.name}: "${field}" cannot be indexed, document ${JSON.stringify(offending)} holds an array, object or boolean there.`);
+      throw new UnsupportedQueryError(
+        `collection ${this.name}: "${field}" cannot be indexed, document ${JSON.stringify(offending)} holds an array, object or boolean there.`,
+      );
     }
   }
 
@@ -224,7 +259,9 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
    */
   private createIndex(fields: string[]): void {
     const nameOf = (of: readonly string[]) => `"${TABLE_PREFIX}${this.name}__${of.join('__')}"`;
-    const extended = [...this.indexes.values()].some((other) => other.length > fields.length && fields.every((field, i) => other[i] === field));
+    const extended = [...this.indexes.values()].some(
+      (other) => other.length > fields.length && fields.every((field, i) => other[i] === field),
+    );
     const expressions = fields.map((field) => `json_extract(doc, '$.${field}')`).join(', ');
     this.host.write(() => {
       if (extended) {
@@ -232,14 +269,17 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
         return;
       }
       this.host.db.exec(`CREATE INDEX IF NOT EXISTS ${nameOf(fields)} ON ${this.table} (${expressions})`);
-      for (let length = 1; length < fields.length; length++) this.host.db.exec(`DROP INDEX IF EXISTS ${nameOf(fields.slice(0, length))}`);
+      for (let length = 1; length < fields.length; length++)
+        this.host.db.exec(`DROP INDEX IF EXISTS ${nameOf(fields.slice(0, length))}`);
     });
   }
 
   /** Creates the table and its indexes when first used (again after a drop). */
   private ensure(): void {
     if (this.created) return;
-    this.host.write(() => this.host.db.exec(`CREATE TABLE IF NOT EXISTS ${this.table} (_id PRIMARY KEY NOT NULL, doc TEXT NOT NULL)`));
+    this.host.write(() =>
+      this.host.db.exec(`CREATE TABLE IF NOT EXISTS ${this.table} (_id PRIMARY KEY NOT NULL, doc TEXT NOT NULL)`),
+    );
     this.created = true;
     for (const fields of this.indexes.values()) this.createIndex(fields);
     this.text?.ensure();
@@ -284,7 +324,9 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
   private check(doc: T): void {
     for (const field of this.plain) {
       if (!isIndexableValue(doc[field])) {
-        throw new UnsupportedQueryError(`collection ${this.name}: the indexed field "${field}" of document ${JSON.stringify(doc._id)} must hold a string, a number or null.`);
+        throw new UnsupportedQueryError(
+          `collection ${this.name}: the indexed field "${field}" of document ${JSON.stringify(doc._id)} must hold a string, a number or null.`,
+        );
       }
     }
     checkId(doc);
@@ -331,7 +373,11 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
    * The FROM and WHERE of a filter and, if any, a text search: few matches drive the query from
    * their rowids (CROSS JOIN keeps that order), more are a set the plan probes.
    */
-  private where(filter: Filter, query: TextQuery, driveLimit = DRIVE_LIMIT): { from: string; sql: string; params: (string | number)[] } {
+  private where(
+    filter: Filter,
+    query: TextQuery,
+    driveLimit = DRIVE_LIMIT,
+  ): { from: string; sql: string; params: (string | number)[] } {
     const where = whereClause(filter, this.plain, this.elementTables);
     if (query.text === undefined || query.text === '') {
       if (query.text === '') requireTextFields(this.name, this.text?.fields ?? null);
@@ -340,16 +386,29 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
     requireTextFields(this.name, this.text?.fields ?? null);
     const text = (this.text as SqliteTextIndex).condition(query.text);
     if (text.count <= driveLimit) {
-      return { from: `json_each(?) AS text_match CROSS JOIN ${this.table} ON ${this.table}.rowid = text_match.value`, sql: where.sql, params: [text.rowids, ...where.params] };
+      return {
+        from: `json_each(?) AS text_match CROSS JOIN ${this.table} ON ${this.table}.rowid = text_match.value`,
+        sql: where.sql,
+        params: [text.rowids, ...where.params],
+      };
     }
-    return { from: this.table, sql: `(${where.sql}) AND rowid IN (SELECT value FROM json_each(?))`, params: [...where.params, text.rowids] };
+    return {
+      from: this.table,
+      sql: `(${where.sql}) AND rowid IN (SELECT value FROM json_each(?))`,
+      params: [...where.params, text.rowids],
+    };
   }
 
   /** `columns`: 'doc', 'rowid' (qualified here), or a list of expressions over the table's own columns. */
-  private select(columns: string, filter: Filter, options: FindOptions = {}): { sql: string; params: (string | number)[] } {
+  private select(
+    columns: string,
+    filter: Filter,
+    options: FindOptions = {},
+  ): { sql: string; params: (string | number)[] } {
     const id = idLookup(filter);
     // The most common read by far: one key, at most one row, nothing to translate or order.
-    if (id !== undefined && !options.skip && options.text === undefined) return { sql: `SELECT ${columns} FROM ${this.table} WHERE _id = ?`, params: [id] };
+    if (id !== undefined && !options.skip && options.text === undefined)
+      return { sql: `SELECT ${columns} FROM ${this.table} WHERE _id = ?`, params: [id] };
     const where = this.where(filter, options, options.limit === undefined ? DRIVE_LIMIT : PAGE_DRIVE_LIMIT);
     // Qualified: a text search's rowid list beside the table has a rowid too.
     const column = columns === 'rowid' ? `${this.table}.rowid` : columns;
@@ -398,7 +457,13 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
     this.ensure();
     if (options?.fields) return this.picked(filter, options, checkedFields(options.fields));
     const { sql, params } = this.select('doc', filter, options);
-    const read = () => (this.host.statement(sql).pluck().all(...params) as string[]).map((json) => JSON.parse(json) as T);
+    const read = () =>
+      (
+        this.host
+          .statement(sql)
+          .pluck()
+          .all(...params) as string[]
+      ).map((json) => JSON.parse(json) as T);
     // A text search is not remembered here: its parameters hold the matching rowids (the text
     // index remembers those). A copy of a remembered list: a caller may sort or splice what it gets.
     return fresh || options?.text ? read() : this.remembered(sql, params, read).slice();
@@ -410,7 +475,12 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
     const columns = ['_id', ...fields.map((field) => `doc -> '$.${field}'`)].join(', ');
     const { sql, params } = this.select(columns, filter, options);
     const read = () =>
-      (this.host.statement(sql).raw().all(...params) as unknown[][]).map((row) => {
+      (
+        this.host
+          .statement(sql)
+          .raw()
+          .all(...params) as unknown[][]
+      ).map((row) => {
         const doc: Document = { _id: row[0] as T['_id'] };
         fields.forEach((field, i) => {
           const json = row[i + 1] as string | null;
@@ -426,7 +496,9 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
   plan(filter: Filter, options?: FindOptions): string[] {
     this.ensure();
     const { sql, params } = this.select('doc', filter, options);
-    return (this.host.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail);
+    return (this.host.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map(
+      (row) => row.detail,
+    );
   }
 
   async findOne(filter: Filter): Promise<T | null> {
@@ -452,7 +524,11 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
     this.ensure();
     const where = this.where(filter, options);
     const sql = `SELECT count(*) FROM ${where.from} WHERE ${where.sql}`;
-    const read = () => this.host.statement(sql).pluck().get(...where.params) as number;
+    const read = () =>
+      this.host
+        .statement(sql)
+        .pluck()
+        .get(...where.params) as number;
     return options.text ? read() : this.remembered(sql, where.params, read);
   }
 
@@ -557,14 +633,19 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
     const sided = text !== null || this.elements.size > 0;
     const deleted = sided
       ? this.host.write(() => {
-          const rowids = this.host.statement(sql).pluck().all(...params) as number[];
+          const rowids = this.host
+            .statement(sql)
+            .pluck()
+            .all(...params) as number[];
           const statement = this.host.statement(this.sql.deleteRow);
           for (const rowid of rowids) statement.run(rowid);
           text?.deleted(rowids);
           for (const index of this.elements.values()) index.deleted(rowids);
           return rowids.length;
         })
-      : this.host.write(() => this.host.statement(`DELETE FROM ${this.table} WHERE rowid IN (${sql})`).run(...params).changes);
+      : this.host.write(
+          () => this.host.statement(`DELETE FROM ${this.table} WHERE rowid IN (${sql})`).run(...params).changes,
+        );
     if (deleted > 0) this.changed();
     return deleted;
   }

@@ -52,13 +52,21 @@ export class SqliteElementIndex {
 
   /** Creates the table if missing, filling it from the stored documents (a collection that had none, or an older file). */
   ensure(): void {
-    const exists = this.host.db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).pluck().get(this.tableName) !== undefined;
+    const exists =
+      this.host.db
+        .prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`)
+        .pluck()
+        .get(this.tableName) !== undefined;
     if (exists) return;
     this.host.write(() => {
-      this.host.db.exec(`CREATE TABLE ${this.table} (value NOT NULL, doc INTEGER NOT NULL, PRIMARY KEY (value, doc)) WITHOUT ROWID`);
+      this.host.db.exec(
+        `CREATE TABLE ${this.table} (value NOT NULL, doc INTEGER NOT NULL, PRIMARY KEY (value, doc)) WITHOUT ROWID`,
+      );
       this.host.db.exec(`CREATE INDEX "${this.tableName}__doc" ON ${this.table} (doc)`);
       // In batches: one connection cannot write while a read of it is still being stepped.
-      const batch = this.host.db.prepare(`SELECT rowid, doc -> ? AS value FROM ${this.documentsTable} WHERE rowid > ? ORDER BY rowid LIMIT ${FILL_BATCH}`);
+      const batch = this.host.db.prepare(
+        `SELECT rowid, doc -> ? AS value FROM ${this.documentsTable} WHERE rowid > ? ORDER BY rowid LIMIT ${FILL_BATCH}`,
+      );
       let last = -Infinity;
       for (;;) {
         const rows = batch.all(`$.${this.field}`, last) as { rowid: number; value: string | null }[];

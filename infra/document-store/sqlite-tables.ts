@@ -6,7 +6,8 @@ const COLLECTION_NAME = /^[A-Za-z0-9_-]+$/;
 
 /** The collection's table, unquoted. */
 export function tableNameOf(name: string): string {
-  if (!COLLECTION_NAME.test(name)) throw new UnsupportedQueryError(`the collection name "${name}" is not letters, digits, _ and -.`);
+  if (!COLLECTION_NAME.test(name))
+    throw new UnsupportedQueryError(`the collection name "${name}" is not letters, digits, _ and -.`);
   return `${TABLE_PREFIX}${name}`;
 }
 
@@ -21,5 +22,7 @@ export function textTableOf(table: string): string {
 
 /** The file of the read models' text indexes, beside theirs (`read-models.sqlite` → `read-models-text.sqlite`). */
 export function textIndexFile(readModelsFile: string): string {
-  return readModelsFile.endsWith('.sqlite') ? `${readModelsFile.slice(0, -'.sqlite'.length)}-text.sqlite` : `${readModelsFile}-text`;
+  return readModelsFile.endsWith('.sqlite')
+    ? `${readModelsFile.slice(0, -'.sqlite'.length)}-text.sqlite`
+    : `${readModelsFile}-text`;
 }

@@ -13,7 +13,11 @@ export interface TextIndexHost {
   statement(sql: string): Database.Statement;
   write<T>(work: () => T): T;
   /** The text file, read here and written by the text index thread alone. */
-  textFile(): { statement(sql: string): Database.Statement; columnsOf(table: string): string[]; writer: TextIndexWriter };
+  textFile(): {
+    statement(sql: string): Database.Statement;
+    columnsOf(table: string): string[];
+    writer: TextIndexWriter;
+  };
 }
 
 /** The read-model table of a text table's owed rows. */
@@ -82,17 +86,30 @@ export class SqliteTextIndex {
   ) {
     this.table = quoted(tableName);
     this.documentsTable = quoted(documentsTableName);
-    this.spec = { table: tableName, fields: [...fields], documentsTable: documentsTableName, owedTable: owedTableOf(tableName) };
+    this.spec = {
+      table: tableName,
+      fields: [...fields],
+      documentsTable: documentsTableName,
+      owedTable: owedTableOf(tableName),
+    };
     this.owedTable = quoted(this.spec.owedTable);
     this.markSql = `INSERT INTO ${this.owedTable} (rowid, seq) VALUES (?, ?) ON CONFLICT (rowid) DO UPDATE SET seq = excluded.seq`;
     this.sample = new TrigramSample({
       rowidRange: () => {
-        const range = this.host.statement(`SELECT (SELECT min(rowid) FROM ${this.documentsTable}) AS min, (SELECT max(rowid) FROM ${this.documentsTable}) AS max`).get() as { min: number | null; max: number | null };
+        const range = this.host
+          .statement(
+            `SELECT (SELECT min(rowid) FROM ${this.documentsTable}) AS min, (SELECT max(rowid) FROM ${this.documentsTable}) AS max`,
+          )
+          .get() as { min: number | null; max: number | null };
         return range.min === null || range.max === null ? null : { min: range.min, max: range.max };
       },
       textsOf: (rowids) => {
         const columns = this.fields.map(quoted).join(', ');
-        return this.host.textFile().statement(`SELECT ${columns} FROM ${this.table} WHERE rowid IN (SELECT value FROM json_each(?))`).raw().all(JSON.stringify(rowids)) as string[][];
+        return this.host
+          .textFile()
+          .statement(`SELECT ${columns} FROM ${this.table} WHERE rowid IN (SELECT value FROM json_each(?))`)
+          .raw()
+          .all(JSON.stringify(rowids)) as string[][];
       },
     });
   }
@@ -129,19 +146,34 @@ export class SqliteTextIndex {
       },
     });
     this.host.write(() => {
-      this.host.db.exec(`CREATE TABLE IF NOT EXISTS ${this.owedTable} (rowid INTEGER PRIMARY KEY, seq INTEGER NOT NULL)`);
-      this.host.db.exec(`CREATE INDEX IF NOT EXISTS ${quoted(`${this.spec.owedTable}__seq`)} ON ${this.owedTable} (seq)`);
-      const inReadModels = this.host.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = ? AND type = 'table'`).get(this.tableName) !== undefined;
+      this.host.db.exec(
+        `CREATE TABLE IF NOT EXISTS ${this.owedTable} (rowid INTEGER PRIMARY KEY, seq INTEGER NOT NULL)`,
+      );
+      this.host.db.exec(
+        `CREATE INDEX IF NOT EXISTS ${quoted(`${this.spec.owedTable}__seq`)} ON ${this.owedTable} (seq)`,
+      );
+      const inReadModels =
+        this.host.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = ? AND type = 'table'`).get(this.tableName) !==
+        undefined;
       if (inReadModels) this.host.db.exec(`DROP TABLE ${this.table}`);
       this.ready = this.tablesAsked === 0 && text.columnsOf(this.tableName).join(',') === this.fields.join(',');
       this.sequence = Math.max(this.sequence, this.highestMark());
       if (!this.ready || inReadModels) {
         // Sequence numbers above every mark left: each row is owed once, after the new table.
-        this.host.db.prepare(`INSERT INTO ${this.owedTable} (rowid, seq) SELECT rowid, ? + rowid FROM ${this.documentsTable} WHERE true ON CONFLICT (rowid) DO UPDATE SET seq = excluded.seq`).run(this.sequence);
-        const maxRowid = (this.host.db.prepare(`SELECT max(rowid) FROM ${this.documentsTable}`).pluck().get() as number | null) ?? 0;
+        this.host.db
+          .prepare(
+            `INSERT INTO ${this.owedTable} (rowid, seq) SELECT rowid, ? + rowid FROM ${this.documentsTable} WHERE true ON CONFLICT (rowid) DO UPDATE SET seq = excluded.seq`,
+          )
+          .run(this.sequence);
+        const maxRowid =
+          (this.host.db.prepare(`SELECT max(rowid) FROM ${this.documentsTable}`).pluck().get() as number | null) ?? 0;
         this.sequence += maxRowid;
       }
-      for (const [rowid, seq] of this.host.db.prepare(`SELECT rowid, seq FROM ${this.owedTable} WHERE rowid <> ?`).raw().all(SEQUENCE_ROW) as [number, number][]) this.pending.set(rowid, seq);
+      for (const [rowid, seq] of this.host.db
+        .prepare(`SELECT rowid, seq FROM ${this.owedTable} WHERE rowid <> ?`)
+        .raw()
+        .all(SEQUENCE_ROW) as [number, number][])
+        this.pending.set(rowid, seq);
       this.markedInTransaction = true;
     });
     // Asked even while another request is on its way: it may come before a drop of every table
@@ -254,7 +286,10 @@ export class SqliteTextIndex {
       // Not thrown: this runs on the thread's message, where nothing would catch it. The marks
       // stay in the file, where searches check their documents, and a start sends them to the
       // thread again. A full disk has been told to the store's watchers already.
-      if (!isStorageFailure(error)) process.emitWarning(`The text index could not clear its settled marks: ${error instanceof Error ? error.message : String(error)}`);
+      if (!isStorageFailure(error))
+        process.emitWarning(
+          `The text index could not clear its settled marks: ${error instanceof Error ? error.message : String(error)}`,
+        );
     }
   }
 
@@ -326,19 +361,31 @@ export class SqliteTextIndex {
     const eachField = this.fields.map(() => needle);
     // FTS5's query parser ends a string at a NUL; instr compares past it, as `includes` does.
     if (points.length < TRIGRAM || needle.includes('\0')) {
-      return text.statement(`SELECT rowid FROM ${this.table} WHERE ${tests}`).pluck().all(...eachField) as number[];
+      return text
+        .statement(`SELECT rowid FROM ${this.table} WHERE ${tests}`)
+        .pluck()
+        .all(...eachField) as number[];
     }
     if (points.length <= PHRASE_LIMIT) {
       // Its rarest trigrams find a superset, checked whole by instr: cheaper than walking the
       // lists of its common trigrams too, as the phrase does (see TrigramSample).
       const driving = this.sample.drivingTrigrams(points);
       return driving
-        ? (text.statement(`SELECT rowid FROM ${this.table} WHERE ${this.table} MATCH ? AND (${tests})`).pluck().all(driving.map(phrase).join(' AND '), ...eachField) as number[])
-        : (text.statement(`SELECT rowid FROM ${this.table} WHERE ${this.table} MATCH ?`).pluck().all(phrase(needle)) as number[]);
+        ? (text
+            .statement(`SELECT rowid FROM ${this.table} WHERE ${this.table} MATCH ? AND (${tests})`)
+            .pluck()
+            .all(driving.map(phrase).join(' AND '), ...eachField) as number[])
+        : (text
+            .statement(`SELECT rowid FROM ${this.table} WHERE ${this.table} MATCH ?`)
+            .pluck()
+            .all(phrase(needle)) as number[]);
     }
     // Rows holding the whole needle hold its beginning: the index finds those, instr keeps the rest.
     const head = points.slice(0, PHRASE_LIMIT).join('');
-    return text.statement(`SELECT rowid FROM ${this.table} WHERE ${this.table} MATCH ? AND (${tests})`).pluck().all(phrase(head), ...eachField) as number[];
+    return text
+      .statement(`SELECT rowid FROM ${this.table} WHERE ${this.table} MATCH ? AND (${tests})`)
+      .pluck()
+      .all(phrase(head), ...eachField) as number[];
   }
 
   /** The rowids of the documents holding the text: the index's, with the pending rows checked on their documents. */
@@ -350,14 +397,18 @@ export class SqliteTextIndex {
     // CLI, a second server) may have written posts whose text its thread has not indexed yet.
     // Read before the index: a mark is removed only after its text row has committed there.
     const owed = this.host
-      .statement(`SELECT o.rowid, d.doc FROM ${this.owedTable} AS o LEFT JOIN ${this.documentsTable} AS d ON d.rowid = o.rowid WHERE o.rowid <> ${SEQUENCE_ROW}`)
+      .statement(
+        `SELECT o.rowid, d.doc FROM ${this.owedTable} AS o LEFT JOIN ${this.documentsTable} AS d ON d.rowid = o.rowid WHERE o.rowid <> ${SEQUENCE_ROW}`,
+      )
       .raw()
       .all() as [number, string | null][];
     let rowids = this.indexMatches(needle);
     if (owed.length > 0) {
       const unsure = new Set(owed.map(([rowid]) => rowid));
       rowids = rowids.filter((rowid) => !unsure.has(rowid));
-      for (const [rowid, doc] of owed) if (doc !== null && containsText(JSON.parse(doc) as Record<string, unknown>, this.fields, text)) rowids.push(rowid);
+      for (const [rowid, doc] of owed)
+        if (doc !== null && containsText(JSON.parse(doc) as Record<string, unknown>, this.fields, text))
+          rowids.push(rowid);
       rowids.sort((a, b) => a - b);
     }
     if (this.found.size >= FOUND_CACHE_LIMIT) this.found.clear();

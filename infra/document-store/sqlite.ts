@@ -1,8 +1,22 @@
 import Database from 'better-sqlite3';
 import { dirname } from 'node:path';
-import type { Collection, CollectionOptions, CommitWatcher, Document, DocumentStore, DropAllOptions, Filter, FindOptions } from './port.js';
+import type {
+  Collection,
+  CollectionOptions,
+  CommitWatcher,
+  Document,
+  DocumentStore,
+  DropAllOptions,
+  Filter,
+  FindOptions,
+} from './port.js';
 import { DependencyUnavailableError } from '../errors.js';
-import { isStorageFailure, StorageFailureRecord, translateStorageError, type StorageFailure } from '../storage-errors.js';
+import {
+  isStorageFailure,
+  StorageFailureRecord,
+  translateStorageError,
+  type StorageFailure,
+} from '../storage-errors.js';
 import { PreparedStatements } from '../prepared-statements.js';
 import { UnsupportedQueryError, quotedName } from './sql-paths.js';
 import { SqliteCollection, type CollectionHost, type TextFile } from './sqlite-collection.js';
@@ -99,7 +113,9 @@ export class SqliteDocumentStore implements DocumentStore {
     if (file !== ':memory:') {
       const recovery = recoverUnsynced(file, textIndexFile(file));
       if (recovery === 'discarded') {
-        process.emitWarning(`${file}: a rebuild that skipped syncing never finished, and the machine went down since: the read models were removed, and are replayed from the log.`);
+        process.emitWarning(
+          `${file}: a rebuild that skipped syncing never finished, and the machine went down since: the read models were removed, and are replayed from the log.`,
+        );
       }
     }
     this.db = new Database(file);
@@ -165,7 +181,8 @@ export class SqliteDocumentStore implements DocumentStore {
     const file: TextFile = {
       statement: (sql) => statements.get(sql),
       // While a drop of every table is on its way, the tables there are as good as gone.
-      columnsOf: (table) => (writer.droppingAll ? [] : (db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(table) as string[])),
+      columnsOf: (table) =>
+        writer.droppingAll ? [] : (db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(table) as string[]),
       writer,
     };
     this.text = { db, statements, file };
@@ -239,7 +256,8 @@ export class SqliteDocumentStore implements DocumentStore {
     for (const collection of this.collections.values()) collection.rolledBack();
     this.failures.failed(error);
     const reported = refusal instanceof Error ? refusal : new Error(String(refusal));
-    if (this.watchers.size === 0) process.emitWarning(`The read models' uncommitted writes were lost: ${reported.message}`);
+    if (this.watchers.size === 0)
+      process.emitWarning(`The read models' uncommitted writes were lost: ${reported.message}`);
     for (const watcher of this.watchers) watcher.lost(reported);
     return refusal;
   }
@@ -322,7 +340,8 @@ export class SqliteDocumentStore implements DocumentStore {
         // A replay's batches follow each other without a turn of the event loop, so the commit
         // timer never fires between them: past the interval, the batch that ends commits. The
         // text index thread then indexes beside the replay rather than after it.
-        if (this.commitWaiting || performance.now() - this.transactionBegan >= this.commitIntervalMs) this.commit(false, succeeded && lost === null);
+        if (this.commitWaiting || performance.now() - this.transactionBegan >= this.commitIntervalMs)
+          this.commit(false, succeeded && lost === null);
       }
     }
     // The batch's writes went with a lost transaction (another batch's failure, or a commit).
@@ -406,7 +425,8 @@ export class SqliteDocumentStore implements DocumentStore {
       .all(TABLE_PREFIX) as string[];
     // The text file is dropped whole, by its thread.
     const textKept = kept.find((table) => tables.includes(owedTableOf(textTableOf(table))));
-    if (textKept) throw new UnsupportedQueryError(`a collection with a text index cannot be kept by dropAll (${textKept}).`);
+    if (textKept)
+      throw new UnsupportedQueryError(`a collection with a text index cannot be kept by dropAll (${textKept}).`);
     this.write(() => {
       for (const table of tables) if (!isKept(table)) this.db.exec(`DROP TABLE IF EXISTS ${quotedName(table)}`);
     });

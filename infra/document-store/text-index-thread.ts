@@ -3,7 +3,13 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PreparedStatements } from '../prepared-statements.js';
 import { quotedName as quoted } from './sql-paths.js';
 import { searchableText } from './text-search.js';
-import { SEQUENCE_ROW, type TextIndexReply, type TextIndexRequest, type TextIndexSpec, type TextIndexThreadData } from './text-index-messages.js';
+import {
+  SEQUENCE_ROW,
+  type TextIndexReply,
+  type TextIndexRequest,
+  type TextIndexSpec,
+  type TextIndexThreadData,
+} from './text-index-messages.js';
 
 /**
  * The read models' text index writer: a thread of its own, so the FTS5 trigram rows of a post
@@ -59,7 +65,9 @@ function recreate(index: TextIndexSpec, empty: boolean): void {
       const current = text.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(index.table) as string[];
       if (!empty && current.join(',') === index.fields.join(',')) return false;
       text.exec(`DROP TABLE IF EXISTS ${quoted(index.table)}`);
-      text.exec(`CREATE VIRTUAL TABLE ${quoted(index.table)} USING fts5(${columns}, tokenize = 'trigram case_sensitive 1')`);
+      text.exec(
+        `CREATE VIRTUAL TABLE ${quoted(index.table)} USING fts5(${columns}, tokenize = 'trigram case_sensitive 1')`,
+      );
       return true;
     })
     .immediate();
@@ -71,7 +79,9 @@ function recreate(index: TextIndexSpec, empty: boolean): void {
 function dropAll(): void {
   // Virtual tables first: dropping one drops its shadow tables, gone by the time the list reaches them.
   const tables = text
-    .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY substr(sql, 1, 20) = 'CREATE VIRTUAL TABLE' DESC`)
+    .prepare(
+      `SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY substr(sql, 1, 20) = 'CREATE VIRTUAL TABLE' DESC`,
+    )
     .pluck()
     .all() as string[];
   text.transaction(() => {
@@ -160,6 +170,9 @@ port.on('message', (request: TextIndexRequest) => {
     // Reported as a message: an error thrown out of a thread reaches the main thread without
     // its message (a SqliteError arrives as { code }).
     failed = true;
-    port.postMessage({ op: 'failed', message: error instanceof Error ? error.message : String(error) } satisfies TextIndexReply);
+    port.postMessage({
+      op: 'failed',
+      message: error instanceof Error ? error.message : String(error),
+    } satisfies TextIndexReply);
   }
 });

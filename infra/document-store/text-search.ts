@@ -8,7 +8,8 @@ export function textFields(spec: TextSearchSpec): string[] {
   const fields = [...spec.fields];
   if (fields.length === 0) throw new UnsupportedQueryError('a text search needs at least one field.');
   for (const field of fields) {
-    if (!FIELD_NAME.test(field) || field === '_id') throw new UnsupportedQueryError(`the text field "${field}" must be a top-level field name other than _id.`);
+    if (!FIELD_NAME.test(field) || field === '_id')
+      throw new UnsupportedQueryError(`the text field "${field}" must be a top-level field name other than _id.`);
   }
   if (new Set(fields).size !== fields.length) throw new UnsupportedQueryError('a text field is declared twice.');
   return fields;

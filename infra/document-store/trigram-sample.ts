@@ -83,7 +83,13 @@ export class TrigramSample {
     if (this.rows === 0) return null;
     const at = new Map<string, number>();
     for (let i = points.length - 3; i >= 0; i--) at.set(points[i] + points[i + 1] + points[i + 2], i);
-    const ranked = trigrams.map((trigram) => ({ trigram, at: at.get(trigram) ?? 0, share: ((this.counts.get(trigramKey(trigram)) ?? 0) + 0.5) / this.rows })).sort((a, b) => a.share - b.share);
+    const ranked = trigrams
+      .map((trigram) => ({
+        trigram,
+        at: at.get(trigram) ?? 0,
+        share: ((this.counts.get(trigramKey(trigram)) ?? 0) + 0.5) / this.rows,
+      }))
+      .sort((a, b) => a.share - b.share);
     const picked = [ranked[0]];
     for (const candidate of ranked) {
       if (picked.length === DRIVING_TRIGRAMS) break;

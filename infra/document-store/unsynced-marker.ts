@@ -66,7 +66,13 @@ function writtenFiles(readModelsFile: string, textFile: string): string[] {
 
 /** Before the first write that skips its fsync: the marker, itself on disk. */
 export function markUnsynced(readModelsFile: string): void {
-  const marker: UnsyncedMarker = { pid: process.pid, started: processStart('self'), host: hostname(), bootId: bootId(), since: new Date().toISOString() };
+  const marker: UnsyncedMarker = {
+    pid: process.pid,
+    started: processStart('self'),
+    host: hostname(),
+    bootId: bootId(),
+    since: new Date().toISOString(),
+  };
   const file = unsyncedMarkerFile(readModelsFile);
   writeFileSync(file, JSON.stringify(marker));
   syncFiles([file]);
@@ -83,7 +89,13 @@ function readMarker(file: string): UnsyncedMarker | null {
   try {
     const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<UnsyncedMarker>;
     if (typeof parsed.pid !== 'number' || typeof parsed.host !== 'string') return null;
-    return { pid: parsed.pid, started: parsed.started ?? null, host: parsed.host, bootId: parsed.bootId ?? null, since: String(parsed.since) };
+    return {
+      pid: parsed.pid,
+      started: parsed.started ?? null,
+      host: parsed.host,
+      bootId: parsed.bootId ?? null,
+      since: String(parsed.since),
+    };
   } catch {
     return null;
   }
@@ -109,13 +121,16 @@ export function recoverUnsynced(readModelsFile: string, textFile: string): Unsyn
     );
   }
   if (marker && isAlive(marker.pid) && (marker.started === null || marker.started === processStart(marker.pid))) {
-    throw new Error(`${file}: the read models are being rebuilt by process ${marker.pid} (since ${marker.since}). Wait for it, or stop it, first.`);
+    throw new Error(
+      `${file}: the read models are being rebuilt by process ${marker.pid} (since ${marker.since}). Wait for it, or stop it, first.`,
+    );
   }
   if (marker && marker.bootId !== null && marker.bootId === bootId()) {
     clearUnsynced(readModelsFile, textFile);
     return 'synced';
   }
-  for (const path of [readModelsFile, textFile].flatMap((f) => [f, `${f}-wal`, `${f}-shm`])) rmSync(path, { force: true });
+  for (const path of [readModelsFile, textFile].flatMap((f) => [f, `${f}-wal`, `${f}-shm`]))
+    rmSync(path, { force: true });
   rmSync(file, { force: true });
   syncFiles([readModelsFile]);
   return 'discarded';

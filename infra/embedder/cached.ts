@@ -60,7 +60,11 @@ export class CachedEmbedder implements Embedder {
   private lookup(keys: string[]): (Float32Array | null)[] {
     return keys.map((key) => {
       const row = this.select.get(key);
-      return row ? new Float32Array(row.vector.buffer.slice(row.vector.byteOffset, row.vector.byteOffset + row.vector.byteLength)) : null;
+      return row
+        ? new Float32Array(
+            row.vector.buffer.slice(row.vector.byteOffset, row.vector.byteOffset + row.vector.byteLength),
+          )
+        : null;
     });
   }
 
@@ -71,12 +75,17 @@ export class CachedEmbedder implements Embedder {
     const vectors = this.lookup(keys);
     const missing = vectors.flatMap((v, i) => (v === null ? [i] : []));
     if (missing.length > 0) {
-      const fresh = await this.inner.embed(missing.map((i) => texts[i]), purpose);
+      const fresh = await this.inner.embed(
+        missing.map((i) => texts[i]),
+        purpose,
+      );
       this.embedded += fresh.length;
       const store = this.closed
         ? () => {}
         : this.db.transaction(() => {
-            missing.forEach((index, n) => this.insert.run(keys[index], Buffer.from(fresh[n].buffer, fresh[n].byteOffset, fresh[n].byteLength)));
+            missing.forEach((index, n) =>
+              this.insert.run(keys[index], Buffer.from(fresh[n].buffer, fresh[n].byteOffset, fresh[n].byteLength)),
+            );
           });
       store();
       missing.forEach((index, n) => (vectors[index] = fresh[n]));

@@ -8,7 +8,10 @@ const BATCH = 96;
 /** Our own message for a provider failure: its status, never its payload. */
 export function providerError(what: string, error: unknown): DependencyUnavailableError {
   const status = error instanceof CohereError && error.statusCode ? ` (HTTP ${error.statusCode})` : '';
-  return new DependencyUnavailableError('model provider', `The language model provider returned an error while ${what}${status}.`);
+  return new DependencyUnavailableError(
+    'model provider',
+    `The language model provider returned an error while ${what}${status}.`,
+  );
 }
 
 /** Cohere embeddings: `search_document` for stored chunks, `search_query` for questions. */

@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { Kafka, Partitioners, logLevel, type Admin, type Consumer, type KafkaMessage, type LogEntry, type Producer } from 'kafkajs';
+import {
+  Kafka,
+  Partitioners,
+  logLevel,
+  type Admin,
+  type Consumer,
+  type KafkaMessage,
+  type LogEntry,
+  type Producer,
+} from 'kafkajs';
 import type { Logger } from 'pino';
 import { DependencyUnavailableError } from '../errors.js';
 import type { AllEventsHandler, EventStore, StoredEvent, Subscription } from '../event-store/port.js';
@@ -51,7 +60,16 @@ export interface KafkaEventBusOptions {
 function isUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   // kafkajs' error classes are not reachable as named ESM exports, so they are told apart by name.
-  if (['KafkaJSConnectionError', 'KafkaJSNumberOfRetriesExceeded', 'KafkaJSBrokerNotFound', 'KafkaJSRequestTimeoutError', 'KafkaJSConnectionClosedError', 'KafkaJSTimeout'].includes(error.name)) {
+  if (
+    [
+      'KafkaJSConnectionError',
+      'KafkaJSNumberOfRetriesExceeded',
+      'KafkaJSBrokerNotFound',
+      'KafkaJSRequestTimeoutError',
+      'KafkaJSConnectionClosedError',
+      'KafkaJSTimeout',
+    ].includes(error.name)
+  ) {
     return true;
   }
   return (error as { retriable?: unknown }).retriable === true;
@@ -192,7 +210,10 @@ export class KafkaEventBus implements EventBus {
     });
     const partitions = await this.admin.fetchTopicOffsets(this.topic);
     if (partitions.length > 1) {
-      this.options.logger.warn({ topic: this.topic, partitions: partitions.length }, 'Event topic has several partitions: events are in order per stream only.');
+      this.options.logger.warn(
+        { topic: this.topic, partitions: partitions.length },
+        'Event topic has several partitions: events are in order per stream only.',
+      );
     }
   }
 
@@ -209,7 +230,11 @@ export class KafkaEventBus implements EventBus {
    */
   private async assertSameLog(last: StoredEvent): Promise<void> {
     const [mine] = await this.options.store.readAll(last.position - 1, 1);
-    const same = mine?.position === last.position && mine.streamId === last.streamId && mine.streamVersion === last.streamVersion && mine.type === last.type;
+    const same =
+      mine?.position === last.position &&
+      mine.streamId === last.streamId &&
+      mine.streamVersion === last.streamVersion &&
+      mine.type === last.type;
     if (same) return;
     throw new Error(
       `Kafka topic ${this.topic} holds another event log than this one: its last event, at position ${last.position}, ` +
@@ -247,10 +272,17 @@ export class KafkaEventBus implements EventBus {
           if (pending.size === 0) resolveDone();
         },
       });
-      for (const [partition, offset] of pending) consumer.seek({ topic: this.topic, partition, offset: offset.toString() });
+      for (const [partition, offset] of pending)
+        consumer.seek({ topic: this.topic, partition, offset: offset.toString() });
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new DependencyUnavailableError(DEPENDENCY, 'Kafka did not return the last forwarded event in time.')), READBACK_TIMEOUT_MS);
+        timer = setTimeout(
+          () =>
+            reject(
+              new DependencyUnavailableError(DEPENDENCY, 'Kafka did not return the last forwarded event in time.'),
+            ),
+          READBACK_TIMEOUT_MS,
+        );
       });
       await Promise.race([done, timeout]).finally(() => clearTimeout(timer));
     } finally {
@@ -267,12 +299,20 @@ export class KafkaEventBus implements EventBus {
       }
     } catch (error) {
       // The store subscription retries the batch; the log says why it is stuck.
-      this.options.logger.error({ err: error, from: events[0]?.position }, 'Forwarding events to Kafka failed; retrying.');
+      this.options.logger.error(
+        { err: error, from: events[0]?.position },
+        'Forwarding events to Kafka failed; retrying.',
+      );
       throw error;
     }
   }
 
-  async subscribe(group: string, after: number, handler: AllEventsHandler, options: SubscribeOptions = {}): Promise<Subscription> {
+  async subscribe(
+    group: string,
+    after: number,
+    handler: AllEventsHandler,
+    options: SubscribeOptions = {},
+  ): Promise<Subscription> {
     const groupId = `${this.options.groupPrefix ?? ''}${group}`;
     await guard(() => this.rewindIfAhead(groupId, after));
     const consumer = this.kafka.consumer({
@@ -310,7 +350,10 @@ export class KafkaEventBus implements EventBus {
             for (const message of batch.messages) {
               const event = parseEvent(message);
               if (!event) {
-                logger.warn({ topic, partition: batch.partition, offset: message.offset }, 'Skipping a message that is not an event.');
+                logger.warn(
+                  { topic, partition: batch.partition, offset: message.offset },
+                  'Skipping a message that is not an event.',
+                );
                 continue;
               }
               if (event.position <= floor) continue;
@@ -331,7 +374,12 @@ export class KafkaEventBus implements EventBus {
             const last = batch.messages[batch.messages.length - 1];
             if (last) {
               await consumer.commitOffsets([
-                { topic, partition: batch.partition, offset: (BigInt(last.offset) + 1n).toString(), metadata: String(floor) },
+                {
+                  topic,
+                  partition: batch.partition,
+                  offset: (BigInt(last.offset) + 1n).toString(),
+                  metadata: String(floor),
+                },
               ]);
             }
             await heartbeat();
@@ -368,7 +416,10 @@ export class KafkaEventBus implements EventBus {
       await this.admin.resetOffsets({ groupId: group, topic: this.topic, earliest: true });
     } catch (error) {
       // Only an empty group can be reset: another instance is consuming, so it keeps its offsets.
-      this.options.logger.warn({ err: error, group }, 'Could not rewind the consumer group; continuing from its committed offset.');
+      this.options.logger.warn(
+        { err: error, group },
+        'Could not rewind the consumer group; continuing from its committed offset.',
+      );
     }
   }
 

@@ -152,7 +152,11 @@ export class EventStoreDbEventStore implements EventStore {
     return last ?? null;
   }
 
-  private async collectStream(streamId: string, direction: typeof FORWARDS | typeof BACKWARDS, maxCount: number | undefined): Promise<StoredEvent[]> {
+  private async collectStream(
+    streamId: string,
+    direction: typeof FORWARDS | typeof BACKWARDS,
+    maxCount: number | undefined,
+  ): Promise<StoredEvent[]> {
     const out: StoredEvent[] = [];
     try {
       const read = this.client.readStream(streamId, {
@@ -182,7 +186,11 @@ export class EventStoreDbEventStore implements EventStore {
       let seen = 0;
       let lastCommit: Position | undefined;
       await guard(async () => {
-        for await (const resolved of this.client.readAll({ fromPosition: from, direction: FORWARDS, maxCount: pageSize })) {
+        for await (const resolved of this.client.readAll({
+          fromPosition: from,
+          direction: FORWARDS,
+          maxCount: pageSize,
+        })) {
           seen += 1;
           const event = resolved.event;
           if (!event) continue;
@@ -206,7 +214,11 @@ export class EventStoreDbEventStore implements EventStore {
       let oldest: Position | undefined;
       let found = 0;
       await guard(async () => {
-        for await (const resolved of this.client.readAll({ fromPosition: from, direction: BACKWARDS, maxCount: PAGE_SIZE })) {
+        for await (const resolved of this.client.readAll({
+          fromPosition: from,
+          direction: BACKWARDS,
+          maxCount: PAGE_SIZE,
+        })) {
           seen += 1;
           const event = resolved.event;
           if (!event) continue;

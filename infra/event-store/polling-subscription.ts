@@ -38,7 +38,10 @@ export function pollingSubscription(
   const takeHanded = (): StoredEvent[] | null => {
     const events = handed;
     handed = [];
-    const contiguous = events.length > 0 && events[0].position === position + 1 && events[events.length - 1].position === position + events.length;
+    const contiguous =
+      events.length > 0 &&
+      events[0].position === position + 1 &&
+      events[events.length - 1].position === position + events.length;
     return contiguous ? events : null;
   };
 

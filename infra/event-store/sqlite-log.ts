@@ -50,7 +50,9 @@ export function openEventLog(file: string): Database.Database {
 
 /** The number of events a stream holds (0: none), read on `db`. */
 export function streamVersionReader(db: Database.Database): (streamId: string) => number {
-  const streamVersion = db.prepare<[string], { v: number | null }>('SELECT MAX(stream_version) AS v FROM events WHERE stream_id = ?');
+  const streamVersion = db.prepare<[string], { v: number | null }>(
+    'SELECT MAX(stream_version) AS v FROM events WHERE stream_id = ?',
+  );
   return (streamId) => streamVersion.get(streamId)?.v ?? 0;
 }
 
@@ -66,7 +68,9 @@ function isUniqueViolation(error: unknown): boolean {
  * alone and writes nothing. Any other failure throws, and the whole group is undone.
  */
 export function groupCommitter(db: Database.Database): (appends: GroupAppend[]) => GroupOutcome[] {
-  const insert = db.prepare('INSERT INTO events (stream_id, stream_version, type, data, metadata) VALUES (?, ?, ?, ?, ?)');
+  const insert = db.prepare(
+    'INSERT INTO events (stream_id, stream_version, type, data, metadata) VALUES (?, ?, ?, ?, ?)',
+  );
   const currentVersion = streamVersionReader(db);
 
   const writeGroup = (appends: GroupAppend[]): GroupOutcome[] => {

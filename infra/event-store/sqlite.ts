@@ -39,7 +39,14 @@ type RawEventRow = [number, string, number, string, string, string];
 const COLUMNS = 'position, stream_id, stream_version, type, data, metadata';
 
 function rawToStored(row: RawEventRow): StoredEvent {
-  return { position: row[0], streamId: row[1], streamVersion: row[2], type: row[3], data: JSON.parse(row[4]), metadata: JSON.parse(row[5]) };
+  return {
+    position: row[0],
+    streamId: row[1],
+    streamVersion: row[2],
+    type: row[3],
+    data: JSON.parse(row[4]),
+    metadata: JSON.parse(row[5]),
+  };
 }
 
 function toStored(row: EventRow): StoredEvent {
@@ -94,8 +101,10 @@ export class SqliteEventStore implements EventStore {
   private readonly failures: StorageFailureRecord;
 
   constructor(file: string, options: SqliteEventStoreOptions = {}) {
-    if (options.commits === 'thread' && file === ':memory:') throw new TypeError('An in-memory event log cannot be committed from another thread.');
-    if (options.checkpointThread && file === ':memory:') throw new TypeError('An in-memory event log cannot be checkpointed from another thread.');
+    if (options.commits === 'thread' && file === ':memory:')
+      throw new TypeError('An in-memory event log cannot be committed from another thread.');
+    if (options.checkpointThread && file === ':memory:')
+      throw new TypeError('An in-memory event log cannot be checkpointed from another thread.');
     this.db = openEventLog(file);
     this.failures = new StorageFailureRecord(file === ':memory:' ? null : dirname(file));
     this.statements = {
@@ -105,7 +114,11 @@ export class SqliteEventStore implements EventStore {
       readLast: this.db.prepare<[string], EventRow>(
         'SELECT * FROM events WHERE stream_id = ? ORDER BY stream_version DESC LIMIT 1',
       ),
-      readAll: this.db.prepare<[number, number], RawEventRow>(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`).raw(),
+      readAll: this.db
+        .prepare<[number, number], RawEventRow>(
+          `SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`,
+        )
+        .raw(),
       lastPosition: this.db.prepare<[], { p: number | null }>('SELECT MAX(position) AS p FROM events'),
       count: this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM events'),
     };
@@ -168,7 +181,9 @@ export class SqliteEventStore implements EventStore {
       const { streamId, events } = append;
       const firstVersion = outcome.streamVersion - events.length + 1;
       events.forEach((event, j) => {
-        committed.push(rawToStored([outcome.firstPosition + j, streamId, firstVersion + j, event.type, event.data, event.metadata]));
+        committed.push(
+          rawToStored([outcome.firstPosition + j, streamId, firstVersion + j, event.type, event.data, event.metadata]),
+        );
       });
       append.resolve({ streamVersion: outcome.streamVersion, position: outcome.firstPosition + events.length - 1 });
     });
@@ -180,7 +195,11 @@ export class SqliteEventStore implements EventStore {
       return { streamVersion: this.currentVersion(streamId), position: await this.lastPosition() };
     }
     // Encoded now, so an event JSON cannot hold is refused alone, before the group is written.
-    const encoded = events.map((event) => ({ type: event.type, data: encode(event.data), metadata: encode(event.metadata) }));
+    const encoded = events.map((event) => ({
+      type: event.type,
+      data: encode(event.data),
+      metadata: encode(event.metadata),
+    }));
     return new Promise<AppendResult>((resolve, reject) => {
       this.pending.push({ streamId, events: encoded, expected, resolve, reject });
       this.scheduleFlush();

@@ -16,7 +16,9 @@ export class MemoryFailedLogins implements FailedLogins {
   async count(key: string): Promise<FailureCount> {
     const now = this.clock.now().getTime();
     const window = this.windows.current(key, now);
-    return window ? { failures: window.count, retryAfterSeconds: secondsLeft(window, now) } : { failures: 0, retryAfterSeconds: 0 };
+    return window
+      ? { failures: window.count, retryAfterSeconds: secondsLeft(window, now) }
+      : { failures: 0, retryAfterSeconds: 0 };
   }
 
   async record(key: string): Promise<void> {

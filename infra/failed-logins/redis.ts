@@ -46,13 +46,18 @@ export class RedisFailedLogins implements FailedLogins {
     const [failures, endsAt] = (await this.command(() => this.redis.mget(...this.keysOf(key)))).map(Number);
     const now = this.clock.now().getTime();
     if (!failures || !((endsAt as number) > now)) return { failures: 0, retryAfterSeconds: 0 };
-    return { failures: failures as number, retryAfterSeconds: secondsLeft({ count: failures as number, endsAt: endsAt as number }, now) };
+    return {
+      failures: failures as number,
+      retryAfterSeconds: secondsLeft({ count: failures as number, endsAt: endsAt as number }, now),
+    };
   }
 
   async record(key: string): Promise<void> {
     const windowMs = this.windowSeconds * 1000;
     const now = this.clock.now().getTime();
-    await this.command(() => this.redis.eval(RECORD, 2, ...this.keysOf(key), String(now), String(now + windowMs), String(windowMs)));
+    await this.command(() =>
+      this.redis.eval(RECORD, 2, ...this.keysOf(key), String(now), String(now + windowMs), String(windowMs)),
+    );
   }
 
   async clear(key: string): Promise<void> {

@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { partialUploadName, TMP_FOLDER } from './partial-uploads.js';
-import { STORED_NAME, type ByteRange, type FileStorage, type PendingFile, type StoredFileEntry, type StoredFileInfo } from './port.js';
+import {
+  STORED_NAME,
+  type ByteRange,
+  type FileStorage,
+  type PendingFile,
+  type StoredFileEntry,
+  type StoredFileInfo,
+} from './port.js';
 
 /** file-type needs at most this many leading bytes to recognise a format. */
 const HEAD_BYTES = 4100;
@@ -22,7 +29,11 @@ class Measure extends Transform {
   private readonly headChunks: Buffer[] = [];
   private headLength = 0;
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null, data?: Buffer) => void): void {
+  override _transform(
+    chunk: Buffer,
+    _encoding: BufferEncoding,
+    done: (error?: Error | null, data?: Buffer) => void,
+  ): void {
     this.hash.update(chunk);
     this.size += chunk.length;
     if (this.headLength < HEAD_BYTES) {

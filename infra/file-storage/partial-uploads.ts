@@ -31,7 +31,6 @@ export function ownerOf(name: string): { host: string; pid: number } | null {
   }
 }
 
-
 export interface LeftoverOptions {
   /** When this process started (wall clock: file times are). */
   startedAt: number;

@@ -82,7 +82,9 @@ function messageOf(error: unknown): string {
 /** ioredis reports a closed or unreachable connection with plain Errors; these are their messages. */
 function isConnectionError(error: unknown): boolean {
   const message = messageOf(error);
-  return /enableOfflineQueue|Connection is closed|Command timed out|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|EPIPE|Reached the max retries/i.test(message);
+  return /enableOfflineQueue|Connection is closed|Command timed out|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|EPIPE|Reached the max retries/i.test(
+    message,
+  );
 }
 
 function unavailable(): DependencyUnavailableError {
@@ -296,7 +298,11 @@ export class BullMqJobQueue implements JobQueue {
     return fromBullMqJobId(job.id as string);
   }
 
-  async addAndWait<Data, Result>(queue: string, data: Data, options: EnqueueOptions & { timeoutMs?: number } = {}): Promise<Result> {
+  async addAndWait<Data, Result>(
+    queue: string,
+    data: Data,
+    options: EnqueueOptions & { timeoutMs?: number } = {},
+  ): Promise<Result> {
     this.refuseWhileDown();
     // Listening starts before the job is added, so its completion cannot slip past.
     const events = await within(this.events(queue), this.connectTimeoutMs, unavailable);
@@ -309,7 +315,12 @@ export class BullMqJobQueue implements JobQueue {
    * when the connection to Redis drops (a Redis that comes back empty would never send the event)
    * and never leaves a rejection unhandled.
    */
-  private outcomeOf<Result>(queueName: string, jobId: string, events: QueueEvents, timeoutMs?: number): Promise<Result> {
+  private outcomeOf<Result>(
+    queueName: string,
+    jobId: string,
+    events: QueueEvents,
+    timeoutMs?: number,
+  ): Promise<Result> {
     // Per-job events (`completed:<id>`) are emitted by QueueEvents but not in its typed listener map.
     const emitter: EventEmitter = events;
     return new Promise<Result>((resolve, reject) => {
@@ -360,7 +371,11 @@ export class BullMqJobQueue implements JobQueue {
    * Starts a worker without waiting for Redis longer than a connection attempt: a worker
    * created while Redis is away starts processing once it is back.
    */
-  async process<Data, Result>(queue: string, handler: JobHandler<Data, Result>, options: WorkerOptions = {}): Promise<void> {
+  async process<Data, Result>(
+    queue: string,
+    handler: JobHandler<Data, Result>,
+    options: WorkerOptions = {},
+  ): Promise<void> {
     if (this.closed) throw new Error('Job queue is closed.');
     const worker = new Worker<Data, Result>(
       queue,
@@ -368,7 +383,11 @@ export class BullMqJobQueue implements JobQueue {
         try {
           // A job scheduler's job carries the run it was made for as prevMillis.
           const run = job.repeatJobKey && job.opts.prevMillis ? { scheduledFor: new Date(job.opts.prevMillis) } : {};
-          return await handler(job.data, { id: fromBullMqJobId(job.id as string), attemptsMade: job.attemptsMade, ...run });
+          return await handler(job.data, {
+            id: fromBullMqJobId(job.id as string),
+            attemptsMade: job.attemptsMade,
+            ...run,
+          });
         } catch (error) {
           if (error instanceof PermanentJobError) throw new UnrecoverableError(error.message);
           throw error;
@@ -397,7 +416,15 @@ export class BullMqJobQueue implements JobQueue {
       ? target.upsertJobScheduler(
           schedulerId,
           { pattern: schedule.expression, tz: schedule.timezone },
-          { name: queue, data, opts: { attempts: 1, removeOnComplete: { age: 3600, count: 1000 }, removeOnFail: { age: 24 * 3600, count: 1000 } } },
+          {
+            name: queue,
+            data,
+            opts: {
+              attempts: 1,
+              removeOnComplete: { age: 3600, count: 1000 },
+              removeOnFail: { age: 24 * 3600, count: 1000 },
+            },
+          },
         )
       : target.removeJobScheduler(schedulerId);
     try {
@@ -428,7 +455,11 @@ export class BullMqJobQueue implements JobQueue {
     const out: QueueBacklog[] = [];
     const names = new Set([...this.queues.keys(), ...this.workers.map((worker) => worker.name)]);
     for (const name of [...names].sort()) {
-      const counts = await within(this.queue(name).getJobCounts('waiting', 'active', 'failed'), this.commandTimeoutMs * 2, unavailable);
+      const counts = await within(
+        this.queue(name).getJobCounts('waiting', 'active', 'failed'),
+        this.commandTimeoutMs * 2,
+        unavailable,
+      );
       out.push({ queue: name, waiting: counts.waiting ?? 0, active: counts.active ?? 0, failed: counts.failed ?? 0 });
     }
     return out;
@@ -440,7 +471,8 @@ export class BullMqJobQueue implements JobQueue {
       await within(this.producer.ping(), this.commandTimeoutMs * 2, unavailable);
     } catch (error) {
       // Redis stopped moments ago: the client refuses before this process has noticed the outage.
-      if (error instanceof DependencyUnavailableError || isConnectionError(error) || !this.available) throw unavailable();
+      if (error instanceof DependencyUnavailableError || isConnectionError(error) || !this.available)
+        throw unavailable();
       throw error;
     }
   }
@@ -453,9 +485,17 @@ export class BullMqJobQueue implements JobQueue {
     if (this.closed) return;
     this.closed = true;
     const reachable = this.available;
-    const bound = (closing: Promise<unknown>) => (reachable ? closing.catch(() => undefined) : atMost(closing, CLOSE_WHILE_DOWN_MS));
+    const bound = (closing: Promise<unknown>) =>
+      reachable ? closing.catch(() => undefined) : atMost(closing, CLOSE_WHILE_DOWN_MS);
     await Promise.all(this.workers.map((worker) => bound(closeQuietly(worker, () => worker.close(!reachable)))));
-    await Promise.all([...this.queueEvents.values()].map((ready) => atMost(ready.then((events) => closeQuietly(events, () => events.close())), CLOSE_WHILE_DOWN_MS)));
+    await Promise.all(
+      [...this.queueEvents.values()].map((ready) =>
+        atMost(
+          ready.then((events) => closeQuietly(events, () => events.close())),
+          CLOSE_WHILE_DOWN_MS,
+        ),
+      ),
+    );
     for (const client of this.eventConnections) client.disconnect();
     await Promise.all([...this.queues.values()].map((queue) => bound(closeQuietly(queue, () => queue.close()))));
     if (this.producer.status === 'ready') await atMost(this.producer.quit(), CLOSE_WHILE_DOWN_MS);

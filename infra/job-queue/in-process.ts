@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from '../clock/port.js';
 import { Fifo } from '../fifo.js';
 import { nextRun, type CronSchedule } from '../schedule/cron.js';
-import { JobFailedError, PermanentJobError, type EnqueueOptions, type JobHandler, type JobQueue, type QueueBacklog, type WorkerOptions } from './port.js';
+import {
+  JobFailedError,
+  PermanentJobError,
+  type EnqueueOptions,
+  type JobHandler,
+  type JobQueue,
+  type QueueBacklog,
+  type WorkerOptions,
+} from './port.js';
 
 interface PendingJob {
   id: string;
@@ -54,7 +62,16 @@ export class InProcessJobQueue implements JobQueue {
   private state(name: string): QueueState {
     let state = this.queues.get(name);
     if (!state) {
-      state = { waiting: new Fifo<PendingJob>(), active: 0, known: new Map(), unfinished: 0, concurrency: 1, idleWaiters: [], failed: 0, pumpScheduled: false };
+      state = {
+        waiting: new Fifo<PendingJob>(),
+        active: 0,
+        known: new Map(),
+        unfinished: 0,
+        concurrency: 1,
+        idleWaiters: [],
+        failed: 0,
+        pumpScheduled: false,
+      };
       this.queues.set(name, state);
     }
     return state;
@@ -87,7 +104,11 @@ export class InProcessJobQueue implements JobQueue {
     return this.enqueue(queue, data, options).id;
   }
 
-  addAndWait<Data, Result>(queue: string, data: Data, options: EnqueueOptions & { timeoutMs?: number } = {}): Promise<Result> {
+  addAndWait<Data, Result>(
+    queue: string,
+    data: Data,
+    options: EnqueueOptions & { timeoutMs?: number } = {},
+  ): Promise<Result> {
     if (this.closed) return Promise.reject(new Error('Job queue is closed.'));
     const job = this.enqueue(queue, data, options);
     return new Promise<Result>((resolve, reject) => {
@@ -107,7 +128,11 @@ export class InProcessJobQueue implements JobQueue {
     });
   }
 
-  async process<Data, Result>(queue: string, handler: JobHandler<Data, Result>, options: WorkerOptions = {}): Promise<void> {
+  async process<Data, Result>(
+    queue: string,
+    handler: JobHandler<Data, Result>,
+    options: WorkerOptions = {},
+  ): Promise<void> {
     const state = this.state(queue);
     state.handler = handler as JobHandler<unknown, unknown>;
     state.concurrency = Math.max(1, options.concurrency ?? 1);
@@ -149,7 +174,11 @@ export class InProcessJobQueue implements JobQueue {
   private async run(queue: string, state: QueueState, job: PendingJob): Promise<void> {
     const handler = state.handler as JobHandler<unknown, unknown>;
     try {
-      const result = await handler(job.data, { id: job.id, attemptsMade: job.attemptsMade, ...(job.scheduledFor ? { scheduledFor: job.scheduledFor } : {}) });
+      const result = await handler(job.data, {
+        id: job.id,
+        attemptsMade: job.attemptsMade,
+        ...(job.scheduledFor ? { scheduledFor: job.scheduledFor } : {}),
+      });
       this.finished(state, job);
       for (const waiter of job.settle ?? []) waiter.resolve(result);
     } catch (error) {
@@ -199,12 +228,15 @@ export class InProcessJobQueue implements JobQueue {
       const timer =
         remaining > MAX_TIMER_MS
           ? setTimeout(wait, MAX_TIMER_MS)
-          : setTimeout(() => {
-              if (this.closed) return;
-              this.enqueue(queue, data, { jobId: `${schedulerId}:${run.toISOString()}` }, run);
-              const now = this.clock.now();
-              this.armSchedule(queue, schedulerId, schedule, data, now > run ? now : run);
-            }, Math.max(0, remaining));
+          : setTimeout(
+              () => {
+                if (this.closed) return;
+                this.enqueue(queue, data, { jobId: `${schedulerId}:${run.toISOString()}` }, run);
+                const now = this.clock.now();
+                this.armSchedule(queue, schedulerId, schedule, data, now > run ? now : run);
+              },
+              Math.max(0, remaining),
+            );
       // A schedule alone does not keep the process alive.
       timer.unref();
       this.schedules.set(schedulerId, timer);
@@ -219,7 +251,12 @@ export class InProcessJobQueue implements JobQueue {
   }
 
   async backlog(): Promise<QueueBacklog[]> {
-    return [...this.queues].map(([queue, state]) => ({ queue, waiting: state.waiting.length, active: state.active, failed: state.failed }));
+    return [...this.queues].map(([queue, state]) => ({
+      queue,
+      waiting: state.waiting.length,
+      active: state.active,
+      failed: state.failed,
+    }));
   }
 
   async close(): Promise<void> {

@@ -54,7 +54,11 @@ export interface JobQueue {
   readonly durable: boolean;
   add<Data>(queue: string, data: Data, options?: EnqueueOptions): Promise<string>;
   /** Enqueues and resolves with the handler's result once the job finished, or rejects with JobFailedError. */
-  addAndWait<Data, Result>(queue: string, data: Data, options?: EnqueueOptions & { timeoutMs?: number }): Promise<Result>;
+  addAndWait<Data, Result>(
+    queue: string,
+    data: Data,
+    options?: EnqueueOptions & { timeoutMs?: number },
+  ): Promise<Result>;
   process<Data, Result>(queue: string, handler: JobHandler<Data, Result>, options?: WorkerOptions): Promise<void>;
   /**
    * Adds a job with `data` to `queue` at every run of `schedule`, one job per run whatever the

@@ -13,7 +13,9 @@ export function compileTrustedProxies(entries: readonly string[]): TrustedProxy 
     try {
       proxyaddr.compile(entry);
     } catch {
-      throw new Error(`TRUST_PROXY: "${entry}" is not an IP address, a CIDR range or one of loopback, linklocal, uniquelocal.`);
+      throw new Error(
+        `TRUST_PROXY: "${entry}" is not an IP address, a CIDR range or one of loopback, linklocal, uniquelocal.`,
+      );
     }
   }
   return proxyaddr.compile([...entries]);

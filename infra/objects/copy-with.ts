@@ -5,6 +5,9 @@
  * times the cost of a literal's (a 20-key blog post cost 19 us: docs/DEVELOPING.md, Hot paths);
  * read models build a document like this per event and the replay benchmark counts every one.
  */
-export function copyWith<Base extends object, Keys extends object>(base: Base, keys: Keys): { [K in keyof (Base & Keys)]: (Base & Keys)[K] } {
+export function copyWith<Base extends object, Keys extends object>(
+  base: Base,
+  keys: Keys,
+): { [K in keyof (Base & Keys)]: (Base & Keys)[K] } {
   return Object.assign({}, base, keys);
 }

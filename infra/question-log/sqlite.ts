@@ -20,7 +20,11 @@ export function questionLogFile(config: AppConfig): string {
 
 /** Case, runs of spaces and end punctuation do not make another question. */
 export function normalizeQuestion(text: string): string {
-  return text.toLowerCase().replace(/\s+/g, ' ').trim().replace(/[\s?!.]+$/u, '');
+  return text
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/[\s?!.]+$/u, '');
 }
 
 interface QuestionRow {
@@ -115,7 +119,9 @@ export class SqliteQuestionLog implements QuestionLog {
         entry.answered ? 1 : 0,
       );
       const id = Number(lastInsertRowid);
-      entry.sources.forEach((s, position) => this.insertSource.run(id, position, s.resource_type, s.resource_id, s.title, s.url));
+      entry.sources.forEach((s, position) =>
+        this.insertSource.run(id, position, s.resource_type, s.resource_id, s.title, s.url),
+      );
     })();
   }
 
@@ -160,14 +166,18 @@ export class SqliteQuestionLog implements QuestionLog {
 
   texts(filter: QuestionFilter): Iterable<string> {
     const params: Params = [];
-    const statement = this.db.prepare<Params, { question: string }>(`SELECT q.question FROM questions q ${where(filter, params)}`);
+    const statement = this.db.prepare<Params, { question: string }>(
+      `SELECT q.question FROM questions q ${where(filter, params)}`,
+    );
     // All at once: an iterating statement would hold the connection while the caller works.
     return statement.all(...params).map((r) => r.question);
   }
 
   count(filter: QuestionFilter): number {
     const params: Params = [];
-    const row = this.db.prepare<Params, { n: number }>(`SELECT COUNT(*) AS n FROM questions q ${where(filter, params)}`).get(...params);
+    const row = this.db
+      .prepare<Params, { n: number }>(`SELECT COUNT(*) AS n FROM questions q ${where(filter, params)}`)
+      .get(...params);
     return row?.n ?? 0;
   }
 

@@ -32,7 +32,11 @@ function isTimeZone(zone: string): boolean {
  * day-of-month or weekday field can only space the runs further apart. Seconds (a sixth field
  * in front) count when they name more than one.
  */
-function shortestIntervalMinutes(fields: { second: readonly number[]; minute: readonly number[]; hour: readonly number[] }): number {
+function shortestIntervalMinutes(fields: {
+  second: readonly number[];
+  minute: readonly number[];
+  hour: readonly number[];
+}): number {
   if (fields.second.length > 1) return (fields.second[1] - fields.second[0]) / 60;
   const times = fields.hour.flatMap((h) => fields.minute.map((m) => h * 60 + m)).sort((a, b) => a - b);
   let shortest = times[0] + MINUTES_PER_DAY - times[times.length - 1];
@@ -48,18 +52,26 @@ function shortestIntervalMinutes(fields: { second: readonly number[]; minute: re
 export function parseCronSchedule(expression: string, timezone: string, names: ScheduleVariables): CronSchedule {
   const text = expression.trim().replace(/\s+/g, ' ');
   const shape = `a cron expression such as "0 3 * * *" (minute hour day-of-month month day-of-week, ${timezone} time)`;
-  if (!isTimeZone(timezone)) throw new Error(`${names.timezone} must be an IANA time zone such as UTC or Europe/Lisbon, got "${timezone}".`);
+  if (!isTimeZone(timezone))
+    throw new Error(`${names.timezone} must be an IANA time zone such as UTC or Europe/Lisbon, got "${timezone}".`);
   const fieldCount = text.split(' ').length;
-  if (fieldCount !== 5 && fieldCount !== 6) throw new Error(`${names.expression} must be ${shape}, got "${expression}" (${fieldCount} field${fieldCount === 1 ? '' : 's'}, not 5).`);
+  if (fieldCount !== 5 && fieldCount !== 6)
+    throw new Error(
+      `${names.expression} must be ${shape}, got "${expression}" (${fieldCount} field${fieldCount === 1 ? '' : 's'}, not 5).`,
+    );
   let parsed: ReturnType<typeof cronParser.parseExpression>;
   try {
     parsed = cronParser.parseExpression(text, { tz: timezone });
   } catch (error) {
-    throw new Error(`${names.expression} must be ${shape}, got "${expression}": ${error instanceof Error ? error.message : String(error)}.`);
+    throw new Error(
+      `${names.expression} must be ${shape}, got "${expression}": ${error instanceof Error ? error.message : String(error)}.`,
+    );
   }
   const interval = shortestIntervalMinutes(parsed.fields);
   if (interval < MIN_INTERVAL_MINUTES) {
-    throw new Error(`${names.expression} must not run more often than every ${MIN_INTERVAL_MINUTES} minutes, got "${expression}" (runs ${formatMinutes(interval)} apart).`);
+    throw new Error(
+      `${names.expression} must not run more often than every ${MIN_INTERVAL_MINUTES} minutes, got "${expression}" (runs ${formatMinutes(interval)} apart).`,
+    );
   }
   return { expression: text, timezone };
 }

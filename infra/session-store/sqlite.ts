@@ -31,8 +31,12 @@ export class SqliteSessionStore implements SessionStore {
       CREATE INDEX IF NOT EXISTS sessions_by_expiry ON sessions (expires_at);
     `);
     this.statements = {
-      insert: this.db.prepare<[string, number, number]>('INSERT INTO sessions (key, user_id, expires_at) VALUES (?, ?, ?)'),
-      find: this.db.prepare<[string], { user_id: number; expires_at: number }>('SELECT user_id, expires_at FROM sessions WHERE key = ?'),
+      insert: this.db.prepare<[string, number, number]>(
+        'INSERT INTO sessions (key, user_id, expires_at) VALUES (?, ?, ?)',
+      ),
+      find: this.db.prepare<[string], { user_id: number; expires_at: number }>(
+        'SELECT user_id, expires_at FROM sessions WHERE key = ?',
+      ),
       remove: this.db.prepare<[string]>('DELETE FROM sessions WHERE key = ?'),
       removeExpired: this.db.prepare<[number]>('DELETE FROM sessions WHERE expires_at <= ?'),
     };

@@ -14,7 +14,8 @@ export function stripHtml(html: string): string {
     .replace(/<br\s*\/?>|<\/(p|div|li|h[1-6]|tr|blockquote)>/gi, '\n')
     .replace(/<[^>]*>/g, ' ')
     .replace(/&(#\d+|#x[0-9a-f]+|\w+);/gi, (match, entity: string) => {
-      if (entity.startsWith('#x') || entity.startsWith('#X')) return String.fromCodePoint(parseInt(entity.slice(2), 16));
+      if (entity.startsWith('#x') || entity.startsWith('#X'))
+        return String.fromCodePoint(parseInt(entity.slice(2), 16));
       if (entity.startsWith('#')) return String.fromCodePoint(Number(entity.slice(1)));
       return ENTITIES[entity.toLowerCase()] ?? match;
     })

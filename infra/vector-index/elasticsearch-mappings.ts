@@ -30,7 +30,13 @@ export function chunkMappings(dimension: number): estypes.MappingTypeMapping {
       // promises (exact cosine, the embedded index's ranking). Elasticsearch's default,
       // int8_hnsw, quantizes the vectors (distances off by about 1e-3) and walks a graph
       // (neighbours can be missed).
-      vector: { type: 'dense_vector', dims: dimension, index: true, similarity: 'cosine', index_options: { type: 'flat' } },
+      vector: {
+        type: 'dense_vector',
+        dims: dimension,
+        index: true,
+        similarity: 'cosine',
+        index_options: { type: 'flat' },
+      },
     },
   };
 }

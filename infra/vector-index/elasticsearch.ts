@@ -2,7 +2,18 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, errors, type estypes } from '@elastic/elasticsearch';
 import { DependencyUnavailableError } from '../errors.js';
 import { chunkMappings, MODEL_FIELD, TEMPLATE_PRIORITY, TITLE_KEY_FIELD } from './elasticsearch-mappings.js';
-import { resourceKey, titleKey, UNNAMED_MODEL, type ChunkInput, type IndexedResource, type ResourceType, type SearchFilter, type TitledChunk, type VectorHit, type VectorIndex } from './port.js';
+import {
+  resourceKey,
+  titleKey,
+  UNNAMED_MODEL,
+  type ChunkInput,
+  type IndexedResource,
+  type ResourceType,
+  type SearchFilter,
+  type TitledChunk,
+  type VectorHit,
+  type VectorIndex,
+} from './port.js';
 
 interface ChunkSource {
   resource_key: string;
@@ -36,7 +47,9 @@ function errorType(error: unknown): string | undefined {
   const body: unknown = error.body;
   if (typeof body !== 'object' || body === null || !('error' in body)) return undefined;
   const detail: unknown = body.error;
-  return typeof detail === 'object' && detail !== null && 'type' in detail && typeof detail.type === 'string' ? detail.type : undefined;
+  return typeof detail === 'object' && detail !== null && 'type' in detail && typeof detail.type === 'string'
+    ? detail.type
+    : undefined;
 }
 
 function isIndexMissing(error: unknown): boolean {
@@ -101,7 +114,11 @@ export class ElasticsearchVectorIndex implements VectorIndex {
       });
       const created = !(await this.client.indices.exists({ index: this.index })) && (await this.createIndex(mappings));
       // An index made before chunks recorded their model, or their title's key, gets the fields.
-      if (!created) await this.client.indices.putMapping({ index: this.index, properties: { model: MODEL_FIELD, title_key: TITLE_KEY_FIELD } });
+      if (!created)
+        await this.client.indices.putMapping({
+          index: this.index,
+          properties: { model: MODEL_FIELD, title_key: TITLE_KEY_FIELD },
+        });
       await this.untilSearchable();
     })().catch((error: unknown) => {
       this.ready = null;
@@ -265,7 +282,9 @@ export class ElasticsearchVectorIndex implements VectorIndex {
       const response = await this.client.search<ChunkSource>({
         index: this.index,
         size: limit,
-        query: { bool: { filter: [{ terms: { title_key: keys } }, { term: { chunk_index: 0 } }, ...filterQuery(filter)] } },
+        query: {
+          bool: { filter: [{ terms: { title_key: keys } }, { term: { chunk_index: 0 } }, ...filterQuery(filter)] },
+        },
         sort: [{ resource_type: 'asc' }, { resource_id: 'asc' }],
         track_total_hits: false,
         _source: { excludes: ['vector'] },

@@ -57,7 +57,8 @@ export class ModelMatrices {
     if (changed) {
       this.dataVersion = version;
       this.clear();
-      if (this.reloadPauseMs > 0 && (this.changedAtLastCheck || now - this.lastReading < this.reloadPauseMs)) this.writerBusy = true;
+      if (this.reloadPauseMs > 0 && (this.changedAtLastCheck || now - this.lastReading < this.reloadPauseMs))
+        this.writerBusy = true;
       this.lastChangeSeen = now;
     } else if (now - this.lastChangeSeen >= this.reloadPauseMs) {
       this.writerBusy = false;
@@ -112,10 +113,18 @@ export class ModelMatrices {
   }
 
   private startReading(model: string, dimension: number): void {
-    const { n } = this.statements.get('select count(*) as n from vector_chunks where model = ?').get(model) as { n: number };
+    const { n } = this.statements.get('select count(*) as n from vector_chunks where model = ?').get(model) as {
+      n: number;
+    };
     let finish = () => {};
     const done = new Promise<void>((resolve) => (finish = resolve));
-    const reading: Reading = { matrix: new QuantizedMatrix(dimension, n), afterId: Number.MIN_SAFE_INTEGER, version: this.dataVersion, done, finish };
+    const reading: Reading = {
+      matrix: new QuantizedMatrix(dimension, n),
+      afterId: Number.MIN_SAFE_INTEGER,
+      version: this.dataVersion,
+      done,
+      finish,
+    };
     this.readings.set(model, reading);
     // True when the reading is over: read to the end, or given up.
     const step = (): boolean => {

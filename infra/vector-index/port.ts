@@ -100,7 +100,10 @@ export function resourceKey(resourceType: ResourceType, resourceId: number): str
 }
 
 /** Whether a resource passes a search filter; both adapters apply the same rule. */
-export function passesFilter(resource: Pick<IndexedResource, 'resourceType' | 'siteIds' | 'itemSetIds'>, filter: SearchFilter): boolean {
+export function passesFilter(
+  resource: Pick<IndexedResource, 'resourceType' | 'siteIds' | 'itemSetIds'>,
+  filter: SearchFilter,
+): boolean {
   if (filter.siteId !== undefined && !resource.siteIds.includes(filter.siteId)) return false;
   if (filter.itemSetIds && filter.itemSetIds.length > 0) {
     if (resource.resourceType !== 'item' && resource.resourceType !== 'media') return false;

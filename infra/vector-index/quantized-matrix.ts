@@ -34,7 +34,8 @@ export class QuantizedMatrix {
 
   /** Adds (or overwrites) the code of a chunk's vector, given as float32 values. */
   set(id: number, vector: Float32Array): void {
-    if (vector.length !== this.dimension) throw new Error(`Vector of dimension ${vector.length} given to a matrix of dimension ${this.dimension}.`);
+    if (vector.length !== this.dimension)
+      throw new Error(`Vector of dimension ${vector.length} given to a matrix of dimension ${this.dimension}.`);
     let row = this.rowOfId.get(id);
     if (row === undefined) {
       if (this.count === this.ids.length) this.grow();
@@ -83,7 +84,14 @@ export class QuantizedMatrix {
     // The binding reads from the start of the typed array's buffer: a view from row 0 is safe.
     // One thread: the server handles requests concurrently on a small machine, and a second
     // thread was not faster under load (docs/perf-history.md).
-    const { keys, distances } = exactSearch(this.codes.subarray(0, this.count * this.dimension), code, this.dimension, wanted, MetricKind.Cos, 1) as Matches;
+    const { keys, distances } = exactSearch(
+      this.codes.subarray(0, this.count * this.dimension),
+      code,
+      this.dimension,
+      wanted,
+      MetricKind.Cos,
+      1,
+    ) as Matches;
     const ids: number[] = new Array<number>(keys.length);
     for (let i = 0; i < keys.length; i++) ids[i] = this.ids[Number(keys[i])];
     return { ids, distances };

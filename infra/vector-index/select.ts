@@ -11,7 +11,11 @@ export function vectorIndexFile(config: AppConfig): string {
 
 /** The embedded index (sqlite-vec, in `vectorIndexFile`) unless ELASTICSEARCH_URL is set (in ELASTICSEARCH_INDEX) (its client is imported only then). */
 export async function createVectorIndex(config: AppConfig): Promise<VectorIndex> {
-  if (config.elasticsearchUrl) return new (await import('./elasticsearch.js')).ElasticsearchVectorIndex(config.elasticsearchUrl, config.elasticsearchIndex);
+  if (config.elasticsearchUrl)
+    return new (await import('./elasticsearch.js')).ElasticsearchVectorIndex(
+      config.elasticsearchUrl,
+      config.elasticsearchIndex,
+    );
   mkdirSync(config.dataDir, { recursive: true });
   return new SqliteVectorIndex(vectorIndexFile(config), { readInBackground: true });
 }

@@ -26,7 +26,13 @@ export interface RankedChunk {
 const DISTANCE = 'coalesce(vec_distance_cosine(c.vector, ?), 1)';
 
 /** The k nearest chunks of the model that the filter allows, by scanning every one of them. */
-export function scanNearest(statements: PreparedStatements, vector: Float32Array, k: number, model: string, filter: SearchFilter): HitRow[] {
+export function scanNearest(
+  statements: PreparedStatements,
+  vector: Float32Array,
+  k: number,
+  model: string,
+  filter: SearchFilter,
+): HitRow[] {
   const { where, params } = filterClause(filter);
   // The nearest chunks first, by the vectors alone; only the k kept are joined to their resources and texts.
   return statements
@@ -50,7 +56,13 @@ export function scanNearest(statements: PreparedStatements, vector: Float32Array
  * Every candidate chunk of the model that the filter allows, nearest first. (`+c.model`: each
  * candidate is looked up by its id alone, not through the model's index and then the table.)
  */
-export function rankCandidates(statements: PreparedStatements, vector: Float32Array, candidateIds: number[], model: string, filter: SearchFilter): RankedChunk[] {
+export function rankCandidates(
+  statements: PreparedStatements,
+  vector: Float32Array,
+  candidateIds: number[],
+  model: string,
+  filter: SearchFilter,
+): RankedChunk[] {
   const { where, params } = filterClause(filter);
   return statements
     .get(

@@ -4,7 +4,17 @@ import { PreparedStatements } from '../prepared-statements.js';
 import { nearestByFirstPass, type FirstPassLimits } from './first-pass.js';
 import { ModelMatrices, type WrittenChunk } from './model-matrices.js';
 import { blob, filterClause, scanNearest, type HitRow } from './sqlite-ranking.js';
-import { titleKey, UNNAMED_MODEL, type ChunkInput, type IndexedResource, type ResourceType, type SearchFilter, type TitledChunk, type VectorHit, type VectorIndex } from './port.js';
+import {
+  titleKey,
+  UNNAMED_MODEL,
+  type ChunkInput,
+  type IndexedResource,
+  type ResourceType,
+  type SearchFilter,
+  type TitledChunk,
+  type VectorHit,
+  type VectorIndex,
+} from './port.js';
 
 const SCHEMA = `
   create table if not exists vector_resources (
@@ -43,7 +53,6 @@ const SCHEMA = `
 
 /** After migrateTitleKeys: a file made before titles were matched has no title_key column until then. */
 const TITLE_KEY_INDEX = 'create index if not exists vector_resources_title_key on vector_resources (title_key)';
-
 
 /**
  * The connection's page cache, in KiB as SQLite's negative `cache_size` takes it: 2 MB, SQLite's
@@ -108,25 +117,35 @@ export class SqliteVectorIndex implements VectorIndex {
     migrateTitleKeys(this.db);
     this.db.exec(TITLE_KEY_INDEX);
     this.statements = new PreparedStatements(this.db);
-    this.matrices = new ModelMatrices(this.statements, options.reloadPauseMs ?? 1000, options.readInBackground ?? false);
+    this.matrices = new ModelMatrices(
+      this.statements,
+      options.reloadPauseMs ?? 1000,
+      options.readInBackground ?? false,
+    );
     this.limits = { minMargin: options.minMargin ?? 100, maxCandidateShare: options.maxCandidateShare ?? 0.25 };
   }
 
   async replace(resource: IndexedResource, chunks: ChunkInput[], model = UNNAMED_MODEL): Promise<void> {
     const dimension = chunks[0]?.vector.length ?? 0;
-    if (chunks.some((chunk) => chunk.vector.length !== dimension)) throw new Error('Vectors of one replace must share a dimension.');
+    if (chunks.some((chunk) => chunk.vector.length !== dimension))
+      throw new Error('Vectors of one replace must share a dimension.');
     const inserted: WrittenChunk[] = [];
     const deleted = this.db.transaction(() => {
       const removed = this.removeSync(resource.resourceType, resource.resourceId);
       if (chunks.length === 0) return removed;
       this.ensureDimension(dimension);
-      const { lastInsertRowid: id } = this.statements.get('insert into vector_resources (resource_type, resource_id, title, path, title_key) values (?, ?, ?, ?, ?)')
+      const { lastInsertRowid: id } = this.statements
+        .get('insert into vector_resources (resource_type, resource_id, title, path, title_key) values (?, ?, ?, ?, ?)')
         .run(resource.resourceType, resource.resourceId, resource.title, resource.path, titleKey(resource.title));
       const site = this.statements.get('insert or ignore into vector_resource_sites (site_id, resource) values (?, ?)');
       for (const siteId of resource.siteIds) site.run(siteId, id);
-      const itemSet = this.statements.get('insert or ignore into vector_resource_item_sets (item_set_id, resource) values (?, ?)');
+      const itemSet = this.statements.get(
+        'insert or ignore into vector_resource_item_sets (item_set_id, resource) values (?, ?)',
+      );
       for (const itemSetId of resource.itemSetIds) itemSet.run(itemSetId, id);
-      const chunk = this.statements.get('insert into vector_chunks (resource, chunk_index, model, vector, text) values (?, ?, ?, ?, ?)');
+      const chunk = this.statements.get(
+        'insert into vector_chunks (resource, chunk_index, model, vector, text) values (?, ?, ?, ?, ?)',
+      );
       chunks.forEach(({ text, vector }, index) => {
         const { lastInsertRowid } = chunk.run(id, index, model, blob(vector), text);
         inserted.push({ id: Number(lastInsertRowid), model, vector });
@@ -144,7 +163,8 @@ export class SqliteVectorIndex implements VectorIndex {
     const model = filter.model ?? UNNAMED_MODEL;
     if (k <= 0 || !this.statements.get('select 1 from vector_chunks where model = ? limit 1').get(model)) return [];
     const held = this.dimension();
-    if (vector.length !== held) throw new Error(`Vector of dimension ${vector.length} given to an index of dimension ${held}.`);
+    if (vector.length !== held)
+      throw new Error(`Vector of dimension ${vector.length} given to an index of dimension ${held}.`);
     let matrix = this.matrices.get(model, held);
     // The matrix is being read (batch by batch, between requests): waiting for its last batches
     // costs a search less than scanning every chunk in SQL, which also held the event loop for
@@ -201,7 +221,9 @@ export class SqliteVectorIndex implements VectorIndex {
 
   async clear(): Promise<void> {
     this.db.transaction(() => {
-      this.db.exec('delete from vector_chunks; delete from vector_resources; delete from vector_resource_sites; delete from vector_resource_item_sets;');
+      this.db.exec(
+        'delete from vector_chunks; delete from vector_resources; delete from vector_resource_sites; delete from vector_resource_item_sets;',
+      );
       this.resetDimension();
     })();
     this.matrices.clear();
@@ -218,7 +240,8 @@ export class SqliteVectorIndex implements VectorIndex {
 
   warm(model: string): void {
     const dimension = this.dimension();
-    if (dimension > 0 && this.statements.get('select 1 from vector_chunks where model = ? limit 1').get(model)) this.matrices.get(model, dimension);
+    if (dimension > 0 && this.statements.get('select 1 from vector_chunks where model = ? limit 1').get(model))
+      this.matrices.get(model, dimension);
   }
 
   async close(): Promise<void> {
@@ -241,7 +264,8 @@ export class SqliteVectorIndex implements VectorIndex {
    * CLI may clear the file and fill it with another model's while a server has it open.
    */
   private dimension(): number {
-    const row = this.statements.get("select value from vector_settings where key = 'dimension'").get() as { value: number } | undefined;
+    const row = this.statements.get("select value from vector_settings where key = 'dimension'").get() as
+      { value: number } | undefined;
     return row?.value ?? 0;
   }
 
@@ -251,9 +275,13 @@ export class SqliteVectorIndex implements VectorIndex {
 
   /** Deletes a resource and its chunks, returning the chunks deleted. */
   private removeSync(resourceType: ResourceType, resourceId: number): WrittenChunk[] {
-    const row = this.statements.get('select id from vector_resources where resource_type = ? and resource_id = ?').get(resourceType, resourceId) as { id: number } | undefined;
+    const row = this.statements
+      .get('select id from vector_resources where resource_type = ? and resource_id = ?')
+      .get(resourceType, resourceId) as { id: number } | undefined;
     if (!row) return [];
-    const chunks = this.statements.get('select id, model from vector_chunks where resource = ?').all(row.id) as WrittenChunk[];
+    const chunks = this.statements
+      .get('select id, model from vector_chunks where resource = ?')
+      .all(row.id) as WrittenChunk[];
     this.statements.get('delete from vector_chunks where resource = ?').run(row.id);
     this.statements.get('delete from vector_resource_sites where resource = ?').run(row.id);
     this.statements.get('delete from vector_resource_item_sets where resource = ?').run(row.id);

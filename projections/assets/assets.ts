@@ -49,7 +49,14 @@ function detailChanges(data: { title?: string; alt?: string }): Partial<AssetDoc
 /** One document per asset, with its current file, metadata and folders (absolute values only). */
 export const assetsProjection = defineProjection({
   name: 'assets',
-  handles: ['AssetUploaded', 'AssetFileReplaced', 'AssetDetailsChanged', 'AssetMovedToFolder', 'AssetRemovedFromFolders', 'AssetDeleted'],
+  handles: [
+    'AssetUploaded',
+    'AssetFileReplaced',
+    'AssetDetailsChanged',
+    'AssetMovedToFolder',
+    'AssetRemovedFromFolders',
+    'AssetDeleted',
+  ],
   collection: assetDocs,
   evolve(asset: AssetDoc | null, event: Projected<AssetDocEvent>): AssetDoc | null {
     const at = event.metadata.at;
@@ -58,7 +65,18 @@ export const assetsProjection = defineProjection({
     switch (event.type) {
       case 'AssetUploaded': {
         const { id, file, title, alt, folder_ids } = event.data;
-        return { _id: id, id, ...fileFields(file), title, title_sort: title.toLowerCase(), alt, folders: folder_ids, created_at: at, updated_at: at, version };
+        return {
+          _id: id,
+          id,
+          ...fileFields(file),
+          title,
+          title_sort: title.toLowerCase(),
+          alt,
+          folders: folder_ids,
+          created_at: at,
+          updated_at: at,
+          version,
+        };
       }
       case 'AssetFileReplaced':
         return asset && copyWith(asset, copyWith(fileFields(event.data.file), { updated_at: at, version }));

@@ -20,7 +20,8 @@ export interface AssetFolderDoc {
 /** A slug is unique among a folder's siblings: looked up by both (the SQLite store indexes them). */
 const FOLDER_INDEXES = { indexes: [['parent_id', 'slug']] } as const;
 
-export const assetFolders = (d: DocumentStore) => d.collection<AssetFolderDoc>(ASSET_COLLECTIONS.folders, FOLDER_INDEXES);
+export const assetFolders = (d: DocumentStore) =>
+  d.collection<AssetFolderDoc>(ASSET_COLLECTIONS.folders, FOLDER_INDEXES);
 
 /**
  * The folder tree (each folder knows its parent); deleting a folder takes it out of every
@@ -41,10 +42,16 @@ export const assetFoldersProjection = defineHandlerProjection({
         return;
       }
       case 'AssetFolderRenamed':
-        await folders.updateOne({ _id: event.data.id }, { $set: { title: event.data.title, slug: event.data.slug, updated_at: at, version } });
+        await folders.updateOne(
+          { _id: event.data.id },
+          { $set: { title: event.data.title, slug: event.data.slug, updated_at: at, version } },
+        );
         return;
       case 'AssetFolderMoved':
-        await folders.updateOne({ _id: event.data.id }, { $set: { parent_id: event.data.parent_id, slug: event.data.slug, updated_at: at, version } });
+        await folders.updateOne(
+          { _id: event.data.id },
+          { $set: { parent_id: event.data.parent_id, slug: event.data.slug, updated_at: at, version } },
+        );
         return;
       case 'AssetFolderDeleted':
         await folders.deleteOne({ _id: event.data.id });

@@ -55,7 +55,15 @@ export const backupsProjection = defineProjection({
       }
       case 'BackupCompleted': {
         const d = event.data;
-        return backup && copyWith(backup, { status: 'complete' as const, size: d.size, checksum: d.checksum, event_count: d.event_count });
+        return (
+          backup &&
+          copyWith(backup, {
+            status: 'complete' as const,
+            size: d.size,
+            checksum: d.checksum,
+            event_count: d.event_count,
+          })
+        );
       }
       case 'BackupFailed':
         return backup && copyWith(backup, { status: 'failed' as const, error: event.data.error });

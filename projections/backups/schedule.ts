@@ -14,7 +14,8 @@ export interface LastScheduledBackupDoc {
 
 export const BACKUP_SCHEDULE_RUNS = 'backup_schedule';
 
-export const scheduleDocs = (documents: DocumentStore) => documents.collection<LastScheduledBackupDoc>(BACKUP_SCHEDULE_RUNS);
+export const scheduleDocs = (documents: DocumentStore) =>
+  documents.collection<LastScheduledBackupDoc>(BACKUP_SCHEDULE_RUNS);
 
 /** The last scheduled run, as one whole document (idempotent): what /health shows. */
 export const backupScheduleProjection = defineProjection({

@@ -17,7 +17,8 @@ export interface BlogCommentDoc extends BlogCommentFields {
 /** A post's comments and the moderation queue are looked up by these (the SQLite store indexes them). */
 const COMMENT_INDEXES = { indexes: ['post_id', 'status'] } as const;
 
-export const blogComments = (d: DocumentStore) => d.collection<BlogCommentDoc>(BLOG_COLLECTIONS.comments, COMMENT_INDEXES);
+export const blogComments = (d: DocumentStore) =>
+  d.collection<BlogCommentDoc>(BLOG_COLLECTIONS.comments, COMMENT_INDEXES);
 
 /**
  * Comments. A deleted post's comments are deleted by their own events; dropping them here on
@@ -33,11 +34,16 @@ export const blogCommentsProjection = defineHandlerProjection({
     switch (event.type) {
       case 'BlogCommentPosted': {
         const { id, fields } = event.data;
-        await comments.put(copyWith(fields, { _id: id, id, posted_at: at, updated_at: at, version: event.streamVersion }));
+        await comments.put(
+          copyWith(fields, { _id: id, id, posted_at: at, updated_at: at, version: event.streamVersion }),
+        );
         return;
       }
       case 'BlogCommentModerated':
-        await comments.updateOne({ _id: event.data.id }, { $set: { status: event.data.status, updated_at: at, version: event.streamVersion } });
+        await comments.updateOne(
+          { _id: event.data.id },
+          { $set: { status: event.data.status, updated_at: at, version: event.streamVersion } },
+        );
         return;
       case 'BlogCommentDeleted':
         await comments.deleteOne({ _id: event.data.id });

@@ -76,8 +76,17 @@ async function tagRefs(documents: DocumentStore, names: string[]): Promise<TagRe
 }
 
 /** Keeps the slug index in step: the old slug is released only if it still points at this post. */
-async function indexSlug(documents: DocumentStore, id: number, previous: BlogPostDoc | null, slug: string | null): Promise<void> {
-  if (previous && previous.slug !== slug && (await blogPostSlugs(documents).findOne({ _id: previous.slug }))?.id === id) {
+async function indexSlug(
+  documents: DocumentStore,
+  id: number,
+  previous: BlogPostDoc | null,
+  slug: string | null,
+): Promise<void> {
+  if (
+    previous &&
+    previous.slug !== slug &&
+    (await blogPostSlugs(documents).findOne({ _id: previous.slug }))?.id === id
+  ) {
     await blogPostSlugs(documents).deleteOne({ _id: previous.slug });
   }
   if (slug !== null) await blogPostSlugs(documents).put({ _id: slug, id });

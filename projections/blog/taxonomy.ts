@@ -27,7 +27,8 @@ export interface BlogTagDoc {
 /** A category is looked up by its slug (the SQLite store indexes it). */
 const CATEGORY_INDEXES = { indexes: ['slug'] } as const;
 
-export const blogCategories = (d: DocumentStore) => d.collection<BlogCategoryDoc>(BLOG_COLLECTIONS.categories, CATEGORY_INDEXES);
+export const blogCategories = (d: DocumentStore) =>
+  d.collection<BlogCategoryDoc>(BLOG_COLLECTIONS.categories, CATEGORY_INDEXES);
 export const blogTags = (d: DocumentStore) => d.collection<BlogTagDoc>(BLOG_COLLECTIONS.tags);
 export const blogTagSlugs = (d: DocumentStore) => d.collection<SlugDoc>(BLOG_COLLECTIONS.tagSlugs);
 

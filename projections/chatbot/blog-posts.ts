@@ -25,13 +25,16 @@ export const CHATBOT_BLOG_POSTS = 'chatbot_blog_posts';
 /** The scheduled-post check looks published posts up by publication time (the SQLite store indexes it). */
 const CHATBOT_POST_INDEXES = { indexes: [['status', 'published_at']] } as const;
 
-export const chatbotBlogPosts = (d: DocumentStore) => d.collection<ChatbotBlogPostDoc>(CHATBOT_BLOG_POSTS, CHATBOT_POST_INDEXES);
+export const chatbotBlogPosts = (d: DocumentStore) =>
+  d.collection<ChatbotBlogPostDoc>(CHATBOT_BLOG_POSTS, CHATBOT_POST_INDEXES);
 
 export const BLOG_POST_EVENTS = ['BlogPostCreated', 'BlogPostUpdated', 'BlogPostDeleted'] as const;
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
-const ids = (value: unknown): number[] => (Array.isArray(value) ? value.filter((v): v is number => Number.isInteger(v)) : []);
-const names = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
+const ids = (value: unknown): number[] =>
+  Array.isArray(value) ? value.filter((v): v is number => Number.isInteger(v)) : [];
+const names = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 
 /** A blog post's event as this module reads it: by name, every field checked (see above). */
 interface BlogPostEventByName {

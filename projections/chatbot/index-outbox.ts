@@ -45,6 +45,7 @@ export const chatbotIndexOutboxProjection = defineHandlerProjection({
   keptByRebuild: [CHATBOT_INDEX_OUTBOX],
   // Events of several modules, named at run time (INDEXED_EVENT_TYPES): refsToReindex checks their data.
   async handle(event, documents) {
-    for (const ref of await refsToReindex(event, documents)) await indexOutbox(documents).put(outboxMark(ref, event.position));
+    for (const ref of await refsToReindex(event, documents))
+      await indexOutbox(documents).put(outboxMark(ref, event.position));
   },
 });

@@ -34,7 +34,13 @@ export const clickCountsProjection = defineProjection({
     if (current && current.last_position >= event.position) return current;
     const { handle, clicked_at } = event.data;
     const date = clicked_at.slice(0, 10);
-    return { _id: clickDocId(handle, date), handle, date, count: (current?.count ?? 0) + 1, last_position: event.position };
+    return {
+      _id: clickDocId(handle, date),
+      handle,
+      date,
+      count: (current?.count ?? 0) + 1,
+      last_position: event.position,
+    };
   },
   documentId: (event) => clickDocId(event.data.handle, event.data.clicked_at.slice(0, 10)),
 });

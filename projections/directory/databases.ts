@@ -23,7 +23,12 @@ export const databasesProjection = defineProjection({
   collection: databaseDocs,
   evolve(_document: DatabaseDoc | null, event: Projected<DatabaseAdded | DatabaseUpdated>): DatabaseDoc {
     const { handle, fields } = event.data;
-    return copyWith(fields, { _id: handle, handle, sort_name: fields.name.toLowerCase(), version: event.streamVersion });
+    return copyWith(fields, {
+      _id: handle,
+      handle,
+      sort_name: fields.name.toLowerCase(),
+      version: event.streamVersion,
+    });
   },
   documentId: (event) => event.data.handle,
 });

@@ -15,6 +15,7 @@ export const libraryProjection = defineProjection({
   name: 'directory-library',
   handles: ['LibraryConfigured'],
   collection: libraryDocs,
-  evolve: (_document: LibraryDoc | null, event: Projected<LibraryConfigured>): LibraryDoc => copyWith(event.data, { _id: LIBRARY_DOC_ID }),
+  evolve: (_document: LibraryDoc | null, event: Projected<LibraryConfigured>): LibraryDoc =>
+    copyWith(event.data, { _id: LIBRARY_DOC_ID }),
   documentId: () => LIBRARY_DOC_ID,
 });

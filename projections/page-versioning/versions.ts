@@ -33,7 +33,8 @@ export const PAGE_VERSIONS = 'page_versions';
 /** A page's versions, and one by stream version (the SQLite store indexes them). */
 const VERSION_INDEXES = { indexes: [['resource_id', 'stream_version']] } as const;
 
-export const pageVersions = (documents: DocumentStore) => documents.collection<PageVersionDoc>(PAGE_VERSIONS, VERSION_INDEXES);
+export const pageVersions = (documents: DocumentStore) =>
+  documents.collection<PageVersionDoc>(PAGE_VERSIONS, VERSION_INDEXES);
 
 const OPERATIONS: Record<string, VersionOperation> = {
   [SITE_PAGE_EVENTS.created]: 'create',

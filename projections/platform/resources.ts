@@ -9,7 +9,13 @@ import {
   versionedBy,
 } from '../../commands/platform/kinds.js';
 import type { ResourceEventNames } from '../../commands/platform/resource-decider.js';
-import type { ItemFields, ItemSetFields, MediaFields, SiteFields, SitePageFields } from '../../commands/platform/fields.js';
+import type {
+  ItemFields,
+  ItemSetFields,
+  MediaFields,
+  SiteFields,
+  SitePageFields,
+} from '../../commands/platform/fields.js';
 import { PLATFORM_COLLECTIONS, items } from '../../queries/platform/documents.js';
 import { defineHandlerProjection, type Projected, type Projection } from '../projection.js';
 
@@ -42,7 +48,11 @@ function resourceProjection<F extends object>(
   collection: string,
   events: ResourceEventNames & { updateLike?: readonly string[] },
   keep: Record<string, unknown> = {},
-  after?: (event: Projected<ResourceEvent<F>>, documents: DocumentStore, previous: TrackedDoc<F> | null) => Promise<void>,
+  after?: (
+    event: Projected<ResourceEvent<F>>,
+    documents: DocumentStore,
+    previous: TrackedDoc<F> | null,
+  ) => Promise<void>,
 ): Projection<ResourceEvent<F>> {
   // Several documents for a medium (its item's media_ids too), and a kind's own keys kept: the escape hatch.
   return defineHandlerProjection({
@@ -82,7 +92,8 @@ async function linkMediaToItem(
   const data = event.data;
   const before = previous?.item_id;
   const now = event.type === MEDIA_EVENTS.deleted ? undefined : data.fields?.item_id;
-  if (before !== undefined && before !== now) await items(documents).updateOne({ _id: before }, { $pull: { media_ids: data.id } });
+  if (before !== undefined && before !== now)
+    await items(documents).updateOne({ _id: before }, { $pull: { media_ids: data.id } });
   if (now !== undefined) await items(documents).updateOne({ _id: now }, { $addToSet: { media_ids: data.id } });
 }
 
@@ -91,5 +102,8 @@ export const platformProjections: Projection[] = [
   resourceProjection<ItemSetFields>('platform-item-sets', PLATFORM_COLLECTIONS.itemSets, ITEM_SET_EVENTS),
   resourceProjection<ItemFields>('platform-items', PLATFORM_COLLECTIONS.items, ITEM_EVENTS, { media_ids: [] }),
   resourceProjection<MediaFields>('platform-media', PLATFORM_COLLECTIONS.media, MEDIA_EVENTS, {}, linkMediaToItem),
-  resourceProjection<SitePageFields>('platform-site-pages', PLATFORM_COLLECTIONS.sitePages, { ...SITE_PAGE_EVENTS, updateLike: [SITE_PAGE_REVERTED] }),
+  resourceProjection<SitePageFields>('platform-site-pages', PLATFORM_COLLECTIONS.sitePages, {
+    ...SITE_PAGE_EVENTS,
+    updateLike: [SITE_PAGE_REVERTED],
+  }),
 ];

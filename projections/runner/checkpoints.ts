@@ -32,7 +32,10 @@ interface FloorDoc extends CheckpointDoc {
  * Each projection's checkpoint as the store holds it (0 without one): its own, raised to the
  * floor when the floor names it. A store that keeps nothing (in memory) holds none.
  */
-export async function loadCheckpoints(documents: DocumentStore, names: readonly string[]): Promise<Map<string, number>> {
+export async function loadCheckpoints(
+  documents: DocumentStore,
+  names: readonly string[],
+): Promise<Map<string, number>> {
   const saved = documents.persistent ? await documents.collection<CheckpointDoc>(CHECKPOINTS).find({}) : [];
   const savedByName = new Map(saved.map((c) => [c._id, c.position]));
   const floor = saved.find((c): c is FloorDoc => c._id === FLOOR_ID && Array.isArray(c.projections));
@@ -58,13 +61,21 @@ export async function saveCheckpoints(
   if (!documents.persistent) return;
   const position = Math.min(...names.map((name) => checkpoints.get(name) ?? 0));
   const floor: FloorDoc = { _id: FLOOR_ID, position, projections: [...names], handled };
-  await documents.collection<CheckpointDoc>(CHECKPOINTS).putMany([...which.map((name) => ({ _id: name, position: checkpoints.get(name) ?? 0 })), floor]);
+  await documents
+    .collection<CheckpointDoc>(CHECKPOINTS)
+    .putMany([...which.map((name) => ({ _id: name, position: checkpoints.get(name) ?? 0 })), floor]);
 }
 
 /** Saves the checkpoints of the projections named in `which` only, without the floor (a rebuild's kept projections). */
-export async function saveOwnCheckpoints(documents: DocumentStore, checkpoints: ReadonlyMap<string, number>, which: readonly string[]): Promise<void> {
+export async function saveOwnCheckpoints(
+  documents: DocumentStore,
+  checkpoints: ReadonlyMap<string, number>,
+  which: readonly string[],
+): Promise<void> {
   if (which.length === 0 || !documents.persistent) return;
-  await documents.collection<CheckpointDoc>(CHECKPOINTS).putMany(which.map((name) => ({ _id: name, position: checkpoints.get(name) ?? 0 })));
+  await documents
+    .collection<CheckpointDoc>(CHECKPOINTS)
+    .putMany(which.map((name) => ({ _id: name, position: checkpoints.get(name) ?? 0 })));
 }
 
 /**

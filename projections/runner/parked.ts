@@ -71,7 +71,13 @@ export class ParkedProjections {
 
   /** Parks the projection at the event its handler failed on. */
   park(name: string, event: StoredEvent, error: unknown): void {
-    this.parked.set(name, { name, position: event.position, eventType: event.type, error: messageOf(error), since: new Date().toISOString() });
+    this.parked.set(name, {
+      name,
+      position: event.position,
+      eventType: event.type,
+      error: messageOf(error),
+      since: new Date().toISOString(),
+    });
   }
 
   /**
@@ -107,7 +113,10 @@ export class ParkedProjections {
     const parked = this.parked.get(name);
     if (!parked) return null;
     if (request.type === 'ProjectionSkipRequested' && request.data.position !== parked.position) {
-      logger.warn({ projection: name, parkedAt: parked.position, skipRequested: request.data.position }, 'a skip names another event than the one the projection is parked at; it stays parked');
+      logger.warn(
+        { projection: name, parkedAt: parked.position, skipRequested: request.data.position },
+        'a skip names another event than the one the projection is parked at; it stays parked',
+      );
       return null;
     }
     return name;

@@ -104,11 +104,13 @@ export class ReadYourWritesWaits {
     const now = Date.now();
     const still: Waiter[] = [];
     for (const waiter of this.waiters) {
-      if (waiter.deadline <= now) waiter.reject(new DependencyUnavailableError('read models', 'Read models did not catch up in time.'));
+      if (waiter.deadline <= now)
+        waiter.reject(new DependencyUnavailableError('read models', 'Read models did not catch up in time.'));
       else still.push(waiter);
     }
     this.waiters = still;
-    if (still.length > 0) this.armDeadline(still.reduce((soonest, waiter) => Math.min(soonest, waiter.deadline), Number.POSITIVE_INFINITY));
+    if (still.length > 0)
+      this.armDeadline(still.reduce((soonest, waiter) => Math.min(soonest, waiter.deadline), Number.POSITIVE_INFINITY));
   }
 
   /** Makes the timer fire by `deadline` (it may fire sooner, for another waiter). */

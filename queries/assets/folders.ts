@@ -79,7 +79,8 @@ export async function descendantIdsDeepestFirst(documents: DocumentStore, id: nu
   const all = await assetFolders(documents).find({});
   const childrenOf = new Map<number, number[]>();
   for (const folder of all) {
-    if (folder.parent_id !== null) childrenOf.set(folder.parent_id, [...(childrenOf.get(folder.parent_id) ?? []), folder.id]);
+    if (folder.parent_id !== null)
+      childrenOf.set(folder.parent_id, [...(childrenOf.get(folder.parent_id) ?? []), folder.id]);
   }
   const out: number[] = [];
   const visit = (folderId: number, seen: Set<number>) => {

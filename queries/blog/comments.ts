@@ -27,7 +27,8 @@ export async function listComments(
   if (filters.status !== undefined) filter.status = filters.status;
   if (filters.postId !== undefined) filter.post_id = filters.postId;
   if (filters.exceptPostIds !== undefined && filters.exceptPostIds.length > 0) {
-    if (filters.postId !== undefined && filters.exceptPostIds.includes(filters.postId)) return { total: 0, comments: [] };
+    if (filters.postId !== undefined && filters.exceptPostIds.includes(filters.postId))
+      return { total: 0, comments: [] };
     if (filters.postId === undefined) filter.post_id = { $nin: filters.exceptPostIds };
   }
   const comments = blogComments(documents);

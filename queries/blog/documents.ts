@@ -6,4 +6,10 @@ export { BLOG_COLLECTIONS, type SlugDoc } from '../../projections/blog/collectio
 export { blogComments, type BlogCommentDoc } from '../../projections/blog/comments.js';
 export { blogPosts, blogPostSlugs, type BlogPostDoc, type TagRef } from '../../projections/blog/posts.js';
 export { blogSettings, SETTINGS_ID, type BlogSettingsDoc } from '../../projections/blog/settings.js';
-export { blogCategories, blogTags, blogTagSlugs, type BlogCategoryDoc, type BlogTagDoc } from '../../projections/blog/taxonomy.js';
+export {
+  blogCategories,
+  blogTags,
+  blogTagSlugs,
+  type BlogCategoryDoc,
+  type BlogTagDoc,
+} from '../../projections/blog/taxonomy.js';

@@ -56,7 +56,11 @@ export interface PageSlice {
  * trigram text index), so nothing holds the whole blog in memory. (The native list keeps its
  * whole answers: routes/remembered-answers.ts.)
  */
-export async function listPosts(documents: DocumentStore, filters: PostFilters, { skip, limit }: PageSlice): Promise<PostPage> {
+export async function listPosts(
+  documents: DocumentStore,
+  filters: PostFilters,
+  { skip, limit }: PageSlice,
+): Promise<PostPage> {
   let categoryId = filters.categoryId;
   if (filters.categorySlug !== undefined) {
     const category = await blogCategories(documents).findOne({ slug: filters.categorySlug });
@@ -66,14 +70,22 @@ export async function listPosts(documents: DocumentStore, filters: PostFilters, 
   return readPage(documents, filters, { categoryId, skip, limit });
 }
 
-async function readPage(documents: DocumentStore, filters: PostFilters, { categoryId, skip, limit }: PageSlice & { categoryId: number | undefined }): Promise<PostPage> {
+async function readPage(
+  documents: DocumentStore,
+  filters: PostFilters,
+  { categoryId, skip, limit }: PageSlice & { categoryId: number | undefined },
+): Promise<PostPage> {
   const filter = postFilter(filters, categoryId);
   const text = filters.search === undefined || filters.search === '' ? undefined : filters.search;
   const posts = blogPosts(documents);
   const now = filters.notPublishedAfter;
-  const shown = now === undefined ? filter : { ...filter, $or: [{ published_at: null }, { published_at: { $lte: now } }] };
+  const shown =
+    now === undefined ? filter : { ...filter, $or: [{ published_at: null }, { published_at: { $lte: now } }] };
   if (now === undefined || text !== undefined) {
-    const [total, page] = await Promise.all([posts.count(shown, { text }), posts.find(shown, { sort: NEWEST_FIRST, skip, limit, text })]);
+    const [total, page] = await Promise.all([
+      posts.count(shown, { text }),
+      posts.find(shown, { sort: NEWEST_FIRST, skip, limit, text }),
+    ]);
     return { total, posts: page };
   }
   // The total is every match less the scheduled ones (published_at after now; a null one is

@@ -25,7 +25,10 @@ export function renderAnswer(answer: string, evidenceCount: number): RenderedAns
     let last = 0;
     for (const match of paragraph.matchAll(MARKER)) {
       let before = paragraph.slice(last, match.index);
-      const numbers = match[1].split(',').map((n) => Number(n.trim())).filter((n) => Number.isInteger(n) && n >= 1 && n <= evidenceCount);
+      const numbers = match[1]
+        .split(',')
+        .map((n) => Number(n.trim()))
+        .filter((n) => Number.isInteger(n) && n >= 1 && n <= evidenceCount);
       // A dropped marker takes the space before it along, so no gap is left before the full stop.
       if (numbers.length === 0) before = before.replace(/[ \t]+$/, '');
       html += escapeHtml(before).replace(/\n/g, '<br>');

@@ -20,7 +20,11 @@ async function* wholeAnswer(answerer: Answerer, request: AnswerRequest): AsyncGe
  * sources, then the response answerQuestion gives for the same answer. Once the signal aborts (the
  * client went away) it asks the answerer for nothing more and ends without its last events.
  */
-export async function* streamAnswer(services: ChatbotQueryPorts, params: ChatParams, signal: AbortSignal): AsyncGenerator<ChatStreamEvent, void> {
+export async function* streamAnswer(
+  services: ChatbotQueryPorts,
+  params: ChatParams,
+  signal: AbortSignal,
+): AsyncGenerator<ChatStreamEvent, void> {
   const { retrieved, request, stillReading } = await gatherEvidence(services, params);
   if (signal.aborted) return;
   const answerer = services.answerer;

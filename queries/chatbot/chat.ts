@@ -42,12 +42,24 @@ export interface Gathered {
 export async function gatherEvidence(services: ChatbotQueryPorts, params: ChatParams): Promise<Gathered> {
   // Asked beside the retrieval, so it adds no wait.
   const [found, stillReading] = await Promise.all([
-    retrieve(services, { text: params.question, filter: { siteId: params.siteId, itemSetIds: params.itemSetIds }, siteSlug: params.siteSlug }),
+    retrieve(services, {
+      text: params.question,
+      filter: { siteId: params.siteId, itemSetIds: params.itemSetIds },
+      siteSlug: params.siteSlug,
+    }),
     services.reading.stillReading(),
   ]);
   const retrieved: RetrievedResource[] = found.slice(0, EVIDENCE_COUNT);
-  const evidence: Evidence[] = retrieved.map((r, index) => ({ number: index + 1, title: r.best.title, text: r.best.text }));
-  return { retrieved, request: { question: params.question, evidence, systemPrompt: params.systemPrompt }, stillReading };
+  const evidence: Evidence[] = retrieved.map((r, index) => ({
+    number: index + 1,
+    title: r.best.title,
+    text: r.best.text,
+  }));
+  return {
+    retrieved,
+    request: { question: params.question, evidence, systemPrompt: params.systemPrompt },
+    stillReading,
+  };
 }
 
 /** The rendered answer with the evidence it cited, in citation order, and `still_reading` while the collection is being read. */

@@ -1,5 +1,12 @@
 import type { Clock } from '../../infra/clock/port.js';
-import type { CitationCount, CitedResource, QuestionFilter, QuestionLog, QuestionPage, RepeatedQuestion } from '../../infra/question-log/port.js';
+import type {
+  CitationCount,
+  CitedResource,
+  QuestionFilter,
+  QuestionLog,
+  QuestionPage,
+  RepeatedQuestion,
+} from '../../infra/question-log/port.js';
 import { frequentWords, type TopicCount } from './question-topics.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -28,7 +35,17 @@ export class PatronQuestions {
   private readonly retentionDays: number;
   private readonly logger: WarnLogger;
 
-  constructor({ log, clock, retentionDays, logger }: { log: QuestionLog; clock: Clock; retentionDays: number; logger: WarnLogger }) {
+  constructor({
+    log,
+    clock,
+    retentionDays,
+    logger,
+  }: {
+    log: QuestionLog;
+    clock: Clock;
+    retentionDays: number;
+    logger: WarnLogger;
+  }) {
     this.log = log;
     this.clock = clock;
     this.retentionDays = retentionDays;
@@ -52,7 +69,12 @@ export class PatronQuestions {
         askedAt: this.clock.now(),
         siteId: params.siteId ?? null,
         answered: response.sources.length > 0,
-        sources: response.sources.map((s) => ({ resource_type: s.resource_type, resource_id: s.resource_id, title: s.title, url: s.url })),
+        sources: response.sources.map((s) => ({
+          resource_type: s.resource_type,
+          resource_id: s.resource_id,
+          title: s.title,
+          url: s.url,
+        })),
       });
     } catch (error) {
       this.logger.warn({ err: error }, 'a chatbot question could not be recorded');

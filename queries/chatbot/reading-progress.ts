@@ -94,7 +94,12 @@ export class CollectionReading {
     const now = performance.now();
     if (!this.known || now - this.known.at >= STILL_READING_FRESH_MS) {
       // A store that does not answer says nothing about the reading: no notice rather than a failed chat.
-      const reading = indexOutbox(this.documents).count().then((owed) => owed > 0, () => false);
+      const reading = indexOutbox(this.documents)
+        .count()
+        .then(
+          (owed) => owed > 0,
+          () => false,
+        );
       this.known = { at: now, reading };
     }
     return this.known.reading;

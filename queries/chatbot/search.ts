@@ -30,7 +30,11 @@ export const SEARCH_SNIPPET_LENGTH = 300;
 
 /** Semantic search: one result per resource URL, nearest first, paged over the fetched chunks. */
 export async function searchCollection(services: ChatbotQueryPorts, params: SearchParams): Promise<SearchResponse> {
-  const resources = await retrieve(services, { text: params.query, filter: { siteId: params.siteId, itemSetIds: params.itemSetIds }, siteSlug: params.siteSlug });
+  const resources = await retrieve(services, {
+    text: params.query,
+    filter: { siteId: params.siteId, itemSetIds: params.itemSetIds },
+    siteSlug: params.siteSlug,
+  });
   const start = (params.page - 1) * params.perPage;
   return {
     results: resources.slice(start, start + params.perPage).map(({ best, url }) => ({

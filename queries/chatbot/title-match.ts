@@ -1,5 +1,11 @@
 import type { Embedder } from '../../infra/embedder/port.js';
-import { titleWords, type SearchFilter, type TitledChunk, type VectorHit, type VectorIndex } from '../../infra/vector-index/port.js';
+import {
+  titleWords,
+  type SearchFilter,
+  type TitledChunk,
+  type VectorHit,
+  type VectorIndex,
+} from '../../infra/vector-index/port.js';
 import { cosineDistance } from '../../infra/embedder/cosine.js';
 
 /** Titles longer than this many words are not looked for in a query (a query of up to twice as many words). */
@@ -16,8 +22,13 @@ export const MAX_TITLES_EMBEDDED = 8;
 export function titlePhrases(query: string): string[] {
   const words = titleWords(query);
   const phrases = new Set<string>();
-  for (let length = Math.min(words.length, MAX_TITLE_WORDS); length >= Math.ceil(words.length / 2) && length > 0; length--) {
-    for (let start = 0; start + length <= words.length; start++) phrases.add(words.slice(start, start + length).join(' '));
+  for (
+    let length = Math.min(words.length, MAX_TITLE_WORDS);
+    length >= Math.ceil(words.length / 2) && length > 0;
+    length--
+  ) {
+    for (let start = 0; start + length <= words.length; start++)
+      phrases.add(words.slice(start, start + length).join(' '));
   }
   return [...phrases];
 }

@@ -51,7 +51,9 @@ export function searchFilter(search: DatabaseSearch): Filter {
   return filter;
 }
 
-async function termNames(documents: DocumentStore): Promise<{ subjects: Map<string, string>; types: Map<string, string> }> {
+async function termNames(
+  documents: DocumentStore,
+): Promise<{ subjects: Map<string, string>; types: Map<string, string> }> {
   const [subjects, types] = await Promise.all([subjectDocs(documents).find({}), typeDocs(documents).find({})]);
   return {
     subjects: new Map(subjects.map((s) => [s.handle, s.name])),

@@ -9,7 +9,11 @@ export interface TermWithCount {
   database_count: number;
 }
 
-async function withCounts(terms: TermDoc[], documents: DocumentStore, field: 'subjects' | 'types'): Promise<TermWithCount[]> {
+async function withCounts(
+  terms: TermDoc[],
+  documents: DocumentStore,
+  field: 'subjects' | 'types',
+): Promise<TermWithCount[]> {
   const visible = await databaseDocs(documents).find(VISIBLE);
   const counts = new Map<string, number>();
   for (const db of visible) for (const handle of db[field]) counts.set(handle, (counts.get(handle) ?? 0) + 1);

@@ -20,7 +20,13 @@ export interface TokenSummary {
 
 /** What an admin may see of a token: never its hash. */
 export function summarizeToken(doc: TokenDoc): TokenSummary {
-  return { id: doc.id, label: doc.label, allowed_origins: [...doc.allowed_origins], created_at: doc.created_at, revoked_at: doc.revoked_at };
+  return {
+    id: doc.id,
+    label: doc.label,
+    allowed_origins: [...doc.allowed_origins],
+    created_at: doc.created_at,
+    revoked_at: doc.revoked_at,
+  };
 }
 
 export async function listTokens(documents: DocumentStore, includeRevoked: boolean): Promise<TokenSummary[]> {

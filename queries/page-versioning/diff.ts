@@ -37,7 +37,8 @@ export function diffPages(before: SitePageFields | null, after: SitePageFields):
   const fields: FieldChange[] = [];
   for (const field of DIFFED_FIELDS) {
     const was = before ? before[field] : null;
-    if (before === null || canonical(was) !== canonical(after[field])) fields.push({ field, before: was, after: after[field] });
+    if (before === null || canonical(was) !== canonical(after[field]))
+      fields.push({ field, before: was, after: after[field] });
   }
   const blocks: BlockChange[] = [];
   const oldBlocks = before?.blocks ?? [];

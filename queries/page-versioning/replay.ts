@@ -11,7 +11,10 @@ import type { PageVersionDoc } from './documents.js';
  * The page as a version saved it, rebuilt by replaying the page's stream up to that version
  * (never from a stored copy), so it is exactly what the page's decider saw at that point.
  */
-export async function pageAtVersion(eventStore: EventStore, version: Pick<PageVersionDoc, 'resource_id' | 'stream_version'>): Promise<SitePageFields> {
+export async function pageAtVersion(
+  eventStore: EventStore,
+  version: Pick<PageVersionDoc, 'resource_id' | 'stream_version'>,
+): Promise<SitePageFields> {
   const stored = await eventStore.readStream(sitePageStream(version.resource_id));
   const upTo = stored.filter((event) => event.streamVersion <= version.stream_version);
   const state = foldEvents(sitePageDecider, toDomainEvents<ResourceEvent<SitePageFields>>(upTo));

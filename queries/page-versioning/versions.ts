@@ -59,7 +59,11 @@ export async function pageReadableBy(documents: DocumentStore, pageId: number, r
 }
 
 /** A page's versions, newest first. */
-export async function listVersions(documents: DocumentStore, pageId: number, { limit, offset }: { limit: number; offset: number }): Promise<VersionPage> {
+export async function listVersions(
+  documents: DocumentStore,
+  pageId: number,
+  { limit, offset }: { limit: number; offset: number },
+): Promise<VersionPage> {
   const versions = pageVersions(documents);
   const total = await versions.count({ resource_id: pageId });
   const rows = await versions.find({ resource_id: pageId }, { sort: { _id: -1 }, skip: offset, limit });
@@ -72,7 +76,10 @@ export function findVersion(documents: DocumentStore, versionId: number): Promis
 }
 
 /** The version of the same page saved just before this one, or null for its first version. */
-export async function previousVersion(documents: DocumentStore, version: PageVersionDoc): Promise<PageVersionDoc | null> {
+export async function previousVersion(
+  documents: DocumentStore,
+  version: PageVersionDoc,
+): Promise<PageVersionDoc | null> {
   const [row] = await pageVersions(documents).find(
     { resource_id: version.resource_id, _id: { $lt: version.id } },
     { sort: { _id: -1 }, limit: 1 },

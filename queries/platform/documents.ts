@@ -1,5 +1,11 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import type { ItemFields, ItemSetFields, MediaFields, SiteFields, SitePageFields } from '../../commands/platform/fields.js';
+import type {
+  ItemFields,
+  ItemSetFields,
+  MediaFields,
+  SiteFields,
+  SitePageFields,
+} from '../../commands/platform/fields.js';
 
 interface Tracked {
   _id: number;
@@ -35,4 +41,5 @@ export const sites = (d: DocumentStore) => d.collection<SiteDoc>(PLATFORM_COLLEC
 export const itemSets = (d: DocumentStore) => d.collection<ItemSetDoc>(PLATFORM_COLLECTIONS.itemSets);
 export const items = (d: DocumentStore) => d.collection<ItemDoc>(PLATFORM_COLLECTIONS.items);
 export const mediaDocs = (d: DocumentStore) => d.collection<MediaDoc>(PLATFORM_COLLECTIONS.media, MEDIA_INDEXES);
-export const sitePages = (d: DocumentStore) => d.collection<SitePageDoc>(PLATFORM_COLLECTIONS.sitePages, SITE_PAGE_INDEXES);
+export const sitePages = (d: DocumentStore) =>
+  d.collection<SitePageDoc>(PLATFORM_COLLECTIONS.sitePages, SITE_PAGE_INDEXES);

@@ -35,7 +35,8 @@ export const assetRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runti
         tags: [TAG],
         security: SESSION_SECURITY,
         summary: 'A page of assets',
-        description: 'Newest first by default. `sort_by=name` orders by `metadata.title` (case-insensitive); `search` matches it as a substring.',
+        description:
+          'Newest first by default. `sort_by=name` orders by `metadata.title` (case-insensitive); `search` matches it as a substring.',
         querystring: AssetListQuery,
         response: { 200: AssetPageEnvelope, ...errorResponses },
       },
@@ -52,7 +53,13 @@ export const assetRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runti
         folderId: query.folder_id ? Number(query.folder_id) : undefined,
         search: query.search,
       });
-      return { status: 'success' as const, assets: assets.map((a) => representAsset(a, baseUrl)), total, page, per_page: perPage };
+      return {
+        status: 'success' as const,
+        assets: assets.map((a) => representAsset(a, baseUrl)),
+        total,
+        page,
+        per_page: perPage,
+      };
     },
   );
 
@@ -90,7 +97,11 @@ export const assetRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runti
     },
     async (request) => {
       const user = await requireAssetWriter(request);
-      await deleteAsset(runtime.commandContext(user.id, request.id), { storage, id: request.params.id, ifMatch: ifMatchOf(request) });
+      await deleteAsset(runtime.commandContext(user.id, request.id), {
+        storage,
+        id: request.params.id,
+        ifMatch: ifMatchOf(request),
+      });
       return { status: 'success' as const, message: 'Asset deleted.' };
     },
   );

@@ -47,7 +47,10 @@ export interface ServingPolicy {
 
 export function servingPolicy(mimeType: string): ServingPolicy {
   if (INLINE_TYPES.has(mimeType)) {
-    return { contentType: mimeType.startsWith('text/') ? `${mimeType}; charset=utf-8` : mimeType, disposition: 'inline' };
+    return {
+      contentType: mimeType.startsWith('text/') ? `${mimeType}; charset=utf-8` : mimeType,
+      disposition: 'inline',
+    };
   }
   if (ATTACHMENT_TYPES.has(mimeType)) return { contentType: mimeType, disposition: 'attachment' };
   return { contentType: 'application/octet-stream', disposition: 'attachment' };
@@ -56,6 +59,9 @@ export function servingPolicy(mimeType: string): ServingPolicy {
 /** `inline; filename="..."; filename*=UTF-8''...` with an ASCII fallback that cannot break the header. */
 export function contentDisposition(disposition: 'inline' | 'attachment', filename: string): string {
   const ascii = filename.replace(/[^A-Za-z0-9._ -]/g, '_');
-  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const encoded = encodeURIComponent(filename).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
   return `${disposition}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }

@@ -16,7 +16,7 @@ const ETAG = {
 };
 const FILE_HEADERS = {
   ...ETAG,
-  'Content-Disposition': header('`inline` or `attachment`, with the asset\'s filename.'),
+  'Content-Disposition': header("`inline` or `attachment`, with the asset's filename."),
   'Accept-Ranges': header('`bytes`.'),
   'X-Content-Type-Options': header('`nosniff`.'),
   'Content-Security-Policy': header(`\`${ASSET_FILE_CSP}\`.`),
@@ -32,7 +32,7 @@ const FILE_ANSWERS = {
     ...FILE_HEADERS,
     'Content-Range': header('`bytes <first>-<last>/<size>`.'),
   }),
-  304: emptyAnswer('Not modified: If-None-Match names the file\'s ETag. No body.', ETAG),
+  304: emptyAnswer("Not modified: If-None-Match names the file's ETag. No body.", ETAG),
   416: emptyAnswer('The range lies outside the file. No body.', {
     ...ETAG,
     'Content-Range': header('`bytes */<size>`.'),
@@ -73,7 +73,8 @@ export const fileRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runtim
         .header('ETag', etag);
       // As every other read answers it (app/conditional/hook.ts): a list of tags, weak comparison.
       const ifNoneMatch = parseTagList(request.headers['if-none-match']);
-      if (ifNoneMatch !== undefined && !noneMatch(ifNoneMatch, { weak: false, opaque: asset.sha256 })) return reply.status(304).send();
+      if (ifNoneMatch !== undefined && !noneMatch(ifNoneMatch, { weak: false, opaque: asset.sha256 }))
+        return reply.status(304).send();
       reply.header('Accept-Ranges', 'bytes');
       const range = requestedRange(request.headers.range, info.size);
       if (range === 'unsatisfiable') return reply.status(416).header('Content-Range', `bytes */${info.size}`).send();

@@ -17,7 +17,10 @@ export function extensionOf(filename: string): string {
 export function sanitiseFilename(raw: string | undefined): string {
   let name = (raw ?? '').normalize('NFC').replace(UNSAFE_CHARACTERS, '');
   name = name.split(/[/\\]/).pop() ?? '';
-  name = name.replace(/\s+/g, ' ').trim().replace(/^[.\s]+/, '');
+  name = name
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^[.\s]+/, '');
   if (name.length > MAX_FILENAME_LENGTH) {
     const extension = extensionOf(name);
     const suffix = extension ? `.${extension}` : '';

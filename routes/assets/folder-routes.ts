@@ -1,6 +1,11 @@
 import type { FastifyReply } from 'fastify';
 import type { RoutesPlugin } from '../../app/kernel.js';
-import { answerVersion, CREATED_ETAG_CONFIG, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
+import {
+  answerVersion,
+  CREATED_ETAG_CONFIG,
+  IF_MATCH_CONFIG,
+  ifMatchOf,
+} from '../../app/conditional/resource-version.js';
 import { createFolder, deleteFolder, updateFolder } from '../../commands/assets/folder-handlers.js';
 import { FolderCreateBody, FolderUpdateBody } from '../../commands/assets/schemas.js';
 import { NotFoundError } from '../../infra/errors.js';
@@ -35,7 +40,8 @@ export const folderRoutes: RoutesPlugin = async (app, { runtime }) => {
         tags: [TAG],
         security: SESSION_SECURITY,
         summary: 'The folder tree',
-        description: 'Top-level folders with their subfolders nested in `children`, each by title. Authors, reviewers and above.',
+        description:
+          'Top-level folders with their subfolders nested in `children`, each by title. Authors, reviewers and above.',
         response: { 200: FoldersEnvelope, ...errorResponses },
       },
     },
@@ -49,7 +55,7 @@ export const folderRoutes: RoutesPlugin = async (app, { runtime }) => {
         tags: [TAG],
         security: SESSION_SECURITY,
         summary: 'Create a folder',
-        description: 'The slug is generated from the title and unique among the folder\'s siblings. Editors and above.',
+        description: "The slug is generated from the title and unique among the folder's siblings. Editors and above.",
         body: FolderCreateBody,
         response: { 201: FolderEnvelope, ...errorResponses },
       },
@@ -99,7 +105,11 @@ export const folderRoutes: RoutesPlugin = async (app, { runtime }) => {
     async (request, reply) => {
       const user = await requireAssetWriter(request);
       const id = request.params.id;
-      await updateFolder(runtime.commandContext(user.id, request.id), { id, input: request.body, ifMatch: ifMatchOf(request) });
+      await updateFolder(runtime.commandContext(user.id, request.id), {
+        id,
+        input: request.body,
+        ifMatch: ifMatchOf(request),
+      });
       await answerFolderVersion(reply, id);
       return { status: 'success' as const, folder: await folderOrNotFound(id) };
     },
@@ -113,7 +123,8 @@ export const folderRoutes: RoutesPlugin = async (app, { runtime }) => {
         tags: [TAG],
         security: SESSION_SECURITY,
         summary: 'Delete a folder',
-        description: 'Deletes the folder and its subfolders. Their assets are kept; they are only taken out of the deleted folders.',
+        description:
+          'Deletes the folder and its subfolders. Their assets are kept; they are only taken out of the deleted folders.',
         params: IdParams,
         response: { 200: MessageEnvelope, ...errorResponses },
       },

@@ -7,7 +7,6 @@ import { folderRoutes } from './folder-routes.js';
 import { uploadRoutes } from './upload-routes.js';
 import { usageRoutes } from './usage-routes.js';
 
-
 const ASSETS = '/api/asset-picker/assets';
 
 /**

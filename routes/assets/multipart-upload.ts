@@ -29,7 +29,8 @@ function clientError(error: unknown, maxBytes: number): unknown {
   const statusCode = errorField(error, 'statusCode');
   if (code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge(maxBytes);
   if (statusCode === 413) return new PayloadTooLargeError('The upload has too many parts, files or fields.');
-  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) return new BadRequestError('The multipart body could not be read.');
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500)
+    return new BadRequestError('The multipart body could not be read.');
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return error;
   return new BadRequestError('The multipart body could not be read.');
 }

@@ -62,18 +62,27 @@ export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 
 export const AssetListQuery = Type.Object({
   page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-  per_page: Type.Optional(Type.Integer({ minimum: 1, default: 24, description: 'Values above 100 are treated as 100.' })),
+  per_page: Type.Optional(
+    Type.Integer({ minimum: 1, default: 24, description: 'Values above 100 are treated as 100.' }),
+  ),
   sort_by: Type.Optional(Type.Union([Type.Literal('id'), Type.Literal('name')], { default: 'id' })),
   sort_order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' })),
-  folder_id: Type.Optional(Type.String({ pattern: '^[0-9]*$', description: 'Only assets in this folder (empty: every asset).' })),
-  search: Type.Optional(Type.String({ maxLength: 255, description: 'Case-insensitive substring of the name (metadata.title).' })),
+  folder_id: Type.Optional(
+    Type.String({ pattern: '^[0-9]*$', description: 'Only assets in this folder (empty: every asset).' }),
+  ),
+  search: Type.Optional(
+    Type.String({ maxLength: 255, description: 'Case-insensitive substring of the name (metadata.title).' }),
+  ),
 });
 
 /**
  * Documents a multipart form in the OpenAPI reference. The body is read as a stream by the
  * route (request.body stays empty), so the schema also accepts null and validates nothing else.
  */
-export function multipartForm(properties: Record<string, { type: string; format?: string; description: string }>, required: string[]) {
+export function multipartForm(
+  properties: Record<string, { type: string; format?: string; description: string }>,
+  required: string[],
+) {
   return {
     content: {
       'multipart/form-data': {

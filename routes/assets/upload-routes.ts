@@ -7,7 +7,15 @@ import { findAsset } from '../../queries/assets/assets.js';
 import { requireAssetWriter } from './access.js';
 import { receiveUpload, type ReceivedUpload } from './multipart-upload.js';
 import { representAsset } from './representation.js';
-import { AssetEnvelope, ErrorEnvelope, errorResponses, IdParams, multipartForm, SESSION_SECURITY, TAG } from './schemas.js';
+import {
+  AssetEnvelope,
+  ErrorEnvelope,
+  errorResponses,
+  IdParams,
+  multipartForm,
+  SESSION_SECURITY,
+  TAG,
+} from './schemas.js';
 
 const UPLOAD_FILE_FIELDS = ['file[0]', 'file', 'file[]'];
 const REPLACE_FILE_FIELDS = ['file', 'file[0]'];
@@ -60,11 +68,15 @@ export const uploadRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runt
       const upload = await receiveUpload(request, storage, UPLOAD_FILE_FIELDS, maxBytes);
       try {
         const name = upload.fields['o:name']?.trim();
-        const id = await uploadAsset(runtime.commandContext(user.id, request.id), { storage, pending: upload.pending, input: {
-          ...fileInfo(upload),
-          title: name || upload.filename,
-          folder_id: folderIdField(upload.fields.folder_id),
-        } });
+        const id = await uploadAsset(runtime.commandContext(user.id, request.id), {
+          storage,
+          pending: upload.pending,
+          input: {
+            ...fileInfo(upload),
+            title: name || upload.filename,
+            folder_id: folderIdField(upload.fields.folder_id),
+          },
+        });
         return reply.status(201).send(await assetResponse(id));
       } finally {
         await upload.pending.discard();
@@ -83,7 +95,10 @@ export const uploadRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runt
           'multipart/form-data with one `file` field. The new file must keep the original extension (400 with the reason otherwise). ' +
           'The asset keeps its id, title and folders, and its canonical_url serves the new content.',
         consumes: ['multipart/form-data'],
-        body: multipartForm({ file: { type: 'string', format: 'binary', description: 'The new file, with the same extension.' } }, ['file']),
+        body: multipartForm(
+          { file: { type: 'string', format: 'binary', description: 'The new file, with the same extension.' } },
+          ['file'],
+        ),
         params: IdParams,
         response: { 200: AssetEnvelope, ...uploadErrors },
       },
@@ -94,7 +109,12 @@ export const uploadRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runt
       if (!(await findAsset(runtime.documents, id))) throw new NotFoundError('Asset not found.');
       const upload = await receiveUpload(request, storage, REPLACE_FILE_FIELDS, maxBytes);
       try {
-        await replaceAssetFile(runtime.commandContext(user.id, request.id), { storage, id, pending: upload.pending, info: fileInfo(upload) });
+        await replaceAssetFile(runtime.commandContext(user.id, request.id), {
+          storage,
+          id,
+          pending: upload.pending,
+          info: fileInfo(upload),
+        });
       } finally {
         await upload.pending.discard();
       }

@@ -45,7 +45,11 @@ export const usageRoutes: RoutesPlugin = async (app, { runtime }) => {
     },
     async (request, reply) => {
       const user = await requireAssetWriter(request);
-      const usageId = await recordAssetUsage(runtime.commandContext(user.id, request.id), request.params.id, request.body);
+      const usageId = await recordAssetUsage(
+        runtime.commandContext(user.id, request.id),
+        request.params.id,
+        request.body,
+      );
       const usage = await findUsage(runtime.documents, usageId);
       if (!usage) throw new NotFoundError('Usage record not found.');
       return reply.status(201).send({ status: 'success', usage: representUsage(usage) });

@@ -75,7 +75,9 @@ const backupResourceRoutes: RoutesPlugin = async (app, { runtime }) => {
         security: SECURITY,
         querystring: Type.Object({ status: Type.Optional(Status) }),
         response: {
-          200: Type.Array(BackupRecord, { headers: { 'Platform-Total-Results': Type.Integer({ description: 'The length of the list.' }) } }),
+          200: Type.Array(BackupRecord, {
+            headers: { 'Platform-Total-Results': Type.Integer({ description: 'The length of the list.' }) },
+          }),
           ...errors,
         },
       },
@@ -92,7 +94,13 @@ const backupResourceRoutes: RoutesPlugin = async (app, { runtime }) => {
     '/:id',
     {
       preValidation: requireBackupAdmin,
-      schema: { tags: [TAG], summary: 'Read one backup', security: SECURITY, params: IdParams, response: { 200: BackupRecord, 404: ErrorBody, ...errors } },
+      schema: {
+        tags: [TAG],
+        summary: 'Read one backup',
+        security: SECURITY,
+        params: IdParams,
+        response: { 200: BackupRecord, 404: ErrorBody, ...errors },
+      },
     },
     async (request) => {
       const record = await findBackup(runtime.documents, request.params.id);
@@ -117,9 +125,17 @@ const backupResourceRoutes: RoutesPlugin = async (app, { runtime }) => {
     },
     async (request, reply) => {
       const user = caller(request);
-      const order = { userId: user.id, requestId: request.id, includes: includesFrom(request.body), logger: request.log };
+      const order = {
+        userId: user.id,
+        requestId: request.id,
+        includes: includesFrom(request.body),
+        logger: request.log,
+      };
       const { outcome, record } = await makeBackup(runtime, order, (data) =>
-        runtime.jobs.addAndWait<BackupJobData, BackupJobResult>(BACKUP_QUEUE, data, { jobId: `backup-${data.backupId}`, timeoutMs: BACKUP_TIMEOUT_MS }),
+        runtime.jobs.addAndWait<BackupJobData, BackupJobResult>(BACKUP_QUEUE, data, {
+          jobId: `backup-${data.backupId}`,
+          timeoutMs: BACKUP_TIMEOUT_MS,
+        }),
       );
       if (outcome.status !== 'complete' || !record || record.status !== 'complete') {
         throw new AppError(`Backup failed: ${outcome.error ?? record?.error ?? 'unknown reason.'}`, 500);

@@ -58,7 +58,9 @@ export const BackupRecord = Type.Object(
           'Why a `failed` backup failed, in words an operator can act on (never a path); absent otherwise. Not in the seed: the command line and the schedule have no response to say it in.',
       }),
     ),
-    'o:created_by': Type.Union([Type.Integer(), Type.Null()], { description: 'User id; null for backups made from the command line or by BACKUP_SCHEDULE.' }),
+    'o:created_by': Type.Union([Type.Integer(), Type.Null()], {
+      description: 'User id; null for backups made from the command line or by BACKUP_SCHEDULE.',
+    }),
     'o:created_at': Type.String({ description: '`YYYY-MM-DD HH:MM:SS` (UTC).' }),
     'o:metadata': Type.Object({
       backup_module_version: Type.String(),

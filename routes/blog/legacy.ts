@@ -6,7 +6,13 @@ import { SESSION_ONLY, type Principal } from '../../app/auth.js';
 import { refuseOtherMethods } from '../../app/method-not-allowed.js';
 import { postComment } from '../../commands/blog/comment-handlers.js';
 import { createPost } from '../../commands/blog/post-handlers.js';
-import { LegacyCommentBody, LegacyCreatePostBody, type CommentInput, type CreatePostInput, type LegacyCommentInput } from '../../commands/blog/schemas.js';
+import {
+  LegacyCommentBody,
+  LegacyCreatePostBody,
+  type CommentInput,
+  type CreatePostInput,
+  type LegacyCommentInput,
+} from '../../commands/blog/schemas.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../../infra/errors.js';
 import { findPost, listPosts } from '../../queries/blog/posts.js';
 import { readBlogSettings } from '../../queries/blog/settings.js';
@@ -19,7 +25,9 @@ const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 
 const ListQuery = Type.Object({
   page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-  per_page: Type.Optional(Type.Integer({ minimum: 1, description: 'default 10, maximum 100 (larger values are treated as 100)' })),
+  per_page: Type.Optional(
+    Type.Integer({ minimum: 1, description: 'default 10, maximum 100 (larger values are treated as 100)' }),
+  ),
   tag_slug: Type.Optional(Type.String()),
   category_slug: Type.Optional(Type.String()),
   author_id: Type.Optional(Type.Integer({ minimum: 1 })),
@@ -40,7 +48,10 @@ function legacyComment(postId: number, body: LegacyCommentInput): CommentInput {
   const given = { author_name, author_email, body: text };
   const missing = (['author_name', 'author_email', 'body'] as const).filter((field) => !given[field].trim());
   if (missing.length > 0) {
-    throw new ValidationError(`${missing[0]}: This field is required.`, Object.fromEntries(missing.map((f) => [f, ['This field is required.']])));
+    throw new ValidationError(
+      `${missing[0]}: This field is required.`,
+      Object.fromEntries(missing.map((f) => [f, ['This field is required.']])),
+    );
   }
   return { post_id: postId, ...given };
 }
@@ -72,10 +83,22 @@ export const legacyBlogRoutes: RoutesPlugin = async (app, { runtime }) => {
       const window = pageWindow(q, 10, 100);
       const { total, posts } = await listPosts(
         documents,
-        { status: 'published', tagSlug: nonEmpty(q.tag_slug), categorySlug: nonEmpty(q.category_slug), authorId: q.author_id, search: nonEmpty(q.search) },
+        {
+          status: 'published',
+          tagSlug: nonEmpty(q.tag_slug),
+          categorySlug: nonEmpty(q.category_slug),
+          authorId: q.author_id,
+          search: nonEmpty(q.search),
+        },
         { skip: window.skip, limit: window.perPage },
       );
-      return { data: posts.map(representLegacyPost), total, page: window.page, per_page: window.perPage, total_pages: Math.ceil(total / window.perPage) };
+      return {
+        data: posts.map(representLegacyPost),
+        total,
+        page: window.page,
+        per_page: window.perPage,
+        total_pages: Math.ceil(total / window.perPage),
+      };
     },
   );
 
@@ -106,7 +129,8 @@ export const legacyBlogRoutes: RoutesPlugin = async (app, { runtime }) => {
         operationId: 'createLegacyBlogPost',
         tags: [TAG],
         summary: 'Create a post as the logged-in user (legacy; any role)',
-        description: 'Session only: anonymous requests (and API keys) get 401. status defaults to draft; site assignments cannot be set. Answers 201 with the post.',
+        description:
+          'Session only: anonymous requests (and API keys) get 401. status defaults to draft; site assignments cannot be set. Answers 201 with the post.',
         security: SESSION_SECURITY,
         body: LegacyCreatePostBody,
         response: { 201: LegacyPostSchema },

@@ -1,6 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { RoutesPlugin } from '../../app/kernel.js';
-import { answerVersion, CREATED_ETAG_CONFIG, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
+import {
+  answerVersion,
+  CREATED_ETAG_CONFIG,
+  IF_MATCH_CONFIG,
+  ifMatchOf,
+} from '../../app/conditional/resource-version.js';
 import { createCategory, deleteCategory, updateCategory } from '../../commands/blog/category-handlers.js';
 import { CreateCategoryBody, UpdateCategoryBody } from '../../commands/blog/schemas.js';
 import { NotFoundError } from '../../infra/errors.js';
@@ -28,7 +33,8 @@ export const nativeCategoryRoutes: RoutesPlugin = async (app, { runtime }) => {
       schema: {
         tags: [TAG],
         summary: 'List blog categories by name',
-        description: 'Every category, ordered by name (case-insensitive); no filters. Without per_page all are returned; with it, pages of at most 100. Total in Platform-Total-Results.',
+        description:
+          'Every category, ordered by name (case-insensitive); no filters. Without per_page all are returned; with it, pages of at most 100. Total in Platform-Total-Results.',
         security: NATIVE_SECURITY,
         querystring: Type.Object(PageQuery),
         response: { 200: Type.Array(BlogCategorySchema) },
@@ -45,7 +51,15 @@ export const nativeCategoryRoutes: RoutesPlugin = async (app, { runtime }) => {
 
   app.get(
     '/:id',
-    { schema: { tags: [TAG], summary: 'Read one blog category', security: NATIVE_SECURITY, params: IdParams, response: { 200: BlogCategorySchema } } },
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Read one blog category',
+        security: NATIVE_SECURITY,
+        params: IdParams,
+        response: { 200: BlogCategorySchema },
+      },
+    },
     async (request, reply) => {
       const category = await existing(request.params.id);
       answerVersion(reply, category.version);
@@ -92,7 +106,11 @@ export const nativeCategoryRoutes: RoutesPlugin = async (app, { runtime }) => {
       handler: async (request, reply) => {
         const user = await requireEditor(request);
         const id = request.params.id;
-        await updateCategory(runtime.commandContext(user.id, request.id), { id, input: request.body, ifMatch: ifMatchOf(request) });
+        await updateCategory(runtime.commandContext(user.id, request.id), {
+          id,
+          input: request.body,
+          ifMatch: ifMatchOf(request),
+        });
         const category = await existing(id);
         answerVersion(reply, category.version);
         return representCategory(baseUrl, category);

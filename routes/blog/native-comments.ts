@@ -16,7 +16,11 @@ import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
 const TAG = 'blog';
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 const ListQuery = Type.Object({
-  status: Type.Optional(Type.String({ description: 'pending, approved or spam; honoured for Editor and above only, others always get approved' })),
+  status: Type.Optional(
+    Type.String({
+      description: 'pending, approved or spam; honoured for Editor and above only, others always get approved',
+    }),
+  ),
   post_id: Type.Optional(Type.Integer({ minimum: 1 })),
   ...PageQuery,
 });
@@ -50,7 +54,11 @@ export const nativeCommentRoutes: RoutesPlugin = async (app, { runtime }) => {
       const window = pageWindow(q, 50);
       // Below Editor, comments of posts the public site does not show are hidden like their posts.
       const exceptPostIds = viewer.seesEverything ? undefined : await postsHiddenFromPublic(documents, now());
-      const { total, comments } = await listComments(documents, { status, postId: q.post_id, exceptPostIds }, { skip: window.skip, limit: window.perPage });
+      const { total, comments } = await listComments(
+        documents,
+        { status, postId: q.post_id, exceptPostIds },
+        { skip: window.skip, limit: window.perPage },
+      );
       setPaginationHeaders(request, reply, baseUrl, total, window);
       return comments.map((c) => representComment(baseUrl, c, viewer.seesEverything));
     },
@@ -62,7 +70,8 @@ export const nativeCommentRoutes: RoutesPlugin = async (app, { runtime }) => {
       schema: {
         tags: [TAG],
         summary: 'Read one blog comment',
-        description: 'Pending and spam comments, and comments of posts the public site does not show, are 404 for callers below Editor.',
+        description:
+          'Pending and spam comments, and comments of posts the public site does not show, are 404 for callers below Editor.',
         security: NATIVE_SECURITY,
         params: IdParams,
         response: { 200: BlogCommentSchema },
@@ -71,7 +80,10 @@ export const nativeCommentRoutes: RoutesPlugin = async (app, { runtime }) => {
     async (request, reply) => {
       const viewer = await nativeViewer(request);
       const comment = await findComment(documents, request.params.id);
-      if (!comment || (!viewer.seesEverything && !(comment.status === 'approved' && (await postIsPublic(comment.post_id))))) {
+      if (
+        !comment ||
+        (!viewer.seesEverything && !(comment.status === 'approved' && (await postIsPublic(comment.post_id))))
+      ) {
         throw new NotFoundError('Blog comment not found.');
       }
       answerVersion(reply, comment.version);
@@ -85,7 +97,8 @@ export const nativeCommentRoutes: RoutesPlugin = async (app, { runtime }) => {
       schema: {
         tags: [TAG],
         summary: 'Post a comment (open to everyone); it is pending until moderated',
-        description: 'The post must be published (and its publish time passed), else 422. The Enable comments setting is not checked here. Answers 201 with the comment.',
+        description:
+          'The post must be published (and its publish time passed), else 422. The Enable comments setting is not checked here. Answers 201 with the comment.',
         security: NATIVE_SECURITY,
         body: CreateCommentBody,
         response: { 201: BlogCommentSchema },
@@ -108,7 +121,8 @@ export const nativeCommentRoutes: RoutesPlugin = async (app, { runtime }) => {
       schema: {
         tags: [TAG],
         summary: 'Moderate a comment (Editor and above): status approved or spam',
-        description: 'Only status is read; other fields are ignored. Any other status value is refused with 422. Answers 200 with the comment.',
+        description:
+          'Only status is read; other fields are ignored. Any other status value is refused with 422. Answers 200 with the comment.',
         security: NATIVE_SECURITY,
         params: IdParams,
         body: ModerateCommentBody,
@@ -117,7 +131,11 @@ export const nativeCommentRoutes: RoutesPlugin = async (app, { runtime }) => {
       handler: async (request, reply) => {
         const user = await requireEditor(request);
         const id = request.params.id;
-        await moderateComment(runtime.commandContext(user.id, request.id), { id, input: request.body, ifMatch: ifMatchOf(request) });
+        await moderateComment(runtime.commandContext(user.id, request.id), {
+          id,
+          input: request.body,
+          ifMatch: ifMatchOf(request),
+        });
         const comment = await findComment(documents, id);
         if (!comment) throw new NotFoundError('Blog comment not found.');
         answerVersion(reply, comment.version);

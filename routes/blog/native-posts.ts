@@ -1,7 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { RoutesPlugin } from '../../app/kernel.js';
 import { POST_STATUSES } from '../../commands/blog/events.js';
-import { answerVersion, CREATED_ETAG_CONFIG, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
+import {
+  answerVersion,
+  CREATED_ETAG_CONFIG,
+  IF_MATCH_CONFIG,
+  ifMatchOf,
+} from '../../app/conditional/resource-version.js';
 import { createPost, deletePost, updatePost } from '../../commands/blog/post-handlers.js';
 import { CreatePostBody, UpdatePostBody } from '../../commands/blog/schemas.js';
 import { NotFoundError } from '../../infra/errors.js';
@@ -17,8 +22,17 @@ const TAG = 'blog';
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 
 const ListQuery = Type.Object({
-  status: Type.Optional(Type.String({ description: 'draft, pending or published; honoured for Editor and above only, others always get published (other values ignored for them)' })),
-  exclude_future: Type.Optional(Type.String({ description: '1/true or 0/false: omit posts whose published_at is in the future; always on below Editor' })),
+  status: Type.Optional(
+    Type.String({
+      description:
+        'draft, pending or published; honoured for Editor and above only, others always get published (other values ignored for them)',
+    }),
+  ),
+  exclude_future: Type.Optional(
+    Type.String({
+      description: '1/true or 0/false: omit posts whose published_at is in the future; always on below Editor',
+    }),
+  ),
   site_id: Type.Optional(Type.Integer({ minimum: 1, description: 'Only posts assigned to this site' })),
   category_id: Type.Optional(Type.Integer({ minimum: 1, description: 'Category filter' })),
   category_slug: Type.Optional(Type.String({ description: 'Category slug filter; takes precedence over category_id' })),
@@ -107,7 +121,8 @@ export const nativePostRoutes: RoutesPlugin = async (app, { runtime }) => {
       schema: {
         tags: [TAG],
         summary: 'Create a blog post (Editor and above)',
-        description: 'The author is the caller; status defaults to draft; published without published_at is published now. Answers 201 with the post.',
+        description:
+          'The author is the caller; status defaults to draft; published without published_at is published now. Answers 201 with the post.',
         security: NATIVE_SECURITY,
         body: CreatePostBody,
         response: { 201: BlogPostSchema },
@@ -116,7 +131,10 @@ export const nativePostRoutes: RoutesPlugin = async (app, { runtime }) => {
     },
     async (request, reply) => {
       const user = await requireEditor(request);
-      const id = await createPost(runtime.commandContext(user.id, request.id), { authorId: user.id, input: request.body });
+      const id = await createPost(runtime.commandContext(user.id, request.id), {
+        authorId: user.id,
+        input: request.body,
+      });
       const post = await findPost(documents, id);
       if (!post) throw new NotFoundError('Blog post not found.');
       answerVersion(reply, post.version);
@@ -142,7 +160,11 @@ export const nativePostRoutes: RoutesPlugin = async (app, { runtime }) => {
       handler: async (request, reply) => {
         const user = await requireEditor(request);
         const id = request.params.id;
-        await updatePost(runtime.commandContext(user.id, request.id), { id, input: request.body, ifMatch: ifMatchOf(request) });
+        await updatePost(runtime.commandContext(user.id, request.id), {
+          id,
+          input: request.body,
+          ifMatch: ifMatchOf(request),
+        });
         const post = await findPost(documents, id);
         if (!post) throw new NotFoundError('Blog post not found.');
         answerVersion(reply, post.version);

@@ -8,7 +8,8 @@ import { NATIVE_SECURITY } from './viewer.js';
 
 const TAG = 'blog';
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
-const NO_WRITES = 'Blog tags have no create, update or delete operation; tags are created through the tags field of a post.';
+const NO_WRITES =
+  'Blog tags have no create, update or delete operation; tags are created through the tags field of a post.';
 const NotAllowed = Type.Object({ errors: Type.Object({ error: Type.String() }) }, { description: NO_WRITES });
 
 /** Native /api/blog_tags: read only. Writes answer 405 with an Allow header, on both paths alike. */
@@ -22,7 +23,8 @@ export const nativeTagRoutes: RoutesPlugin = async (app, { runtime }) => {
       schema: {
         tags: [TAG],
         summary: 'List blog tags by name',
-        description: 'Every tag, ordered by name (case-insensitive). Without per_page all are returned; with it, pages of at most 100. Total in Platform-Total-Results.',
+        description:
+          'Every tag, ordered by name (case-insensitive). Without per_page all are returned; with it, pages of at most 100. Total in Platform-Total-Results.',
         security: NATIVE_SECURITY,
         querystring: Type.Object(PageQuery),
         response: { 200: Type.Array(BlogTagSchema) },
@@ -39,7 +41,15 @@ export const nativeTagRoutes: RoutesPlugin = async (app, { runtime }) => {
 
   app.get(
     '/:id',
-    { schema: { tags: [TAG], summary: 'Read one blog tag', security: NATIVE_SECURITY, params: IdParams, response: { 200: BlogTagSchema } } },
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'Read one blog tag',
+        security: NATIVE_SECURITY,
+        params: IdParams,
+        response: { 200: BlogTagSchema },
+      },
+    },
     async (request) => {
       const tag = await findTag(documents, request.params.id);
       if (!tag) throw new NotFoundError('Blog tag not found.');
@@ -47,20 +57,31 @@ export const nativeTagRoutes: RoutesPlugin = async (app, { runtime }) => {
     },
   );
 
-  const refuse = (allow: string) => async (_request: unknown, reply: { header(name: string, value: string): unknown }) => {
-    reply.header('Allow', allow);
-    throw new MethodNotAllowedError(NO_WRITES);
-  };
+  const refuse =
+    (allow: string) => async (_request: unknown, reply: { header(name: string, value: string): unknown }) => {
+      reply.header('Allow', allow);
+      throw new MethodNotAllowedError(NO_WRITES);
+    };
   app.route({
     method: ['POST', 'PUT', 'PATCH', 'DELETE'],
     url: '',
-    schema: { tags: [TAG], summary: 'Not available: tags cannot be written (405)', description: NO_WRITES, response: { 405: NotAllowed } },
+    schema: {
+      tags: [TAG],
+      summary: 'Not available: tags cannot be written (405)',
+      description: NO_WRITES,
+      response: { 405: NotAllowed },
+    },
     handler: refuse('GET'),
   });
   app.route({
     method: ['POST', 'PUT', 'PATCH', 'DELETE'],
     url: '/:id',
-    schema: { tags: [TAG], summary: 'Not available: tags cannot be written (405)', description: NO_WRITES, response: { 405: NotAllowed } },
+    schema: {
+      tags: [TAG],
+      summary: 'Not available: tags cannot be written (405)',
+      description: NO_WRITES,
+      response: { 405: NotAllowed },
+    },
     handler: refuse('GET'),
   });
 };

@@ -35,7 +35,13 @@ function postJson(baseUrl: string, post: BlogPostDoc, context: PostContext, seri
   const entry = cache.get(post);
   if (fresh(entry, baseUrl, context)) return entry.json;
   const json = serialize(representPostIn(baseUrl, post, context));
-  cache.set(post, { baseUrl, authorName: context.authorName, categoryName: context.category?.name ?? null, categorySlug: context.category?.slug ?? null, json });
+  cache.set(post, {
+    baseUrl,
+    authorName: context.authorName,
+    categoryName: context.category?.name ?? null,
+    categorySlug: context.category?.slug ?? null,
+    json,
+  });
   return json;
 }
 
@@ -60,7 +66,12 @@ function samePartsAs(page: CachedPage | undefined, parts: string[]): page is Cac
  * building and serialising the representations was most of a list request's cost. A page whose
  * posts all serialise to the strings they did last time is answered with the same bytes.
  */
-export async function postListJson(documents: DocumentStore, baseUrl: string, posts: readonly BlogPostDoc[], serialize: PostSerializer): Promise<Buffer> {
+export async function postListJson(
+  documents: DocumentStore,
+  baseUrl: string,
+  posts: readonly BlogPostDoc[],
+  serialize: PostSerializer,
+): Promise<Buffer> {
   const contexts = await postContexts(documents, posts);
   const parts = posts.map((post, n) => postJson(baseUrl, post, contexts[n], serialize));
   const key = posts.map((post) => post.id).join(',');

@@ -11,8 +11,10 @@ import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
  * Nullable in the OpenAPI 3.0 way. fast-json-stringify serialises `nullable` directly, where an
  * anyOf with null would be checked value by value on every response.
  */
-const NullableInteger = (options: { description?: string } = {}) => Type.Unsafe<number | null>({ type: 'integer', nullable: true, ...options });
-const NullableString = (options: { description?: string } = {}) => Type.Unsafe<string | null>({ type: 'string', nullable: true, ...options });
+const NullableInteger = (options: { description?: string } = {}) =>
+  Type.Unsafe<number | null>({ type: 'integer', nullable: true, ...options });
+const NullableString = (options: { description?: string } = {}) =>
+  Type.Unsafe<string | null>({ type: 'string', nullable: true, ...options });
 
 const LdHeader = {
   '@context': Type.String(),
@@ -71,7 +73,8 @@ export const BlogCommentSchema = Type.Object(
     'o:author_name': Type.String(),
     'o:author_email': Type.Optional(Type.String({ description: 'Only for Editor and above' })),
     'o:body': Type.String({
-      description: 'The comment as text: stored as written, answered with &, < and > escaped, so it never reaches a page as active HTML.',
+      description:
+        'The comment as text: stored as written, answered with &, < and > escaped, so it never reaches a page as active HTML.',
     }),
     'o:status': Type.String({ enum: ['pending', 'approved', 'spam'] }),
     'o:posted_at': Type.String({ description: 'YYYY-MM-DD HH:MM:SS (UTC)' }),
@@ -116,8 +119,10 @@ export async function postContexts(documents: DocumentStore, posts: readonly Blo
   const authors = new Map<number, string>();
   const categories = new Map<number, BlogCategoryDoc | null>();
   for (const post of posts) {
-    if (post.author_id !== null && !authors.has(post.author_id)) authors.set(post.author_id, await userName(documents, post.author_id));
-    if (post.category_id !== null && !categories.has(post.category_id)) categories.set(post.category_id, await findCategory(documents, post.category_id));
+    if (post.author_id !== null && !authors.has(post.author_id))
+      authors.set(post.author_id, await userName(documents, post.author_id));
+    if (post.category_id !== null && !categories.has(post.category_id))
+      categories.set(post.category_id, await findCategory(documents, post.category_id));
   }
   return posts.map((post) => ({
     authorName: post.author_id === null ? '' : (authors.get(post.author_id) ?? ''),
@@ -148,12 +153,20 @@ export function representPostIn(baseUrl: string, post: BlogPostDoc, context: Pos
   });
 }
 
-export async function representPosts(documents: DocumentStore, baseUrl: string, posts: BlogPostDoc[]): Promise<Record<string, unknown>[]> {
+export async function representPosts(
+  documents: DocumentStore,
+  baseUrl: string,
+  posts: BlogPostDoc[],
+): Promise<Record<string, unknown>[]> {
   const contexts = await postContexts(documents, posts);
   return posts.map((post, n) => representPostIn(baseUrl, post, contexts[n]));
 }
 
-export async function representPost(documents: DocumentStore, baseUrl: string, post: BlogPostDoc): Promise<Record<string, unknown>> {
+export async function representPost(
+  documents: DocumentStore,
+  baseUrl: string,
+  post: BlogPostDoc,
+): Promise<Record<string, unknown>> {
   return (await representPosts(documents, baseUrl, [post]))[0];
 }
 
@@ -172,7 +185,11 @@ export function representTag(baseUrl: string, tag: BlogTagDoc): Record<string, u
 }
 
 /** `o:author_email` only for Editor and above. */
-export function representComment(baseUrl: string, comment: BlogCommentDoc, withEmail: boolean): Record<string, unknown> {
+export function representComment(
+  baseUrl: string,
+  comment: BlogCommentDoc,
+  withEmail: boolean,
+): Record<string, unknown> {
   return jsonLd(baseUrl, 'o:BlogComment', 'blog_comments', comment.id, {
     'o:post_id': comment.post_id,
     'o:author_name': comment.author_name,

@@ -36,7 +36,11 @@ export function parseFlag(value: string | undefined, field: string): boolean | u
 }
 
 /** An allowed value, or a 422 naming the field. */
-export function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], field: string): T | undefined {
+export function oneOf<T extends string>(
+  value: string | undefined,
+  allowed: readonly T[],
+  field: string,
+): T | undefined {
   if (value === undefined || value === '') return undefined;
   const found = allowed.find((candidate) => candidate === value);
   if (found !== undefined) return found;

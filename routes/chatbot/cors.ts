@@ -80,7 +80,11 @@ const PREFLIGHT_SCHEMA = {
  * route per URL. Register it in the scope of the chatbot's routes: scope hooks run before the
  * routes' own, so a 429 from the rate-limit hook carries the headers too.
  */
-export function registerChatbotCors(scope: FastifyInstance, allowedOrigins: readonly string[], urls: readonly string[]): void {
+export function registerChatbotCors(
+  scope: FastifyInstance,
+  allowedOrigins: readonly string[],
+  urls: readonly string[],
+): void {
   const cors = new ChatbotCors(allowedOrigins);
   scope.addHook('onRequest', cors.headers);
   for (const url of urls) scope.options(url, { schema: PREFLIGHT_SCHEMA }, cors.preflight);

@@ -64,17 +64,20 @@ export async function sendEventStream(
       }
     } catch (error) {
       if (controller.signal.aborted) return;
-      if (!(error instanceof AppError) || error.statusCode >= 500) request.log.error({ err: error }, 'chat stream failed after its first event');
+      if (!(error instanceof AppError) || error.statusCode >= 500)
+        request.log.error({ err: error }, 'chat stream failed after its first event');
       yield encodeEvent({ event: 'error', data: { error: errorMessage(error) } });
     } finally {
       await events.return();
     }
   }
-  return reply
-    .status(200)
-    .header('content-type', `${EVENT_STREAM}; charset=utf-8`)
-    // Each event must reach the client as it is written: no cache, no proxy buffering (nginx).
-    .header('cache-control', 'no-cache')
-    .header('x-accel-buffering', 'no')
-    .send(Readable.from(body(), { objectMode: false }));
+  return (
+    reply
+      .status(200)
+      .header('content-type', `${EVENT_STREAM}; charset=utf-8`)
+      // Each event must reach the client as it is written: no cache, no proxy buffering (nginx).
+      .header('cache-control', 'no-cache')
+      .header('x-accel-buffering', 'no')
+      .send(Readable.from(body(), { objectMode: false }))
+  );
 }

@@ -31,7 +31,10 @@ export function parseMoment(value: string | undefined, field: 'since' | 'until')
     if (field === 'until') date = new Date(date.getTime() + 1);
   }
   if (!date || Number.isNaN(date.getTime())) {
-    throw ValidationError.field(field, `${field} must be a date (YYYY-MM-DD) or a date and time (YYYY-MM-DD HH:MM:SS, UTC).`);
+    throw ValidationError.field(
+      field,
+      `${field} must be a date (YYYY-MM-DD) or a date and time (YYYY-MM-DD HH:MM:SS, UTC).`,
+    );
   }
   return date;
 }

@@ -26,7 +26,8 @@ function fields(body: unknown): Body {
  */
 function singleFrom(form: boolean): (value: unknown) => unknown {
   if (!form) return (value) => value;
-  return (value) => (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string') ? value[0] : value);
+  return (value) =>
+    Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string') ? value[0] : value;
 }
 
 /** Lone UTF-16 surrogates: text no URL, and no slug, can be made of. */
@@ -35,7 +36,8 @@ const LONE_SURROGATE = /\p{Cs}/u;
 const charCount = (text: string) => [...text].length;
 
 function requiredText(raw: unknown, label: string, max: number): string {
-  if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) throw new BadRequestError(`${label} is required.`);
+  if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === ''))
+    throw new BadRequestError(`${label} is required.`);
   if (typeof raw !== 'string') throw new BadRequestError(`${label} must be a string.`);
   const text = raw.trim();
   if (charCount(text) > max) throw new BadRequestError(`${label} must be at most ${max} characters.`);
@@ -71,14 +73,21 @@ function optionalPositiveInt(raw: unknown, name: string): number | undefined {
  */
 export function itemSetIds(body: Body): number[] {
   const raw = body.item_set_ids ?? body['item_set_ids[]'];
-  const entries: unknown[] = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : raw === undefined || raw === null ? [] : [raw];
+  const entries: unknown[] = Array.isArray(raw)
+    ? raw
+    : typeof raw === 'string'
+      ? raw.split(',')
+      : raw === undefined || raw === null
+        ? []
+        : [raw];
   const ids = entries.map(toPositiveInt).filter((n): n is number => n !== null);
   return [...new Set(ids)];
 }
 
 function siteFields(body: Body, single: (value: unknown) => unknown): { siteId?: number; siteSlug?: string } {
   const siteSlug = optionalText(single(body.site_slug), 'site_slug', 190);
-  if (siteSlug !== undefined && LONE_SURROGATE.test(siteSlug)) throw new BadRequestError('site_slug is not valid text.');
+  if (siteSlug !== undefined && LONE_SURROGATE.test(siteSlug))
+    throw new BadRequestError('site_slug is not valid text.');
   return { siteId: optionalPositiveInt(single(body.site_id), 'site_id'), siteSlug };
 }
 

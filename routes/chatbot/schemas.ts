@@ -7,30 +7,48 @@ const ItemSetIds = Type.Array(Type.Integer(), {
     'Non-positive and non-numeric entries are ignored; an empty array means no restriction. Form bodies may repeat ' +
     '`item_set_ids[]` or send a comma-separated list.',
 });
-const SiteId = Type.Integer({ minimum: 1, description: 'Only resources that belong to this site; omitted means all sites.' });
+const SiteId = Type.Integer({
+  minimum: 1,
+  description: 'Only resources that belong to this site; omitted means all sites.',
+});
 const SiteSlug = Type.String({ description: 'Rewrites result URLs to `/s/{site_slug}/...`.' });
 
 export const ChatBody = Type.Object({
   question: Type.String({ minLength: 1, maxLength: QUESTION_MAX }),
   site_id: Type.Optional(SiteId),
   site_slug: Type.Optional(SiteSlug),
-  system_prompt: Type.Optional(Type.String({ maxLength: SYSTEM_PROMPT_MAX, description: 'Replaces the default system prompt for this request.' })),
+  system_prompt: Type.Optional(
+    Type.String({ maxLength: SYSTEM_PROMPT_MAX, description: 'Replaces the default system prompt for this request.' }),
+  ),
   item_set_ids: Type.Optional(ItemSetIds),
 });
 
 export const SearchBody = Type.Object({
   query: Type.String({ minLength: 1, maxLength: QUERY_MAX }),
   page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-  per_page: Type.Optional(Type.Integer({ minimum: 1, default: PER_PAGE_DEFAULT, description: `At most ${PER_PAGE_MAX}; larger values are treated as ${PER_PAGE_MAX}.` })),
+  per_page: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      default: PER_PAGE_DEFAULT,
+      description: `At most ${PER_PAGE_MAX}; larger values are treated as ${PER_PAGE_MAX}.`,
+    }),
+  ),
   site_id: Type.Optional(SiteId),
   site_slug: Type.Optional(SiteSlug),
   item_set_ids: Type.Optional(ItemSetIds),
 });
 
-const ResourceType = Type.Union([Type.Literal('item'), Type.Literal('media'), Type.Literal('blog_post'), Type.Literal('site_page')]);
+const ResourceType = Type.Union([
+  Type.Literal('item'),
+  Type.Literal('media'),
+  Type.Literal('blog_post'),
+  Type.Literal('site_page'),
+]);
 
 export const ChatResponseSchema = Type.Object({
-  answer_html: Type.String({ description: 'Escaped paragraph HTML; each [N] is a superscript link to #chatbot-source-N.' }),
+  answer_html: Type.String({
+    description: 'Escaped paragraph HTML; each [N] is a superscript link to #chatbot-source-N.',
+  }),
   sources: Type.Array(
     Type.Object({
       citation_num: Type.Integer(),
@@ -45,7 +63,7 @@ export const ChatResponseSchema = Type.Object({
   still_reading: Type.Optional(
     Type.Literal(true, {
       description:
-        'Not among the seed\'s fields; present (true) only while the collection is still being read (indexed by words or by meaning, see `chatbot` in GET /health): the answer may miss some items. Absent otherwise.',
+        "Not among the seed's fields; present (true) only while the collection is still being read (indexed by words or by meaning, see `chatbot` in GET /health): the answer may miss some items. Absent otherwise.",
     }),
   ),
 });
@@ -74,7 +92,9 @@ export const SearchResponseSchema = Type.Object({
       snippet: Type.String({ description: 'Up to 300 characters of the matching chunk.' }),
     }),
   ),
-  total: Type.Integer({ description: 'Distinct resources among the fetched chunks (at most 100 chunks, 150 with site_id).' }),
+  total: Type.Integer({
+    description: 'Distinct resources among the fetched chunks (at most 100 chunks, 150 with site_id).',
+  }),
   page: Type.Integer(),
   per_page: Type.Integer(),
 });

@@ -47,7 +47,10 @@ export function originAllowed(token: TokenDoc, origin: string | undefined): bool
 export function allowCors(reply: FastifyReply, origin: string | undefined): void {
   if (origin === undefined) return;
   reply.header('Access-Control-Allow-Origin', origin);
-  reply.header('Access-Control-Expose-Headers', 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset');
+  reply.header(
+    'Access-Control-Expose-Headers',
+    'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset',
+  );
 }
 
 function refuseToken(reply: FastifyReply, origin: string | undefined, message: string): never {
@@ -68,13 +71,15 @@ export function directoryAccessHook(runtime: Runtime) {
     reply.header('Vary', 'Origin');
     const origin = request.headers.origin;
     const presented = presentedToken(request);
-    if (presented === null) refuseToken(reply, origin, 'A directory API token is required (Authorization: Bearer <token> or ?token=).');
+    if (presented === null)
+      refuseToken(reply, origin, 'A directory API token is required (Authorization: Bearer <token> or ?token=).');
     const token = await tokenFor(runtime, presented);
     if (!token) refuseToken(reply, origin, 'The directory API token is not valid.');
     if (!originAllowed(token, origin)) throw new ForbiddenError('This token may not be used from this origin.');
     allowCors(reply, origin);
     const library = await findLibrary(runtime.documents);
-    if (!planAllowsApi(library?.plan)) throw new ForbiddenError("The library's plan does not include the directory API and widget.");
+    if (!planAllowsApi(library?.plan))
+      throw new ForbiddenError("The library's plan does not include the directory API and widget.");
     accessByRequest.set(request, { tokenId: token.id, tokenHash: token.token_hash });
   };
 }

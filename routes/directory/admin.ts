@@ -3,7 +3,13 @@ import type { FastifyRequest } from 'fastify';
 import type { RoutesPlugin } from '../../app/kernel.js';
 import { KEY_OR_SESSION, type Principal } from '../../app/auth.js';
 import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
-import { configureLibrary, generateToken, issueToken, revokeToken, updateDatabase } from '../../commands/directory/handlers.js';
+import {
+  configureLibrary,
+  generateToken,
+  issueToken,
+  revokeToken,
+  updateDatabase,
+} from '../../commands/directory/handlers.js';
 import { ConfigureLibraryBody, DatabasePatchBody, IssueTokenBody } from '../../commands/directory/schemas.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../infra/errors.js';
 import { clickCounts } from '../../queries/directory/clicks.js';
@@ -83,7 +89,11 @@ export const directoryAdminRoutes: RoutesPlugin = async (app, { runtime }) => {
         security,
         summary: 'List directory API tokens',
         description: 'Active tokens (with `include_revoked=1`, revoked ones too). Never the tokens themselves.',
-        querystring: Type.Object({ include_revoked: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal('0'), Type.Literal('true'), Type.Literal('false')])) }),
+        querystring: Type.Object({
+          include_revoked: Type.Optional(
+            Type.Union([Type.Literal('1'), Type.Literal('0'), Type.Literal('true'), Type.Literal('false')]),
+          ),
+        }),
         response: { 200: Type.Array(TokenSummary), ...adminErrors },
       },
     },
@@ -122,8 +132,13 @@ export const directoryAdminRoutes: RoutesPlugin = async (app, { runtime }) => {
         tags,
         security,
         summary: 'Click counts per database and day',
-        description: 'Counts of tracked-link clicks (API links.open and widget cards) per database per UTC day, oldest first; `from` and `to` are inclusive days.',
-        querystring: Type.Object({ from: Type.Optional(Day), to: Type.Optional(Day), handle: Type.Optional(Type.String({ maxLength: 200 })) }),
+        description:
+          'Counts of tracked-link clicks (API links.open and widget cards) per database per UTC day, oldest first; `from` and `to` are inclusive days.',
+        querystring: Type.Object({
+          from: Type.Optional(Day),
+          to: Type.Optional(Day),
+          handle: Type.Optional(Type.String({ maxLength: 200 })),
+        }),
         response: {
           200: Type.Array(Type.Object({ handle: Type.String(), date: Type.String(), count: Type.Integer() })),
           422: NativeError,
@@ -142,7 +157,12 @@ export const directoryAdminRoutes: RoutesPlugin = async (app, { runtime }) => {
   app.get(
     '/library',
     {
-      schema: { tags, security, summary: "The library's directory settings", response: { 200: LibrarySettings, 404: NativeError, ...adminErrors } },
+      schema: {
+        tags,
+        security,
+        summary: "The library's directory settings",
+        response: { 200: LibrarySettings, 404: NativeError, ...adminErrors },
+      },
     },
     async (request) => {
       await requireGlobalAdmin(request);
@@ -160,7 +180,8 @@ export const directoryAdminRoutes: RoutesPlugin = async (app, { runtime }) => {
         tags,
         security,
         summary: "Change the library's directory settings",
-        description: 'Only the keys present change. `plan` plus or trial gives access to the API and widget; basic does not.',
+        description:
+          'Only the keys present change. `plan` plus or trial gives access to the API and widget; basic does not.',
         body: ConfigureLibraryBody,
         response: { 200: LibrarySettings, 422: NativeError, ...adminErrors },
       },
@@ -189,7 +210,11 @@ export const directoryAdminRoutes: RoutesPlugin = async (app, { runtime }) => {
       const user = await requireGlobalAdmin(request);
       const { handle } = request.params;
       if (!(await databaseDocs(documents).findOne({ _id: handle }))) throw new NotFoundError('Database not found.');
-      await updateDatabase(runtime.commandContext(user.id, request.id), { handle, patch: request.body, ifMatch: ifMatchOf(request) });
+      await updateDatabase(runtime.commandContext(user.id, request.id), {
+        handle,
+        patch: request.body,
+        ifMatch: ifMatchOf(request),
+      });
       const doc = (await databaseDocs(documents).findOne({ _id: handle }))!;
       answerVersion(reply, doc.version);
       const { name, description, url, subjects, types, access, audience, featured, hidden, proxied } = doc;

@@ -3,7 +3,13 @@ import type { RoutesPlugin } from '../../app/kernel.js';
 import { answerVersion } from '../../app/conditional/resource-version.js';
 import { ACCESS_VALUES } from '../../commands/directory/values.js';
 import { NotFoundError } from '../../infra/errors.js';
-import { countVisibleDatabases, findVisibleDatabase, findVisibleDatabaseDoc, searchDatabases, type DatabaseView } from '../../queries/directory/databases.js';
+import {
+  countVisibleDatabases,
+  findVisibleDatabase,
+  findVisibleDatabaseDoc,
+  searchDatabases,
+  type DatabaseView,
+} from '../../queries/directory/databases.js';
 import { findLibrary } from '../../queries/directory/library.js';
 import { findList, listSummaries } from '../../queries/directory/lists.js';
 import { subjectsWithCounts, typesWithCounts } from '../../queries/directory/terms.js';
@@ -30,7 +36,12 @@ const DatabasesQuery = Type.Object({
   q: Type.Optional(Type.String({ maxLength: 200, description: 'Matches name and description, case-insensitive.' })),
   subject: Type.Optional(Type.String({ maxLength: 100, description: 'Subject handle.' })),
   type: Type.Optional(Type.String({ maxLength: 100, description: 'Type handle.' })),
-  access: Type.Optional(Type.Union([...ACCESS_VALUES, ''].map((a) => Type.Literal(a)), { description: 'open, subscription, trial or restricted.' })),
+  access: Type.Optional(
+    Type.Union(
+      [...ACCESS_VALUES, ''].map((a) => Type.Literal(a)),
+      { description: 'open, subscription, trial or restricted.' },
+    ),
+  ),
   audience: Type.Optional(Type.String({ maxLength: 100, description: 'An audience value, e.g. undergraduate.' })),
   featured: Type.Optional(
     Type.Union([Type.Literal('1'), Type.Literal('true'), Type.Literal('0'), Type.Literal('false'), Type.Literal('')], {
@@ -38,7 +49,9 @@ const DatabasesQuery = Type.Object({
     }),
   ),
   page: Type.Optional(Type.Integer({ minimum: 1, description: 'Page number, from 1 (default 1).' })),
-  per_page: Type.Optional(Type.Integer({ minimum: 1, description: 'Page size (default 25); values above 100 are treated as 100.' })),
+  per_page: Type.Optional(
+    Type.Integer({ minimum: 1, description: 'Page size (default 25); values above 100 are treated as 100.' }),
+  ),
 });
 const HandleParams = Type.Object({ handle: Type.String({ minLength: 1, maxLength: 200 }) });
 
@@ -46,7 +59,10 @@ const HandleParams = Type.Object({ handle: Type.String({ minLength: 1, maxLength
 export const directoryApiRoutes: RoutesPlugin = async (scope, { runtime }) => {
   const { documents } = runtime;
   const baseUrl = runtime.config.baseUrl;
-  const record = (db: DatabaseView) => ({ ...db, links: { open: openUrl(baseUrl, db.handle), details: detailsUrl(baseUrl, db.handle) } });
+  const record = (db: DatabaseView) => ({
+    ...db,
+    links: { open: openUrl(baseUrl, db.handle), details: detailsUrl(baseUrl, db.handle) },
+  });
 
   scope.get(
     '/library',
@@ -55,7 +71,8 @@ export const directoryApiRoutes: RoutesPlugin = async (scope, { runtime }) => {
         tags,
         security,
         summary: 'Library-level information',
-        description: "The library's name, plan, brand color (used by the widget), its count of visible databases and its curated lists.",
+        description:
+          "The library's name, plan, brand color (used by the widget), its count of visible databases and its curated lists.",
         querystring: Type.Object(TokenQuery),
         response: { 200: Type.Object({ data: LibraryRecord }), ...directoryErrors },
       },
@@ -90,7 +107,11 @@ export const directoryApiRoutes: RoutesPlugin = async (scope, { runtime }) => {
         description:
           'Databases patrons can see, name A to Z (case-insensitive). Filters combine (AND); an empty filter value is no filter. An unknown subject or type handle matches nothing. `meta` gives page, per_page, total and total_pages; a page past the end has empty `data`.',
         querystring: DatabasesQuery,
-        response: { 200: Type.Object({ data: Type.Array(DatabaseRecord), meta: ListMeta }), 400: ErrorBody, ...directoryErrors },
+        response: {
+          200: Type.Object({ data: Type.Array(DatabaseRecord), meta: ListMeta }),
+          400: ErrorBody,
+          ...directoryErrors,
+        },
       },
     },
     async (request) => {
@@ -109,7 +130,10 @@ export const directoryApiRoutes: RoutesPlugin = async (scope, { runtime }) => {
         },
         { skip: (page - 1) * perPage, limit: perPage },
       );
-      return { data: databases.map(record), meta: { page, per_page: perPage, total, total_pages: Math.ceil(total / perPage) } };
+      return {
+        data: databases.map(record),
+        meta: { page, per_page: perPage, total, total_pages: Math.ceil(total / perPage) },
+      };
     },
   );
 
@@ -176,7 +200,8 @@ export const directoryApiRoutes: RoutesPlugin = async (scope, { runtime }) => {
         tags,
         security,
         summary: 'One curated list',
-        description: "The list's databases in the list's order; hidden databases are left out. Used by the widget's data-list.",
+        description:
+          "The list's databases in the list's order; hidden databases are left out. Used by the widget's data-list.",
         params: HandleParams,
         querystring: Type.Object(TokenQuery),
         response: { 200: Type.Object({ data: ListRecord }), 404: ErrorBody, ...directoryErrors },

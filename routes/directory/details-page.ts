@@ -38,7 +38,11 @@ function termList(terms: { name: string }[]): string {
 }
 
 /** The database's details page: every value escaped; the open link goes through the tracked redirect. */
-export function renderDetailsPage(db: DatabaseView, library: { name: string; brand_color: string }, openHref: string): string {
+export function renderDetailsPage(
+  db: DatabaseView,
+  library: { name: string; brand_color: string },
+  openHref: string,
+): string {
   const description = db.description
     .split(/\n{2,}/)
     .filter((p) => p.trim())
@@ -63,5 +67,9 @@ ${db.audience.length ? `<dt>Audience</dt><dd class="audience">${db.audience.map(
 }
 
 export function renderNotFoundPage(brandColor: string): string {
-  return page('Database not found', brandColor, '<main><h1>Database not found</h1><p>This database is not in the directory.</p></main>');
+  return page(
+    'Database not found',
+    brandColor,
+    '<main><h1>Database not found</h1><p>This database is not in the directory.</p></main>',
+  );
 }

@@ -35,7 +35,10 @@ function wantsHtml(request: FastifyRequest): boolean {
 async function notFound(request: FastifyRequest, reply: FastifyReply, runtime: Runtime): Promise<FastifyReply> {
   if (!wantsHtml(request)) throw new NotFoundError('Database not found.');
   const library = await findLibrary(runtime.documents);
-  return reply.status(404).type('text/html; charset=utf-8').send(renderNotFoundPage(library?.brand_color ?? '#0b5394'));
+  return reply
+    .status(404)
+    .type('text/html; charset=utf-8')
+    .send(renderNotFoundPage(library?.brand_color ?? '#0b5394'));
 }
 
 /**
@@ -53,7 +56,14 @@ export const directoryLinkRoutes: RoutesPlugin = async (app, { runtime }) => {
           "302 to the database's URL, behind the library's proxy prefix when the database is proxied; each request is counted as a click (DatabaseLinkClicked). No token needed.",
         params: HandleParams,
         response: {
-          302: Type.Null({ description: 'Location is the database address.', headers: { 'Cache-Control': Type.String({ description: '`no-store`: every click reaches the server, to be counted.' }) } }),
+          302: Type.Null({
+            description: 'Location is the database address.',
+            headers: {
+              'Cache-Control': Type.String({
+                description: '`no-store`: every click reaches the server, to be counted.',
+              }),
+            },
+          }),
           404: ErrorBody,
         },
       },
@@ -78,7 +88,8 @@ export const directoryLinkRoutes: RoutesPlugin = async (app, { runtime }) => {
       schema: {
         tags,
         summary: "A database's details page (HTML)",
-        description: 'Name, description, subjects, types, access and an open link through the tracked redirect. No token needed.',
+        description:
+          'Name, description, subjects, types, access and an open link through the tracked redirect. No token needed.',
         params: HandleParams,
         produces: ['text/html'],
         response: { 200: Type.String({ description: 'HTML page.' }), 404: ErrorBody },
@@ -90,7 +101,11 @@ export const directoryLinkRoutes: RoutesPlugin = async (app, { runtime }) => {
       const db = await findVisibleDatabase(runtime.documents, handle);
       if (!db) return notFound(request, reply, runtime);
       const library = await findLibrary(runtime.documents);
-      const html = renderDetailsPage(db, { name: library?.name ?? '', brand_color: library?.brand_color ?? '#0b5394' }, openUrl(runtime.config.baseUrl, db.handle));
+      const html = renderDetailsPage(
+        db,
+        { name: library?.name ?? '', brand_color: library?.brand_color ?? '#0b5394' },
+        openUrl(runtime.config.baseUrl, db.handle),
+      );
       return reply.type('text/html; charset=utf-8').send(html);
     },
   );

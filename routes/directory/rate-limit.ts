@@ -25,7 +25,11 @@ export async function registerTokenRateLimit(scope: FastifyInstance, runtime: Ru
     // A request without a valid token is counted per client address, by the chatbot's rule (app/client-address.ts).
     key: (request) => accessOf(request)?.tokenHash ?? `ip:${clientAddress(request, trust)}`,
     counts: (request) => request.method !== 'OPTIONS',
-    refusal: (seconds) => new RateLimitedError(`Rate limit exceeded: ${max} requests per minute per token. Try again in ${seconds} s.`, seconds),
+    refusal: (seconds) =>
+      new RateLimitedError(
+        `Rate limit exceeded: ${max} requests per minute per token. Try again in ${seconds} s.`,
+        seconds,
+      ),
     whenRedisIsAway: 'let through',
     countHeaders: true,
   });

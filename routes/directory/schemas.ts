@@ -5,7 +5,9 @@ import { ACCESS_VALUES } from '../../commands/directory/values.js';
 export const ErrorBody = Type.Object({ error: Type.String() }, { description: 'What went wrong.' });
 
 export const TokenQuery = {
-  token: Type.Optional(Type.String({ description: 'The directory API token, when not sent as `Authorization: Bearer`.' })),
+  token: Type.Optional(
+    Type.String({ description: 'The directory API token, when not sent as `Authorization: Bearer`.' }),
+  ),
 };
 
 export const TermRef = Type.Object({ handle: Type.String(), name: Type.String() });
@@ -20,7 +22,10 @@ export const DatabaseRecord = Type.Object({
   audience: Type.Array(Type.String()),
   featured: Type.Boolean(),
   links: Type.Object({
-    open: Type.String({ description: 'Tracked address on this server: 302 to the database (through the proxy when proxied); counts the click.' }),
+    open: Type.String({
+      description:
+        'Tracked address on this server: 302 to the database (through the proxy when proxied); counts the click.',
+    }),
     details: Type.String({ description: "Address of the database's HTML details page on this server." }),
   }),
 });
@@ -32,7 +37,11 @@ export const ListMeta = Type.Object({
   total_pages: Type.Integer(),
 });
 
-export const TermWithCount = Type.Object({ handle: Type.String(), name: Type.String(), database_count: Type.Integer() });
+export const TermWithCount = Type.Object({
+  handle: Type.String(),
+  name: Type.String(),
+  database_count: Type.Integer(),
+});
 
 export const LibraryRecord = Type.Object({
   name: Type.String(),
@@ -48,7 +57,11 @@ export const LibraryRecord = Type.Object({
   }),
 });
 
-export const ListRecord = Type.Object({ handle: Type.String(), name: Type.String(), databases: Type.Array(DatabaseRecord) });
+export const ListRecord = Type.Object({
+  handle: Type.String(),
+  name: Type.String(),
+  databases: Type.Array(DatabaseRecord),
+});
 
 /** The errors every /api/v1/ route may answer with. */
 export const directoryErrors = {

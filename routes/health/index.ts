@@ -5,7 +5,8 @@ import { OPERATIONS_TAG } from '../../infra/operations-tag.js';
 
 const Port = Type.Object({
   adapter: Type.Union([Type.Literal('embedded'), Type.Literal('production')], {
-    description: '`production` when the port\'s variable (EVENTSTORE_URL, KAFKA_BROKERS, MONGO_URL, ELASTICSEARCH_URL, REDIS_URL, COHERE_API_KEY) is set.',
+    description:
+      "`production` when the port's variable (EVENTSTORE_URL, KAFKA_BROKERS, MONGO_URL, ELASTICSEARCH_URL, REDIS_URL, COHERE_API_KEY) is set.",
   }),
   reachable: Type.Boolean({ description: 'A cheap check answered within about a second.' }),
 });
@@ -14,24 +15,42 @@ const ChatbotReading = Type.Union(
   [
     Type.Object({
       resources: Type.Integer({ description: 'Items, media, site pages and blog posts the read models hold.' }),
-      searchable_by_words: Type.Integer({ description: 'Resources whose index entry holds their current text, by its words at least (a private one\'s entry is its absence).' }),
-      searchable_by_meaning: Type.Integer({ description: 'Resources whose index entry holds the sentence model\'s (or Cohere\'s) vectors of their current text.' }),
-      reading: Type.Boolean({ description: 'True while some resource is not yet searchable by meaning; the log says in one line when the whole collection is.' }),
+      searchable_by_words: Type.Integer({
+        description:
+          "Resources whose index entry holds their current text, by its words at least (a private one's entry is its absence).",
+      }),
+      searchable_by_meaning: Type.Integer({
+        description:
+          "Resources whose index entry holds the sentence model's (or Cohere's) vectors of their current text.",
+      }),
+      reading: Type.Boolean({
+        description:
+          'True while some resource is not yet searchable by meaning; the log says in one line when the whole collection is.',
+      }),
       seconds_left: Type.Union([Type.Integer(), Type.Null()], {
-        description: 'Estimated seconds until every resource is searchable by meaning, at the pace measured over the last two minutes; 0 when done, null when no pace was measured in the last five minutes.',
+        description:
+          'Estimated seconds until every resource is searchable by meaning, at the pace measured over the last two minutes; 0 when done, null when no pace was measured in the last five minutes.',
       }),
     }),
     Type.Null(),
   ],
-  { description: 'How far the chatbot has read the collection (also `npm run reindex -- --status`); null when the document store did not answer.' },
+  {
+    description:
+      'How far the chatbot has read the collection (also `npm run reindex -- --status`); null when the document store did not answer.',
+  },
 );
 
 const HealthBody = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('unavailable')], {
-    description: '`unavailable` (503): the event store or the document store is away. `degraded`: another port is away, a projection is parked, or the file system under DATA_DIR refuses writes (`storage`).',
+    description:
+      '`unavailable` (503): the event store or the document store is away. `degraded`: another port is away, a projection is parked, or the file system under DATA_DIR refuses writes (`storage`).',
   }),
   ports: Type.Object(Object.fromEntries(PORTS.map((port) => [port, Port]))),
-  log: Type.Object({ last_position: Type.Union([Type.Integer(), Type.Null()], { description: 'Position of the newest event; null when the event store did not answer.' }) }),
+  log: Type.Object({
+    last_position: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'Position of the newest event; null when the event store did not answer.',
+    }),
+  }),
   projections: Type.Array(
     Type.Object({
       name: Type.String(),
@@ -42,7 +61,9 @@ const HealthBody = Type.Object({
   parked: Type.Array(
     Type.Object({
       name: Type.String(),
-      position: Type.Integer({ description: 'The event its handler failed on; `npm run projections -- skip NAME POSITION` passes over it.' }),
+      position: Type.Integer({
+        description: 'The event its handler failed on; `npm run projections -- skip NAME POSITION` passes over it.',
+      }),
       event_type: Type.String(),
       error: Type.String(),
       since: Type.String({ description: 'ISO 8601.' }),
@@ -50,20 +71,39 @@ const HealthBody = Type.Object({
   ),
   storage: Type.Object(
     {
-      file_system: Type.Literal('DATA_DIR', { description: 'The file system the embedded stores write to, named by its variable.' }),
-      refusing: Type.Array(Type.Union([Type.Literal('event_store'), Type.Literal('document_store')]), {
-        description: 'The stores whose last write the file system refused. Writes answer 507 (full) or 503 meanwhile; reads go on. Empty again by itself once space is freed.',
+      file_system: Type.Literal('DATA_DIR', {
+        description: 'The file system the embedded stores write to, named by its variable.',
       }),
-      full: Type.Boolean({ description: 'No room left on the file system: the status is `degraded` until space is freed.' }),
-      since: Type.Union([Type.String(), Type.Null()], { description: 'When the first refused write happened (ISO 8601); null when none is refused.' }),
-      free_bytes: Type.Union([Type.Integer(), Type.Null()], { description: 'Free bytes on the file system; null when it cannot be read.' }),
+      refusing: Type.Array(Type.Union([Type.Literal('event_store'), Type.Literal('document_store')]), {
+        description:
+          'The stores whose last write the file system refused. Writes answer 507 (full) or 503 meanwhile; reads go on. Empty again by itself once space is freed.',
+      }),
+      full: Type.Boolean({
+        description: 'No room left on the file system: the status is `degraded` until space is freed.',
+      }),
+      since: Type.Union([Type.String(), Type.Null()], {
+        description: 'When the first refused write happened (ISO 8601); null when none is refused.',
+      }),
+      free_bytes: Type.Union([Type.Integer(), Type.Null()], {
+        description: 'Free bytes on the file system; null when it cannot be read.',
+      }),
       size_bytes: Type.Union([Type.Integer(), Type.Null()]),
     },
     { description: 'Whether the file system under DATA_DIR takes writes.' },
   ),
   jobs: Type.Object({
     queues: Type.Union(
-      [Type.Array(Type.Object({ queue: Type.String(), waiting: Type.Integer(), active: Type.Integer(), failed: Type.Integer() })), Type.Null()],
+      [
+        Type.Array(
+          Type.Object({
+            queue: Type.String(),
+            waiting: Type.Integer(),
+            active: Type.Integer(),
+            failed: Type.Integer(),
+          }),
+        ),
+        Type.Null(),
+      ],
       { description: 'Backlog of each queue this process has used; null when the job queue did not answer.' },
     ),
   }),
@@ -78,7 +118,9 @@ const HealthBody = Type.Object({
             Type.Object({
               tick: Type.String({ description: 'ISO 8601: the run it was made for.' }),
               status: Type.Union([Type.Literal('running'), Type.Literal('complete'), Type.Literal('failed')]),
-              backup_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The backup record (`GET /api/backups/{id}`); null when none could be recorded.' }),
+              backup_id: Type.Union([Type.Integer(), Type.Null()], {
+                description: 'The backup record (`GET /api/backups/{id}`); null when none could be recorded.',
+              }),
               error: Type.Union([Type.String(), Type.Null()], { description: 'Why it failed; null otherwise.' }),
             }),
             Type.Null(),
@@ -93,13 +135,25 @@ const HealthBody = Type.Object({
   chatbot: ChatbotReading,
   background: Type.Array(
     Type.Object({
-      name: Type.String({ description: '`chatbot-index-catch-up`: the vector index refilled from the read models, after an import or with its file deleted.' }),
-      state: Type.Union([Type.Literal('running'), Type.Literal('done'), Type.Literal('failed'), Type.Literal('stopped')]),
+      name: Type.String({
+        description:
+          '`chatbot-index-catch-up`: the vector index refilled from the read models, after an import or with its file deleted.',
+      }),
+      state: Type.Union([
+        Type.Literal('running'),
+        Type.Literal('done'),
+        Type.Literal('failed'),
+        Type.Literal('stopped'),
+      ]),
       done: Type.Integer({ description: 'Units done so far (resources whose index job has ended).' }),
-      total: Type.Union([Type.Integer(), Type.Null()], { description: 'Units in all; null until the task has counted them.' }),
+      total: Type.Union([Type.Integer(), Type.Null()], {
+        description: 'Units in all; null until the task has counted them.',
+      }),
       started_at: Type.String({ description: 'ISO 8601.' }),
       finished_at: Type.Union([Type.String(), Type.Null()], { description: 'ISO 8601; null while running.' }),
-      error: Type.Union([Type.String(), Type.Null()], { description: 'Why a failed task failed; the log has the details.' }),
+      error: Type.Union([Type.String(), Type.Null()], {
+        description: 'Why a failed task failed; the log has the details.',
+      }),
     }),
     {
       description:
@@ -112,21 +166,26 @@ const HealthBody = Type.Object({
  * GET /health: what a load balancer or an operator checks; no credentials, no secrets. The
  * ports other modules build are given by the composition (app/modules.ts).
  */
-export const healthRoutes = (modulePorts: ModulePorts): RoutesPlugin => async (app, { runtime }) => {
-  app.get(
-    '/health',
-    {
-      schema: {
-        tags: [OPERATIONS_TAG],
-        summary: 'Health of the ports, projections and job queues',
-        description:
-          'No authentication. 200 while the event store and the document store answer, 503 with the same body when either does not. Each port is checked with a timeout of about a second. A parked projection (its handler failed on an event) is listed with that event and the error, and reported stale: commands still answer while it is parked. Background work (the vector index refilled after an import) is listed with its progress; the server answers meanwhile.',
-        response: { 200: HealthBody, 503: HealthBody },
+export const healthRoutes =
+  (modulePorts: ModulePorts): RoutesPlugin =>
+  async (app, { runtime }) => {
+    app.get(
+      '/health',
+      {
+        schema: {
+          tags: [OPERATIONS_TAG],
+          summary: 'Health of the ports, projections and job queues',
+          description:
+            'No authentication. 200 while the event store and the document store answer, 503 with the same body when either does not. Each port is checked with a timeout of about a second. A parked projection (its handler failed on an event) is listed with that event and the error, and reported stale: commands still answer while it is parked. Background work (the vector index refilled after an import) is listed with its progress; the server answers meanwhile.',
+          response: { 200: HealthBody, 503: HealthBody },
+        },
       },
-    },
-    async (_request, reply) => {
-      const report = await healthReport(runtime, app.sessions, modulePorts);
-      return reply.status(report.status === 'unavailable' ? 503 : 200).header('cache-control', 'no-store').send(report);
-    },
-  );
-};
+      async (_request, reply) => {
+        const report = await healthReport(runtime, app.sessions, modulePorts);
+        return reply
+          .status(report.status === 'unavailable' ? 503 : 200)
+          .header('cache-control', 'no-store')
+          .send(report);
+      },
+    );
+  };

@@ -7,7 +7,13 @@ import { RevertBody } from '../../commands/page-versioning/schemas.js';
 import { BadRequestError, NotFoundError } from '../../infra/errors.js';
 import { diffPages } from '../../queries/page-versioning/diff.js';
 import { pageAtVersion } from '../../queries/page-versioning/replay.js';
-import { findVersion, listVersions, pageReadableBy, previousVersion, summarize } from '../../queries/page-versioning/versions.js';
+import {
+  findVersion,
+  listVersions,
+  pageReadableBy,
+  previousVersion,
+  summarize,
+} from '../../queries/page-versioning/versions.js';
 import type { Role } from '../../commands/users/roles.js';
 import { requireEditor, requireSession } from './access.js';
 import {
@@ -49,7 +55,8 @@ const versionRoutes: RoutesPlugin = async (scope, { runtime }) => {
    */
   async function readableVersion(versionId: number, role: Role) {
     const version = await findVersion(documents, versionId);
-    if (!version || !(await pageReadableBy(documents, version.resource_id, role))) throw new NotFoundError('Version not found.');
+    if (!version || !(await pageReadableBy(documents, version.resource_id, role)))
+      throw new NotFoundError('Version not found.');
     return version;
   }
 
@@ -60,7 +67,7 @@ const versionRoutes: RoutesPlugin = async (scope, { runtime }) => {
         tags: [TAG],
         summary: "List a page's versions",
         description:
-          "Versions of a site page, newest first, without their content. A version is recorded for every create, update or revert of the page; its id is an integer unique across all pages (the log position of the change that made it), so it never changes. `editor_id` is null (and `editor_name` empty) for changes made by the system, e.g. a fixture import. Needs a login session and a page the caller may read (private pages: Editor and above).",
+          'Versions of a site page, newest first, without their content. A version is recorded for every create, update or revert of the page; its id is an integer unique across all pages (the log position of the change that made it), so it never changes. `editor_id` is null (and `editor_name` empty) for changes made by the system, e.g. a fixture import. Needs a login session and a page the caller may read (private pages: Editor and above).',
         params: PageParams,
         querystring: ListQuery,
         response: { 200: ListResponse, ...errors(400, 403, 404) },
@@ -75,7 +82,14 @@ const versionRoutes: RoutesPlugin = async (scope, { runtime }) => {
       const { total, versions } = await listVersions(documents, pageId, { limit: query.limit, offset: query.offset });
       return {
         status: 'ok',
-        data: { resource_id: pageId, resource_type: 'site_page', total, limit: query.limit, offset: query.offset, versions },
+        data: {
+          resource_id: pageId,
+          resource_type: 'site_page',
+          total,
+          limit: query.limit,
+          offset: query.offset,
+          versions,
+        },
       };
     },
   );
@@ -126,7 +140,11 @@ const versionRoutes: RoutesPlugin = async (scope, { runtime }) => {
       const { versionId } = request.params;
       const body = request.body;
       await readableVersion(versionId, user.role);
-      const { newVersionId, pageVersion } = await revertPage(runtime.commandContext(user.id, request.id), { versionId, summary: body.summary, ifMatch: ifMatchOf(request) });
+      const { newVersionId, pageVersion } = await revertPage(runtime.commandContext(user.id, request.id), {
+        versionId,
+        summary: body.summary,
+        ifMatch: ifMatchOf(request),
+      });
       answerVersion(reply, pageVersion);
       return { status: 'ok', data: { new_version_id: newVersionId } };
     },
@@ -150,9 +168,11 @@ const versionRoutes: RoutesPlugin = async (scope, { runtime }) => {
       const user = await requireSession(request);
       const version = await readableVersion(request.params.versionId, user.role);
       const { against } = request.query;
-      const base = against === undefined ? await previousVersion(documents, version) : await findVersion(documents, against);
+      const base =
+        against === undefined ? await previousVersion(documents, version) : await findVersion(documents, against);
       if (against !== undefined && !base) throw new NotFoundError('Version to compare against not found.');
-      if (base && base.resource_id !== version.resource_id) throw new BadRequestError('Both versions must belong to the same page.');
+      if (base && base.resource_id !== version.resource_id)
+        throw new BadRequestError('Both versions must belong to the same page.');
       const before = base ? await pageAtVersion(eventStore, base) : null;
       const after = await pageAtVersion(eventStore, version);
       return {

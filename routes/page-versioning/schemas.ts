@@ -35,7 +35,9 @@ export const VersionSummary = Type.Object({
   title: Type.String(),
   slug: Type.String(),
   operation: Type.Union([Type.Literal('create'), Type.Literal('update'), Type.Literal('revert')]),
-  editor_id: Type.Union([Type.Integer(), Type.Null()], { description: 'null for changes made by the system (fixture import).' }),
+  editor_id: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'null for changes made by the system (fixture import).',
+  }),
   editor_name: Type.String(),
   summary: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ description: '`YYYY-MM-DD HH:MM:SS`, UTC' }),
@@ -83,10 +85,14 @@ const BlockChange = Type.Object({
 export const DiffResponse = ok(
   Type.Object({
     version_id: Type.Integer(),
-    against_version_id: Type.Union([Type.Integer(), Type.Null()], { description: 'null when the version is the page\'s first' }),
+    against_version_id: Type.Union([Type.Integer(), Type.Null()], {
+      description: "null when the version is the page's first",
+    }),
     resource_id: Type.Integer(),
     resource_type: Type.Literal('site_page'),
-    fields: Type.Array(FieldChange, { description: 'Changed page fields; before is the `against` version, after this one.' }),
+    fields: Type.Array(FieldChange, {
+      description: 'Changed page fields; before is the `against` version, after this one.',
+    }),
     blocks: Type.Array(BlockChange, { description: 'Blocks added, removed or changed, by position.' }),
   }),
 );

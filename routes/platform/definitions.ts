@@ -1,11 +1,25 @@
 import { Type } from '@sinclair/typebox';
 import { ITEM, ITEM_SET, MEDIA, SITE, SITE_PAGE } from '../../commands/platform/handlers.js';
-import type { ItemFields, ItemSetFields, MediaFields, PageBlock, SiteFields, SitePageFields } from '../../commands/platform/fields.js';
+import type {
+  ItemFields,
+  ItemSetFields,
+  MediaFields,
+  PageBlock,
+  SiteFields,
+  SitePageFields,
+} from '../../commands/platform/fields.js';
 import type { ItemDoc, ItemSetDoc, MediaDoc, SiteDoc, SitePageDoc } from '../../queries/platform/documents.js';
 import { jsonLd, reference } from '../json-ld.js';
 import { visibleIds } from './hidden-ids.js';
 import type { ResourceRoutes } from './resource-routes.js';
-import { ItemBody, ItemSetBody, MediaBody, SiteBody, SitePageBody, type RefInput } from '../../commands/platform/schemas.js';
+import {
+  ItemBody,
+  ItemSetBody,
+  MediaBody,
+  SiteBody,
+  SitePageBody,
+  type RefInput,
+} from '../../commands/platform/schemas.js';
 import { definedKeys } from '../../commands/defined-keys.js';
 import { referenceTo, representation } from './documented-schemas.js';
 import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
@@ -29,7 +43,6 @@ function stamps(doc: { created_at: string; updated_at: string; owner_id: number 
   };
 }
 
-
 export const siteRoutes: ResourceRoutes<SiteFields, SiteDoc, typeof SiteBody> = {
   path: 'sites',
   type: 'o:Site',
@@ -40,14 +53,14 @@ export const siteRoutes: ResourceRoutes<SiteFields, SiteDoc, typeof SiteBody> = 
   requiredOnCreate: ['o:slug', 'o:title'],
   defaults: () => ({ slug: '', title: '' }),
   fromBody: (b) => definedKeys({ slug: b['o:slug'], title: b['o:title'] }),
-  represent: (doc, baseUrl) => jsonLd(baseUrl, 'o:Site', 'sites', doc.id, {
-    'o:slug': doc.slug,
-    'o:title': doc.title,
-    ...stamps(doc, baseUrl),
-  }),
+  represent: (doc, baseUrl) =>
+    jsonLd(baseUrl, 'o:Site', 'sites', doc.id, {
+      'o:slug': doc.slug,
+      'o:title': doc.title,
+      ...stamps(doc, baseUrl),
+    }),
   isPrivate: () => false,
 };
-
 
 export const itemSetRoutes: ResourceRoutes<ItemSetFields, ItemSetDoc, typeof ItemSetBody> = {
   path: 'item_sets',
@@ -62,17 +75,16 @@ export const itemSetRoutes: ResourceRoutes<ItemSetFields, ItemSetDoc, typeof Ite
   }),
   requiredOnCreate: ['o:title'],
   defaults: () => ({ title: '', is_public: true, site_ids: [] }),
-  fromBody: (b) =>
-    definedKeys({ title: b['o:title'], is_public: b['o:is_public'], site_ids: refIds(b['o:site']) }),
-  represent: (doc, baseUrl) => jsonLd(baseUrl, 'o:ItemSet', 'item_sets', doc.id, {
-    'o:title': doc.title,
-    'o:is_public': doc.is_public,
-    'o:site': doc.site_ids.map((id) => reference(baseUrl, 'sites', id)),
-    ...stamps(doc, baseUrl),
-  }),
+  fromBody: (b) => definedKeys({ title: b['o:title'], is_public: b['o:is_public'], site_ids: refIds(b['o:site']) }),
+  represent: (doc, baseUrl) =>
+    jsonLd(baseUrl, 'o:ItemSet', 'item_sets', doc.id, {
+      'o:title': doc.title,
+      'o:is_public': doc.is_public,
+      'o:site': doc.site_ids.map((id) => reference(baseUrl, 'sites', id)),
+      ...stamps(doc, baseUrl),
+    }),
   isPrivate: (doc) => !doc.is_public,
 };
-
 
 export const itemRoutes: ResourceRoutes<ItemFields, ItemDoc, typeof ItemBody> = {
   path: 'items',
@@ -98,17 +110,23 @@ export const itemRoutes: ResourceRoutes<ItemFields, ItemDoc, typeof ItemBody> = 
       item_set_ids: refIds(b['o:item_set']),
       site_ids: refIds(b['o:site']),
     }),
-  represent: (doc, baseUrl, hidden) => jsonLd(baseUrl, 'o:Item', 'items', doc.id, {
-    'o:title': doc.title,
-    'o:description': doc.description,
-    'o:is_public': doc.is_public,
-    'o:item_set': visibleIds(doc.item_set_ids, hidden.itemSets).map((id) => reference(baseUrl, 'item_sets', id)),
-    'o:site': doc.site_ids.map((id) => reference(baseUrl, 'sites', id)),
-    'o:media': [...visibleIds(doc.media_ids, hidden.media)].sort((a, b) => a - b).map((id) => reference(baseUrl, 'media', id)),
-    ...stamps(doc, baseUrl),
-  }),
+  represent: (doc, baseUrl, hidden) =>
+    jsonLd(baseUrl, 'o:Item', 'items', doc.id, {
+      'o:title': doc.title,
+      'o:description': doc.description,
+      'o:is_public': doc.is_public,
+      'o:item_set': visibleIds(doc.item_set_ids, hidden.itemSets).map((id) => reference(baseUrl, 'item_sets', id)),
+      'o:site': doc.site_ids.map((id) => reference(baseUrl, 'sites', id)),
+      'o:media': [...visibleIds(doc.media_ids, hidden.media)]
+        .sort((a, b) => a - b)
+        .map((id) => reference(baseUrl, 'media', id)),
+      ...stamps(doc, baseUrl),
+    }),
   isPrivate: (doc) => !doc.is_public,
-  references: (docs) => ({ media: docs.flatMap((doc) => doc.media_ids), itemSets: docs.flatMap((doc) => doc.item_set_ids) }),
+  references: (docs) => ({
+    media: docs.flatMap((doc) => doc.media_ids),
+    itemSets: docs.flatMap((doc) => doc.item_set_ids),
+  }),
   listQuery: {
     item_set_id: Type.Optional(Type.Integer({ minimum: 1 })),
     site_id: Type.Optional(Type.Integer({ minimum: 1 })),
@@ -119,7 +137,6 @@ export const itemRoutes: ResourceRoutes<ItemFields, ItemDoc, typeof ItemBody> = 
   }),
   listFilterReferences: (q) => ({ itemSets: typeof q.item_set_id === 'number' ? [q.item_set_id] : [] }),
 };
-
 
 export const mediaRoutes: ResourceRoutes<MediaFields, MediaDoc, typeof MediaBody> = {
   path: 'media',
@@ -142,13 +159,14 @@ export const mediaRoutes: ResourceRoutes<MediaFields, MediaDoc, typeof MediaBody
       text: b['o:text'],
       is_public: b['o:is_public'],
     }),
-  represent: (doc, baseUrl) => jsonLd(baseUrl, 'o:Media', 'media', doc.id, {
-    'o:item': reference(baseUrl, 'items', doc.item_id),
-    'o:title': doc.title,
-    'o:text': doc.text,
-    'o:is_public': doc.is_public,
-    ...stamps(doc, baseUrl),
-  }),
+  represent: (doc, baseUrl) =>
+    jsonLd(baseUrl, 'o:Media', 'media', doc.id, {
+      'o:item': reference(baseUrl, 'items', doc.item_id),
+      'o:title': doc.title,
+      'o:text': doc.text,
+      'o:is_public': doc.is_public,
+      ...stamps(doc, baseUrl),
+    }),
   // A media of a private item is private too: the public site does not show it, and its
   // representation would name the item.
   isPrivate: (doc, hidden) => !doc.is_public || hidden.items.has(doc.item_id),
@@ -158,8 +176,10 @@ export const mediaRoutes: ResourceRoutes<MediaFields, MediaDoc, typeof MediaBody
   listFilter: (q) => (q.item_id !== undefined ? { item_id: q.item_id } : {}),
 };
 
-const BlockOut = Type.Object({ 'o:layout': Type.String(), 'o:data': Type.Record(Type.String(), Type.Unknown()) }, { additionalProperties: false });
-
+const BlockOut = Type.Object(
+  { 'o:layout': Type.String(), 'o:data': Type.Record(Type.String(), Type.Unknown()) },
+  { additionalProperties: false },
+);
 
 export const sitePageRoutes: ResourceRoutes<SitePageFields, SitePageDoc, typeof SitePageBody> = {
   path: 'site_pages',
@@ -188,16 +208,17 @@ export const sitePageRoutes: ResourceRoutes<SitePageFields, SitePageDoc, typeof 
       layout_data: b['o:layout_data'] === null ? {} : b['o:layout_data'],
       blocks: b['o:block']?.map((block): PageBlock => ({ layout: block['o:layout'], data: block['o:data'] ?? {} })),
     }),
-  represent: (doc, baseUrl) => jsonLd(baseUrl, 'o:SitePage', 'site_pages', doc.id, {
-    'o:site': reference(baseUrl, 'sites', doc.site_id),
-    'o:slug': doc.slug,
-    'o:title': doc.title,
-    'o:is_public': doc.is_public,
-    'o:layout': doc.layout,
-    'o:layout_data': doc.layout_data,
-    'o:block': doc.blocks.map((block) => ({ 'o:layout': block.layout, 'o:data': block.data })),
-    ...stamps(doc, baseUrl),
-  }),
+  represent: (doc, baseUrl) =>
+    jsonLd(baseUrl, 'o:SitePage', 'site_pages', doc.id, {
+      'o:site': reference(baseUrl, 'sites', doc.site_id),
+      'o:slug': doc.slug,
+      'o:title': doc.title,
+      'o:is_public': doc.is_public,
+      'o:layout': doc.layout,
+      'o:layout_data': doc.layout_data,
+      'o:block': doc.blocks.map((block) => ({ 'o:layout': block.layout, 'o:data': block.data })),
+      ...stamps(doc, baseUrl),
+    }),
   isPrivate: (doc) => !doc.is_public,
   listQuery: { site_id: Type.Optional(Type.Integer({ minimum: 1 })) },
   listFilter: (q) => (q.site_id !== undefined ? { site_id: q.site_id } : {}),

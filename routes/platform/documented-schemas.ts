@@ -9,9 +9,18 @@ import { Type, type TObject, type TProperties, type TSchema } from '@sinclair/ty
 
 /** A reference to another record, as representations write it; a body's needs only `o:id`. */
 const Reference = (resource: string) =>
-  Type.Object({ '@id': Type.String({ description: `The record's URL (\`/api/${resource}/{id}\`).` }), 'o:id': Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
+  Type.Object(
+    {
+      '@id': Type.String({ description: `The record's URL (\`/api/${resource}/{id}\`).` }),
+      'o:id': Type.Integer({ minimum: 1 }),
+    },
+    { additionalProperties: false },
+  );
 
-export const referenceTo = (resource: string, description: string): TSchema => ({ ...Reference(resource), description });
+export const referenceTo = (resource: string, description: string): TSchema => ({
+  ...Reference(resource),
+  description,
+});
 
 const DateTime = Type.Object(
   {
@@ -30,7 +39,11 @@ export function representation(type: string, resource: string, fields: TProperti
       '@type': Type.Literal(type),
       'o:id': Type.Integer({ minimum: 1 }),
       ...fields,
-      'o:owner': Type.Unsafe<unknown>({ ...Reference('users'), nullable: true, description: 'Who created it; null when imported without one.' }),
+      'o:owner': Type.Unsafe<unknown>({
+        ...Reference('users'),
+        nullable: true,
+        description: 'Who created it; null when imported without one.',
+      }),
       'o:created': DateTime,
       'o:modified': DateTime,
     },
@@ -42,7 +55,11 @@ export function representation(type: string, resource: string, fields: TProperti
  * The answers of one resource's routes, by operation: a list is an array of representations, a
  * read, create, update and delete answer one (a delete, the record as it was).
  */
-export function representationAnswers(schema: TObject): { list: Record<number, TSchema>; one: Record<number, TSchema>; created: Record<number, TSchema> } {
+export function representationAnswers(schema: TObject): {
+  list: Record<number, TSchema>;
+  one: Record<number, TSchema>;
+  created: Record<number, TSchema>;
+} {
   return {
     list: { 200: Type.Array(schema, { description: 'The page asked for.' }) },
     one: { 200: { ...schema, description: 'The record.' } },

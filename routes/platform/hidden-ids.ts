@@ -24,7 +24,10 @@ export const NOTHING_HIDDEN: HiddenIds = { items: NONE, media: NONE, itemSets: N
 
 /** Only the referenced records are looked at, so the cost follows what one answer shows. */
 export async function hiddenAmong(documents: DocumentStore, references: References): Promise<HiddenIds> {
-  const privateOf = async (collection: ReturnType<typeof items | typeof mediaDocs | typeof itemSets>, ids: readonly number[] | undefined) => {
+  const privateOf = async (
+    collection: ReturnType<typeof items | typeof mediaDocs | typeof itemSets>,
+    ids: readonly number[] | undefined,
+  ) => {
     if (!ids || ids.length === 0) return NONE;
     // One look-up by key each: the embedded store answers those from its index, while a
     // filter on other fields ($in with is_public) walks the whole collection.

@@ -2,14 +2,14 @@ import { Type, type Static, type TObject, type TProperties } from '@sinclair/typ
 import type { FastifyRequest } from 'fastify';
 import type { RoutesPlugin } from '../../app/kernel.js';
 import { KEY_OR_SESSION, type Principal } from '../../app/auth.js';
-import { answerVersion, CREATED_ETAG_CONFIG, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
-import { isEditorOrAbove } from '../../commands/users/roles.js';
 import {
-  createResource,
-  deleteResource,
-  updateResource,
-  type KindSpec,
-} from '../../commands/platform/handlers.js';
+  answerVersion,
+  CREATED_ETAG_CONFIG,
+  IF_MATCH_CONFIG,
+  ifMatchOf,
+} from '../../app/conditional/resource-version.js';
+import { isEditorOrAbove } from '../../commands/users/roles.js';
+import { createResource, deleteResource, updateResource, type KindSpec } from '../../commands/platform/handlers.js';
 import type { Document, Filter } from '../../infra/document-store/port.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../infra/errors.js';
 import { JsonLdObject, PageQuery, pageWindow, setPaginationHeaders } from '../json-ld.js';
@@ -56,7 +56,9 @@ const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 type VersionedDocument = Document & { version?: number };
 
 /** The list, read, create, update and delete routes of one resource, registered under the prefix `/api/{path}`. */
-export function resourceRoutes<Fields extends object, Doc extends VersionedDocument, Body extends TObject>(def: ResourceRoutes<Fields, Doc, Body>): RoutesPlugin {
+export function resourceRoutes<Fields extends object, Doc extends VersionedDocument, Body extends TObject>(
+  def: ResourceRoutes<Fields, Doc, Body>,
+): RoutesPlugin {
   return async (app, { runtime }) => {
     const answers = representationAnswers(def.representation);
     // The required keys are the handler's check (missingOnCreate), whose 422 names each one.
@@ -65,11 +67,12 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
     const baseUrl = runtime.config.baseUrl;
     const privacy =
       'Private records are visible to Editor and above only (404 and left out of lists for others), and the records a ' +
-      'representation refers to (`o:media`, `o:item_set`, a media\'s item) are listed only when the caller may see them.';
+      "representation refers to (`o:media`, `o:item_set`, a media's item) are listed only when the caller may see them.";
 
     async function requireEditor(request: FastifyRequest): Promise<Principal> {
       const user = await request.principal(KEY_OR_SESSION);
-      if (!user || !isEditorOrAbove(user.role)) throw new ForbiddenError('Editor or above is required to change this resource.');
+      if (!user || !isEditorOrAbove(user.role))
+        throw new ForbiddenError('Editor or above is required to change this resource.');
       return user;
     }
 
@@ -128,7 +131,11 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
         const filter: Filter = { ...(def.listFilter?.(query) ?? {}) };
         const all = await collection().find(filter, { sort: { id: 1 } });
         const seesAll = isEditorOrAbove(user?.role);
-        if (!seesAll && def.listFilterReferences && namesHidden(await hiddenAmong(runtime.documents, def.listFilterReferences(query)))) {
+        if (
+          !seesAll &&
+          def.listFilterReferences &&
+          namesHidden(await hiddenAmong(runtime.documents, def.listFilterReferences(query)))
+        ) {
           // Which public records belong to a private one is not told: as for an unknown id, nothing.
           setPaginationHeaders(request, reply, baseUrl, 0, pageWindow(query, 25));
           return [];
@@ -146,7 +153,13 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
     app.get(
       '/:id',
       {
-        schema: { tags: [def.tag], summary: `Read one of ${def.path}`, description: privacy, params: IdParams, response: { 200: JsonLdObject } },
+        schema: {
+          tags: [def.tag],
+          summary: `Read one of ${def.path}`,
+          description: privacy,
+          params: IdParams,
+          response: { 200: JsonLdObject },
+        },
         config: { documentedResponses: answers.one },
       },
       async (request, reply) => {
@@ -159,7 +172,12 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
     app.post(
       '',
       {
-        schema: { tags: [def.tag], summary: `Create one of ${def.path}`, body: def.body, response: { 201: JsonLdObject } },
+        schema: {
+          tags: [def.tag],
+          summary: `Create one of ${def.path}`,
+          body: def.body,
+          response: { 201: JsonLdObject },
+        },
         config: { ...CREATED_ETAG_CONFIG, documentedResponses: answers.created, documentedBody: createBody },
       },
       async (request, reply) => {
@@ -181,11 +199,22 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
         method,
         url: '/:id',
         config: { ...IF_MATCH_CONFIG, documentedResponses: answers.one },
-        schema: { tags: [def.tag], summary: `Update one of ${def.path} (only keys present change)`, params: IdParams, body: def.body, response: { 200: JsonLdObject } },
+        schema: {
+          tags: [def.tag],
+          summary: `Update one of ${def.path} (only keys present change)`,
+          params: IdParams,
+          body: def.body,
+          response: { 200: JsonLdObject },
+        },
         handler: async (request, reply) => {
           const user = await requireEditor(request);
           const id = request.params.id;
-          await updateResource(runtime.commandContext(user.id, request.id), { spec: def.spec, id, patch: def.fromBody(bodyOf(request)), ifMatch: ifMatchOf(request) });
+          await updateResource(runtime.commandContext(user.id, request.id), {
+            spec: def.spec,
+            id,
+            patch: def.fromBody(bodyOf(request)),
+            ifMatch: ifMatchOf(request),
+          });
           const doc = await written(id);
           answerVersion(reply, doc.version);
           return def.represent(doc, baseUrl, NOTHING_HIDDEN);
@@ -196,8 +225,16 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
     app.delete(
       '/:id',
       {
-        config: { ...IF_MATCH_CONFIG, documentedResponses: { 200: { ...def.representation, description: 'The record as it was.' } } },
-        schema: { tags: [def.tag], summary: `Delete one of ${def.path}`, params: IdParams, response: { 200: JsonLdObject } },
+        config: {
+          ...IF_MATCH_CONFIG,
+          documentedResponses: { 200: { ...def.representation, description: 'The record as it was.' } },
+        },
+        schema: {
+          tags: [def.tag],
+          summary: `Delete one of ${def.path}`,
+          params: IdParams,
+          response: { 200: JsonLdObject },
+        },
       },
       async (request) => {
         const user = await requireEditor(request);
@@ -205,7 +242,11 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
         const doc = await collection().findOne({ _id: id });
         if (!doc) throw new NotFoundError(`${def.spec.label} not found.`);
         const representation = def.represent(doc, baseUrl, NOTHING_HIDDEN);
-        await deleteResource(runtime.commandContext(user.id, request.id), { spec: def.spec, id, ifMatch: ifMatchOf(request) });
+        await deleteResource(runtime.commandContext(user.id, request.id), {
+          spec: def.spec,
+          id,
+          ifMatch: ifMatchOf(request),
+        });
         return representation;
       },
     );

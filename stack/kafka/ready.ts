@@ -34,7 +34,14 @@ function running(pid: number): boolean {
 
 /** One attempt: a metadata request and a cluster description, each bounded by kafkajs' timeouts. */
 async function answers(): Promise<string | null> {
-  const kafka = new Kafka({ clientId: 'stack-ready', brokers, connectionTimeout: 1000, requestTimeout: 3000, retry: { retries: 0 }, logLevel: logLevel.NOTHING });
+  const kafka = new Kafka({
+    clientId: 'stack-ready',
+    brokers,
+    connectionTimeout: 1000,
+    requestTimeout: 3000,
+    retry: { retries: 0 },
+    logLevel: logLevel.NOTHING,
+  });
   const admin = kafka.admin();
   try {
     await admin.connect();

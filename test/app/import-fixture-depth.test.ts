@@ -9,7 +9,13 @@ function nested(levels: number): unknown {
   return value;
 }
 
-const page = (id: number, layoutData: unknown) => ({ id, site_id: 1, slug: `p${id}`, title: `Page ${id}`, layout_data: layoutData });
+const page = (id: number, layoutData: unknown) => ({
+  id,
+  site_id: 1,
+  slug: `p${id}`,
+  title: `Page ${id}`,
+  layout_data: layoutData,
+});
 
 t.test('firstTooDeep names the first value nested too deep, without recursion', async (t) => {
   t.equal(firstTooDeep({ a: [{ b: 1 }] }, 3), null);
@@ -19,12 +25,20 @@ t.test('firstTooDeep names the first value nested too deep, without recursion', 
 });
 
 t.test('a fixture nested past the limit is refused whole, naming where', async (t) => {
-  const { app, runtime } = await buildTestApp(t, { fixture: { users: ROLE_USERS, sites: [{ id: 1, slug: 'main', title: 'Main' }] } });
+  const { app, runtime } = await buildTestApp(t, {
+    fixture: { users: ROLE_USERS, sites: [{ id: 1, slug: 'main', title: 'Main' }] },
+  });
   const deepest = FIXTURE_MAX_DEPTH - 3; // the fixture, its list of pages and the page come first
   for (const levels of [deepest + 1, 4200]) {
-    const refused = await importFixture(runtime, { site_pages: [page(5, {}), page(6, nested(levels))] }).catch((error: unknown) => error);
+    const refused = await importFixture(runtime, { site_pages: [page(5, {}), page(6, nested(levels))] }).catch(
+      (error: unknown) => error,
+    );
     t.type(refused, FixtureRefusedError, `${levels} levels of layout data are refused`);
-    t.match((refused as Error).message, /^\$\.site_pages\[1\]\.layout_data(\.a)+: Nested more than 66 levels deep/, 'naming where');
+    t.match(
+      (refused as Error).message,
+      /^\$\.site_pages\[1\]\.layout_data(\.a)+: Nested more than 66 levels deep/,
+      'naming where',
+    );
   }
   const pages = json<unknown[]>(await app.inject({ method: 'GET', url: `/api/site_pages?${keyFor('editor')}` }));
   t.equal(pages.length, 0, 'nothing imported, not even the page before');

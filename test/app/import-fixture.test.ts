@@ -10,7 +10,11 @@ import { buildTestApp, json } from '../helper.js';
 const example = JSON.parse(readFileSync(projectFile('examples/library.json'), 'utf8')) as Record<string, unknown>;
 
 t.test('docs/fixture.schema.json is the schema the importer validates with', async (t) => {
-  t.equal(readFileSync(projectFile('docs/fixture.schema.json'), 'utf8'), fixtureSchemaText(appModules), 'regenerate it with npm run fixture-schema');
+  t.equal(
+    readFileSync(projectFile('docs/fixture.schema.json'), 'utf8'),
+    fixtureSchemaText(appModules),
+    'regenerate it with npm run fixture-schema',
+  );
 });
 
 t.test('the example library is valid by the published schema and imports whole', async (t) => {
@@ -19,8 +23,15 @@ t.test('the example library is valid by the published schema and imports whole',
   const { app, runtime } = await buildTestApp(t);
   t.equal(await importFixture(runtime, example), 48);
   const roles = new Set((example.users as { role: string }[]).map((u) => u.role));
-  t.same([...roles].sort(), ['author', 'editor', 'global_admin', 'researcher', 'reviewer', 'site_admin'], 'a user of every role');
-  const item = await app.inject({ method: 'GET', url: '/api/items/100?key_identity=example-editor&key_credential=example-editor-secret' });
+  t.same(
+    [...roles].sort(),
+    ['author', 'editor', 'global_admin', 'researcher', 'reviewer', 'site_admin'],
+    'a user of every role',
+  );
+  const item = await app.inject({
+    method: 'GET',
+    url: '/api/items/100?key_identity=example-editor&key_credential=example-editor-secret',
+  });
   t.equal(item.statusCode, 200, 'its API keys work');
   t.equal(json<Record<string, unknown>>(item)['o:title'], 'Map of Lisbon, 1756');
 });
@@ -30,14 +41,24 @@ t.test('a misspelled key is refused with its JSON path and the keys allowed ther
   const problems = await validateFixture(runtime, { items: [{ id: 1, title: 'Map', is_publik: true }] });
   t.same(problems[0], {
     path: '$.items[0].is_publik',
-    message: 'Unknown key "is_publik"; the keys allowed here are id, title, description, item_set_ids, site_ids, is_public, media.',
+    message:
+      'Unknown key "is_publik"; the keys allowed here are id, title, description, item_set_ids, site_ids, is_public, media.',
   });
   const nested = await validateFixture(runtime, { blog: { posts: [{ title: 'Hi', categroy_id: 1 }] } });
-  t.match(nested[0], { path: '$.blog.posts[0].categroy_id', message: /^Unknown key "categroy_id"; the keys allowed here are id, title, slug/ });
+  t.match(nested[0], {
+    path: '$.blog.posts[0].categroy_id',
+    message: /^Unknown key "categroy_id"; the keys allowed here are id, title, slug/,
+  });
   const top = await validateFixture(runtime, { user: [] });
-  t.same(top[0], { path: '$.user', message: 'Unknown key "user"; the keys allowed here are users, sites, item_sets, items, site_pages, blog, directory.' });
+  t.same(top[0], {
+    path: '$.user',
+    message:
+      'Unknown key "user"; the keys allowed here are users, sites, item_sets, items, site_pages, blog, directory.',
+  });
   const before = await runtime.eventStore.countEvents();
-  const refused = await importFixture(runtime, { items: [{ title: 'Map', is_publik: true }] }).catch((error: unknown) => error);
+  const refused = await importFixture(runtime, { items: [{ title: 'Map', is_publik: true }] }).catch(
+    (error: unknown) => error,
+  );
   t.ok(refused instanceof FixtureRefusedError, 'the import is refused');
   t.equal(await runtime.eventStore.countEvents(), before, 'and nothing was written');
 });

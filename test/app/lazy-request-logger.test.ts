@@ -9,7 +9,8 @@ function capturing(level: string): { logger: pino.Logger; lines: Record<string, 
   const lines: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString().split('\n'))
+        if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
@@ -24,11 +25,15 @@ t.test('the child is made only when something is written at a level the logger w
   lazy.info('not written');
   lazy.debug({ detail: 1 }, 'not written either');
   t.notOk(lazy.materialised, 'nothing written: no child');
-  t.equal(lazy.level, 'warn', 'the level is the parent\'s');
+  t.equal(lazy.level, 'warn', "the level is the parent's");
   lazy.error({ err: new Error('boom') }, 'written');
   t.ok(lazy.materialised);
   await flush();
-  t.match(lines, [{ level: 50, reqId: 'r-1', msg: 'written', err: { message: 'boom' } }], 'one line, with the request id');
+  t.match(
+    lines,
+    [{ level: 50, reqId: 'r-1', msg: 'written', err: { message: 'boom' } }],
+    'one line, with the request id',
+  );
 });
 
 t.test('a level set on the request logger applies to it alone', async (t) => {
@@ -46,25 +51,33 @@ t.test('a level set on the request logger applies to it alone', async (t) => {
   ]);
 });
 
-t.test('through Fastify: request.log carries the request id; a route with its own level gets its child at once', async (t) => {
-  const { logger, lines } = capturing('info');
-  const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, childLoggerFactory: lazyChildLoggerFactory, disableRequestLogging: true, genReqId: () => 'req-7' });
-  app.get('/quiet', async (request) => ({ lazy: request.log instanceof LazyRequestLogger }));
-  app.get('/loud', async (request) => {
-    request.log.info('handled');
-    return {};
-  });
-  app.get('/own-level', { logLevel: 'debug' }, async (request) => {
-    request.log.debug('debug here');
-    return { lazy: request.log instanceof LazyRequestLogger };
-  });
-  t.teardown(() => app.close());
-  t.same((await app.inject('/quiet')).json(), { lazy: true });
-  await app.inject('/loud');
-  t.same((await app.inject('/own-level')).json(), { lazy: false });
-  await flush();
-  t.match(lines, [
-    { msg: 'handled', reqId: 'req-7' },
-    { msg: 'debug here', reqId: 'req-7', level: 20 },
-  ]);
-});
+t.test(
+  'through Fastify: request.log carries the request id; a route with its own level gets its child at once',
+  async (t) => {
+    const { logger, lines } = capturing('info');
+    const app = Fastify({
+      loggerInstance: logger as FastifyBaseLogger,
+      childLoggerFactory: lazyChildLoggerFactory,
+      disableRequestLogging: true,
+      genReqId: () => 'req-7',
+    });
+    app.get('/quiet', async (request) => ({ lazy: request.log instanceof LazyRequestLogger }));
+    app.get('/loud', async (request) => {
+      request.log.info('handled');
+      return {};
+    });
+    app.get('/own-level', { logLevel: 'debug' }, async (request) => {
+      request.log.debug('debug here');
+      return { lazy: request.log instanceof LazyRequestLogger };
+    });
+    t.teardown(() => app.close());
+    t.same((await app.inject('/quiet')).json(), { lazy: true });
+    await app.inject('/loud');
+    t.same((await app.inject('/own-level')).json(), { lazy: false });
+    await flush();
+    t.match(lines, [
+      { msg: 'handled', reqId: 'req-7' },
+      { msg: 'debug here', reqId: 'req-7', level: 20 },
+    ]);
+  },
+);

@@ -29,7 +29,16 @@ export interface OpenApiDocument {
 type Reporter = Pick<Test, 'ok' | 'fail' | 'equal'>;
 
 /** Headers that carry part of the API's contract: an answer that sends one must say so. */
-const DOCUMENTED_WHEN_SENT = ['etag', 'cache-control', 'vary', 'location', 'link', 'platform-total-results', 'retry-after', 'content-range'];
+const DOCUMENTED_WHEN_SENT = [
+  'etag',
+  'cache-control',
+  'vary',
+  'location',
+  'link',
+  'platform-total-results',
+  'retry-after',
+  'content-range',
+];
 
 const OPERATION_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
@@ -43,7 +52,10 @@ export function operationsOf(doc: OpenApiDocument): string[] {
 }
 
 /** `application/json; charset=utf-8` → `application/json`. */
-export const mediaTypeOf = (res: LightMyRequestResponse): string => String(res.headers['content-type'] ?? '').split(';')[0].trim();
+export const mediaTypeOf = (res: LightMyRequestResponse): string =>
+  String(res.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim();
 
 /** A header's value as its schema types it: `Platform-Total-Results: 3` is the integer 3. */
 function typedHeader(value: string, schema: { type?: string }): unknown {
@@ -88,7 +100,9 @@ export class OpenApiCheck {
     t.equal(res.statusCode, expected, `${name}: the status this case is about`);
     const declared = documented.responses[String(res.statusCode)];
     if (!declared) {
-      t.fail(`${name} is a documented status (${Object.keys(documented.responses).join(', ')})`, { body: res.body.slice(0, 500) });
+      t.fail(`${name} is a documented status (${Object.keys(documented.responses).join(', ')})`, {
+        body: res.body.slice(0, 500),
+      });
       return res;
     }
     this.checkHeaders(name, res, declared);
@@ -99,20 +113,26 @@ export class OpenApiCheck {
     const mediaType = mediaTypeOf(res);
     const body = declared.content[mediaType];
     if (!body) {
-      t.fail(`${name}: ${mediaType || 'no Content-Type'} is a documented media type (${Object.keys(declared.content).join(', ')})`);
+      t.fail(
+        `${name}: ${mediaType || 'no Content-Type'} is a documented media type (${Object.keys(declared.content).join(', ')})`,
+      );
       return res;
     }
     if ((body.schema as { format?: string }).format === 'binary') return res;
     const validate = this.validator(body.schema);
     const value: unknown = mediaType === 'application/json' ? JSON.parse(res.body) : res.body;
-    t.ok(validate(value), `${name}: the ${mediaType} body matches the documented schema`, { errors: validate.errors, body: res.body.slice(0, 500) });
+    t.ok(validate(value), `${name}: the ${mediaType} body matches the documented schema`, {
+      errors: validate.errors,
+      body: res.body.slice(0, 500),
+    });
     return res;
   }
 
   private checkHeaders(name: string, res: LightMyRequestResponse, declared: Answer): void {
     const documented = new Set(Object.keys(declared.headers ?? {}).map((header) => header.toLowerCase()));
     for (const header of DOCUMENTED_WHEN_SENT) {
-      if (res.headers[header] !== undefined) this.t.ok(documented.has(header), `${name}: the ${header} header it sends is documented`);
+      if (res.headers[header] !== undefined)
+        this.t.ok(documented.has(header), `${name}: the ${header} header it sends is documented`);
     }
     for (const [header, definition] of Object.entries(declared.headers ?? {})) {
       const sent = res.headers[header.toLowerCase()];
@@ -123,7 +143,10 @@ export class OpenApiCheck {
       const schema = definition.schema ?? {};
       const validate = this.validator(schema);
       for (const value of Array.isArray(sent) ? sent : [String(sent)]) {
-        this.t.ok(validate(typedHeader(value, schema)), `${name}: ${header} matches its documented schema`, { value, errors: validate.errors });
+        this.t.ok(validate(typedHeader(value, schema)), `${name}: ${header} matches its documented schema`, {
+          value,
+          errors: validate.errors,
+        });
       }
     }
   }

@@ -4,7 +4,11 @@ import { buildSerializerOnFirstUse } from '../../app/serialization.js';
 
 function appWith(response: Record<string, unknown>) {
   const app = Fastify({ schemaController: { compilersFactory: { buildSerializer: buildSerializerOnFirstUse } } });
-  app.get('/thing', { schema: { response: { 200: response } } }, async () => ({ id: 7, name: 'map', secret: 'not in the schema' }));
+  app.get('/thing', { schema: { response: { 200: response } } }, async () => ({
+    id: 7,
+    name: 'map',
+    secret: 'not in the schema',
+  }));
   return app;
 }
 

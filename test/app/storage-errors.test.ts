@@ -22,17 +22,30 @@ t.test('a full disk answers 507 with Retry-After in every surface shape; an I/O 
   const throwing = (error: () => Error) => async () => {
     throw error();
   };
-  app.post('/api/items', throwing(() => new Database.SqliteError('database or disk is full', 'SQLITE_FULL')));
+  app.post(
+    '/api/items',
+    throwing(() => new Database.SqliteError('database or disk is full', 'SQLITE_FULL')),
+  );
   app.post('/api/blog/posts', throwing(noSpace));
-  app.post('/api/asset-picker/upload', throwing(() => new StorageFullError('files')));
-  app.post('/api/v1/thing', throwing(() => new Database.SqliteError('disk I/O error', 'SQLITE_IOERR_WRITE')));
+  app.post(
+    '/api/asset-picker/upload',
+    throwing(() => new StorageFullError('files')),
+  );
+  app.post(
+    '/api/v1/thing',
+    throwing(() => new Database.SqliteError('disk I/O error', 'SQLITE_IOERR_WRITE')),
+  );
   t.teardown(() => app.close());
 
   const cases = [
     { url: '/api/items', status: 507, body: { errors: { error: FULL } } },
     { url: '/api/blog/posts', status: 507, body: { error: FULL } },
     { url: '/api/asset-picker/upload', status: 507, body: { status: 'error', message: FULL } },
-    { url: '/api/v1/thing', status: 503, body: { error: "The server's storage failed to write; nothing was saved. Try again later." } },
+    {
+      url: '/api/v1/thing',
+      status: 503,
+      body: { error: "The server's storage failed to write; nothing was saved. Try again later." },
+    },
   ];
   for (const { url, status, body } of cases) {
     const res = await app.inject({ method: 'POST', url });

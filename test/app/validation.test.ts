@@ -38,13 +38,23 @@ t.test('a JSON body keeps its types: a wrong one is refused, never converted', a
 t.test('a form body, the query string and the path are text: their values are converted', async (t) => {
   const app = await appWithRoute();
   t.teardown(() => app.close());
-  const postForm = (url: string, text: string) => app.inject({ method: 'POST', url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: text });
+  const postForm = (url: string, text: string) =>
+    app.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: text,
+    });
   const res = await postForm('/things/7?page=2', 'count=3&name=5&flag=true');
   t.equal(res.statusCode, 200, res.body);
   t.same(res.json(), { params: { id: 7 }, query: { page: 2 }, body: { count: 3, name: '5', flag: true } });
   const bad = await postForm('/things/7', 'count=three');
   t.equal(bad.statusCode, 400, 'text that is no number is still refused');
-  t.equal((await app.inject({ method: 'POST', url: '/things/x', payload: {} })).statusCode, 400, 'a path id that is no number');
+  t.equal(
+    (await app.inject({ method: 'POST', url: '/things/x', payload: {} })).statusCode,
+    400,
+    'a path id that is no number',
+  );
 });
 
 t.test('text that reads as an infinite number is refused, in the query, the path and a form', async (t) => {

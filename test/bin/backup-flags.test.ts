@@ -11,7 +11,11 @@ t.test('each --no-PART flag leaves its part out', async (t) => {
   for (const part of ['db', 'files', 'themes', 'modules', 'api']) {
     t.same(parseBackupFlags([`--no-${part}`]), { includes: { ...ALL, [`include_${part}`]: false } }, `--no-${part}`);
   }
-  t.same(parseBackupFlags(['--no-files', '--no-api', '--no-files']), { includes: { ...ALL, include_files: false, include_api: false } }, 'several, repeated');
+  t.same(
+    parseBackupFlags(['--no-files', '--no-api', '--no-files']),
+    { includes: { ...ALL, include_files: false, include_api: false } },
+    'several, repeated',
+  );
 });
 
 t.test('anything else is refused by name with the usage', async (t) => {

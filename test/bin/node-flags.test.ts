@@ -5,7 +5,8 @@ import { REBUILD_NODE_FLAGS } from '../../bin/rebuild-flags.js';
 import { SERVE_NODE_FLAGS } from '../../bin/serve-flags.js';
 import { ROOT } from '../e2e/process.js';
 
-const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
+  .scripts;
 
 const cases = [
   { script: 'rebuild', entry: 'bin/rebuild.ts', flags: REBUILD_NODE_FLAGS, measuredBy: 'the replay benchmark' },

@@ -20,14 +20,27 @@ import { blogSettingsDecider, type ChangeBlogSettings } from '../../commands/blo
 import { blogTagDecider, type BlogTagCommand } from '../../commands/blog/tag-decider.js';
 import type { BlogSettingsChanged, BlogTagEvent } from '../../commands/blog/events.js';
 import { scheduleDecider, type ScheduleCommand, type ScheduleEvent } from '../../commands/backups/schedule-decider.js';
-import { databaseDecider, type DatabaseCommand, type DatabaseEvent } from '../../commands/directory/database-decider.js';
-import type { DatabaseFields, LibraryConfigured, LibraryListDefined, SubjectDefined } from '../../commands/directory/events.js';
+import {
+  databaseDecider,
+  type DatabaseCommand,
+  type DatabaseEvent,
+} from '../../commands/directory/database-decider.js';
+import type {
+  DatabaseFields,
+  LibraryConfigured,
+  LibraryListDefined,
+  SubjectDefined,
+} from '../../commands/directory/events.js';
 import { libraryDecider, type LibraryCommand } from '../../commands/directory/library-decider.js';
 import { listDecider, type DefineList } from '../../commands/directory/list-decider.js';
 import { subjectDecider, type DefineTerm } from '../../commands/directory/term-decider.js';
 import { tokenDecider, type TokenCommand, type TokenEvent } from '../../commands/directory/token-decider.js';
 import { parentDecider, type AttachChild } from '../../commands/reservations/parent-decider.js';
-import { reservationDecider, type ReservationCommand, type ReservationEvent } from '../../commands/reservations/reservation-decider.js';
+import {
+  reservationDecider,
+  type ReservationCommand,
+  type ReservationEvent,
+} from '../../commands/reservations/reservation-decider.js';
 import { userDecider, type UserCommand } from '../../commands/users/decider.js';
 import type { UserEvent } from '../../commands/users/events.js';
 
@@ -96,7 +109,12 @@ const posts: Step<BlogPostCommand, BlogPostEvent>[][] = [
     { command: { type: 'UpdateBlogPost', data: { patch: { status: 'published' }, now: NOW } } },
     { command: { type: 'UpdateBlogPost', data: { patch: { status: 'published', title: 'Again' }, now: LATER } } },
     { command: { type: 'UpdateBlogPost', data: { patch: { status: 'draft', published_at: null }, now: LATER } } },
-    { command: { type: 'UpdateBlogPost', data: { patch: { status: 'published', published_at: '2027-01-01 00:00:00' }, now: LATER } } },
+    {
+      command: {
+        type: 'UpdateBlogPost',
+        data: { patch: { status: 'published', published_at: '2027-01-01 00:00:00' }, now: LATER },
+      },
+    },
     { command: { type: 'CategoryDeleted', data: { id: 7, category_id: 2, now: LATER } } },
     { command: { type: 'CategoryDeleted', data: { id: 7, category_id: 1, now: LATER } } },
     { command: { type: 'UpdateBlogPost', data: { patch: { category_id: 4 }, now: LATER } } },
@@ -116,8 +134,18 @@ const posts: Step<BlogPostCommand, BlogPostEvent>[][] = [
     { command: { type: 'CategoryDeleted', data: { id: 9, category_id: 1, now: LATER } } },
   ],
   [
-    { command: { type: 'CreateBlogPost', data: { id: 10, fields: { ...post, status: 'published', published_at: '2020-01-01 00:00:00' }, now: NOW } } },
-    { appended: [{ type: 'BlogPostDetached', data: { id: 10, category_id: 5 } }, { type: 'BlogPostPublished', data: { id: 10, published_at: NOW } }] },
+    {
+      command: {
+        type: 'CreateBlogPost',
+        data: { id: 10, fields: { ...post, status: 'published', published_at: '2020-01-01 00:00:00' }, now: NOW },
+      },
+    },
+    {
+      appended: [
+        { type: 'BlogPostDetached', data: { id: 10, category_id: 5 } },
+        { type: 'BlogPostPublished', data: { id: 10, published_at: NOW } },
+      ],
+    },
     { command: { type: 'UpdateBlogPost', data: { patch: { status: 'pending' }, now: NOW } } },
   ],
 ];
@@ -127,14 +155,20 @@ const categories: Step<BlogCategoryCommand, BlogCategoryEvent>[][] = [
     { command: { type: 'DeleteBlogCategory', data: {} } },
     { command: { type: 'UpdateBlogCategory', data: { patch: { name: 'x' } } } },
     { command: { type: 'CreateBlogCategory', data: { id: 3, fields: { name: '', slug: 'news', description: '' } } } },
-    { command: { type: 'CreateBlogCategory', data: { id: 3, fields: { slug: 'news', name: 'News', description: '' } } } },
-    { command: { type: 'CreateBlogCategory', data: { id: 3, fields: { name: 'News', slug: 'news', description: '' } } } },
+    {
+      command: { type: 'CreateBlogCategory', data: { id: 3, fields: { slug: 'news', name: 'News', description: '' } } },
+    },
+    {
+      command: { type: 'CreateBlogCategory', data: { id: 3, fields: { name: 'News', slug: 'news', description: '' } } },
+    },
     { command: { type: 'UpdateBlogCategory', data: { patch: { description: 'All of it', name: undefined } } } },
     { command: { type: 'UpdateBlogCategory', data: { patch: { slug: 'not a slug' } } } },
     { command: { type: 'DeleteBlogCategory', data: {} } },
     { command: { type: 'DeleteBlogCategory', data: {} } },
     { command: { type: 'UpdateBlogCategory', data: { patch: { name: 'x' } } } },
-    { command: { type: 'CreateBlogCategory', data: { id: 3, fields: { name: 'News', slug: 'news', description: '' } } } },
+    {
+      command: { type: 'CreateBlogCategory', data: { id: 3, fields: { name: 'News', slug: 'news', description: '' } } },
+    },
   ],
 ];
 
@@ -144,10 +178,30 @@ const comments: Step<BlogCommentCommand, BlogCommentEvent>[][] = [
     { command: { type: 'ModerateBlogComment', data: { status: 'approved' } } },
     { command: { type: 'DeleteBlogComment', data: {} } },
     { command: { type: 'PostBlogComment', data: { id: 9, fields: commentFields, post: null, now: NOW } } },
-    { command: { type: 'PostBlogComment', data: { id: 9, fields: { ...commentFields, body: ' ' }, post: null, now: NOW } } },
-    { command: { type: 'PostBlogComment', data: { id: 9, fields: commentFields, post: { status: 'published', published_at: LATER }, now: NOW } } },
-    { command: { type: 'PostBlogComment', data: { id: 9, fields: commentFields, post: { status: 'published', published_at: NOW }, now: NOW } } },
-    { command: { type: 'PostBlogComment', data: { id: 9, fields: commentFields, post: { status: 'published', published_at: NOW }, now: NOW } } },
+    {
+      command: {
+        type: 'PostBlogComment',
+        data: { id: 9, fields: { ...commentFields, body: ' ' }, post: null, now: NOW },
+      },
+    },
+    {
+      command: {
+        type: 'PostBlogComment',
+        data: { id: 9, fields: commentFields, post: { status: 'published', published_at: LATER }, now: NOW },
+      },
+    },
+    {
+      command: {
+        type: 'PostBlogComment',
+        data: { id: 9, fields: commentFields, post: { status: 'published', published_at: NOW }, now: NOW },
+      },
+    },
+    {
+      command: {
+        type: 'PostBlogComment',
+        data: { id: 9, fields: commentFields, post: { status: 'published', published_at: NOW }, now: NOW },
+      },
+    },
     { command: { type: 'ImportBlogComment', data: { id: 9, fields: { ...commentFields, status: 'spam' } } } },
     { command: { type: 'ModerateBlogComment', data: { status: 'pending' } } },
     { command: { type: 'ModerateBlogComment', data: { status: 'spam' } } },
@@ -156,13 +210,28 @@ const comments: Step<BlogCommentCommand, BlogCommentEvent>[][] = [
     { command: { type: 'ModerateBlogComment', data: { status: 'approved' } } },
   ],
   [
-    { command: { type: 'ImportBlogComment', data: { id: 10, fields: { body: 'Old', status: 'approved', post_id: 2, author_email: 'a@b.c', author_name: 'Al' } } } },
+    {
+      command: {
+        type: 'ImportBlogComment',
+        data: {
+          id: 10,
+          fields: { body: 'Old', status: 'approved', post_id: 2, author_email: 'a@b.c', author_name: 'Al' },
+        },
+      },
+    },
     { command: { type: 'ImportBlogComment', data: { id: 10, fields: { ...commentFields, status: 'approved' } } } },
     { command: { type: 'DeleteBlogComment', data: {} } },
   ],
 ];
 
-const file: AssetFile = { stored_name: 'a.png', filename: 'map.png', extension: 'png', mime_type: 'image/png', size: 70, sha256: 'aa' };
+const file: AssetFile = {
+  stored_name: 'a.png',
+  filename: 'map.png',
+  extension: 'png',
+  mime_type: 'image/png',
+  size: 70,
+  sha256: 'aa',
+};
 const assets: Step<AssetCommand, AssetEvent>[][] = [
   [
     { command: { type: 'DeleteAsset', data: {} } },
@@ -208,7 +277,13 @@ const folders: Step<AssetFolderCommand, AssetFolderEvent>[][] = [
   ],
 ];
 
-const includes = { include_db: true, include_files: false, include_themes: true, include_modules: true, include_api: false };
+const includes = {
+  include_db: true,
+  include_files: false,
+  include_themes: true,
+  include_modules: true,
+  include_api: false,
+};
 const backupFields = {
   filename: 'backup-1.zip',
   path: '/data/backups/backup-1.zip',
@@ -299,7 +374,10 @@ const items: Step<ResourceCommand<ItemFields>, ResourceEvent<ItemFields>>[][] = 
     { command: { type: 'Delete', data: {} } },
   ],
 ];
-const sites: Step<ResourceCommand<{ slug: string; title: string }>, ResourceEvent<{ slug: string; title: string }>>[][] = [
+const sites: Step<
+  ResourceCommand<{ slug: string; title: string }>,
+  ResourceEvent<{ slug: string; title: string }>
+>[][] = [
   [
     { command: { type: 'Create', data: { id: 1, fields: { title: 'Main', slug: 'main' } } } },
     { command: { type: 'Update', data: { patch: { slug: 'main' } } } },
@@ -316,15 +394,38 @@ const tags: Step<BlogTagCommand, BlogTagEvent>[][] = [
   ],
 ];
 const blogSettings: Step<ChangeBlogSettings, BlogSettingsChanged>[][] = [
-  [{ command: { type: 'ChangeBlogSettings', data: { comments_enabled: false } } }, { command: { type: 'ChangeBlogSettings', data: { comments_enabled: true } } }],
+  [
+    { command: { type: 'ChangeBlogSettings', data: { comments_enabled: false } } },
+    { command: { type: 'ChangeBlogSettings', data: { comments_enabled: true } } },
+  ],
 ];
 const users: Step<UserCommand, UserEvent>[][] = [
   [
     { command: { type: 'CreateApiKey', data: { identity: 'ID', credentialHash: 'h', label: 'ci' } } },
-    { command: { type: 'RegisterUser', data: { id: 1, email: 'nope', name: 'Ada', role: 'editor', passwordHash: null } } },
-    { command: { type: 'RegisterUser', data: { id: 1, email: 'Ada@Example.org', name: ' ', role: 'editor', passwordHash: null } } },
-    { command: { type: 'RegisterUser', data: { id: 1, email: 'Ada@Example.org', name: 'Ada', role: 'editor', passwordHash: 'x' } } },
-    { command: { type: 'RegisterUser', data: { id: 1, email: 'ada@example.org', name: 'Ada', role: 'editor', passwordHash: 'x' } } },
+    {
+      command: {
+        type: 'RegisterUser',
+        data: { id: 1, email: 'nope', name: 'Ada', role: 'editor', passwordHash: null },
+      },
+    },
+    {
+      command: {
+        type: 'RegisterUser',
+        data: { id: 1, email: 'Ada@Example.org', name: ' ', role: 'editor', passwordHash: null },
+      },
+    },
+    {
+      command: {
+        type: 'RegisterUser',
+        data: { id: 1, email: 'Ada@Example.org', name: 'Ada', role: 'editor', passwordHash: 'x' },
+      },
+    },
+    {
+      command: {
+        type: 'RegisterUser',
+        data: { id: 1, email: 'ada@example.org', name: 'Ada', role: 'editor', passwordHash: 'x' },
+      },
+    },
     { command: { type: 'CreateApiKey', data: { identity: '', credentialHash: 'h', label: 'ci' } } },
     { command: { type: 'CreateApiKey', data: { label: 'ci', identity: 'ID', credentialHash: 'h' } } },
     { command: { type: 'CreateApiKey', data: { identity: 'ID', credentialHash: 'h', label: 'ci' } } },
@@ -339,7 +440,17 @@ const tokens: Step<TokenCommand, TokenEvent>[][] = [
     { command: { type: 'RevokeToken', data: {} } },
     { command: { type: 'IssueToken', data: { id: 1, token_hash: 'short', allowed_origins: [], label: '' } } },
     { command: { type: 'IssueToken', data: { id: 1, token_hash: HASH, allowed_origins: ['ftp://x'], label: '' } } },
-    { command: { type: 'IssueToken', data: { label: 'site', allowed_origins: ['https://Example.org/', 'https://example.org'], token_hash: HASH, id: 1 } } },
+    {
+      command: {
+        type: 'IssueToken',
+        data: {
+          label: 'site',
+          allowed_origins: ['https://Example.org/', 'https://example.org'],
+          token_hash: HASH,
+          id: 1,
+        },
+      },
+    },
     { command: { type: 'IssueToken', data: { id: 1, token_hash: HASH, allowed_origins: [], label: '' } } },
     { command: { type: 'RevokeToken', data: {} } },
     { command: { type: 'RevokeToken', data: {} } },
@@ -365,7 +476,12 @@ const databases: Step<DatabaseCommand, DatabaseEvent>[][] = [
     { command: { type: 'AddDatabase', data: { fields: jstor, handle: 'jstor' } } },
     { command: { type: 'AddDatabase', data: { handle: 'jstor', fields: jstor } } },
     { command: { type: 'UpdateDatabase', data: { patch: { featured: true, subjects: ['history'] } } } },
-    { command: { type: 'UpdateDatabase', data: { patch: { name: 'JSTOR Arts', audience: ['faculty', 'faculty'], hidden: undefined } } } },
+    {
+      command: {
+        type: 'UpdateDatabase',
+        data: { patch: { name: 'JSTOR Arts', audience: ['faculty', 'faculty'], hidden: undefined } },
+      },
+    },
     { command: { type: 'UpdateDatabase', data: { patch: { access: 'sometimes' as DatabaseFields['access'] } } } },
   ],
 ];
@@ -374,7 +490,12 @@ const library: Step<LibraryCommand, LibraryConfigured>[][] = [
     { command: { type: 'ConfigureLibrary', data: { plan: 'plus' } } },
     { command: { type: 'ConfigureLibrary', data: { plan: 'plus', name: 'City Library' } } },
     { command: { type: 'ConfigureLibrary', data: { brand_color: 'red' } } },
-    { command: { type: 'ConfigureLibrary', data: { proxy_prefix: 'https://proxy.example.edu/login?url=', name: undefined } } },
+    {
+      command: {
+        type: 'ConfigureLibrary',
+        data: { proxy_prefix: 'https://proxy.example.edu/login?url=', name: undefined },
+      },
+    },
   ],
 ];
 const lists: Step<DefineList, LibraryListDefined>[][] = [
@@ -407,8 +528,18 @@ const schedule: Step<ScheduleCommand, ScheduleEvent>[][] = [
     { command: { type: 'FinishScheduledBackup', data: { tick: 'T1', backup_id: 1, status: 'complete', error: null } } },
     { command: { type: 'ClaimScheduledBackup', data: { tick: '2026-06-01T00:00:00.000Z' } } },
     { command: { type: 'ClaimScheduledBackup', data: { tick: '2026-06-01T00:00:00.000Z' } } },
-    { command: { type: 'FinishScheduledBackup', data: { status: 'failed', error: 'disk', backup_id: null, tick: '2026-06-01T00:00:00.000Z' } } },
-    { command: { type: 'FinishScheduledBackup', data: { tick: '2026-06-01T00:00:00.000Z', backup_id: 1, status: 'complete', error: null } } },
+    {
+      command: {
+        type: 'FinishScheduledBackup',
+        data: { status: 'failed', error: 'disk', backup_id: null, tick: '2026-06-01T00:00:00.000Z' },
+      },
+    },
+    {
+      command: {
+        type: 'FinishScheduledBackup',
+        data: { tick: '2026-06-01T00:00:00.000Z', backup_id: 1, status: 'complete', error: null },
+      },
+    },
     { command: { type: 'ClaimScheduledBackup', data: { tick: '2026-06-02T00:00:00.000Z' } } },
   ],
 ];

@@ -25,8 +25,16 @@ t.test('mustNotExist: a create of a record the stream has, or had, is a conflict
   const live = liveRecord(4, oak);
   t.throws(() => mustNotExist(live, 'Shelf', 4), ConflictError);
   t.throws(() => mustNotExist(live, 'Shelf', 4), { message: 'Shelf 4 already exists.' });
-  t.throws(() => mustNotExist(deletedRecord(live), 'Shelf', 4), { message: 'Shelf 4 already exists.' }, 'a deleted one too');
-  t.throws(() => mustNotExist(withdrawnRecord(newRecord<ShelfFields>(), 4), 'Shelf', 4), ConflictError, 'and a withdrawn one');
+  t.throws(
+    () => mustNotExist(deletedRecord(live), 'Shelf', 4),
+    { message: 'Shelf 4 already exists.' },
+    'a deleted one too',
+  );
+  t.throws(
+    () => mustNotExist(withdrawnRecord(newRecord<ShelfFields>(), 4), 'Shelf', 4),
+    ConflictError,
+    'and a withdrawn one',
+  );
 });
 
 t.test('mustExist: the live record fields; never created, deleted or withdrawn is not found', async (t) => {
@@ -40,7 +48,11 @@ t.test('mustExist: the live record fields; never created, deleted or withdrawn i
 t.test('patched: only the keys the patch carries change, lists replaced whole', async (t) => {
   t.same(patched(oak, { name: 'Elm', room_id: undefined }), { name: 'Elm', room_id: 3, tags: ['wood'] });
   t.same(patched(oak, { room_id: null, tags: [] }), { name: 'Oak', room_id: null, tags: [] }, 'null is a value');
-  t.same(Object.keys(patched(oak, { tags: ['x'], name: 'Elm' })), ['name', 'room_id', 'tags'], 'the keys keep their order');
+  t.same(
+    Object.keys(patched(oak, { tags: ['x'], name: 'Elm' })),
+    ['name', 'room_id', 'tags'],
+    'the keys keep their order',
+  );
   t.same(oak, { name: 'Oak', room_id: 3, tags: ['wood'] }, 'the record before is left as it was');
 });
 
@@ -54,6 +66,10 @@ t.test('evolve steps: live, deleted with its last fields, withdrawn', async (t) 
   t.same(newRecord(), { status: 'new', id: 0, fields: null });
   const live = liveRecord(4, oak);
   t.same(live, { status: 'live', id: 4, fields: oak });
-  t.same(deletedRecord(live), { status: 'deleted', id: 4, fields: oak }, 'a deleted record keeps its last fields (its handler releases their keys)');
+  t.same(
+    deletedRecord(live),
+    { status: 'deleted', id: 4, fields: oak },
+    'a deleted record keeps its last fields (its handler releases their keys)',
+  );
   t.same(withdrawnRecord(newRecord<ShelfFields>(), 4), { status: 'withdrawn', id: 4, fields: null });
 });

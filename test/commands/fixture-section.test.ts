@@ -2,7 +2,9 @@ import { Type } from '@sinclair/typebox';
 import t from 'tap';
 import { fixtureObject, fixtureSection } from '../../commands/fixture.js';
 
-const Sites = Type.Array(fixtureObject({ id: Type.Optional(Type.Integer({ minimum: 1 })), slug: Type.String({ minLength: 1 }) }));
+const Sites = Type.Array(
+  fixtureObject({ id: Type.Optional(Type.Integer({ minimum: 1 })), slug: Type.String({ minLength: 1 }) }),
+);
 
 t.test('a section that matches its schema is answered with its type', async (t) => {
   const sites = [{ id: 3, slug: 'main' }, { slug: 'other' }];

@@ -25,21 +25,38 @@ t.test('newStream: a create decides on the initial state without reading the str
     reads += 1;
     return readStream(stream);
   };
-  const result = await handleCommand(ctx, { stream: 'thing-1', decider: thingDecider, command: { type: 'CreateThing', data: { id: 1 } }, newStream: true });
+  const result = await handleCommand(ctx, {
+    stream: 'thing-1',
+    decider: thingDecider,
+    command: { type: 'CreateThing', data: { id: 1 } },
+    newStream: true,
+  });
   t.same(result.events, [{ type: 'ThingCreated', data: { id: 1 } }]);
   t.equal(reads, 0, 'the stream was not read');
   t.equal((await readStream('thing-1')).length, 1);
 });
 
-t.test('newStream on a stream that exists after all: the conflict is retried with a read, and the decider refuses', async (t) => {
-  const ctx = sqliteCommandContext(t);
-  await handleCommand(ctx, { stream: 'thing-1', decider: thingDecider, command: { type: 'CreateThing', data: { id: 1 } } });
-  await t.rejects(
-    handleCommand(ctx, { stream: 'thing-1', decider: thingDecider, command: { type: 'CreateThing', data: { id: 1 } }, newStream: true }),
-    new ConflictError('Thing 1 already exists.'),
-  );
-  t.equal((await ctx.eventStore.readStream('thing-1')).length, 1, 'nothing appended');
-});
+t.test(
+  'newStream on a stream that exists after all: the conflict is retried with a read, and the decider refuses',
+  async (t) => {
+    const ctx = sqliteCommandContext(t);
+    await handleCommand(ctx, {
+      stream: 'thing-1',
+      decider: thingDecider,
+      command: { type: 'CreateThing', data: { id: 1 } },
+    });
+    await t.rejects(
+      handleCommand(ctx, {
+        stream: 'thing-1',
+        decider: thingDecider,
+        command: { type: 'CreateThing', data: { id: 1 } },
+        newStream: true,
+      }),
+      new ConflictError('Thing 1 already exists.'),
+    );
+    t.equal((await ctx.eventStore.readStream('thing-1')).length, 1, 'nothing appended');
+  },
+);
 
 type Noted = { type: 'ThingNoted' | 'ThingTouched'; data: { text: string } };
 type Note = { type: 'NoteThing' | 'TouchThing'; data: { text: string } };
@@ -53,10 +70,19 @@ const COUNTS: ReadonlySet<string> = new Set(['ThingNoted']);
 t.test('ifMatch: checked against the stream as read; only the counted events make the version', async (t) => {
   const ctx = sqliteCommandContext(t);
   const note = (text: string, accepted?: number[]) =>
-    handleCommand(ctx, { stream: 'thing-1', decider: noteDecider, command: { type: 'NoteThing', data: { text } }, ...accepted ? { ifMatch: { accepted, counts: COUNTS } } : {} });
+    handleCommand(ctx, {
+      stream: 'thing-1',
+      decider: noteDecider,
+      command: { type: 'NoteThing', data: { text } },
+      ...(accepted ? { ifMatch: { accepted, counts: COUNTS } } : {}),
+    });
   await note('one');
   await t.rejects(note('stale', [2]), new PreconditionFailedError(1));
-  await handleCommand(ctx, { stream: 'thing-1', decider: noteDecider, command: { type: 'TouchThing', data: { text: 'not counted' } } });
+  await handleCommand(ctx, {
+    stream: 'thing-1',
+    decider: noteDecider,
+    command: { type: 'TouchThing', data: { text: 'not counted' } },
+  });
   const result = await note('two', [1]);
   t.equal(result.streamVersion, 3, 'an uncounted event after version 1 leaves the version at 1');
   t.equal((await ctx.eventStore.readStream('thing-1')).length, 3, 'the stale write appended nothing');
@@ -64,9 +90,20 @@ t.test('ifMatch: checked against the stream as read; only the counted events mak
 
 t.test('ifMatch: of two concurrent writes with the same version, exactly one is appended', async (t) => {
   const ctx = sqliteCommandContext(t);
-  await handleCommand(ctx, { stream: 'thing-1', decider: noteDecider, command: { type: 'NoteThing', data: { text: 'one' } } });
+  await handleCommand(ctx, {
+    stream: 'thing-1',
+    decider: noteDecider,
+    command: { type: 'NoteThing', data: { text: 'one' } },
+  });
   const outcomes = await Promise.allSettled(
-    ['a', 'b', 'c'].map((text) => handleCommand(ctx, { stream: 'thing-1', decider: noteDecider, command: { type: 'NoteThing', data: { text } }, ifMatch: { accepted: [1], counts: COUNTS } })),
+    ['a', 'b', 'c'].map((text) =>
+      handleCommand(ctx, {
+        stream: 'thing-1',
+        decider: noteDecider,
+        command: { type: 'NoteThing', data: { text } },
+        ifMatch: { accepted: [1], counts: COUNTS },
+      }),
+    ),
   );
   t.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 1);
   for (const o of outcomes) if (o.status === 'rejected') t.type(o.reason, PreconditionFailedError);

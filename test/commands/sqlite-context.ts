@@ -7,7 +7,10 @@ import { SqliteEventStore } from '../../infra/event-store/sqlite.js';
 import { TEST_SECRET_HASH_COST } from '../test-config.js';
 
 /** A command context over a SQLite log in the test's directory (or `file`), closed at teardown; read models are not waited for. */
-export function sqliteCommandContext(t: { testdir(): string; teardown(fn: () => unknown): void }, file = join(t.testdir(), 'events.sqlite')): CommandContext {
+export function sqliteCommandContext(
+  t: { testdir(): string; teardown(fn: () => unknown): void },
+  file = join(t.testdir(), 'events.sqlite'),
+): CommandContext {
   const eventStore = new SqliteEventStore(file);
   t.teardown(() => eventStore.close());
   return {

@@ -15,10 +15,19 @@ const fixture = {
   sites: [{ id: 1, slug: 'main', title: 'Main site' }],
   item_sets: [{ id: 10, title: 'Maps', site_ids: [1] }],
   items: [
-    { id: 100, title: 'Map of Lisbon', description: 'old map', item_set_ids: [10], site_ids: [1], media: [{ id: 1000, title: 'Scan', text: 'transcription' }] },
+    {
+      id: 100,
+      title: 'Map of Lisbon',
+      description: 'old map',
+      item_set_ids: [10],
+      site_ids: [1],
+      media: [{ id: 1000, title: 'Scan', text: 'transcription' }],
+    },
     { id: 101, title: 'Private letter', is_public: false },
   ],
-  site_pages: [{ id: 5, site_id: 1, slug: 'about', title: 'About', blocks: [{ layout: 'html', data: { html: '<p>Hi</p>' } }] }],
+  site_pages: [
+    { id: 5, site_id: 1, slug: 'about', title: 'About', blocks: [{ layout: 'html', data: { html: '<p>Hi</p>' } }] },
+  ],
 };
 
 interface Server {
@@ -27,7 +36,11 @@ interface Server {
 }
 
 /** The real server on a data directory; stopped at teardown at the latest. */
-async function serve(t: { teardown(fn: () => unknown): void }, dataDir: string, env: Record<string, string> = {}): Promise<Server & { stdout(): string }> {
+async function serve(
+  t: { teardown(fn: () => unknown): void },
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<Server & { stdout(): string }> {
   const server = await startServer({ DATA_DIR: dataDir, BASE_URL, ...env }, 120_000);
   const stop = () => server.stop();
   t.teardown(stop);
@@ -35,7 +48,11 @@ async function serve(t: { teardown(fn: () => unknown): void }, dataDir: string, 
 }
 
 async function login(url: string): Promise<string> {
-  const res = await fetch(`${url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'global@example.org', password: 'global_admin-pass' }) });
+  const res = await fetch(`${url}/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'global@example.org', password: 'global_admin-pass' }),
+  });
   if (res.status !== 204) throw new Error(`login: ${res.status}`);
   return (res.headers.get('set-cookie') ?? '').split(';')[0];
 }
@@ -43,7 +60,9 @@ async function login(url: string): Promise<string> {
 /** Every GET of the OpenAPI document without path parameters, as the global administrator sees it. */
 async function snapshot(url: string): Promise<Record<string, { status: number; total: string | null; body: unknown }>> {
   const cookie = await login(url);
-  const doc = (await (await fetch(`${url}/api/docs.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+  const doc = (await (await fetch(`${url}/api/docs.json`)).json()) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
   // /health describes the process (log positions, ports), not the data a restore brings back.
   const paths = Object.entries(doc.paths)
     .filter(([path, ops]) => ops.get && !path.includes('{') && path !== '/health')
@@ -64,7 +83,12 @@ async function snapshot(url: string): Promise<Record<string, { status: number; t
   return out;
 }
 
-async function api(url: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+async function api(
+  url: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${url}${path}${path.includes('?') ? '&' : '?'}${ADMIN_KEY}`, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
@@ -86,13 +110,32 @@ t.test('import, write, back up, restore into a fresh DATA_DIR, read the same ans
   t.equal(imported.code, 0, `import: ${imported.stderr}`);
 
   const first = await serve(t, original);
-  t.equal((await api(first.url, 'POST', '/api/items', { 'o:title': 'Written through the API', 'o:site': [{ 'o:id': 1 }] })).status, 201);
+  t.equal(
+    (await api(first.url, 'POST', '/api/items', { 'o:title': 'Written through the API', 'o:site': [{ 'o:id': 1 }] }))
+      .status,
+    201,
+  );
   t.equal((await api(first.url, 'PATCH', '/api/items/100', { 'o:description': 'changed' })).status, 200);
-  t.equal((await api(first.url, 'POST', '/api/media', { 'o:item': { 'o:id': 100 }, 'o:title': 'Second scan' })).status, 201);
+  t.equal(
+    (await api(first.url, 'POST', '/api/media', { 'o:item': { 'o:id': 100 }, 'o:title': 'Second scan' })).status,
+    201,
+  );
   t.equal((await api(first.url, 'DELETE', '/api/site_pages/5')).status, 200);
-  t.equal((await api(first.url, 'POST', '/api/site_pages', { 'o:site': { 'o:id': 1 }, 'o:slug': 'visit', 'o:title': 'Visit' })).status, 201);
+  t.equal(
+    (
+      await api(first.url, 'POST', '/api/site_pages', {
+        'o:site': { 'o:id': 1 },
+        'o:slug': 'visit',
+        'o:title': 'Visit',
+      })
+    ).status,
+    201,
+  );
   const before = await snapshot(first.url);
-  t.ok(Object.keys(before).includes('/api/items') && Object.keys(before).includes('/api/backups'), 'the snapshot covers the listable GETs');
+  t.ok(
+    Object.keys(before).includes('/api/items') && Object.keys(before).includes('/api/backups'),
+    'the snapshot covers the listable GETs',
+  );
   t.equal((before['/api/items'].body as unknown[]).length, 3);
 
   // An older backup: its record is in the next archive's log, its archive is not.
@@ -114,20 +157,44 @@ t.test('import, write, back up, restore into a fresh DATA_DIR, read the same ans
   t.match(restore.stderr, /restore \[/, 'a progress bar');
   t.equal(readFileSync(join(restored, 'files', 'originals', 'scan.txt'), 'utf8'), 'uploaded bytes');
 
-  t.match(restore.stdout, /Put back [1-9]\d* read-side file\(s\) with their checkpoints/, 'the read models came back with the log');
+  t.match(
+    restore.stdout,
+    /Put back [1-9]\d* read-side file\(s\) with their checkpoints/,
+    'the read models came back with the log',
+  );
 
   const second = await serve(t, restored, { LOG_LEVEL: 'info' });
-  const ready = second.stdout().split('\n').find((line) => line.includes('Read models ready'));
+  const ready = second
+    .stdout()
+    .split('\n')
+    .find((line) => line.includes('Read models ready'));
   t.ok(ready, 'the start says how it found the read models');
-  const stats = (JSON.parse(ready ?? '{"projections":[]}') as { projections: { name: string; resumedFrom: number; firstApplied: number | null }[] }).projections;
-  t.ok(stats.length > 0 && stats.every((s) => s.resumedFrom > 0), 'every projection resumed from its restored checkpoint: no rebuild');
-  t.ok(stats.every((s) => s.firstApplied === null || s.firstApplied > s.resumedFrom), 'and applied nothing at or below it');
+  const stats = (
+    JSON.parse(ready ?? '{"projections":[]}') as {
+      projections: { name: string; resumedFrom: number; firstApplied: number | null }[];
+    }
+  ).projections;
+  t.ok(
+    stats.length > 0 && stats.every((s) => s.resumedFrom > 0),
+    'every projection resumed from its restored checkpoint: no rebuild',
+  );
+  t.ok(
+    stats.every((s) => s.firstApplied === null || s.firstApplied > s.resumedFrom),
+    'and applied nothing at or below it',
+  );
   const after = await snapshot(second.url);
   t.same(Object.keys(after), Object.keys(before), 'the same GETs');
   for (const path of Object.keys(before)) t.same(after[path], before[path], `GET ${path} answers the same`);
-  t.equal((await api(second.url, 'GET', `/api/backups/${older.body['o:id'] as number}`)).status, 404, 'the older backup, whose archive was not restored, is not listed');
+  t.equal(
+    (await api(second.url, 'GET', `/api/backups/${older.body['o:id'] as number}`)).status,
+    404,
+    'the older backup, whose archive was not restored, is not listed',
+  );
   const sites = (await api(second.url, 'GET', '/api/sites')).body as unknown as { 'o:slug': string }[];
-  t.notOk(sites.some((s) => s['o:slug'] === 'later'), 'the write after the backup is not restored');
+  t.notOk(
+    sites.some((s) => s['o:slug'] === 'later'),
+    'the write after the backup is not restored',
+  );
   const created = await api(second.url, 'POST', '/api/items', { 'o:title': 'After restore' });
   t.equal(created.status, 201, 'the restored installation takes writes');
   t.equal(created.body['o:id'], 103, 'ids continue where the backup left off');
@@ -144,7 +211,10 @@ t.test('import, write, back up, restore into a fresh DATA_DIR, read the same ans
   writeFileSync(`${damaged}.sha256`, readFileSync(`${archive}.sha256`));
   const refused = await runCli('restore.ts', [damaged], { DATA_DIR: join(dir, 'never'), BASE_URL });
   t.equal(refused.code, 1);
-  t.match(refused.stderr, /Restore refused, nothing was written: The archive does not match its \.sha256 checksum file/);
+  t.match(
+    refused.stderr,
+    /Restore refused, nothing was written: The archive does not match its \.sha256 checksum file/,
+  );
   t.notOk(existsSync(join(dir, 'never')));
   const usage = await runCli('restore.ts', [], { DATA_DIR: join(dir, 'never'), BASE_URL });
   t.equal(usage.code, 2);

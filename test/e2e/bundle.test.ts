@@ -12,49 +12,86 @@ import { importFixtureFile, SERVER_BUNDLE, startServer } from './process.js';
  */
 
 const fixture = {
-  users: [{ id: 1, email: 'editor@example.org', name: 'Ed', role: 'editor', password: 'editor-pass', api_keys: [{ identity: 'ED', credential: 'ED-SECRET' }] }],
+  users: [
+    {
+      id: 1,
+      email: 'editor@example.org',
+      name: 'Ed',
+      role: 'editor',
+      password: 'editor-pass',
+      api_keys: [{ identity: 'ED', credential: 'ED-SECRET' }],
+    },
+  ],
   sites: [{ id: 1, slug: 'main', title: 'Main' }],
   blog: {
     posts: [
-      { id: 1, title: 'Harbour maps', slug: 'harbour-maps', excerpt: '', content: '<p>Charts of the old harbour of Lisbon.</p>', status: 'published', author_id: 1, category_id: null, tags: [], site_ids: [1], published_at: '2020-01-02 03:04:05' },
+      {
+        id: 1,
+        title: 'Harbour maps',
+        slug: 'harbour-maps',
+        excerpt: '',
+        content: '<p>Charts of the old harbour of Lisbon.</p>',
+        status: 'published',
+        author_id: 1,
+        category_id: null,
+        tags: [],
+        site_ids: [1],
+        published_at: '2020-01-02 03:04:05',
+      },
     ],
   },
 };
 
-t.test('npm start runs the bundle: it starts, reads, searches, writes and stops', { skip: existsSync(SERVER_BUNDLE) ? false : `no ${SERVER_BUNDLE}: run npm run build` }, async (t) => {
-  const dataDir = t.testdir();
-  const imported = await importFixtureFile(dataDir, fixture, 'bundle-fixture');
-  t.equal(imported.code, 0, `import exits 0: ${imported.stderr}`);
-  const server = await startServer({ DATA_DIR: dataDir, CHATBOT_SENTENCE_MODEL: 'off' }, 60_000, 'bundle');
-  t.teardown(() => server.stop('SIGKILL'));
-  const base = server.baseUrl;
+t.test(
+  'npm start runs the bundle: it starts, reads, searches, writes and stops',
+  { skip: existsSync(SERVER_BUNDLE) ? false : `no ${SERVER_BUNDLE}: run npm run build` },
+  async (t) => {
+    const dataDir = t.testdir();
+    const imported = await importFixtureFile(dataDir, fixture, 'bundle-fixture');
+    t.equal(imported.code, 0, `import exits 0: ${imported.stderr}`);
+    const server = await startServer({ DATA_DIR: dataDir, CHATBOT_SENTENCE_MODEL: 'off' }, 60_000, 'bundle');
+    t.teardown(() => server.stop('SIGKILL'));
+    const base = server.baseUrl;
 
-  const list = await fetch(`${base}/api/blog_posts?search=HARBOUR`);
-  t.equal(list.status, 200);
-  t.same(((await list.json()) as { 'o:id': number }[]).map((post) => post['o:id']), [1], 'the list and its text search');
+    const list = await fetch(`${base}/api/blog_posts?search=HARBOUR`);
+    t.equal(list.status, 200);
+    t.same(
+      ((await list.json()) as { 'o:id': number }[]).map((post) => post['o:id']),
+      [1],
+      'the list and its text search',
+    );
 
-  // The chatbot indexes the post after start: ask until it is found.
-  let found: { resource_type: string; resource_id: number }[] = [];
-  for (let tries = 0; tries < 100 && found.length === 0; tries++) {
-    const search = await fetch(`${base}/chatbot/api/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'charts of the harbour' }) });
-    t.equal(search.status, 200, 'the chatbot search answers');
-    found = ((await search.json()) as { results: typeof found }).results;
-    if (found.length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  t.same(found[0] && [found[0].resource_type, found[0].resource_id], ['blog_post', 1], 'the vector index finds the post');
+    // The chatbot indexes the post after start: ask until it is found.
+    let found: { resource_type: string; resource_id: number }[] = [];
+    for (let tries = 0; tries < 100 && found.length === 0; tries++) {
+      const search = await fetch(`${base}/chatbot/api/search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'charts of the harbour' }),
+      });
+      t.equal(search.status, 200, 'the chatbot search answers');
+      found = ((await search.json()) as { results: typeof found }).results;
+      if (found.length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    t.same(
+      found[0] && [found[0].resource_type, found[0].resource_id],
+      ['blog_post', 1],
+      'the vector index finds the post',
+    );
 
-  const created = await fetch(`${base}/api/blog_posts?key_identity=ED&key_credential=ED-SECRET`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ title: 'Tide tables', status: 'published' }),
-  });
-  t.equal(created.status, 201, 'a write goes through the commit thread and the projections');
-  t.equal(((await created.json()) as { 'o:title': string })['o:title'], 'Tide tables');
+    const created = await fetch(`${base}/api/blog_posts?key_identity=ED&key_credential=ED-SECRET`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Tide tables', status: 'published' }),
+    });
+    t.equal(created.status, 201, 'a write goes through the commit thread and the projections');
+    t.equal(((await created.json()) as { 'o:title': string })['o:title'], 'Tide tables');
 
-  const reference = await fetch(`${base}/api/docs.json`);
-  t.equal(reference.status, 200);
-  t.match(await reference.json(), { openapi: String }, 'the API reference');
+    const reference = await fetch(`${base}/api/docs.json`);
+    t.equal(reference.status, 200);
+    t.match(await reference.json(), { openapi: String }, 'the API reference');
 
-  await server.stop('SIGTERM');
-  t.equal(server.child.exitCode, 0, 'it stops cleanly');
-});
+    await server.stop('SIGTERM');
+    t.equal(server.child.exitCode, 0, 'it stops cleanly');
+  },
+);

@@ -61,10 +61,20 @@ function readModels(dataDir: string): Record<string, unknown[]> {
   const db = new Database(join(dataDir, 'read-models.sqlite'), { readonly: true });
   try {
     const tables = db
-      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'docs\\_%' ESCAPE '\\' AND sql LIKE '%(_id PRIMARY KEY NOT NULL, doc TEXT NOT NULL)%' ORDER BY name`)
+      .prepare(
+        `SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'docs\\_%' ESCAPE '\\' AND sql LIKE '%(_id PRIMARY KEY NOT NULL, doc TEXT NOT NULL)%' ORDER BY name`,
+      )
       .pluck()
       .all() as string[];
-    const collections = tables.map((table) => [table, (db.prepare(`SELECT doc FROM "${table}" ORDER BY _id`).pluck().all() as string[]).map((doc) => JSON.parse(doc) as unknown)] as const);
+    const collections = tables.map(
+      (table) =>
+        [
+          table,
+          (db.prepare(`SELECT doc FROM "${table}" ORDER BY _id`).pluck().all() as string[]).map(
+            (doc) => JSON.parse(doc) as unknown,
+          ),
+        ] as const,
+    );
     return Object.fromEntries(collections.filter(([, docs]) => docs.length > 0));
   } finally {
     db.close();
@@ -121,87 +131,101 @@ t.teardown(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-t.test('a full disk: 507 for writes, reads and /health go on, writes come back by themselves, nothing acknowledged is lost', { skip: refused ? `needs a tmpfs to fill: ${refused}` : false }, async (t) => {
-  const dataDir = join(mountPoint, 'data');
-  const imported = await importFixtureFile(dataDir, fixture, 'fixture');
-  t.equal(imported.code, 0, imported.stderr);
-  const server = await startServer({ DATA_DIR: dataDir });
-  t.teardown(() => server.stop('SIGKILL'));
+t.test(
+  'a full disk: 507 for writes, reads and /health go on, writes come back by themselves, nothing acknowledged is lost',
+  { skip: refused ? `needs a tmpfs to fill: ${refused}` : false },
+  async (t) => {
+    const dataDir = join(mountPoint, 'data');
+    const imported = await importFixtureFile(dataDir, fixture, 'fixture');
+    t.equal(imported.code, 0, imported.stderr);
+    const server = await startServer({ DATA_DIR: dataDir });
+    t.teardown(() => server.stop('SIGKILL'));
 
-  const acknowledged: number[] = [];
-  const answers: Answer[] = [];
-  let writing = true;
-  const writer = async (n: number) => {
-    for (let i = 0; writing; i++) {
-      const answer = await createItem(server, `Writer ${n} item ${i}`).catch(() => null);
-      if (!answer) return;
-      answers.push(answer);
-      if (answer.status === 201) acknowledged.push((answer.body as { 'o:id': number })['o:id']);
-      else await sleep(20);
-    }
-  };
-  const writers = [0, 1, 2].map((n) => writer(n));
-  await until('some writes are acknowledged', async () => (acknowledged.length >= 10 ? true : null)).catch((error: unknown) => {
-    throw new Error(`${String(error)}: ${JSON.stringify(answers.slice(0, 3))}`);
-  });
+    const acknowledged: number[] = [];
+    const answers: Answer[] = [];
+    let writing = true;
+    const writer = async (n: number) => {
+      for (let i = 0; writing; i++) {
+        const answer = await createItem(server, `Writer ${n} item ${i}`).catch(() => null);
+        if (!answer) return;
+        answers.push(answer);
+        if (answer.status === 201) acknowledged.push((answer.body as { 'o:id': number })['o:id']);
+        else await sleep(20);
+      }
+    };
+    const writers = [0, 1, 2].map((n) => writer(n));
+    await until('some writes are acknowledged', async () => (acknowledged.length >= 10 ? true : null)).catch(
+      (error: unknown) => {
+        throw new Error(`${String(error)}: ${JSON.stringify(answers.slice(0, 3))}`);
+      },
+    );
 
-  const filler = join(mountPoint, 'filler');
-  // A little room left: the log's small appends fit for a while after the read models' larger
-  // commits no longer do, so both stores' refusals are met (a disk filled to the byte refuses
-  // the log's append first, and the read models never get to fail).
-  fill(filler, 256 * 1024);
-  const full = await until('a write is refused for room', async () => answers.find((answer) => answer.status === 507) ?? null);
-  // Writes go on against the full disk for a while, and reads beside them.
-  await sleep(2000);
-  const duringFull = await health(server);
-  const read = await fetch(`${server.baseUrl}/api/items/100`);
-  t.equal(read.status, 200, 'reads go on while the disk is full');
-  t.equal(server.child.exitCode, null, 'the server is still up');
-  t.same(
-    full.body,
-    { errors: { error: "The server's storage is full: nothing was saved. Try again once space has been freed." } },
-    "a refused write says the server's storage is full, in the native error shape",
-  );
-  t.ok(full.retryAfter !== null && Number(full.retryAfter) > 0, 'with Retry-After');
-  t.equal(duringFull.status, 'degraded', '/health is degraded');
-  t.equal(duringFull.storage.file_system, 'DATA_DIR', 'and names the file system');
-  t.ok(duringFull.storage.full && duringFull.storage.refusing.length > 0, `and says it refuses writes (${duringFull.storage.refusing.join(', ')})`);
+    const filler = join(mountPoint, 'filler');
+    // A little room left: the log's small appends fit for a while after the read models' larger
+    // commits no longer do, so both stores' refusals are met (a disk filled to the byte refuses
+    // the log's append first, and the read models never get to fail).
+    fill(filler, 256 * 1024);
+    const full = await until(
+      'a write is refused for room',
+      async () => answers.find((answer) => answer.status === 507) ?? null,
+    );
+    // Writes go on against the full disk for a while, and reads beside them.
+    await sleep(2000);
+    const duringFull = await health(server);
+    const read = await fetch(`${server.baseUrl}/api/items/100`);
+    t.equal(read.status, 200, 'reads go on while the disk is full');
+    t.equal(server.child.exitCode, null, 'the server is still up');
+    t.same(
+      full.body,
+      { errors: { error: "The server's storage is full: nothing was saved. Try again once space has been freed." } },
+      "a refused write says the server's storage is full, in the native error shape",
+    );
+    t.ok(full.retryAfter !== null && Number(full.retryAfter) > 0, 'with Retry-After');
+    t.equal(duringFull.status, 'degraded', '/health is degraded');
+    t.equal(duringFull.storage.file_system, 'DATA_DIR', 'and names the file system');
+    t.ok(
+      duringFull.storage.full && duringFull.storage.refusing.length > 0,
+      `and says it refuses writes (${duringFull.storage.refusing.join(', ')})`,
+    );
 
-  rmSync(filler);
-  await until('a write succeeds again', async () => ((await createItem(server, 'After the room came back')).status === 201 ? true : null));
-  const recovered = await until('/health is ok again', async () => {
-    const report = await health(server);
-    return report.status === 'ok' ? report : null;
-  });
-  t.same(recovered.storage.refusing, [], 'no store refuses writes any more');
-  writing = false;
-  await Promise.all(writers);
-  const statuses = [...new Set(answers.map((answer) => answer.status))].sort();
-  t.same(
-    statuses.filter((status) => status !== 201 && status !== 507),
-    [],
-    `writes answered 201 or 507 only (${answers.length} writes: ${statuses.join(', ')}; other bodies: ${JSON.stringify(answers.filter((a) => a.status !== 201 && a.status !== 507).slice(0, 3))})`,
-  );
-  t.equal(server.child.exitCode, null, 'the server never went down');
+    rmSync(filler);
+    await until('a write succeeds again', async () =>
+      (await createItem(server, 'After the room came back')).status === 201 ? true : null,
+    );
+    const recovered = await until('/health is ok again', async () => {
+      const report = await health(server);
+      return report.status === 'ok' ? report : null;
+    });
+    t.same(recovered.storage.refusing, [], 'no store refuses writes any more');
+    writing = false;
+    await Promise.all(writers);
+    const statuses = [...new Set(answers.map((answer) => answer.status))].sort();
+    t.same(
+      statuses.filter((status) => status !== 201 && status !== 507),
+      [],
+      `writes answered 201 or 507 only (${answers.length} writes: ${statuses.join(', ')}; other bodies: ${JSON.stringify(answers.filter((a) => a.status !== 201 && a.status !== 507).slice(0, 3))})`,
+    );
+    t.equal(server.child.exitCode, null, 'the server never went down');
 
-  const missing = async (base: string) => {
-    const gone: number[] = [];
-    for (const id of acknowledged) if ((await fetch(`${base}/api/items/${id}`)).status !== 200) gone.push(id);
-    return gone;
-  };
-  t.same(await missing(server.baseUrl), [], `each of the ${acknowledged.length} acknowledged items reads back`);
-  await server.stop();
-  const restarted = await startServer({ DATA_DIR: dataDir });
-  t.teardown(() => restarted.stop('SIGKILL'));
-  t.same(await missing(restarted.baseUrl), [], 'and after a restart');
-  await restarted.stop();
+    const missing = async (base: string) => {
+      const gone: number[] = [];
+      for (const id of acknowledged) if ((await fetch(`${base}/api/items/${id}`)).status !== 200) gone.push(id);
+      return gone;
+    };
+    t.same(await missing(server.baseUrl), [], `each of the ${acknowledged.length} acknowledged items reads back`);
+    await server.stop();
+    const restarted = await startServer({ DATA_DIR: dataDir });
+    t.teardown(() => restarted.stop('SIGKILL'));
+    t.same(await missing(restarted.baseUrl), [], 'and after a restart');
+    await restarted.stop();
 
-  const caughtUp = readModels(dataDir);
-  const copy = join(dir, 'rebuilt');
-  cpSync(dataDir, copy, { recursive: true });
-  const rebuilt = await runCli('rebuild.ts', [], { DATA_DIR: copy });
-  t.equal(rebuilt.code, 0, rebuilt.stderr);
-  const { docs_chatbot_index_outbox: _outbox, ...rebuiltModels } = readModels(copy);
-  const { docs_chatbot_index_outbox: _caughtUpOutbox, ...caughtUpModels } = caughtUp;
-  t.same(rebuiltModels, caughtUpModels, 'every read model equals a rebuild');
-});
+    const caughtUp = readModels(dataDir);
+    const copy = join(dir, 'rebuilt');
+    cpSync(dataDir, copy, { recursive: true });
+    const rebuilt = await runCli('rebuild.ts', [], { DATA_DIR: copy });
+    t.equal(rebuilt.code, 0, rebuilt.stderr);
+    const { docs_chatbot_index_outbox: _outbox, ...rebuiltModels } = readModels(copy);
+    const { docs_chatbot_index_outbox: _caughtUpOutbox, ...caughtUpModels } = caughtUp;
+    t.same(rebuiltModels, caughtUpModels, 'every read model equals a rebuild');
+  },
+);

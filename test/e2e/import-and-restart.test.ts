@@ -5,14 +5,40 @@ import { runCli, startServer } from './process.js';
 
 const fixture = {
   users: [
-    { id: 1, email: 'admin@example.org', name: 'Ada', role: 'global_admin', password: 's3cret-pass', api_keys: [{ identity: 'ID', credential: 'CRED', label: 'ci' }] },
+    {
+      id: 1,
+      email: 'admin@example.org',
+      name: 'Ada',
+      role: 'global_admin',
+      password: 's3cret-pass',
+      api_keys: [{ identity: 'ID', credential: 'CRED', label: 'ci' }],
+    },
   ],
   sites: [{ id: 1, slug: 'main', title: 'Main site' }],
   item_sets: [{ id: 10, title: 'Maps', site_ids: [1] }],
   items: [
-    { id: 100, title: 'Map of Lisbon', description: 'text', item_set_ids: [10], site_ids: [1], is_public: true, media: [{ id: 1000, title: 'Scan', text: 'transcription text', is_public: true }] },
+    {
+      id: 100,
+      title: 'Map of Lisbon',
+      description: 'text',
+      item_set_ids: [10],
+      site_ids: [1],
+      is_public: true,
+      media: [{ id: 1000, title: 'Scan', text: 'transcription text', is_public: true }],
+    },
   ],
-  site_pages: [{ id: 5, site_id: 1, slug: 'about', title: 'About', is_public: true, layout: null, layout_data: {}, blocks: [{ layout: 'html', data: { html: '<p>...</p>' } }] }],
+  site_pages: [
+    {
+      id: 5,
+      site_id: 1,
+      slug: 'about',
+      title: 'About',
+      is_public: true,
+      layout: null,
+      layout_data: {},
+      blocks: [{ layout: 'html', data: { html: '<p>...</p>' } }],
+    },
+  ],
 };
 
 t.test('import, start, write, restart, read the same data back', async (t) => {
@@ -71,7 +97,10 @@ t.test('the import CLI refuses bad input whole, naming the JSON path', async (t)
   const bad = {
     users: fixture.users,
     sites: [{ id: 1, slug: 'main', title: 'Main site' }],
-    items: [{ id: 100, title: 'ok' }, { id: 101, title: 42 }],
+    items: [
+      { id: 100, title: 'ok' },
+      { id: 101, title: 42 },
+    ],
   };
   const file = join(dataDir, '..', `bad-${process.pid}.json`);
   writeFileSync(file, JSON.stringify(bad));
@@ -80,7 +109,11 @@ t.test('the import CLI refuses bad input whole, naming the JSON path', async (t)
   t.match(refused.stderr, /\$\.items\[1\]\.title/);
 
   writeFileSync(file, JSON.stringify({ sites: [{ id: 1, slug: 'main', title: 'Main' }] }));
-  t.equal((await runCli('import.ts', [file], { DATA_DIR: dataDir })).code, 0, 'nothing was imported by the refused run');
+  t.equal(
+    (await runCli('import.ts', [file], { DATA_DIR: dataDir })).code,
+    0,
+    'nothing was imported by the refused run',
+  );
   const twice = await runCli('import.ts', [file], { DATA_DIR: dataDir });
   t.not(twice.code, 0, 'importing an id that exists is refused');
   t.match(twice.stderr, /\$\.sites\[0\]\.id/);

@@ -20,13 +20,24 @@ const fixture = {
     },
   ],
   sites: [{ id: 1, slug: 'main', title: 'Main site' }],
-  items: [{ id: 100, title: 'Map', media: [{ id: 1000, title: 'Scan' }, { id: 1001, title: 'Notes', is_public: false }] }],
+  items: [
+    {
+      id: 100,
+      title: 'Map',
+      media: [
+        { id: 1000, title: 'Scan' },
+        { id: 1001, title: 'Notes', is_public: false },
+      ],
+    },
+  ],
 };
 
 t.setTimeout(300_000);
 
 /** A request with node:http, which refuses answers whose headers pass its 16 KB limit. */
-function get(url: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function get(
+  url: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     httpRequest(url, (res) => {
       let body = '';
@@ -46,9 +57,15 @@ t.test('privacy and limits through the real server', async (t) => {
   t.teardown(() => server.stop('SIGKILL'));
   const base = server.baseUrl;
 
-  const list = await get(`${base}/api/items?key_identity=admin-id&key_credential=admin-secret&unknown=${'x'.repeat(12_000)}`);
+  const list = await get(
+    `${base}/api/items?key_identity=admin-id&key_credential=admin-secret&unknown=${'x'.repeat(12_000)}`,
+  );
   t.equal(list.status, 200, "Node's client reads the answer");
-  t.notMatch(String(list.headers.link), /admin-secret|admin-id|unknown/, 'the Link header holds no credential and no unknown parameter');
+  t.notMatch(
+    String(list.headers.link),
+    /admin-secret|admin-id|unknown/,
+    'the Link header holds no credential and no unknown parameter',
+  );
 
   const longFilter = await get(`${base}/api/blog_posts?search=${'y'.repeat(12_000)}`);
   t.equal(longFilter.status, 200, "Node's client reads a list with a 12 KB filter too");
@@ -82,5 +99,8 @@ t.test('privacy and limits through the real server', async (t) => {
     signal: AbortSignal.timeout(10_000),
   });
   t.equal(cut.status, 400, 'an upload cut off inside its file is answered');
-  t.same(await cut.json(), { status: 'error', message: 'The multipart body ended inside a file, before its closing boundary.' });
+  t.same(await cut.json(), {
+    status: 'error',
+    message: 'The multipart body ended inside a file, before its closing boundary.',
+  });
 });

@@ -9,7 +9,16 @@ import { TEST_SECRET_HASH_COST } from '../test-config.js';
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 // BASE_URL too: a spawned server describes itself by the HOST and PORT it was given.
-const INFRASTRUCTURE_URLS = ['EVENTSTORE_URL', 'KAFKA_BROKERS', 'MONGO_URL', 'REDIS_URL', 'ELASTICSEARCH_URL', 'COHERE_API_KEY', 'BASE_URL', 'ELASTICSEARCH_INDEX'];
+const INFRASTRUCTURE_URLS = [
+  'EVENTSTORE_URL',
+  'KAFKA_BROKERS',
+  'MONGO_URL',
+  'REDIS_URL',
+  'ELASTICSEARCH_URL',
+  'COHERE_API_KEY',
+  'BASE_URL',
+  'ELASTICSEARCH_INDEX',
+];
 
 /**
  * The environment of a spawned CLI or server: embedded defaults unless the test names an
@@ -31,7 +40,11 @@ export interface RunResult {
 }
 
 /** Runs a command to completion, collecting what it prints. */
-export function runProcess(command: string, args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string }): Promise<RunResult> {
+export function runProcess(
+  command: string,
+  args: string[],
+  options: { env: NodeJS.ProcessEnv; cwd?: string },
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -45,7 +58,10 @@ export function runProcess(command: string, args: string[], options: { env: Node
 
 /** Runs a CLI in bin/ (e.g. 'import.ts') to completion. */
 export function runCli(script: string, args: string[], env: Record<string, string>): Promise<RunResult> {
-  return runProcess(process.execPath, ['--import', 'tsx', join(ROOT, 'bin', script), ...args], { cwd: ROOT, env: childEnv(env) });
+  return runProcess(process.execPath, ['--import', 'tsx', join(ROOT, 'bin', script), ...args], {
+    cwd: ROOT,
+    env: childEnv(env),
+  });
 }
 
 export interface ServerProcess {
@@ -63,7 +79,11 @@ export const SERVER_BUNDLE = join(ROOT, 'dist', 'bin', 'serve.js');
  * Starts `bin/serve.ts` under tsx with `npm start`'s node flags (it runs the same file bundled in
  * dist/), or with `bundle` the bundle itself, and waits until it answers HTTP.
  */
-export async function startServer(env: Record<string, string>, timeoutMs = 60_000, from: 'sources' | 'bundle' = 'sources'): Promise<ServerProcess> {
+export async function startServer(
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+  from: 'sources' | 'bundle' = 'sources',
+): Promise<ServerProcess> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const entry = from === 'bundle' ? [SERVER_BUNDLE] : ['--import', 'tsx', join(ROOT, 'bin', 'serve.ts')];

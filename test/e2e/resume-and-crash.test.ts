@@ -35,10 +35,20 @@ function readModels(dataDir: string): Record<string, unknown[]> {
   try {
     // The collections' tables: (_id, doc) rows. Not the text and element indexes beside them.
     const tables = db
-      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'docs\\_%' ESCAPE '\\' AND sql LIKE '%(_id PRIMARY KEY NOT NULL, doc TEXT NOT NULL)%' ORDER BY name`)
+      .prepare(
+        `SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'docs\\_%' ESCAPE '\\' AND sql LIKE '%(_id PRIMARY KEY NOT NULL, doc TEXT NOT NULL)%' ORDER BY name`,
+      )
       .pluck()
       .all() as string[];
-    const collections = tables.map((table) => [table, (db.prepare(`SELECT doc FROM "${table}" ORDER BY _id`).pluck().all() as string[]).map((doc) => JSON.parse(doc) as unknown)] as const);
+    const collections = tables.map(
+      (table) =>
+        [
+          table,
+          (db.prepare(`SELECT doc FROM "${table}" ORDER BY _id`).pluck().all() as string[]).map(
+            (doc) => JSON.parse(doc) as unknown,
+          ),
+        ] as const,
+    );
     return Object.fromEntries(collections.filter(([, docs]) => docs.length > 0));
   } finally {
     db.close();
@@ -73,11 +83,17 @@ t.test('a restart resumes from the checkpoints: nothing at or below them is appl
   t.equal(((await item.json()) as Record<string, unknown>)['o:title'], 'Written before the restart');
   for (const stats of await readyStats(second)) {
     t.ok(stats.resumedFrom > 0, `${stats.name} resumed from its checkpoint (${stats.resumedFrom})`);
-    t.ok(stats.firstApplied === null || stats.firstApplied > stats.resumedFrom, `${stats.name} applied nothing at or below its checkpoint`);
+    t.ok(
+      stats.firstApplied === null || stats.firstApplied > stats.resumedFrom,
+      `${stats.name} applied nothing at or below its checkpoint`,
+    );
   }
   const applied = (await readyStats(second)).reduce((n, s) => n + s.applied, 0);
   const replayed = firstStats.reduce((n, s) => n + s.applied, 0);
-  t.ok(applied < 20, `the restart applied ${applied} event applications (the shutdown's own events at most), not the log again`);
+  t.ok(
+    applied < 20,
+    `the restart applied ${applied} event applications (the shutdown's own events at most), not the log again`,
+  );
   t.ok(replayed === 0 || replayed > applied, 'fewer than a replay');
   await second.stop();
 });
@@ -137,9 +153,14 @@ t.test('killed during a stream of writes, the restarted read models equal a rebu
   // The index outbox is work owed, not only a fold of the log: index jobs remove its marks, and a
   // replay from nothing marks every resource. What the crashed server still owed is owed there too.
   const OUTBOX = 'docs_chatbot_index_outbox';
-  const ids = (table: string, models: Record<string, unknown[]>) => (models[table] ?? []).map((doc) => (doc as { _id: string })._id);
+  const ids = (table: string, models: Record<string, unknown[]>) =>
+    (models[table] ?? []).map((doc) => (doc as { _id: string })._id);
   const rebuiltMarks = new Set(ids(OUTBOX, fromScratch));
-  t.same(ids(OUTBOX, caughtUp).filter((id) => !rebuiltMarks.has(id)), [], `${OUTBOX}: every mark left is one a rebuild makes`);
+  t.same(
+    ids(OUTBOX, caughtUp).filter((id) => !rebuiltMarks.has(id)),
+    [],
+    `${OUTBOX}: every mark left is one a rebuild makes`,
+  );
   for (const table of Object.keys(fromScratch)) {
     if (table !== OUTBOX) t.same(caughtUp[table], fromScratch[table], `${table}: the same documents`);
   }
@@ -147,19 +168,37 @@ t.test('killed during a stream of writes, the restarted read models equal a rebu
 });
 
 /** Each blog post's text fields as the text index must hold them, by rowid, and the text index's rows. */
-function textIndexAgainstPosts(dataDir: string): { posts: Record<number, string[]>; indexed: Record<number, string[]>; owed: number } {
+function textIndexAgainstPosts(dataDir: string): {
+  posts: Record<number, string[]>;
+  indexed: Record<number, string[]>;
+  owed: number;
+} {
   const models = new Database(join(dataDir, 'read-models.sqlite'), { readonly: true });
   const text = new Database(join(dataDir, 'read-models-text.sqlite'), { readonly: true });
   try {
     const lower = (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : '');
     const posts = Object.fromEntries(
-      (models.prepare('SELECT rowid, doc FROM docs_blog_posts').raw().all() as [number, string][]).map(([rowid, doc]) => {
-        const post = JSON.parse(doc) as Record<string, unknown>;
-        return [rowid, [lower(post.title), lower(post.excerpt), lower(post.content)]];
-      }),
+      (models.prepare('SELECT rowid, doc FROM docs_blog_posts').raw().all() as [number, string][]).map(
+        ([rowid, doc]) => {
+          const post = JSON.parse(doc) as Record<string, unknown>;
+          return [rowid, [lower(post.title), lower(post.excerpt), lower(post.content)]];
+        },
+      ),
     );
-    const indexed = Object.fromEntries((text.prepare('SELECT rowid, title, excerpt, content FROM docs_blog_posts__text').raw().all() as [number, string, string, string][]).map(([rowid, ...texts]) => [rowid, texts]));
-    const owed = models.prepare('SELECT count(*) FROM docs_blog_posts__text_owed WHERE rowid <> 0').pluck().get() as number;
+    const indexed = Object.fromEntries(
+      (
+        text.prepare('SELECT rowid, title, excerpt, content FROM docs_blog_posts__text').raw().all() as [
+          number,
+          string,
+          string,
+          string,
+        ][]
+      ).map(([rowid, ...texts]) => [rowid, texts]),
+    );
+    const owed = models
+      .prepare('SELECT count(*) FROM docs_blog_posts__text_owed WHERE rowid <> 0')
+      .pluck()
+      .get() as number;
     return { posts, indexed, owed };
   } finally {
     models.close();
@@ -179,7 +218,11 @@ t.test('killed during a stream of post writes, the restarted text index holds ev
       const res = await fetch(`${server.baseUrl}/api/blog_posts?${ADMIN_KEY}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ title: `Writer ${n} post ${i}`, excerpt: `Harbour ${n}-${i}`, content: `<p>Quay ${i}</p>` }),
+        body: JSON.stringify({
+          title: `Writer ${n} post ${i}`,
+          excerpt: `Harbour ${n}-${i}`,
+          content: `<p>Quay ${i}</p>`,
+        }),
       }).catch(() => null);
       if (!res) return;
       const body = (await res.json().catch(() => null)) as { 'o:id'?: number } | null;
@@ -206,8 +249,13 @@ t.test('killed during a stream of post writes, the restarted text index holds ev
 
   const restarted = await startServer({ DATA_DIR: dataDir });
   const last = created[created.length - 1];
-  const found = (await (await fetch(`${restarted.baseUrl}/api/blog_posts?search=harbour&per_page=100&${ADMIN_KEY}`)).json()) as { 'o:id': number }[];
-  t.ok(found.some((post) => post['o:id'] === last), 'a search at once finds the last post acknowledged');
+  const found = (await (
+    await fetch(`${restarted.baseUrl}/api/blog_posts?search=harbour&per_page=100&${ADMIN_KEY}`)
+  ).json()) as { 'o:id': number }[];
+  t.ok(
+    found.some((post) => post['o:id'] === last),
+    'a search at once finds the last post acknowledged',
+  );
   // A stop lets the thread index what is owed.
   await restarted.stop();
   const { posts, indexed, owed } = textIndexAgainstPosts(dataDir);

@@ -18,6 +18,10 @@ t.test('the server says where it listens, where its reference and data are, and 
   t.match(started, `data in ${dataDir}`, 'the data directory');
 
   await server.stop('SIGTERM');
-  t.match(await outputWith(server, 'Shutting down'), 'Shutting down (SIGTERM)', 'the shutdown is logged with its signal');
+  t.match(
+    await outputWith(server, 'Shutting down'),
+    'Shutting down (SIGTERM)',
+    'the shutdown is logged with its signal',
+  );
   t.match(await outputWith(server, '"msg":"Stopped"'), '"msg":"Stopped"', 'and its end');
 });

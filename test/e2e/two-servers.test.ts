@@ -6,7 +6,16 @@ import { importFixtureFile, startServer } from './process.js';
  * and its own read models, so only the event store can give a unique slug to one of them.
  */
 const fixture = {
-  users: [{ id: 1, email: 'admin@example.org', name: 'Ada', role: 'global_admin', password: 's3cret-pass', api_keys: [{ identity: 'ID', credential: 'CRED', label: 'ci' }] }],
+  users: [
+    {
+      id: 1,
+      email: 'admin@example.org',
+      name: 'Ada',
+      role: 'global_admin',
+      password: 's3cret-pass',
+      api_keys: [{ identity: 'ID', credential: 'CRED', label: 'ci' }],
+    },
+  ],
   sites: [{ id: 1, slug: 'main', title: 'Main site' }],
 };
 const KEY = 'key_identity=ID&key_credential=CRED';
@@ -23,15 +32,21 @@ t.test('two servers on one DATA_DIR creating the same slug at once: exactly one 
     Promise.all(
       servers.flatMap((server, s) =>
         Array.from({ length: EACH }, (_, i) =>
-          fetch(`${server.baseUrl}${path}?${KEY}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(s * EACH + i)) }).then(
-            (res) => res.status,
-          ),
+          fetch(`${server.baseUrl}${path}?${KEY}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(body(s * EACH + i)),
+          }).then((res) => res.status),
         ),
       ),
     );
   for (const [label, path, body] of [
     ['sites', '/api/sites', (i: number) => ({ 'o:slug': 'shared', 'o:title': `Site ${i}` })],
-    ['site pages', '/api/site_pages', (i: number) => ({ 'o:site': { 'o:id': 1 }, 'o:slug': 'shared', 'o:title': `Page ${i}` })],
+    [
+      'site pages',
+      '/api/site_pages',
+      (i: number) => ({ 'o:site': { 'o:id': 1 }, 'o:slug': 'shared', 'o:title': `Page ${i}` }),
+    ],
     ['blog posts', '/api/blog_posts', (i: number) => ({ title: `Post ${i}`, slug: 'shared' })],
   ] as const) {
     const codes = await fromBoth(path, body);
@@ -47,7 +62,11 @@ t.test('two servers on one DATA_DIR: each finds by search the posts either wrote
   const servers = await Promise.all([startServer({ DATA_DIR: dataDir }), startServer({ DATA_DIR: dataDir })]);
   t.teardown(() => Promise.all(servers.map((server) => server.stop('SIGKILL'))));
   const create = async (server: (typeof servers)[number], title: string): Promise<number> => {
-    const res = await fetch(`${server.baseUrl}/api/blog_posts?${KEY}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title, excerpt: 'Harbour' }) });
+    const res = await fetch(`${server.baseUrl}/api/blog_posts?${KEY}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ title, excerpt: 'Harbour' }),
+    });
     t.equal(res.status, 201);
     return ((await res.json()) as { 'o:id': number })['o:id'];
   };
@@ -62,7 +81,11 @@ t.test('two servers on one DATA_DIR: each finds by search the posts either wrote
     const deadline = Date.now() + 10_000;
     let found = await search(server, 'harbour');
     while (found.length < ids.length && Date.now() < deadline) found = await search(server, 'harbour');
-    t.same(found, [...ids].sort((a, b) => a - b), `server ${n + 1} finds every post, whichever server wrote it`);
+    t.same(
+      found,
+      [...ids].sort((a, b) => a - b),
+      `server ${n + 1} finds every post, whichever server wrote it`,
+    );
     t.same(await search(server, 'quay 7'), [ids[7]]);
   }
 });

@@ -17,7 +17,16 @@ interface Operation {
 }
 
 interface OpenApi {
-  paths: Record<string, Record<string, { parameters?: Operation['parameters']; requestBody?: { content?: Record<string, { schema?: { properties?: Operation['bodyProperties'] } }> } }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: Operation['parameters'];
+        requestBody?: { content?: Record<string, { schema?: { properties?: Operation['bodyProperties'] } }> };
+      }
+    >
+  >;
 }
 
 const HOSTILE_STRINGS = [
@@ -40,7 +49,12 @@ function operations(doc: OpenApi): Operation[] {
     for (const [method, op] of Object.entries(methods)) {
       const content = op.requestBody?.content ?? {};
       const schema = content['application/json']?.schema ?? Object.values(content)[0]?.schema;
-      ops.push({ path, method: method.toUpperCase(), parameters: op.parameters ?? [], bodyProperties: schema?.properties ?? {} });
+      ops.push({
+        path,
+        method: method.toUpperCase(),
+        parameters: op.parameters ?? [],
+        bodyProperties: schema?.properties ?? {},
+      });
     }
   }
   return ops;
@@ -77,7 +91,8 @@ function checkResponse(t: Pick<Test, 'fail'>, label: string, url: string, res: L
     }
     const surface = surfaceFor(url);
     const shape = parsed as Record<string, unknown>;
-    if (surface === 'native' && !(shape && typeof shape.errors === 'object' && shape.errors !== null)) problems.push('native error shape');
+    if (surface === 'native' && !(shape && typeof shape.errors === 'object' && shape.errors !== null))
+      problems.push('native error shape');
     if (surface === 'plain' && !(shape && typeof shape.error === 'string')) problems.push('plain error shape');
     if (surface === 'status-envelope' && !(shape && shape.status === 'error' && typeof shape.message === 'string')) {
       problems.push('status envelope shape');
@@ -107,7 +122,13 @@ t.test('hostile input sweep over every documented route', async (t) => {
 
   let sent = 0;
   let clean = 0;
-  const send = async (label: string, method: string, url: string, payload?: string, contentType = 'application/json') => {
+  const send = async (
+    label: string,
+    method: string,
+    url: string,
+    payload?: string,
+    contentType = 'application/json',
+  ) => {
     const joiner = url.includes('?') ? '&' : '?';
     const full = url.startsWith('/api/') && !url.startsWith('/api/page-versioning') ? `${url}${joiner}${key}` : url;
     const res = await app.inject({
@@ -128,17 +149,36 @@ t.test('hostile input sweep over every documented route', async (t) => {
     }
     for (const param of op.parameters.filter((p) => p.in === 'query')) {
       for (const value of [...BAD_IDS, ...HOSTILE_STRINGS]) {
-        await send(`query ${param.name}`, op.method, `${basePath}?${param.name}=${queryValue(value)}`, hasBody ? '{}' : undefined);
+        await send(
+          `query ${param.name}`,
+          op.method,
+          `${basePath}?${param.name}=${queryValue(value)}`,
+          hasBody ? '{}' : undefined,
+        );
       }
     }
     if (!hasBody) continue;
     for (const body of MALFORMED_BODIES) await send('malformed JSON', op.method, basePath, body);
-    await send('unknown fields', op.method, basePath, JSON.stringify({ unexpected: 'x', __proto__: { polluted: true }, constructor: { prototype: { polluted: true } } }));
+    await send(
+      'unknown fields',
+      op.method,
+      basePath,
+      JSON.stringify({
+        unexpected: 'x',
+        __proto__: { polluted: true },
+        constructor: { prototype: { polluted: true } },
+      }),
+    );
     await send('array body', op.method, basePath, '[]');
     await send('form body', op.method, basePath, 'a=1&b[]=2&c[d]=3', 'application/x-www-form-urlencoded');
     for (const field of Object.keys(op.bodyProperties)) {
       for (const value of [...WRONG_TYPES, ...HOSTILE_STRINGS]) {
-        await send(`${field}=${JSON.stringify(value).slice(0, 30)}`, op.method, basePath, JSON.stringify({ [field]: value }));
+        await send(
+          `${field}=${JSON.stringify(value).slice(0, 30)}`,
+          op.method,
+          basePath,
+          JSON.stringify({ [field]: value }),
+        );
       }
     }
   }

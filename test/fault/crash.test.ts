@@ -5,7 +5,16 @@ import { join } from 'node:path';
 import { runCli, startServer } from '../e2e/process.js';
 
 const fixture = {
-  users: [{ id: 1, email: 'admin@example.org', name: 'Ada', role: 'global_admin', password: 'pw-123456', api_keys: [{ identity: 'ID', credential: 'CRED' }] }],
+  users: [
+    {
+      id: 1,
+      email: 'admin@example.org',
+      name: 'Ada',
+      role: 'global_admin',
+      password: 'pw-123456',
+      api_keys: [{ identity: 'ID', credential: 'CRED' }],
+    },
+  ],
   sites: [{ id: 1, slug: 'main', title: 'Main' }],
 };
 
@@ -52,16 +61,20 @@ t.test('SIGKILL mid-stream loses no acknowledged write and tears no event', asyn
 
   const db = new Database(join(dataDir, 'events.sqlite'), { readonly: true });
   const gaps = db
-    .prepare(
-      `SELECT stream_id, COUNT(*) AS n, MAX(stream_version) AS v FROM events GROUP BY stream_id HAVING n != v`,
-    )
+    .prepare(`SELECT stream_id, COUNT(*) AS n, MAX(stream_version) AS v FROM events GROUP BY stream_id HAVING n != v`)
     .all();
   t.same(gaps, [], 'every stream is contiguous: no event half written');
   for (const row of db.prepare('SELECT data, metadata FROM events').all() as { data: string; metadata: string }[]) {
     JSON.parse(row.data);
     JSON.parse(row.metadata);
   }
-  const itemStreams = (db.prepare(`SELECT COUNT(DISTINCT stream_id) AS n FROM events WHERE stream_id LIKE 'item-%' AND type = 'ItemCreated'`).get() as { n: number }).n;
+  const itemStreams = (
+    db
+      .prepare(
+        `SELECT COUNT(DISTINCT stream_id) AS n FROM events WHERE stream_id LIKE 'item-%' AND type = 'ItemCreated'`,
+      )
+      .get() as { n: number }
+  ).n;
   db.close();
 
   server = await startServer({ DATA_DIR: dataDir });
@@ -71,7 +84,11 @@ t.test('SIGKILL mid-stream loses no acknowledged write and tears no event', asyn
   }
   t.pass(`all ${acknowledged.length} acknowledged items are there`);
   const list = await fetch(`${server.baseUrl}/api/items?per_page=1`);
-  t.equal(Number(list.headers.get('platform-total-results')), itemStreams, 'projections caught up with every stored item');
+  t.equal(
+    Number(list.headers.get('platform-total-results')),
+    itemStreams,
+    'projections caught up with every stored item',
+  );
   const after = await fetch(`${server.baseUrl}/api/items?key_identity=ID&key_credential=CRED`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -28,7 +28,6 @@ async function answerWithin<T>(answer: Promise<T>, ms: number): Promise<T | null
   }
 }
 
-
 const random = seededRandom(SEED);
 const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)];
 const chance = (p: number) => random() < p;
@@ -49,7 +48,9 @@ function toJson(value: unknown): string {
   if (value instanceof RawJson) return value.text;
   if (Array.isArray(value)) return `[${value.map(toJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    return `{${Object.entries(value).map(([key, v]) => `${JSON.stringify(key)}:${toJson(v)}`).join(',')}}`;
+    return `{${Object.entries(value)
+      .map(([key, v]) => `${JSON.stringify(key)}:${toJson(v)}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }
@@ -105,7 +106,9 @@ function hostileValue(depth = 0): unknown {
     case 3:
       return depth > 2 ? [] : Array.from({ length: Math.floor(random() * 4) }, () => hostileValue(depth + 1));
     case 4:
-      return depth > 2 ? {} : { [pick(['a', 'o:id', 'id', '$gt', 'constructor', 'toString'])]: hostileValue(depth + 1) };
+      return depth > 2
+        ? {}
+        : { [pick(['a', 'o:id', 'id', '$gt', 'constructor', 'toString'])]: hostileValue(depth + 1) };
     case 5:
       return nested(pick([63, 64, 65, 200, 4200]));
     case 6:
@@ -117,8 +120,62 @@ function hostileValue(depth = 0): unknown {
   }
 }
 
-const PATH_VALUES = ['%zz', '%', '%2e%2e', '1', '5', '6', '100', '1000', '1001', '1', '5', '10', '100', '1000', '1001', '0', '-1', '1.5', 'abc', '%00', '..%2f', '..%2f..%2fetc', '%ED%A0%80', '9'.repeat(400), 'x'.repeat(2000), 'jstor', 'history', 'NaN', '1e3', '%20'];
-const QUERY_VALUES = ['%zz', '%', '%E0%A4%A', '%C0%AE', 'a%26b%3Dc', '1', '0', '-1', 'abc', '%00', '%ED%A0%80', 'x'.repeat(3000), 'NaN', '1e400', '9007199254740993', 'true', 'published', 'asc', 'name', 'site_page', '%5B%5D', ''];
+const PATH_VALUES = [
+  '%zz',
+  '%',
+  '%2e%2e',
+  '1',
+  '5',
+  '6',
+  '100',
+  '1000',
+  '1001',
+  '1',
+  '5',
+  '10',
+  '100',
+  '1000',
+  '1001',
+  '0',
+  '-1',
+  '1.5',
+  'abc',
+  '%00',
+  '..%2f',
+  '..%2f..%2fetc',
+  '%ED%A0%80',
+  '9'.repeat(400),
+  'x'.repeat(2000),
+  'jstor',
+  'history',
+  'NaN',
+  '1e3',
+  '%20',
+];
+const QUERY_VALUES = [
+  '%zz',
+  '%',
+  '%E0%A4%A',
+  '%C0%AE',
+  'a%26b%3Dc',
+  '1',
+  '0',
+  '-1',
+  'abc',
+  '%00',
+  '%ED%A0%80',
+  'x'.repeat(3000),
+  'NaN',
+  '1e400',
+  '9007199254740993',
+  'true',
+  'published',
+  'asc',
+  'name',
+  'site_page',
+  '%5B%5D',
+  '',
+];
 
 /** The part of a JSON schema the generator reads. */
 interface Schema {
@@ -143,11 +200,32 @@ interface Operation {
 interface OpenApi {
   paths: Record<
     string,
-    Record<string, { parameters?: { name: string; in: string; schema?: Schema }[]; requestBody?: { content?: Record<string, { schema?: Schema }> } }>
+    Record<
+      string,
+      {
+        parameters?: { name: string; in: string; schema?: Schema }[];
+        requestBody?: { content?: Record<string, { schema?: Schema }> };
+      }
+    >
   >;
 }
 
-const PLAUSIBLE_TEXT = ['Title', 'main', 'about', 'hello', 'news', 'maps', 'published', 'draft', 'approved', 'delete', 'a@example.org', '2026-01-02 03:04:05', 'jstor', 'history'];
+const PLAUSIBLE_TEXT = [
+  'Title',
+  'main',
+  'about',
+  'hello',
+  'news',
+  'maps',
+  'published',
+  'draft',
+  'approved',
+  'delete',
+  'a@example.org',
+  '2026-01-02 03:04:05',
+  'jstor',
+  'history',
+];
 const PLAUSIBLE_IDS = [1, 5, 6, 10, 11, 100, 101, 1000, 1001];
 
 /** A value the schema accepts, or nearly: what reaches past validation into the handlers. */
@@ -169,7 +247,9 @@ function plausible(schema: Schema | undefined, depth = 0): unknown {
     case 'array':
       return [plausible(schema.items, depth + 1)];
     case 'object':
-      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([key, property]) => [key, plausible(property, depth + 1)]));
+      return Object.fromEntries(
+        Object.entries(schema.properties ?? {}).map(([key, property]) => [key, plausible(property, depth + 1)]),
+      );
     default:
       return pick(PLAUSIBLE_TEXT);
   }
@@ -187,20 +267,45 @@ function operations(doc: OpenApi): Operation[] {
     for (const [method, op] of Object.entries(methods)) {
       const content = op.requestBody?.content ?? {};
       const body = Object.values(content).flatMap((c) => Object.entries(c.schema?.properties ?? {}));
-      const query = (op.parameters ?? []).filter((p) => p.in === 'query').map((p): [string, Schema] => [p.name, p.schema ?? {}]);
+      const query = (op.parameters ?? [])
+        .filter((p) => p.in === 'query')
+        .map((p): [string, Schema] => [p.name, p.schema ?? {}]);
       ops.push({ path, method: method.toUpperCase(), query, body, multipart: 'multipart/form-data' in content });
     }
   }
   return ops;
 }
 
-const HEADER_VALUES = ['', 'x', 'Bearer ', `Bearer ${'x'.repeat(5000)}`, 'Basic YTpi', 'null', '..%2f', '1.2.3.4', '::1', '999.999.1.1, 1.2.3.4', 'https://evil.example', 'sid=', 'sid=x; sid=y', `sid=${'a'.repeat(300)}`];
+const HEADER_VALUES = [
+  '',
+  'x',
+  'Bearer ',
+  `Bearer ${'x'.repeat(5000)}`,
+  'Basic YTpi',
+  'null',
+  '..%2f',
+  '1.2.3.4',
+  '::1',
+  '999.999.1.1, 1.2.3.4',
+  'https://evil.example',
+  'sid=',
+  'sid=x; sid=y',
+  `sid=${'a'.repeat(300)}`,
+];
 
 /** Now and then a hostile header a route reads: credentials, origin, client address, cookie. */
 function hostileHeaders(): Record<string, string> {
   const headers: Record<string, string> = {};
   if (!chance(0.3)) return headers;
-  const name = pick(['authorization', 'origin', 'x-forwarded-for', 'edge-connecting-ip', 'cookie', 'accept', 'content-length']);
+  const name = pick([
+    'authorization',
+    'origin',
+    'x-forwarded-for',
+    'edge-connecting-ip',
+    'cookie',
+    'accept',
+    'content-length',
+  ]);
   if (name !== 'content-length') headers[name] = pick(HEADER_VALUES);
   return headers;
 }
@@ -211,8 +316,12 @@ function multipart(op: Operation): { payload: string; contentType: string } {
   const names = [...op.body.map(([name]) => name), 'file', 'file[0]', 'o:name', 'folder_id'];
   const parts = Array.from({ length: 1 + Math.floor(random() * 3) }, () => {
     const name = pick(names);
-    const filename = chance(0.6) ? `; filename="${pick(['a.png', '../../x.png', 'x'.repeat(300), '', 'a.exe', '%00.jpg'])}"` : '';
-    const type = filename ? `\r\nContent-Type: ${pick(['image/png', 'text/plain', 'application/octet-stream', ''])}` : '';
+    const filename = chance(0.6)
+      ? `; filename="${pick(['a.png', '../../x.png', 'x'.repeat(300), '', 'a.exe', '%00.jpg'])}"`
+      : '';
+    const type = filename
+      ? `\r\nContent-Type: ${pick(['image/png', 'text/plain', 'application/octet-stream', ''])}`
+      : '';
     return `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${filename}${type}\r\n\r\n${pick(['', 'data', '\u0089PNG\r\n', String(pick(STRINGS)).slice(0, 2000)])}\r\n`;
   });
   const end = chance(0.9) ? `--${boundary}--\r\n` : '';
@@ -224,8 +333,31 @@ function body(op: Operation): { payload?: string; contentType?: string } {
   const roll = random();
   if (roll < 0.08) return {};
   if (roll < 0.13) return { payload: '', contentType: 'application/json' };
-  if (roll < 0.2) return { payload: pick(['{', '[1,', '{"a":1}}', 'null', '"text"', '42', '[]', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}']), contentType: 'application/json' };
-  if (roll < 0.26) return { payload: toJson(hostileValue()), contentType: pick(['text/plain', 'application/xml', 'application/json; charset=latin1', 'multipart/form-data; boundary=x']) };
+  if (roll < 0.2)
+    return {
+      payload: pick([
+        '{',
+        '[1,',
+        '{"a":1}}',
+        'null',
+        '"text"',
+        '42',
+        '[]',
+        '{"__proto__":{"x":1}}',
+        '{"constructor":{"prototype":{"x":1}}}',
+      ]),
+      contentType: 'application/json',
+    };
+  if (roll < 0.26)
+    return {
+      payload: toJson(hostileValue()),
+      contentType: pick([
+        'text/plain',
+        'application/xml',
+        'application/json; charset=latin1',
+        'multipart/form-data; boundary=x',
+      ]),
+    };
   // An object without a prototype: a `__proto__` field is then an own key, as a client sends it.
   const fields = Object.create(null) as Record<string, unknown>;
   // Mostly a body the schema takes but for at most one field, so the handlers are reached too.
@@ -237,7 +369,10 @@ function body(op: Operation): { payload?: string; contentType?: string } {
   if (chance(0.2)) fields[pick(['__proto__', 'constructor', 'unknown', 'x'.repeat(1000)])] = hostileValue();
   if (chance(0.2)) {
     const form = Object.entries(fields)
-      .map(([key, value]) => `${encodeURIComponent(key)}=${typeof value === 'string' ? pick(QUERY_VALUES) : encodeURIComponent(toJson(value)).slice(0, 2000)}`)
+      .map(
+        ([key, value]) =>
+          `${encodeURIComponent(key)}=${typeof value === 'string' ? pick(QUERY_VALUES) : encodeURIComponent(toJson(value)).slice(0, 2000)}`,
+      )
       .join('&');
     return { payload: form, contentType: 'application/x-www-form-urlencoded' };
   }
@@ -255,24 +390,63 @@ t.test('random hostile requests to every documented route never get a 5xx', asyn
         { id: 11, title: 'Private set', is_public: false },
       ],
       items: [
-        { id: 100, title: 'Map', item_set_ids: [10, 11], site_ids: [1], media: [{ id: 1000, title: 'Scan', text: 'map text' }, { id: 1001, title: 'Notes', is_public: false }] },
+        {
+          id: 100,
+          title: 'Map',
+          item_set_ids: [10, 11],
+          site_ids: [1],
+          media: [
+            { id: 1000, title: 'Scan', text: 'map text' },
+            { id: 1001, title: 'Notes', is_public: false },
+          ],
+        },
         { id: 101, title: 'Private item', is_public: false },
       ],
       site_pages: [
-        { id: 5, site_id: 1, slug: 'about', title: 'About', blocks: [{ layout: 'html', data: { html: '<p>About</p>' } }] },
+        {
+          id: 5,
+          site_id: 1,
+          slug: 'about',
+          title: 'About',
+          blocks: [{ layout: 'html', data: { html: '<p>About</p>' } }],
+        },
         { id: 6, site_id: 1, slug: 'draft', title: 'Draft', is_public: false },
       ],
       blog: {
         categories: [{ id: 1, name: 'News', slug: 'news' }],
-        posts: [{ id: 1, title: 'Hello', slug: 'hello', content: '<p>Hi</p>', status: 'published', author_id: 1, category_id: 1, tags: ['maps'], site_ids: [1], published_at: '2026-01-02 03:04:05' }],
-        comments: [{ id: 1, post_id: 1, author_name: 'Bo', author_email: 'bo@example.org', body: 'Nice', status: 'approved' }],
+        posts: [
+          {
+            id: 1,
+            title: 'Hello',
+            slug: 'hello',
+            content: '<p>Hi</p>',
+            status: 'published',
+            author_id: 1,
+            category_id: 1,
+            tags: ['maps'],
+            site_ids: [1],
+            published_at: '2026-01-02 03:04:05',
+          },
+        ],
+        comments: [
+          { id: 1, post_id: 1, author_name: 'Bo', author_email: 'bo@example.org', body: 'Nice', status: 'approved' },
+        ],
       },
       directory: {
         library: { name: 'City Library', plan: 'plus' },
         tokens: [{ token: TOKEN, allowed_origins: [] }],
         subjects: [{ handle: 'history', name: 'History' }],
         types: [{ handle: 'journals', name: 'Journals' }],
-        databases: [{ handle: 'jstor', name: 'JSTOR', url: 'https://www.jstor.org/', subjects: ['history'], types: ['journals'], access: 'open' }],
+        databases: [
+          {
+            handle: 'jstor',
+            name: 'JSTOR',
+            url: 'https://www.jstor.org/',
+            subjects: ['history'],
+            types: ['journals'],
+            access: 'open',
+          },
+        ],
         lists: [{ handle: 'starter', name: 'Start', databases: ['jstor'] }],
       },
     },
@@ -318,12 +492,16 @@ t.test('random hostile requests to every documented route never get a 5xx', asyn
     const res = await answerWithin(app.inject(request), ANSWER_WITHIN_MS);
     sent++;
     if (res === null) {
-      failures.push(`no answer within ${ANSWER_WITHIN_MS} ms: ${op.method} ${url.slice(0, 300)} as ${caller.name}\n  headers: ${JSON.stringify(request.headers)}\n  body: ${JSON.stringify(payload)?.slice(0, 600)}`);
+      failures.push(
+        `no answer within ${ANSWER_WITHIN_MS} ms: ${op.method} ${url.slice(0, 300)} as ${caller.name}\n  headers: ${JSON.stringify(request.headers)}\n  body: ${JSON.stringify(payload)?.slice(0, 600)}`,
+      );
       break;
     }
     statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
     if (res.statusCode >= 500) {
-      failures.push(`${res.statusCode} ${op.method} ${url.slice(0, 300)} as ${caller.name}\n  content-type: ${contentType}\n  body: ${String(payload).slice(0, 300)}\n  answer: ${res.body.slice(0, 300)}`);
+      failures.push(
+        `${res.statusCode} ${op.method} ${url.slice(0, 300)} as ${caller.name}\n  content-type: ${contentType}\n  body: ${String(payload).slice(0, 300)}\n  answer: ${res.body.slice(0, 300)}`,
+      );
     }
   }
   const answered = [...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${n}`);

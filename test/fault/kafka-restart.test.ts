@@ -26,7 +26,12 @@ t.test(
   async (t) => {
     const stackDir = mkdtempSync(join(tmpdir(), 'kafka-restart-'));
     t.teardown(() => rmSync(stackDir, { recursive: true, force: true }));
-    const env = { ...process.env, STACK_DIR: stackDir, KAFKA_PORT: String(await freePort()), KAFKA_CONTROLLER_PORT: String(await freePort()) };
+    const env = {
+      ...process.env,
+      STACK_DIR: stackDir,
+      KAFKA_PORT: String(await freePort()),
+      KAFKA_CONTROLLER_PORT: String(await freePort()),
+    };
     const script = (name: string) => run('bash', [join(ROOT, 'stack', 'kafka', name)], { env, cwd: ROOT });
     const started = await script('start.sh');
     t.teardown(() => script('stop.sh'));
@@ -34,8 +39,18 @@ t.test(
 
     const store = new SqliteEventStore(join(t.testdir(), 'events.sqlite'));
     t.teardown(() => store.close());
-    const append = (type: string) => store.append(`s-${randomUUID()}`, [{ type, data: {}, metadata: { userId: null, at: '2026-01-02T03:04:05.000Z' } }], 'any');
-    const bus = await KafkaEventBus.start({ brokers: [`127.0.0.1:${env.KAFKA_PORT}`], store, logger: pino({ level: 'silent' }), topic: `events-${randomUUID()}` });
+    const append = (type: string) =>
+      store.append(
+        `s-${randomUUID()}`,
+        [{ type, data: {}, metadata: { userId: null, at: '2026-01-02T03:04:05.000Z' } }],
+        'any',
+      );
+    const bus = await KafkaEventBus.start({
+      brokers: [`127.0.0.1:${env.KAFKA_PORT}`],
+      store,
+      logger: pino({ level: 'silent' }),
+      topic: `events-${randomUUID()}`,
+    });
     t.teardown(() => bus.close());
     const seen: StoredEvent[] = [];
     const subscription = await bus.subscribe('projections', 0, async (events) => void seen.push(...events));

@@ -21,20 +21,62 @@ const fixture = {
   users: ROLE_USERS,
   sites: [{ id: 1, slug: 'main', title: 'Main' }],
   item_sets: [{ id: 10, title: 'Maps', site_ids: [1] }],
-  items: [{ id: 100, title: 'Map', description: 'text', item_set_ids: [10], site_ids: [1], is_public: true, media: [{ id: 1000, title: 'Scan', text: 'words', is_public: true }] }],
-  site_pages: [{ id: 5, site_id: 1, slug: 'about', title: 'About', is_public: true, layout: null, layout_data: {}, blocks: [] }],
+  items: [
+    {
+      id: 100,
+      title: 'Map',
+      description: 'text',
+      item_set_ids: [10],
+      site_ids: [1],
+      is_public: true,
+      media: [{ id: 1000, title: 'Scan', text: 'words', is_public: true }],
+    },
+  ],
+  site_pages: [
+    { id: 5, site_id: 1, slug: 'about', title: 'About', is_public: true, layout: null, layout_data: {}, blocks: [] },
+  ],
   blog: {
     settings: { comments_enabled: true },
     categories: [{ id: 1, name: 'News', slug: 'news', description: '' }],
-    posts: [{ id: 1, title: 'Hello', slug: 'hello', excerpt: '', content: '<p>Hi</p>', status: 'published', author_id: 1, category_id: 1, tags: ['maps'], site_ids: [1], published_at: '2020-01-02 03:04:05' }],
-    comments: [{ id: 1, post_id: 1, author_name: 'Bo', author_email: 'bo@example.org', body: 'Nice', status: 'approved' }],
+    posts: [
+      {
+        id: 1,
+        title: 'Hello',
+        slug: 'hello',
+        excerpt: '',
+        content: '<p>Hi</p>',
+        status: 'published',
+        author_id: 1,
+        category_id: 1,
+        tags: ['maps'],
+        site_ids: [1],
+        published_at: '2020-01-02 03:04:05',
+      },
+    ],
+    comments: [
+      { id: 1, post_id: 1, author_name: 'Bo', author_email: 'bo@example.org', body: 'Nice', status: 'approved' },
+    ],
   },
   directory: {
     library: { name: 'City Library', plan: 'plus', brand_color: '#0b5394', proxy_prefix: '' },
     tokens: [{ token: TOKEN, allowed_origins: [] }],
     subjects: [{ handle: 'history', name: 'History' }],
     types: [{ handle: 'journals', name: 'Journals' }],
-    databases: [{ handle: 'jstor', name: 'JSTOR', description: 'text', url: 'https://www.jstor.org/', subjects: ['history'], types: ['journals'], access: 'subscription', audience: ['undergraduate'], featured: true, hidden: false, proxied: false }],
+    databases: [
+      {
+        handle: 'jstor',
+        name: 'JSTOR',
+        description: 'text',
+        url: 'https://www.jstor.org/',
+        subjects: ['history'],
+        types: ['journals'],
+        access: 'subscription',
+        audience: ['undergraduate'],
+        featured: true,
+        hidden: false,
+        proxied: false,
+      },
+    ],
     lists: [{ handle: 'starter', name: 'Start here', databases: ['jstor'] }],
   },
 };
@@ -55,8 +97,10 @@ function pathFor(method: string, url: string): string {
 
 /** The documented error body of each surface, written out here rather than taken from the app. */
 function refusalBody(url: string, message: string): Record<string, unknown> {
-  if (['/api/blog/', '/api/v1/', '/chatbot/', '/directory/'].some((prefix) => url.startsWith(prefix))) return { error: message };
-  if (url.startsWith('/api/asset-picker/') || url.startsWith('/api/page-versioning/')) return { status: 'error', message };
+  if (['/api/blog/', '/api/v1/', '/chatbot/', '/directory/'].some((prefix) => url.startsWith(prefix)))
+    return { error: message };
+  if (url.startsWith('/api/asset-picker/') || url.startsWith('/api/page-versioning/'))
+    return { status: 'error', message };
   return { errors: { error: message } };
 }
 
@@ -70,7 +114,12 @@ interface Caller {
 
 let callCount = 0;
 
-async function call(app: FastifyInstance, method: string, url: string, caller: { query?: string; cookie?: string; token?: string }): Promise<LightMyRequestResponse> {
+async function call(
+  app: FastifyInstance,
+  method: string,
+  url: string,
+  caller: { query?: string; cookie?: string; token?: string },
+): Promise<LightMyRequestResponse> {
   const path = pathFor(method, url);
   const query = [caller.query, caller.token ? `token=${caller.token}` : undefined].filter(Boolean).join('&');
   callCount += 1;
@@ -117,13 +166,17 @@ t.test('every route against every role, anonymous and the wrong key', async (t) 
     for (const caller of callers) {
       const res = await call(app, method, url, caller);
       // Logging out ends the caller's session: log in again for the rows that follow.
-      if (key === 'POST /logout' && caller.role && caller.kind === 'session') caller.cookie = await sessionFor(app, caller.role as RoleName);
+      if (key === 'POST /logout' && caller.role && caller.kind === 'session')
+        caller.cookie = await sessionFor(app, caller.role as RoleName);
       const refusal = expectedRefusal(permission, caller);
       if (refusal) {
         t.equal(res.statusCode, refusal.status, `${key} as ${caller.name}: refused with ${refusal.status}`);
         t.same(parse(res), refusalBody(url, refusal.message), `${key} as ${caller.name}: the surface's error body`);
       } else {
-        t.notOk([401, 403].includes(res.statusCode), `${key} as ${caller.name}: not refused (got ${res.statusCode} ${res.body.slice(0, 120)})`);
+        t.notOk(
+          [401, 403].includes(res.statusCode),
+          `${key} as ${caller.name}: not refused (got ${res.statusCode} ${res.body.slice(0, 120)})`,
+        );
       }
     }
 
@@ -138,7 +191,11 @@ t.test('every route against every role, anonymous and the wrong key', async (t) 
     if (permission.credentials.includes('api_key')) {
       const res = await call(app, method, url, { query: 'key_identity=nobody&key_credential=wrong' });
       t.equal(res.statusCode, 403, `${key} with a wrong API key pair: 403, never anonymous`);
-      t.same(parse(res), refusalBody(url, 'Invalid API key.'), `${key} with a wrong API key pair: the surface's error body`);
+      t.same(
+        parse(res),
+        refusalBody(url, 'Invalid API key.'),
+        `${key} with a wrong API key pair: the surface's error body`,
+      );
     }
   }
 });
@@ -147,7 +204,10 @@ t.test('every entry that refuses says how', async (t) => {
   for (const [key, permission] of Object.entries(PERMISSIONS)) {
     const { allow } = permission;
     if (allow === 'public' || allow === 'everyone') {
-      t.notOk(permission.anonymous ?? permission.insufficientRole, `${key}: nobody is refused, so no refusal is declared`);
+      t.notOk(
+        permission.anonymous ?? permission.insufficientRole,
+        `${key}: nobody is refused, so no refusal is declared`,
+      );
       continue;
     }
     t.ok(permission.anonymous, `${key}: declares how anonymous callers are refused`);
@@ -187,12 +247,21 @@ t.test('the gate applies a table it is given, HEAD like GET', async (t) => {
     return typeof role === 'string' ? { id: 1, name: 'X', email: 'x@example.org', role: role as Role } : null;
   });
   installPermissionGate(app, {
-    'GET /editors': { credentials: ['session'], allow: ['editor'], anonymous: { status: 401, message: 'Log in.' }, insufficientRole: { status: 403, message: 'Editors only.' } },
+    'GET /editors': {
+      credentials: ['session'],
+      allow: ['editor'],
+      anonymous: { status: 401, message: 'Log in.' },
+      insufficientRole: { status: 403, message: 'Editors only.' },
+    },
   });
   app.get('/editors', async () => ({ ok: true }));
   t.equal((await app.inject({ method: 'GET', url: '/editors' })).statusCode, 401);
   t.equal((await app.inject({ method: 'HEAD', url: '/editors' })).statusCode, 401);
   t.equal((await app.inject({ method: 'GET', url: '/editors', headers: { 'x-role': 'author' } })).statusCode, 403);
   t.equal((await app.inject({ method: 'GET', url: '/editors', headers: { 'x-role': 'editor' } })).statusCode, 200);
-  t.equal((await app.inject({ method: 'GET', url: '/nowhere' })).statusCode, 404, 'no route: the gate stays out of the way');
+  t.equal(
+    (await app.inject({ method: 'GET', url: '/nowhere' })).statusCode,
+    404,
+    'no route: the gate stays out of the way',
+  );
 });

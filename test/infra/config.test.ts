@@ -5,12 +5,21 @@ t.test('CHATBOT_ALLOWED_ORIGINS', async (t) => {
   t.same(loadConfig({}).chatbotAllowedOrigins, [], 'unset: any origin');
   t.same(loadConfig({ CHATBOT_ALLOWED_ORIGINS: ' ' }).chatbotAllowedOrigins, []);
   t.same(
-    loadConfig({ CHATBOT_ALLOWED_ORIGINS: 'https://Museum.example.org/, http://localhost:3000,https://museum.example.org' }).chatbotAllowedOrigins,
+    loadConfig({
+      CHATBOT_ALLOWED_ORIGINS: 'https://Museum.example.org/, http://localhost:3000,https://museum.example.org',
+    }).chatbotAllowedOrigins,
     ['https://museum.example.org', 'http://localhost:3000'],
     'comma-separated, normalised, each once',
   );
-  t.throws(() => loadConfig({ CHATBOT_ALLOWED_ORIGINS: 'museum.example.org' }), /CHATBOT_ALLOWED_ORIGINS must list origins .* got "museum.example.org"/);
-  t.throws(() => loadConfig({ CHATBOT_ALLOWED_ORIGINS: 'https://museum.example.org/chat' }), /got "https:\/\/museum.example.org\/chat"/, 'a path is not an origin');
+  t.throws(
+    () => loadConfig({ CHATBOT_ALLOWED_ORIGINS: 'museum.example.org' }),
+    /CHATBOT_ALLOWED_ORIGINS must list origins .* got "museum.example.org"/,
+  );
+  t.throws(
+    () => loadConfig({ CHATBOT_ALLOWED_ORIGINS: 'https://museum.example.org/chat' }),
+    /got "https:\/\/museum.example.org\/chat"/,
+    'a path is not an origin',
+  );
 });
 
 t.test('CHATBOT_SENTENCE_MODEL', async (t) => {
@@ -23,7 +32,10 @@ t.test('CHATBOT_SENTENCE_MODEL', async (t) => {
 t.test('EVENT_LOG_COMMITS', async (t) => {
   t.equal(loadConfig({}).eventLogCommits, 'inline', 'inline by default');
   t.equal(loadConfig({ EVENT_LOG_COMMITS: 'Thread' }).eventLogCommits, 'thread');
-  t.throws(() => loadConfig({ EVENT_LOG_COMMITS: 'worker' }), /EVENT_LOG_COMMITS must be one of inline, thread, got "worker"/);
+  t.throws(
+    () => loadConfig({ EVENT_LOG_COMMITS: 'worker' }),
+    /EVENT_LOG_COMMITS must be one of inline, thread, got "worker"/,
+  );
 });
 
 t.test('SECRET_HASH_COST', async (t) => {
@@ -38,19 +50,42 @@ t.test('SECRET_HASH_COST', async (t) => {
 
 t.test('BACKUP_SCHEDULE and BACKUP_SCHEDULE_TZ', async (t) => {
   t.equal(loadConfig({}).backupSchedule, null, 'unset: no scheduled backups');
-  t.same(loadConfig({ BACKUP_SCHEDULE: ' 0  3 * * * ' }).backupSchedule, { expression: '0 3 * * *', timezone: 'UTC' }, 'UTC by default');
-  t.same(loadConfig({ BACKUP_SCHEDULE: '30 2 * * 1', BACKUP_SCHEDULE_TZ: 'Europe/Lisbon' }).backupSchedule, { expression: '30 2 * * 1', timezone: 'Europe/Lisbon' });
-  t.same(loadConfig({ BACKUP_SCHEDULE: '*/15 * * * *' }).backupSchedule, { expression: '*/15 * * * *', timezone: 'UTC' }, 'every 15 minutes is the most often');
+  t.same(
+    loadConfig({ BACKUP_SCHEDULE: ' 0  3 * * * ' }).backupSchedule,
+    { expression: '0 3 * * *', timezone: 'UTC' },
+    'UTC by default',
+  );
+  t.same(loadConfig({ BACKUP_SCHEDULE: '30 2 * * 1', BACKUP_SCHEDULE_TZ: 'Europe/Lisbon' }).backupSchedule, {
+    expression: '30 2 * * 1',
+    timezone: 'Europe/Lisbon',
+  });
+  t.same(
+    loadConfig({ BACKUP_SCHEDULE: '*/15 * * * *' }).backupSchedule,
+    { expression: '*/15 * * * *', timezone: 'UTC' },
+    'every 15 minutes is the most often',
+  );
   const refusals: [Record<string, string>, RegExp][] = [
-    [{ BACKUP_SCHEDULE: 'nightly' }, /^BACKUP_SCHEDULE must be a cron expression such as "0 3 \* \* \*" .*got "nightly" \(1 field, not 5\)\.$/],
-    [{ BACKUP_SCHEDULE: '0 3 * *' }, /^BACKUP_SCHEDULE must be a cron expression .*got "0 3 \* \*" \(4 fields, not 5\)\.$/],
+    [
+      { BACKUP_SCHEDULE: 'nightly' },
+      /^BACKUP_SCHEDULE must be a cron expression such as "0 3 \* \* \*" .*got "nightly" \(1 field, not 5\)\.$/,
+    ],
+    [
+      { BACKUP_SCHEDULE: '0 3 * *' },
+      /^BACKUP_SCHEDULE must be a cron expression .*got "0 3 \* \*" \(4 fields, not 5\)\.$/,
+    ],
     [{ BACKUP_SCHEDULE: '61 3 * * *' }, /^BACKUP_SCHEDULE must be a cron expression .*got "61 3 \* \* \*": .*61.*\.$/],
-    [{ BACKUP_SCHEDULE: '*/5 * * * *' }, /^BACKUP_SCHEDULE must not run more often than every 15 minutes, got "\*\/5 \* \* \* \*" \(runs 5 minutes apart\)\.$/],
+    [
+      { BACKUP_SCHEDULE: '*/5 * * * *' },
+      /^BACKUP_SCHEDULE must not run more often than every 15 minutes, got "\*\/5 \* \* \* \*" \(runs 5 minutes apart\)\.$/,
+    ],
     [{ BACKUP_SCHEDULE: '0,10 3 * * *' }, /runs 10 minutes apart/],
     // 23:55 and then 00:00 the next day.
     [{ BACKUP_SCHEDULE: '0,55 0,23 * * *' }, /runs 5 minutes apart/],
     [{ BACKUP_SCHEDULE: '*/30 * * * * *' }, /^BACKUP_SCHEDULE must not run more often .*\(runs 30 seconds apart\)\.$/],
-    [{ BACKUP_SCHEDULE: '0 3 * * *', BACKUP_SCHEDULE_TZ: 'Mars/Olympus' }, /^BACKUP_SCHEDULE_TZ must be an IANA time zone such as UTC or Europe\/Lisbon, got "Mars\/Olympus"\.$/],
+    [
+      { BACKUP_SCHEDULE: '0 3 * * *', BACKUP_SCHEDULE_TZ: 'Mars/Olympus' },
+      /^BACKUP_SCHEDULE_TZ must be an IANA time zone such as UTC or Europe\/Lisbon, got "Mars\/Olympus"\.$/,
+    ],
   ];
   for (const [env, message] of refusals) t.throws(() => loadConfig(env), { message }, JSON.stringify(env));
 });
@@ -59,6 +94,10 @@ t.test('ELASTICSEARCH_INDEX', async (t) => {
   t.equal(loadConfig({}).elasticsearchIndex, 'chatbot-chunks', 'unset: the name the index always had');
   t.equal(loadConfig({ ELASTICSEARCH_INDEX: ' museum-a.chunks_2 ' }).elasticsearchIndex, 'museum-a.chunks_2');
   for (const name of ['Chunks', '-chunks', 'a b', 'a*b', 'x'.repeat(256)]) {
-    t.throws(() => loadConfig({ ELASTICSEARCH_INDEX: name }), { message: /^ELASTICSEARCH_INDEX must be lowercase letters/ }, name.slice(0, 10));
+    t.throws(
+      () => loadConfig({ ELASTICSEARCH_INDEX: name }),
+      { message: /^ELASTICSEARCH_INDEX must be lowercase letters/ },
+      name.slice(0, 10),
+    );
   }
 });

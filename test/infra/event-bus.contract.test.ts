@@ -24,7 +24,9 @@ interface Setup {
 /** Builds a store and a bus for one test and closes both on teardown. */
 type Factory = (t: Context) => Promise<Setup>;
 
-const KAFKA_BROKERS = process.env.KAFKA_BROKERS?.split(',').map((b) => b.trim()).filter(Boolean);
+const KAFKA_BROKERS = process.env.KAFKA_BROKERS?.split(',')
+  .map((b) => b.trim())
+  .filter(Boolean);
 const silent = pino({ level: 'silent' });
 /** How long stopping an idle subscription may take. */
 const STOP_MS = 1500;
@@ -42,7 +44,13 @@ async function waitFor(condition: () => boolean, what: string, ms = 30_000): Pro
 }
 
 /** Collects what a group receives; the subscription is stopped on teardown. */
-async function collect(t: Context, bus: EventBus, group: string, after: number, fail?: (batch: StoredEvent[]) => boolean) {
+async function collect(
+  t: Context,
+  bus: EventBus,
+  group: string,
+  after: number,
+  fail?: (batch: StoredEvent[]) => boolean,
+) {
   const seen: StoredEvent[] = [];
   const subscription: Subscription = await bus.subscribe(group, after, async (batch) => {
     if (fail?.(batch)) throw new Error('handler failed');
@@ -87,9 +95,16 @@ function eventBusContract(name: string, factory: Factory | null, skip?: string):
       const after = await appendSome(store, 4, 'new');
       const expected = [...before, ...after];
       await waitFor(() => seen.length >= expected.length, 'new events');
-      t.same(positions(seen).sort((a, b) => a - b), positions(expected), 'each event once');
+      t.same(
+        positions(seen).sort((a, b) => a - b),
+        positions(expected),
+        'each event once',
+      );
       t.ok(inStreamOrder(seen), 'in order per stream');
-      t.same(seen.map((e) => e.type).filter((x) => x.startsWith('old')), ['old0', 'old1', 'old2', 'old3']);
+      t.same(
+        seen.map((e) => e.type).filter((x) => x.startsWith('old')),
+        ['old0', 'old1', 'old2', 'old3'],
+      );
       t.same(seen[0].data, { type: seen[0].type }, 'data survives the trip');
       t.same(seen[0].metadata, { userId: null, at: '2026-01-02T03:04:05.000Z' }, 'metadata survives the trip');
     });
@@ -113,24 +128,27 @@ function eventBusContract(name: string, factory: Factory | null, skip?: string):
       t.same(positions(two.seen), positions(events));
     });
 
-    t.test('a group subscribing again gets what follows the position it gives, whatever it consumed before', async (t) => {
-      const { store, bus } = await make(t);
-      const events = await appendSome(store, 4, 'r');
-      const first = await collect(t, bus, 'rebuilt', 0);
-      await waitFor(() => first.seen.length >= 4, 'first pass');
-      await first.subscription.stop();
+    t.test(
+      'a group subscribing again gets what follows the position it gives, whatever it consumed before',
+      async (t) => {
+        const { store, bus } = await make(t);
+        const events = await appendSome(store, 4, 'r');
+        const first = await collect(t, bus, 'rebuilt', 0);
+        await waitFor(() => first.seen.length >= 4, 'first pass');
+        await first.subscription.stop();
 
-      const replay = await collect(t, bus, 'rebuilt', 0);
-      await waitFor(() => replay.seen.length >= 4, 'replay from 0');
-      t.same(positions(replay.seen), positions(events), 'a rebuild from 0 sees everything again');
-      await replay.subscription.stop();
+        const replay = await collect(t, bus, 'rebuilt', 0);
+        await waitFor(() => replay.seen.length >= 4, 'replay from 0');
+        t.same(positions(replay.seen), positions(events), 'a rebuild from 0 sees everything again');
+        await replay.subscription.stop();
 
-      const more = await appendSome(store, 2, 's');
-      const resumed = await collect(t, bus, 'rebuilt', events[3].position);
-      await waitFor(() => resumed.seen.length >= 2, 'resume');
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      t.same(positions(resumed.seen), positions(more), 'resuming from a checkpoint sees only what follows');
-    });
+        const more = await appendSome(store, 2, 's');
+        const resumed = await collect(t, bus, 'rebuilt', events[3].position);
+        await waitFor(() => resumed.seen.length >= 2, 'resume');
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        t.same(positions(resumed.seen), positions(more), 'resuming from a checkpoint sees only what follows');
+      },
+    );
 
     t.test('a failing handler gets the events again', async (t) => {
       const { store, bus } = await make(t);
@@ -178,7 +196,11 @@ function eventBusContract(name: string, factory: Factory | null, skip?: string):
       const fresh = await collect(t, bus, `fresh-${randomUUID()}`, 0);
       await waitFor(() => fresh.seen.length >= 5, 'after restart');
       await new Promise((resolve) => setTimeout(resolve, 300));
-      t.same(positions(fresh.seen).sort((a, b) => a - b), positions([...before, ...after]), 'no event lost or forwarded twice');
+      t.same(
+        positions(fresh.seen).sort((a, b) => a - b),
+        positions([...before, ...after]),
+        'no event lost or forwarded twice',
+      );
     });
   });
 }
@@ -231,8 +253,17 @@ eventBusContract(
 t.test('Kafka: an unreachable broker fails start-up with DependencyUnavailableError', async (t) => {
   const store = sqliteStore(t);
   const lines: { level: number; msg: string }[] = [];
-  const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) });
-  const error = await KafkaEventBus.start({ brokers: ['127.0.0.1:1'], store, logger, retries: 1, connectionTimeoutMs: 300 }).then(
+  const logger = pino(
+    { level: 'debug' },
+    { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) },
+  );
+  const error = await KafkaEventBus.start({
+    brokers: ['127.0.0.1:1'],
+    store,
+    logger,
+    retries: 1,
+    connectionTimeoutMs: 300,
+  }).then(
     (bus) => bus.close().then(() => null),
     (e: unknown) => e,
   );
@@ -245,35 +276,41 @@ t.test('Kafka: an unreachable broker fails start-up with DependencyUnavailableEr
     [],
     'no warning or error logged for the attempts',
   );
-  t.ok(lines.some((l) => /ECONNREFUSED/.test(l.msg)), 'the attempts are in the debug log');
+  t.ok(
+    lines.some((l) => /ECONNREFUSED/.test(l.msg)),
+    'the attempts are in the debug log',
+  );
 });
 
-t.test('Kafka: a topic filled from another log refuses the start', { skip: KAFKA_BROKERS ? false : 'KAFKA_BROKERS unset' }, async (t) => {
-  const brokers = KAFKA_BROKERS as string[];
-  const topic = `events-test-${randomUUID()}`;
-  const first = sqliteStore(t);
-  await appendSome(first, 3, 'old');
-  const bus = await KafkaEventBus.start({ brokers, store: first, logger: silent, topic });
-  const { seen } = await collect(t, bus, 'witness', 0);
-  await waitFor(() => seen.length >= 3, 'the first log in the topic');
-  await bus.close();
+t.test(
+  'Kafka: a topic filled from another log refuses the start',
+  { skip: KAFKA_BROKERS ? false : 'KAFKA_BROKERS unset' },
+  async (t) => {
+    const brokers = KAFKA_BROKERS as string[];
+    const topic = `events-test-${randomUUID()}`;
+    const first = sqliteStore(t);
+    await appendSome(first, 3, 'old');
+    const bus = await KafkaEventBus.start({ brokers, store: first, logger: silent, topic });
+    const { seen } = await collect(t, bus, 'witness', 0);
+    await waitFor(() => seen.length >= 3, 'the first log in the topic');
+    await bus.close();
 
-  // The data directory wiped and started again: a new log, whose positions start at 1 again.
-  for (const [label, count] of [
-    ['a shorter log', 2],
-    ['a log as long', 3],
-  ] as const) {
-    const replaced = sqliteStore(t, `replaced-${count}.sqlite`);
-    await appendSome(replaced, count, 'new');
-    const error = await KafkaEventBus.start({ brokers, store: replaced, logger: silent, topic }).then(
-      (bus) => bus.close().then(() => null),
-      (e: unknown) => e,
-    );
-    t.match(error, { message: `Kafka topic ${topic} holds another event log than this one` }, `${label} is refused`);
-  }
+    // The data directory wiped and started again: a new log, whose positions start at 1 again.
+    for (const [label, count] of [
+      ['a shorter log', 2],
+      ['a log as long', 3],
+    ] as const) {
+      const replaced = sqliteStore(t, `replaced-${count}.sqlite`);
+      await appendSome(replaced, count, 'new');
+      const error = await KafkaEventBus.start({ brokers, store: replaced, logger: silent, topic }).then(
+        (bus) => bus.close().then(() => null),
+        (e: unknown) => e,
+      );
+      t.match(error, { message: `Kafka topic ${topic} holds another event log than this one` }, `${label} is refused`);
+    }
 
-  const same = await KafkaEventBus.start({ brokers, store: first, logger: silent, topic });
-  t.teardown(() => same.close());
-  t.pass('its own log starts');
-});
-
+    const same = await KafkaEventBus.start({ brokers, store: first, logger: silent, topic });
+    t.teardown(() => same.close());
+    t.pass('its own log starts');
+  },
+);

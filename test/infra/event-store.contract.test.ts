@@ -48,7 +48,11 @@ function eventStoreContract(name: string, factory: Factory | null, skip?: string
     t.test('append to a new stream, then read it back with versions, data and metadata', async (t) => {
       const store = await make(t);
       const stream = freshStream();
-      const result = await store.append(stream, [event('ThingCreated', { title: 'A' }), event('ThingRenamed', { title: 'B' })], 0);
+      const result = await store.append(
+        stream,
+        [event('ThingCreated', { title: 'A' }), event('ThingRenamed', { title: 'B' })],
+        0,
+      );
       t.equal(result.streamVersion, 2);
       t.ok(result.position > 0, 'a global position');
       const read = await store.readStream(stream);
@@ -98,7 +102,11 @@ function eventStoreContract(name: string, factory: Factory | null, skip?: string
       const ahead = await rejection(store.append(freshStream(), [event('X')], 3));
       t.ok(ahead instanceof VersionConflictError, 'expecting events in a missing stream conflicts');
 
-      t.same((await store.readStream(stream)).map((e) => e.type), ['A', 'B'], 'a refused append writes nothing');
+      t.same(
+        (await store.readStream(stream)).map((e) => e.type),
+        ['A', 'B'],
+        'a refused append writes nothing',
+      );
       const ok = await store.append(stream, [event('C')], 2);
       t.equal(ok.streamVersion, 3);
     });
@@ -108,7 +116,10 @@ function eventStoreContract(name: string, factory: Factory | null, skip?: string
       const stream = freshStream();
       t.equal((await store.append(stream, [event('A')], 'any')).streamVersion, 1);
       t.equal((await store.append(stream, [event('B'), event('C')], 'any')).streamVersion, 3);
-      t.same((await store.readStream(stream)).map((e) => e.streamVersion), [1, 2, 3]);
+      t.same(
+        (await store.readStream(stream)).map((e) => e.streamVersion),
+        [1, 2, 3],
+      );
     });
 
     t.test('readAll pages through the log after a position, oldest first', async (t) => {
@@ -129,15 +140,30 @@ function eventStoreContract(name: string, factory: Factory | null, skip?: string
         pages.push(page);
         after = page[page.length - 1].position;
       }
-      t.same(pages.map((p) => p.length), [2, 2, 1], 'pages of at most the limit');
+      t.same(
+        pages.map((p) => p.length),
+        [2, 2, 1],
+        'pages of at most the limit',
+      );
       const all = pages.flat();
-      t.same(all.map((e) => e.type), ['A1', 'A2', 'B1', 'A3', 'B2'], 'append order across streams');
-      t.same(all.map((e) => e.streamId), [one, one, two, one, two]);
+      t.same(
+        all.map((e) => e.type),
+        ['A1', 'A2', 'B1', 'A3', 'B2'],
+        'append order across streams',
+      );
+      t.same(
+        all.map((e) => e.streamId),
+        [one, one, two, one, two],
+      );
       for (let i = 1; i < all.length; i++) t.ok(all[i].position > all[i - 1].position, `position ${i} increases`);
       t.ok(all[0].position > base, 'strictly after the given position');
 
       const fromMiddle = await store.readAll(all[1].position, 10);
-      t.same(fromMiddle.map((e) => e.type), ['B1', 'A3', 'B2'], 'the event at the position itself is excluded');
+      t.same(
+        fromMiddle.map((e) => e.type),
+        ['B1', 'A3', 'B2'],
+        'the event at the position itself is excluded',
+      );
     });
 
     t.test('lastPosition and countEvents follow appends', async (t) => {
@@ -174,7 +200,11 @@ function eventStoreContract(name: string, factory: Factory | null, skip?: string
       await store.append(stream, [event('E3')], 2);
       await store.append(stream, [event('E4')], 3);
       await waitFor(() => seen.length >= 4, 'new events');
-      t.same(seen.map((e) => e.type), ['E1', 'E2', 'E3', 'E4'], 'each once, in order');
+      t.same(
+        seen.map((e) => e.type),
+        ['E1', 'E2', 'E3', 'E4'],
+        'each once, in order',
+      );
 
       await subscription.stop();
       await store.append(stream, [event('E5')], 4);

@@ -39,13 +39,25 @@ function failedLoginsContract(name: string, factory: Factory | null, skip?: stri
       await counter.record('a');
       clock.advance(600_000);
       await counter.record('a');
-      t.same(await counter.count('a'), { failures: 2, retryAfterSeconds: 300 }, 'a later failure does not move the end');
+      t.same(
+        await counter.count('a'),
+        { failures: 2, retryAfterSeconds: 300 },
+        'a later failure does not move the end',
+      );
       clock.advance(299_500);
-      t.same(await counter.count('a'), { failures: 2, retryAfterSeconds: 1 }, 'at least a second while the window lasts');
+      t.same(
+        await counter.count('a'),
+        { failures: 2, retryAfterSeconds: 1 },
+        'at least a second while the window lasts',
+      );
       clock.advance(500);
       t.same(await counter.count('a'), { failures: 0, retryAfterSeconds: 0 }, 'the window ended');
       await counter.record('a');
-      t.same(await counter.count('a'), { failures: 1, retryAfterSeconds: WINDOW_SECONDS }, 'a failure after it starts a new window');
+      t.same(
+        await counter.count('a'),
+        { failures: 1, retryAfterSeconds: WINDOW_SECONDS },
+        'a failure after it starts a new window',
+      );
     });
 
     t.test('clear forgets one key', async (t) => {
@@ -105,4 +117,8 @@ function redisFactory(t: Context, clock: FixedClock): ReturnType<Factory> {
 }
 
 failedLoginsContract('in-process failed-login counter', memoryFactory);
-failedLoginsContract('Redis failed-login counter', REDIS_URL ? redisFactory : null, REDIS_URL ? undefined : 'REDIS_URL unset: the Redis counter needs a Redis (e.g. REDIS_URL=redis://127.0.0.1:6379)');
+failedLoginsContract(
+  'Redis failed-login counter',
+  REDIS_URL ? redisFactory : null,
+  REDIS_URL ? undefined : 'REDIS_URL unset: the Redis counter needs a Redis (e.g. REDIS_URL=redis://127.0.0.1:6379)',
+);

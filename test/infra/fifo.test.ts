@@ -12,7 +12,10 @@ t.test('items come out in the order they went in, across compactions', async (t)
   }
   t.equal(fifo.length, 50 * 300 - 50 * 250);
   while (fifo.length > 0) out.push(fifo.take() as number);
-  t.same(out, Array.from({ length: next }, (_, i) => i));
+  t.same(
+    out,
+    Array.from({ length: next }, (_, i) => i),
+  );
   t.equal(fifo.take(), undefined, 'empty');
   fifo.push(7);
   t.equal(fifo.take(), 7, 'usable after running empty');

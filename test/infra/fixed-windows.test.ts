@@ -24,7 +24,11 @@ t.test('ended windows are dropped as new ones start; a key that starts again goe
   t.equal(windows.current('b', T0 + 60_000)?.count, 1, 'b still counts');
   windows.hit('c', T0 + 90_000);
   t.equal(windows.current('b', T0 + 90_000), null, 'b ended');
-  t.equal(windows.current('a', T0 + 90_000)?.count, 1, 'a, behind b, is kept: at most 2 windows, and b was the one dropped');
+  t.equal(
+    windows.current('a', T0 + 90_000)?.count,
+    1,
+    'a, behind b, is kept: at most 2 windows, and b was the one dropped',
+  );
   t.equal(windows.current('c', T0 + 90_000)?.count, 1);
 });
 

@@ -35,7 +35,7 @@ t.test('in-process queue: a job at the run the clock reaches, once; rescheduling
   // The clock moved to just before the next day's run: a schedule set now waits for it by the clock.
   clock.set(new Date('2026-03-05T02:59:59.900Z'));
   await queue.schedule('nightly', 'backup', DAILY, { n: 2 });
-  await until('the next day\'s run', () => runs.length > 1);
+  await until("the next day's run", () => runs.length > 1);
   t.same(runs[1].job.scheduledFor, new Date('2026-03-05T03:00:00.000Z'));
   // And null removes one about to fire.
   clock.set(new Date('2026-03-06T02:59:59.900Z'));
@@ -45,29 +45,39 @@ t.test('in-process queue: a job at the run the clock reaches, once; rescheduling
   t.equal(runs.length, 2, 'no run once removed');
 });
 
-t.test('BullMQ: two consumers of one queue, each setting the schedule, get one job per run', { skip: REDIS_URL ? false : 'REDIS_URL is not set' }, async (t) => {
-  const prefix = `schedule-test-${randomUUID()}`;
-  const queues = [await BullMqJobQueue.connect({ url: REDIS_URL as string, prefix }), await BullMqJobQueue.connect({ url: REDIS_URL as string, prefix })];
-  const redis = new Redis(REDIS_URL as string);
-  t.teardown(async () => {
-    for (const queue of queues) await queue.close();
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
-  });
-  const runs: { consumer: number; at: number | undefined }[] = [];
-  for (const [consumer, queue] of queues.entries()) {
-    await queue.process('ticks', async (_data, job) => void runs.push({ consumer, at: job.scheduledFor?.getTime() }));
-    // Every second: the port takes any schedule; the 15-minute floor is the configuration's.
-    await queue.schedule('ticks', 'every-second', { expression: '* * * * * *', timezone: 'UTC' }, {});
-  }
-  await until('three runs', () => runs.length >= 3, 15_000);
-  for (const queue of queues) await queue.schedule('ticks', 'every-second', null, {});
-  await new Promise((resolve) => setTimeout(resolve, 1500));
-  const ticks = runs.map((run) => run.at);
-  t.ok(ticks.every((at) => typeof at === 'number' && at % 1000 === 0), 'each job knows its run (a whole second)');
-  t.equal(new Set(ticks).size, ticks.length, `one job per run across both consumers (${ticks.join(', ')})`);
-  const settled = runs.length;
-  await new Promise((resolve) => setTimeout(resolve, 1500));
-  t.equal(runs.length, settled, 'no run after the scheduler was removed');
-});
+t.test(
+  'BullMQ: two consumers of one queue, each setting the schedule, get one job per run',
+  { skip: REDIS_URL ? false : 'REDIS_URL is not set' },
+  async (t) => {
+    const prefix = `schedule-test-${randomUUID()}`;
+    const queues = [
+      await BullMqJobQueue.connect({ url: REDIS_URL as string, prefix }),
+      await BullMqJobQueue.connect({ url: REDIS_URL as string, prefix }),
+    ];
+    const redis = new Redis(REDIS_URL as string);
+    t.teardown(async () => {
+      for (const queue of queues) await queue.close();
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length > 0) await redis.del(...keys);
+      await redis.quit();
+    });
+    const runs: { consumer: number; at: number | undefined }[] = [];
+    for (const [consumer, queue] of queues.entries()) {
+      await queue.process('ticks', async (_data, job) => void runs.push({ consumer, at: job.scheduledFor?.getTime() }));
+      // Every second: the port takes any schedule; the 15-minute floor is the configuration's.
+      await queue.schedule('ticks', 'every-second', { expression: '* * * * * *', timezone: 'UTC' }, {});
+    }
+    await until('three runs', () => runs.length >= 3, 15_000);
+    for (const queue of queues) await queue.schedule('ticks', 'every-second', null, {});
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const ticks = runs.map((run) => run.at);
+    t.ok(
+      ticks.every((at) => typeof at === 'number' && at % 1000 === 0),
+      'each job knows its run (a whole second)',
+    );
+    t.equal(new Set(ticks).size, ticks.length, `one job per run across both consumers (${ticks.join(', ')})`);
+    const settled = runs.length;
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    t.equal(runs.length, settled, 'no run after the scheduler was removed');
+  },
+);

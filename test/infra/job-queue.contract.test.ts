@@ -48,7 +48,10 @@ function jobQueueContract(name: string, factory: Factory | null, durable: boolea
       });
       const ids = [await queue.add('q', { n: 1 }), await queue.add('q', { n: 2 }), await queue.add('q', { n: 3 })];
       await within(queue.drain('q'), 10_000, 'drain');
-      t.same(seen.map((s) => s.data).sort((a, b) => (a as { n: number }).n - (b as { n: number }).n), [{ n: 1 }, { n: 2 }, { n: 3 }]);
+      t.same(
+        seen.map((s) => s.data).sort((a, b) => (a as { n: number }).n - (b as { n: number }).n),
+        [{ n: 1 }, { n: 2 }, { n: 3 }],
+      );
       t.same(seen.map((s) => s.id).sort(), [...ids].sort(), 'the handler sees the id add returned');
       t.equal(new Set(ids).size, 3, 'ids are distinct');
     });
@@ -75,7 +78,11 @@ function jobQueueContract(name: string, factory: Factory | null, durable: boolea
         if (attempts.length < 3) throw new Error(`failure ${attempts.length}`);
         return 'ok';
       });
-      const result = await within(queue.addAndWait<null, string>('flaky', null, { attempts: 4, backoffMs: 10 }), 10_000, 'retried job');
+      const result = await within(
+        queue.addAndWait<null, string>('flaky', null, { attempts: 4, backoffMs: 10 }),
+        10_000,
+        'retried job',
+      );
       t.equal(result, 'ok');
       t.same(attempts, [0, 1, 2], 'three attempts, each told how many came before');
     });
@@ -102,7 +109,11 @@ function jobQueueContract(name: string, factory: Factory | null, durable: boolea
         calls += 1;
         throw new Error('disk is full');
       });
-      const error = await within(queue.addAndWait('doomed', {}, { attempts: 2, backoffMs: 10 }), 10_000, 'failure').then(
+      const error = await within(
+        queue.addAndWait('doomed', {}, { attempts: 2, backoffMs: 10 }),
+        10_000,
+        'failure',
+      ).then(
         () => null,
         (e: unknown) => e,
       );
@@ -118,7 +129,11 @@ function jobQueueContract(name: string, factory: Factory | null, durable: boolea
         calls += 1;
         throw new PermanentJobError('bad archive');
       });
-      const error = await within(queue.addAndWait('permanent', {}, { attempts: 5, backoffMs: 10 }), 10_000, 'failure').then(
+      const error = await within(
+        queue.addAndWait('permanent', {}, { attempts: 5, backoffMs: 10 }),
+        10_000,
+        'failure',
+      ).then(
         () => null,
         (e: unknown) => e,
       );
@@ -141,7 +156,9 @@ function jobQueueContract(name: string, factory: Factory | null, durable: boolea
       await within(started.promise, 10_000, 'the first job starting');
       await queue.add('busy', {});
       await queue.add('busy', {});
-      const backlog = await (queue.backlog as () => Promise<{ queue: string; waiting: number; active: number; failed: number }[]>).call(queue);
+      const backlog = await (
+        queue.backlog as () => Promise<{ queue: string; waiting: number; active: number; failed: number }[]>
+      ).call(queue);
       t.same(
         backlog.find((b) => b.queue === 'busy'),
         { queue: 'busy', waiting: 2, active: 1, failed: 1 },
@@ -240,47 +257,57 @@ const bullMqFactory: Factory = async (t) => {
 
 jobQueueContract('BullMQ job queue', REDIS_URL ? bullMqFactory : null, true, REDIS_URL ? undefined : 'REDIS_URL unset');
 
-t.test('BullMQ: an unreachable Redis does not fail the start; jobs are refused fast with DependencyUnavailableError', async (t) => {
-  const started = Date.now();
-  const queue = await BullMqJobQueue.connect({ url: 'redis://127.0.0.1:1', connectTimeoutMs: 1000 });
-  t.teardown(() => queue.close());
-  t.ok(Date.now() - started < 3_000, 'connect gives up waiting within seconds');
-  t.equal(queue.available, false, 'it knows Redis is away');
-  await within(queue.process('down', async () => undefined), 3_000, 'a worker starts without Redis');
-  for (const attempt of [() => queue.add('down', {}), () => queue.addAndWait('down', {})]) {
-    const before = Date.now();
-    const error = await attempt().then(
-      () => null,
-      (e: unknown) => e,
+t.test(
+  'BullMQ: an unreachable Redis does not fail the start; jobs are refused fast with DependencyUnavailableError',
+  async (t) => {
+    const started = Date.now();
+    const queue = await BullMqJobQueue.connect({ url: 'redis://127.0.0.1:1', connectTimeoutMs: 1000 });
+    t.teardown(() => queue.close());
+    t.ok(Date.now() - started < 3_000, 'connect gives up waiting within seconds');
+    t.equal(queue.available, false, 'it knows Redis is away');
+    await within(
+      queue.process('down', async () => undefined),
+      3_000,
+      'a worker starts without Redis',
     );
-    t.ok(error instanceof DependencyUnavailableError, 'DependencyUnavailableError');
-    t.equal((error as DependencyUnavailableError).dependency, 'Redis');
-    t.ok(Date.now() - before < 3_000, 'within seconds');
-  }
-  const closing = Date.now();
-  await queue.close();
-  t.ok(Date.now() - closing < 5_000, 'closes without waiting for Redis');
-});
+    for (const attempt of [() => queue.add('down', {}), () => queue.addAndWait('down', {})]) {
+      const before = Date.now();
+      const error = await attempt().then(
+        () => null,
+        (e: unknown) => e,
+      );
+      t.ok(error instanceof DependencyUnavailableError, 'DependencyUnavailableError');
+      t.equal((error as DependencyUnavailableError).dependency, 'Redis');
+      t.ok(Date.now() - before < 3_000, 'within seconds');
+    }
+    const closing = Date.now();
+    await queue.close();
+    t.ok(Date.now() - closing < 5_000, 'closes without waiting for Redis');
+  },
+);
 
-t.test("BullMQ: a connection's error after its client closed is dropped, not thrown (taskforcesh/bullmq#3546)", async (t) => {
-  // As BullMQ's close leaves its connections: every listener removed, while a connection that was
-  // still being made may fail afterwards (its client ended by the close) and emit that failure.
-  const connection = new EventEmitter();
-  const blockingConnection = new EventEmitter();
-  const worker = {
-    connection,
-    blockingConnection,
-    close: async () => {
-      connection.removeAllListeners();
-      blockingConnection.removeAllListeners();
-    },
-  };
-  await closeQuietly(worker as unknown as Parameters<typeof closeQuietly>[0], () => worker.close());
-  const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
-  t.doesNotThrow(() => connection.emit('error', refused), 'the client connection');
-  // Unheard, each emit would throw: what crashed a test process once, in CI.
-  t.doesNotThrow(() => blockingConnection.emit('error', refused), "a worker's blocking connection");
-});
+t.test(
+  "BullMQ: a connection's error after its client closed is dropped, not thrown (taskforcesh/bullmq#3546)",
+  async (t) => {
+    // As BullMQ's close leaves its connections: every listener removed, while a connection that was
+    // still being made may fail afterwards (its client ended by the close) and emit that failure.
+    const connection = new EventEmitter();
+    const blockingConnection = new EventEmitter();
+    const worker = {
+      connection,
+      blockingConnection,
+      close: async () => {
+        connection.removeAllListeners();
+        blockingConnection.removeAllListeners();
+      },
+    };
+    await closeQuietly(worker as unknown as Parameters<typeof closeQuietly>[0], () => worker.close());
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+    t.doesNotThrow(() => connection.emit('error', refused), 'the client connection');
+    // Unheard, each emit would throw: what crashed a test process once, in CI.
+    t.doesNotThrow(() => blockingConnection.emit('error', refused), "a worker's blocking connection");
+  },
+);
 
 t.test('BullMQ: keys are namespaced per data directory; URLs become connection options', async (t) => {
   t.equal(queuePrefixFor('/srv/data'), queuePrefixFor('/srv/data'), 'instances sharing a data directory share queues');

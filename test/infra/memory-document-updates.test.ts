@@ -17,7 +17,11 @@ t.test('updates of top-level scalars: $addToSet, $pull, $inc, $set', async (t) =
   await docs.updateOne({ _id: 1 }, { $addToSet: { ids: 2 } });
   t.same((await docs.findOne({ _id: 1 }))?.ids, [1, 2], 'a value already there is not added twice');
   await docs.updateOne({ _id: 1 }, { $addToSet: { ids: 3, tags: 'new' }, $inc: { n: 2 }, $set: { title: 'b' } });
-  t.same(await docs.findOne({ _id: 1 }), { _id: 1, ids: [1, 2, 3], title: 'b', tags: ['new'], n: 2 }, 'missing fields are created');
+  t.same(
+    await docs.findOne({ _id: 1 }),
+    { _id: 1, ids: [1, 2, 3], title: 'b', tags: ['new'], n: 2 },
+    'missing fields are created',
+  );
   await docs.updateOne({ _id: 1 }, { $pull: { ids: 2, tags: 'absent' }, $inc: { n: -1 } });
   t.same(await docs.findOne({ _id: 1 }), { _id: 1, ids: [1, 3], title: 'b', tags: ['new'], n: 1 });
 });

@@ -145,4 +145,10 @@ function redisBacking(t: Context): Backing {
 }
 
 sessionStoreContract('SQLite session store', sqliteBacking);
-sessionStoreContract('Redis session store', REDIS_URL ? redisBacking : null, REDIS_URL ? undefined : 'REDIS_URL unset: the Redis session store needs a Redis (e.g. REDIS_URL=redis://127.0.0.1:6379)');
+sessionStoreContract(
+  'Redis session store',
+  REDIS_URL ? redisBacking : null,
+  REDIS_URL
+    ? undefined
+    : 'REDIS_URL unset: the Redis session store needs a Redis (e.g. REDIS_URL=redis://127.0.0.1:6379)',
+);

@@ -8,7 +8,12 @@ import { compiledThreadScript } from '../../infra/worker-thread.js';
 
 // Compiled, threads are found by their place in dist/ (the bundle npm start runs is elsewhere):
 // each such place must be where tsc writes a source file that exists.
-const compiled = [compiledEventLogThread('commit-thread'), compiledEventLogThread('checkpoint-thread'), COMPILED_MODEL_THREAD, compiledThreadScript(TEXT_INDEX_THREAD)];
+const compiled = [
+  compiledEventLogThread('commit-thread'),
+  compiledEventLogThread('checkpoint-thread'),
+  COMPILED_MODEL_THREAD,
+  compiledThreadScript(TEXT_INDEX_THREAD),
+];
 
 for (const file of compiled) {
   t.test(`${file} is tsc's output of a thread's source`, async (t) => {

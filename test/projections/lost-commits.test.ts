@@ -34,7 +34,10 @@ interface Opened {
 async function open(dir: string, commitIntervalMs = 5, errors: string[] = []): Promise<Opened> {
   const log = new SqliteEventStore(join(dir, 'events.sqlite'));
   const documents = new SqliteDocumentStore(join(dir, 'read-models.sqlite'), { commitIntervalMs });
-  const runner = new ProjectionRunner(projections, new EmbeddedEventBus(log), log, documents, { error: (_details, message) => errors.push(message), warn: () => {} });
+  const runner = new ProjectionRunner(projections, new EmbeddedEventBus(log), log, documents, {
+    error: (_details, message) => errors.push(message),
+    warn: () => {},
+  });
   await runner.start();
   return { log, documents, runner, errors };
 }
@@ -52,7 +55,11 @@ function connectionOf(documents: SqliteDocumentStore): Database.Database {
 }
 
 async function append(log: SqliteEventStore, events: StoredEvent[]): Promise<void> {
-  await Promise.all(events.map((event) => log.append(event.streamId, [{ type: event.type, data: event.data, metadata: event.metadata }], 'any')));
+  await Promise.all(
+    events.map((event) =>
+      log.append(event.streamId, [{ type: event.type, data: event.data, metadata: event.metadata }], 'any'),
+    ),
+  );
 }
 
 /** Waits until the runner has folded the whole log and its read models hold it (no loss left). */
@@ -83,47 +90,53 @@ const keepAlive = setInterval(() => {}, 1_000);
 t.teardown(() => clearInterval(keepAlive));
 
 for (const seed of [1, 2, 3, 4]) {
-  t.test(`seed ${seed}: writes the disk refuses at random points leave, after a restart, the read models of a rebuild`, async (t) => {
-    const events = mixedLog(seed);
-    const expected = await rebuilt(t.testdir({ rebuilt: {} }) + '/rebuilt', events);
-    const dir = join(t.testdir({ faulted: {} }), 'faulted');
-    const random = seededRandom(seed + 1000);
-    const int = (max: number) => Math.floor(random() * max);
-    const errors: string[] = [];
-    let opened = await open(dir, 5, errors);
-    let losses = 0;
-    for (let i = 0; i < events.length; ) {
-      const db = connectionOf(opened.documents);
-      const unwatch = opened.documents.watchCommits({ committed: () => {}, lost: () => losses++ });
-      // From the Nth new page on, every write of the file fails with SQLITE_FULL: inside a
-      // batch's documents, its checkpoints, its text marks or the commit, as N falls. Held
-      // over a few appends, then lifted: the room comes back.
-      db.pragma(`max_page_count = ${(db.pragma('page_count', { simple: true }) as number) + int(3)}`);
-      for (let chunks = 1 + int(3); chunks > 0 && i < events.length; chunks--) {
-        const size = 1 + int(20);
-        await append(opened.log, events.slice(i, i + size));
-        i += size;
-        await sleep(int(30));
+  t.test(
+    `seed ${seed}: writes the disk refuses at random points leave, after a restart, the read models of a rebuild`,
+    async (t) => {
+      const events = mixedLog(seed);
+      const expected = await rebuilt(t.testdir({ rebuilt: {} }) + '/rebuilt', events);
+      const dir = join(t.testdir({ faulted: {} }), 'faulted');
+      const random = seededRandom(seed + 1000);
+      const int = (max: number) => Math.floor(random() * max);
+      const errors: string[] = [];
+      let opened = await open(dir, 5, errors);
+      let losses = 0;
+      for (let i = 0; i < events.length;) {
+        const db = connectionOf(opened.documents);
+        const unwatch = opened.documents.watchCommits({ committed: () => {}, lost: () => losses++ });
+        // From the Nth new page on, every write of the file fails with SQLITE_FULL: inside a
+        // batch's documents, its checkpoints, its text marks or the commit, as N falls. Held
+        // over a few appends, then lifted: the room comes back.
+        db.pragma(`max_page_count = ${(db.pragma('page_count', { simple: true }) as number) + int(3)}`);
+        for (let chunks = 1 + int(3); chunks > 0 && i < events.length; chunks--) {
+          const size = 1 + int(20);
+          await append(opened.log, events.slice(i, i + size));
+          i += size;
+          await sleep(int(30));
+        }
+        db.pragma(`max_page_count = ${NO_LIMIT}`);
+        await caughtUp(opened);
+        unwatch();
+        if (random() < 0.2) {
+          await close(opened);
+          opened = await open(dir, 5, errors);
+        }
       }
-      db.pragma(`max_page_count = ${NO_LIMIT}`);
       await caughtUp(opened);
-      unwatch();
-      if (random() < 0.2) {
-        await close(opened);
-        opened = await open(dir, 5, errors);
-      }
-    }
-    await caughtUp(opened);
-    t.ok(losses > 0, `the disk refused writes, and the read models lost them, ${losses} times`);
-    t.ok(errors.some((message) => message.startsWith('the read models could not save')), 'and said so in the log');
-    await close(opened);
-    // A restart resumes from the saved checkpoints: nothing is left to fold, and nothing missing.
-    opened = await open(dir, 5, errors);
-    await caughtUp(opened);
-    await close(opened);
-    const found = readModels(dir);
-    t.ok(Object.keys(expected.tables).length >= 8, 'the log fills many read models');
-    t.same(found.tables, expected.tables, 'every read-model table equals the rebuild, rows and checkpoints');
-    t.same(found.texts, expected.texts, 'and every text index');
-  });
+      t.ok(losses > 0, `the disk refused writes, and the read models lost them, ${losses} times`);
+      t.ok(
+        errors.some((message) => message.startsWith('the read models could not save')),
+        'and said so in the log',
+      );
+      await close(opened);
+      // A restart resumes from the saved checkpoints: nothing is left to fold, and nothing missing.
+      opened = await open(dir, 5, errors);
+      await caughtUp(opened);
+      await close(opened);
+      const found = readModels(dir);
+      t.ok(Object.keys(expected.tables).length >= 8, 'the log fills many read models');
+      t.same(found.tables, expected.tables, 'every read-model table equals the rebuild, rows and checkpoints');
+      t.same(found.texts, expected.texts, 'and every text index');
+    },
+  );
 }

@@ -6,7 +6,11 @@ import { defineHandlerProjection, type Projected } from '../../projections/proje
 const handle = async (_event: Projected<BlogCategoryEvent>) => undefined;
 
 t.test('handles must name every type of the event union, and only those', async (t) => {
-  const complete = defineHandlerProjection({ name: 'complete', handles: ['BlogCategoryCreated', 'BlogCategoryUpdated', 'BlogCategoryDeleted'], handle });
+  const complete = defineHandlerProjection({
+    name: 'complete',
+    handles: ['BlogCategoryCreated', 'BlogCategoryUpdated', 'BlogCategoryDeleted'],
+    handle,
+  });
   const missing = defineHandlerProjection({
     name: 'missing',
     // @ts-expect-error BlogCategoryDeleted is missing from handles

@@ -21,9 +21,12 @@ async function replay(file: string, events: StoredEvent[], batchSize: (i: number
   const log = new SqliteEventStore(':memory:');
   const documents = new SqliteDocumentStore(file);
   const projections = appModules.flatMap((module) => module.projections ?? []);
-  const runner = new ProjectionRunner(projections, new EmbeddedEventBus(log), log, documents, { error: () => {}, warn: () => {} });
+  const runner = new ProjectionRunner(projections, new EmbeddedEventBus(log), log, documents, {
+    error: () => {},
+    warn: () => {},
+  });
   try {
-    for (let i = 0; i < events.length; ) {
+    for (let i = 0; i < events.length;) {
       const size = batchSize(i);
       await runner.handle(events.slice(i, i + size));
       i += size;
@@ -46,7 +49,10 @@ t.test('batches of events leave the read models that one event at a time leaves'
     const sizes = seededRandom(seed + 100);
     await replay(batched, events, () => 1 + Math.floor(sizes() * 60));
     const expected = tables(single);
-    t.ok(Object.keys(expected).length >= 8, `seed ${seed}: the log fills many read models (${Object.keys(expected).join(', ')})`);
+    t.ok(
+      Object.keys(expected).length >= 8,
+      `seed ${seed}: the log fills many read models (${Object.keys(expected).join(', ')})`,
+    );
     t.same(tables(batched), expected, `seed ${seed}: the same rows, in the same order`);
   }
 });

@@ -16,7 +16,9 @@ function committed(file: string): { docs: unknown[]; checkpoint: number | null }
   try {
     const has = (table: string) => db.prepare(`SELECT 1 FROM sqlite_master WHERE name = ?`).get(table) !== undefined;
     const docs = has('docs_slow') ? db.prepare('SELECT _id FROM "docs_slow" ORDER BY _id').pluck().all() : [];
-    const row = has('docs__checkpoints') ? (db.prepare(`SELECT doc FROM "docs__checkpoints" WHERE _id = 'slow'`).pluck().get() as string | undefined) : undefined;
+    const row = has('docs__checkpoints')
+      ? (db.prepare(`SELECT doc FROM "docs__checkpoints" WHERE _id = 'slow'`).pluck().get() as string | undefined)
+      : undefined;
     return { docs, checkpoint: row ? (JSON.parse(row) as { position: number }).position : null };
   } finally {
     db.close();
@@ -39,15 +41,26 @@ t.test("a batch's documents and its checkpoint commit together, however long the
       seenMidBatch.push(committed(file));
     },
   });
-  const runner = new ProjectionRunner([slow], new EmbeddedEventBus(events), events, documents, { error: () => {}, warn: () => {} });
+  const runner = new ProjectionRunner([slow], new EmbeddedEventBus(events), events, documents, {
+    error: () => {},
+    warn: () => {},
+  });
   t.teardown(async () => {
     await runner.stop();
     await documents.close();
     await events.close();
   });
-  await events.append('s-1', [1, 2, 3].map(() => ({ type: 'Happened', data: {}, metadata: meta })), 0);
+  await events.append(
+    's-1',
+    [1, 2, 3].map(() => ({ type: 'Happened', data: {}, metadata: meta })),
+    0,
+  );
   await runner.handle(await events.readAll(0, 10));
-  t.same(seenMidBatch, [1, 2, 3].map(() => ({ docs: [], checkpoint: null })), 'nothing of the batch was committed while it ran');
+  t.same(
+    seenMidBatch,
+    [1, 2, 3].map(() => ({ docs: [], checkpoint: null })),
+    'nothing of the batch was committed while it ran',
+  );
   await sleep(20);
   t.same(committed(file), { docs: [1, 2, 3], checkpoint: 3 }, 'then its documents and checkpoint, together');
 });

@@ -36,7 +36,12 @@ class GroupMember implements EventBus {
   readonly sharedGroups = true;
   handler: AllEventsHandler | null = null;
   options: SubscribeOptions = {};
-  async subscribe(_group: string, _after: number, handler: AllEventsHandler, options: SubscribeOptions = {}): Promise<Subscription> {
+  async subscribe(
+    _group: string,
+    _after: number,
+    handler: AllEventsHandler,
+    options: SubscribeOptions = {},
+  ): Promise<Subscription> {
     this.handler = handler;
     this.options = options;
     return { stop: async () => {} };
@@ -48,7 +53,10 @@ class GroupMember implements EventBus {
 function counting(store: DocumentStore): { store: DocumentStore; reads: () => number } {
   let reads = 0;
   const wrapped: DocumentStore = Object.create(store) as DocumentStore;
-  wrapped.collection = <T extends Document>(name: string, options?: Parameters<DocumentStore['collection']>[1]): Collection<T> => {
+  wrapped.collection = <T extends Document>(
+    name: string,
+    options?: Parameters<DocumentStore['collection']>[1],
+  ): Collection<T> => {
     const collection = store.collection<T>(name, options);
     if (name !== '_checkpoints') return collection;
     const counted: Collection<T> = Object.create(collection) as Collection<T>;
@@ -106,7 +114,11 @@ t.test('a runner on a bus that gives it every event reads no shared position whi
   const { store, documents } = setup(t);
   const { store: watched, reads } = counting(documents);
   // Slow enough that a write waits longer than a shared read's interval (runner/waits.ts).
-  const slow = defineHandlerProjection({ name: 'slow', handles: ['Counted'], handle: async () => new Promise<void>((r) => setTimeout(r, 3 * SHARED_POLL_MS)) });
+  const slow = defineHandlerProjection({
+    name: 'slow',
+    handles: ['Counted'],
+    handle: async () => new Promise<void>((r) => setTimeout(r, 3 * SHARED_POLL_MS)),
+  });
   const runner = new ProjectionRunner([slow], new EmbeddedEventBus(store), store, watched, quiet);
   await runner.start();
   t.teardown(() => runner.stop());

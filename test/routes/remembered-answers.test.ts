@@ -36,7 +36,11 @@ t.test('an answer is built once while the mark stays, with its headers, and agai
   const ask = async (key: string) => {
     const reply = fakeReply();
     const body = await answers.body(key, reply, build(reply));
-    return { body: body.toString(), total: reply.headers.get('platform-total-results'), link: reply.headers.get('link') };
+    return {
+      body: body.toString(),
+      total: reply.headers.get('platform-total-results'),
+      link: reply.headers.get('link'),
+    };
   };
   t.same(await ask('a'), { body: '[1]', total: '1', link: undefined });
   t.same(await ask('a'), { body: '[1]', total: '1', link: undefined }, 'kept, with its header; no Link header made up');

@@ -20,11 +20,16 @@ export async function removeOrphanFiles(runtime: ModuleRuntime, storage: FileSto
   // A parked projection's read model misses records: their files would look unowned.
   const parked = runtime.projections.status().find((s) => s.name === assetsProjection.name)?.parked;
   if (parked) {
-    runtime.logger.warn({ projection: assetsProjection.name }, 'orphan asset files not looked for: the assets read model is parked');
+    runtime.logger.warn(
+      { projection: assetsProjection.name },
+      'orphan asset files not looked for: the assets read model is parked',
+    );
     return 0;
   }
   // Owners first, files second: a file stored in between is too recent to be removed.
-  const owned = new Set((await assetDocs(runtime.documents).find({}, { fields: ['stored_name'] })).map((doc) => doc.stored_name));
+  const owned = new Set(
+    (await assetDocs(runtime.documents).find({}, { fields: ['stored_name'] })).map((doc) => doc.stored_name),
+  );
   let removed = 0;
   for (const file of await storage.list()) {
     if (owned.has(file.storedName) || now - file.modifiedAt <= ORPHAN_AGE_MS) continue;

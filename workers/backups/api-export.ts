@@ -32,7 +32,10 @@ export async function listablePaths(app: FastifyInstance): Promise<string[]> {
   await app.ready();
   const document = app.swagger();
   return Object.entries(document.paths ?? {})
-    .filter(([path, operations]) => operations.get !== undefined && !path.includes('{') && !operations.get.tags?.includes(OPERATIONS_TAG))
+    .filter(
+      ([path, operations]) =>
+        operations.get !== undefined && !path.includes('{') && !operations.get.tags?.includes(OPERATIONS_TAG),
+    )
     .map(([path]) => path)
     .sort();
 }

@@ -28,7 +28,12 @@ export interface BackupJobResult {
  * Writes the archive of a requested backup and records the outcome as events. A failure is a
  * result, not an exception: the record is kept as failed with a message people can act on.
  */
-export async function runBackupJob(runtime: ModuleRuntime, apiSource: ApiSource, data: BackupJobData, progress?: ArchiveProgress): Promise<BackupJobResult> {
+export async function runBackupJob(
+  runtime: ModuleRuntime,
+  apiSource: ApiSource,
+  data: BackupJobData,
+  progress?: ArchiveProgress,
+): Promise<BackupJobResult> {
   // A worker in another process may not have applied the request yet.
   let record = await findBackup(runtime.documents, data.backupId);
   if (!record) {
@@ -40,7 +45,8 @@ export async function runBackupJob(runtime: ModuleRuntime, apiSource: ApiSource,
   if (record.status === 'failed') return { status: 'failed', error: record.error ?? undefined };
   const ctx = runtime.commandContext(record.created_by);
   const app = apiSource.app;
-  if (record.includes.include_api && !app) runtime.logger.warn({ backupId: record.id }, 'no HTTP app in this process: the api part stays empty');
+  if (record.includes.include_api && !app)
+    runtime.logger.warn({ backupId: record.id }, 'no HTTP app in this process: the api part stays empty');
   try {
     const result = await createArchive({
       file: archiveFileFor(runtime.config.dataDir, record.filename),
@@ -55,7 +61,11 @@ export async function runBackupJob(runtime: ModuleRuntime, apiSource: ApiSource,
       progress,
     });
     try {
-      await completeBackup(ctx, record.id, { size: result.size, checksum: result.checksum, event_count: result.eventCount });
+      await completeBackup(ctx, record.id, {
+        size: result.size,
+        checksum: result.checksum,
+        event_count: result.eventCount,
+      });
     } catch (error) {
       // Deleted (or given up on) while the archive was being written: the archive has no record.
       await removeArchive(runtime, record);

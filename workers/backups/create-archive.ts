@@ -63,7 +63,12 @@ export interface ArchiveResult {
  * Folders of DATA_DIR copied as they are: uploaded files, themes, modules. Uploads still being
  * received (files/tmp) are no file of the site, and a crash may have left some there.
  */
-const FOLDER_PARTS: readonly { part: PartName; flag: keyof BackupIncludes; folder: string; skip?: readonly string[] }[] = [
+const FOLDER_PARTS: readonly {
+  part: PartName;
+  flag: keyof BackupIncludes;
+  folder: string;
+  skip?: readonly string[];
+}[] = [
   { part: 'files', flag: 'include_files', folder: 'files', skip: [TMP_FOLDER] },
   { part: 'themes', flag: 'include_themes', folder: 'themes' },
   { part: 'modules', flag: 'include_modules', folder: 'modules' },
@@ -97,14 +102,30 @@ export async function createArchive(request: ArchiveRequest): Promise<ArchiveRes
     if (progress) {
       const { dataDir, includes, eventStore, upTo } = request;
       const app = request.api?.app ?? null;
-      progress.start(await countArchiveWork({ dataDir, includes, eventStore, upTo, readSideFiles: request.readSide?.length ?? 0, folders: FOLDER_PARTS, app }));
+      progress.start(
+        await countArchiveWork({
+          dataDir,
+          includes,
+          eventStore,
+          upTo,
+          readSideFiles: request.readSide?.length ?? 0,
+          folders: FOLDER_PARTS,
+          app,
+        }),
+      );
     }
     if (request.includes.include_db) {
-      const written = await zip.add(EVENT_LOG_NAME, eventLogStream(request.eventStore, request.upTo, counter, progress));
+      const written = await zip.add(
+        EVENT_LOG_NAME,
+        eventLogStream(request.eventStore, request.upTo, counter, progress),
+      );
       entries.push({ ...written, part: 'db' });
       for (const snapshot of request.readSide ?? []) {
         const name = `${READ_SIDE_PREFIX}${snapshot.file.name}`;
-        entries.push({ ...(await zip.add(name, createReadStream(snapshot.path, { highWaterMark: 1024 * 1024 }))), part: 'db' });
+        entries.push({
+          ...(await zip.add(name, createReadStream(snapshot.path, { highWaterMark: 1024 * 1024 }))),
+          part: 'db',
+        });
         progress?.tick();
       }
     }
@@ -116,7 +137,9 @@ export async function createArchive(request: ArchiveRequest): Promise<ArchiveRes
         const handle = await openIfExists(file.absolute);
         if (!handle) continue;
         const name = `${folder}/${file.relative}`;
-        const written = await zip.add(name, handle.createReadStream({ highWaterMark: 1024 * 1024 }), { store: storeUncompressed(name) });
+        const written = await zip.add(name, handle.createReadStream({ highWaterMark: 1024 * 1024 }), {
+          store: storeUncompressed(name),
+        });
         entries.push({ ...written, part });
         progress?.tick();
       }
@@ -148,7 +171,11 @@ function buildManifest(request: ArchiveRequest, entries: ManifestEntry[], eventC
   const parts = Object.fromEntries(
     PARTS.map(({ name, flag }) => {
       const mine = entries.filter((e) => e.part === name);
-      const summary: PartSummary = { included: request.includes[flag], entries: mine.length, bytes: mine.reduce((n, e) => n + e.size, 0) };
+      const summary: PartSummary = {
+        included: request.includes[flag],
+        entries: mine.length,
+        bytes: mine.reduce((n, e) => n + e.size, 0),
+      };
       return [name, summary];
     }),
   ) as Record<PartName, PartSummary>;

@@ -18,14 +18,26 @@ export interface EventLine {
  * position taken from lastPosition() is committed, so this is a prefix of the log, never a torn
  * write, whatever is appended meanwhile.
  */
-export function eventLogStream(store: EventStore, upTo: number, counter: { events: number }, progress?: { tick(amount: number): void }): Readable {
+export function eventLogStream(
+  store: EventStore,
+  upTo: number,
+  counter: { events: number },
+  progress?: { tick(amount: number): void },
+): Readable {
   async function* pages(): AsyncGenerator<Buffer> {
     let after = 0;
     while (after < upTo) {
       const batch = (await store.readAll(after, PAGE_SIZE)).filter((e) => e.position <= upTo);
       if (batch.length === 0) return;
       const lines = batch.map((e) => {
-        const line: EventLine = { position: e.position, streamId: e.streamId, streamVersion: e.streamVersion, type: e.type, data: e.data, metadata: e.metadata };
+        const line: EventLine = {
+          position: e.position,
+          streamId: e.streamId,
+          streamVersion: e.streamVersion,
+          type: e.type,
+          data: e.data,
+          metadata: e.metadata,
+        };
         return JSON.stringify(line);
       });
       counter.events += batch.length;

@@ -8,7 +8,11 @@ import { errorField } from '../../infra/errors.js';
  * A missing folder has no files; symbolic links are skipped so nothing outside is archived.
  * `skip` names folders directly under the root to leave out.
  */
-export async function* filesUnder(root: string, relative = '', skip: readonly string[] = []): AsyncGenerator<{ absolute: string; relative: string }> {
+export async function* filesUnder(
+  root: string,
+  relative = '',
+  skip: readonly string[] = [],
+): AsyncGenerator<{ absolute: string; relative: string }> {
   let entries: Dirent[];
   try {
     entries = await readdir(join(root, relative), { withFileTypes: true });

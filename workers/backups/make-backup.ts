@@ -37,7 +37,11 @@ export interface BackupMade {
  * as in progress, the archive job, and retention after a complete one. A job that did not finish
  * leaves the record failed with the reason; a job queue that is away is rethrown (the route's 503).
  */
-export async function makeBackup(runtime: ModuleRuntime, order: BackupOrder, runJob: BackupJobRunner): Promise<BackupMade> {
+export async function makeBackup(
+  runtime: ModuleRuntime,
+  order: BackupOrder,
+  runJob: BackupJobRunner,
+): Promise<BackupMade> {
   const ctx = runtime.commandContext(order.userId, order.requestId);
   // A queue that is away refuses the backup (503, within seconds) before anything is recorded:
   // a request that never became a job leaves no record.

@@ -74,15 +74,19 @@ export function parseManifest(text: string): Manifest {
   } catch {
     throw new Error('manifest.json is not valid JSON.');
   }
-  if (!isObject(value) || value.format !== ARCHIVE_FORMAT) throw new Error('manifest.json does not describe a backup of this application.');
+  if (!isObject(value) || value.format !== ARCHIVE_FORMAT)
+    throw new Error('manifest.json does not describe a backup of this application.');
   if (!READABLE_FORMAT_VERSIONS.includes(value.format_version)) {
-    throw new Error(`manifest.json has format version ${String(value.format_version)}; this restore reads versions ${READABLE_FORMAT_VERSIONS.join(' and ')}.`);
+    throw new Error(
+      `manifest.json has format version ${String(value.format_version)}; this restore reads versions ${READABLE_FORMAT_VERSIONS.join(' and ')}.`,
+    );
   }
   const includes = value.includes;
   if (!isObject(includes) || INCLUDE_FLAGS.some((f) => typeof includes[f] !== 'boolean')) {
     throw new Error('manifest.json has no valid includes.');
   }
-  if (!Number.isInteger(value.event_count) || !Number.isInteger(value.last_position)) throw new Error('manifest.json has no valid event count.');
+  if (!Number.isInteger(value.event_count) || !Number.isInteger(value.last_position))
+    throw new Error('manifest.json has no valid event count.');
   const entries: unknown = value.entries;
   if (!Array.isArray(entries)) throw new Error('manifest.json lists no entries.');
   for (const entry of entries) {

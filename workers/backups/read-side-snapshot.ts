@@ -61,7 +61,10 @@ async function removeAbandonedSnapshots(dir: string): Promise<void> {
   for (const name of names) {
     if (!name.startsWith(SNAPSHOT_FOLDER_PREFIX)) continue;
     const folder = join(dir, name);
-    const changed = await stat(folder).then((s) => s.mtimeMs, () => Date.now());
+    const changed = await stat(folder).then(
+      (s) => s.mtimeMs,
+      () => Date.now(),
+    );
     if (Date.now() - changed > ABANDONED_AFTER_MS) await rm(folder, { recursive: true, force: true });
   }
 }
@@ -80,7 +83,12 @@ export interface BackupStartingPoint {
  * before the backup's own request, as it did before the read side was archived. They are kept
  * in DATA_DIR/backups (hidden), where a worker in another process on the same DATA_DIR reads them.
  */
-export async function backupStartingPoint(config: AppConfig, eventStore: EventStore, withReadSide: boolean, logger: { warn(details: object, message: string): void }): Promise<BackupStartingPoint> {
+export async function backupStartingPoint(
+  config: AppConfig,
+  eventStore: EventStore,
+  withReadSide: boolean,
+  logger: { warn(details: object, message: string): void },
+): Promise<BackupStartingPoint> {
   await removeAbandonedSnapshots(backupsDir(config.dataDir));
   const folder = join(backupsDir(config.dataDir), `${SNAPSHOT_FOLDER_PREFIX}${randomUUID()}`);
   const discard = () => rm(folder, { recursive: true, force: true });
@@ -96,5 +104,9 @@ export async function backupStartingPoint(config: AppConfig, eventStore: EventSt
     }
   }
   // Nothing to remove without snapshots (the backups folder may not even be usable).
-  return { upTo: await eventStore.lastPosition(), readSide, discard: readSide.length > 0 ? discard : async () => undefined };
+  return {
+    upTo: await eventStore.lastPosition(),
+    readSide,
+    discard: readSide.length > 0 ? discard : async () => undefined,
+  };
 }

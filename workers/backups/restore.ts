@@ -57,7 +57,10 @@ async function assertEmptyTarget(dir: string): Promise<void> {
     if (code === 'ENOTDIR') throw new RestoreRefusedError(`The target DATA_DIR ${dir} is not a directory.`);
     throw error;
   }
-  if (names.length > 0) throw new RestoreRefusedError(`The target DATA_DIR ${dir} is not empty; restore only into an empty or new directory.`);
+  if (names.length > 0)
+    throw new RestoreRefusedError(
+      `The target DATA_DIR ${dir} is not empty; restore only into an empty or new directory.`,
+    );
 }
 
 /**
@@ -99,7 +102,12 @@ async function replayEvents(
     // and metadata are appended as the archive's log wrote them.
     const line = JSON.parse(text) as EventLine;
     count += 1;
-    if (typeof line.streamId !== 'string' || !Number.isInteger(line.streamVersion) || typeof line.type !== 'string' || !(line.position > lastPosition)) {
+    if (
+      typeof line.streamId !== 'string' ||
+      !Number.isInteger(line.streamVersion) ||
+      typeof line.type !== 'string' ||
+      !(line.position > lastPosition)
+    ) {
       throw new RestoreRefusedError(`events.ndjson line ${count} is not a valid event in log order.`);
     }
     lastPosition = line.position;
@@ -107,7 +115,9 @@ async function replayEvents(
     if (previous && (previous.streamId !== line.streamId || run.length >= APPEND_BATCH)) await flush();
     const head = run[run.length - 1];
     if (head && head.streamVersion + 1 !== line.streamVersion) {
-      throw new RestoreRefusedError(`events.ndjson line ${count}: stream ${line.streamId} skips from version ${head.streamVersion} to ${line.streamVersion}.`);
+      throw new RestoreRefusedError(
+        `events.ndjson line ${count}: stream ${line.streamId} skips from version ${head.streamVersion} to ${line.streamVersion}.`,
+      );
     }
     if (run.length === 0) runStartLine = count;
     run.push(line);
@@ -125,7 +135,14 @@ async function replayEvents(
  * the restore's own adapters made there, for the names this configuration uses: a start then
  * resumes from their checkpoints. Answers how many it put back.
  */
-async function extractReadSide(zip: ZipArchive, manifest: Manifest, target: string, config: AppConfig, positionsKept: boolean, tick: () => void): Promise<number> {
+async function extractReadSide(
+  zip: ZipArchive,
+  manifest: Manifest,
+  target: string,
+  config: AppConfig,
+  positionsKept: boolean,
+  tick: () => void,
+): Promise<number> {
   const files = readSideFiles({ ...config, dataDir: target }).filter((f) => positionsKept || f.independentOfLog);
   const names = new Set(files.map((f) => f.name));
   let restored = 0;
@@ -179,7 +196,10 @@ export async function restoreArchive(options: {
     // Held in an object: the callbacks set the bar, which the compiler's flow analysis of a `let` would not see.
     const verifying: { bar: ReturnType<RestoreProgress['start']> | null } = { bar: null };
     try {
-      return await verifyArchive(archive, { start: (total) => (verifying.bar = progress.start('verify', total)), tick: () => verifying.bar?.tick() });
+      return await verifyArchive(archive, {
+        start: (total) => (verifying.bar = progress.start('verify', total)),
+        tick: () => verifying.bar?.tick(),
+      });
     } finally {
       verifying.bar?.stop();
     }
@@ -190,7 +210,10 @@ export async function restoreArchive(options: {
   const staging = join(target, `.restoring-${process.pid}`);
   await mkdir(staging, { recursive: true });
   const readSideEntries = manifest.entries.filter((e) => e.path.startsWith(READ_SIDE_PREFIX)).length;
-  const bar = progress.start('restore', manifest.event_count + manifest.entries.filter((e) => isRestored(e.path)).length + readSideEntries);
+  const bar = progress.start(
+    'restore',
+    manifest.event_count + manifest.entries.filter((e) => isRestored(e.path)).length + readSideEntries,
+  );
   try {
     const infra = await createInfrastructure({ ...config, dataDir: staging }, logger);
     let events = 0;
@@ -198,20 +221,31 @@ export async function restoreArchive(options: {
     let backupsNotRestored = 0;
     let positionsKept = false;
     try {
-      if ((await infra.eventStore.lastPosition()) > 0) throw new RestoreRefusedError('The target event store is not empty.');
+      if ((await infra.eventStore.lastPosition()) > 0)
+        throw new RestoreRefusedError('The target event store is not empty.');
       const backups = new RestoredBackupRecords();
       if (manifest.includes.include_db) {
-        ({ count: events, positionsKept } = await replayEvents(zip.zip, infra.eventStore, manifest, backups, (n) => bar.tick(n)));
+        ({ count: events, positionsKept } = await replayEvents(zip.zip, infra.eventStore, manifest, backups, (n) =>
+          bar.tick(n),
+        ));
       }
       files = await extractFolders(zip.zip, manifest, staging, () => bar.tick());
       // After the files: an archive the restore put in place would count as present.
-      backupsNotRestored = await backups.closeMissing(infra.eventStore, staging, { userId: null, at: new Date().toISOString(), requestId: 'restore' });
+      backupsNotRestored = await backups.closeMissing(infra.eventStore, staging, {
+        userId: null,
+        at: new Date().toISOString(),
+        requestId: 'restore',
+      });
     } finally {
       await infra.close();
     }
     let readSideRestored = 0;
-    if (readSideEntries > 0) readSideRestored = await extractReadSide(zip.zip, manifest, staging, config, positionsKept, () => bar.tick());
-    if (!positionsKept && readSideEntries > 0) logger.warn('the restored log has other positions than the archived one: the read side is rebuilt from the log at start instead');
+    if (readSideEntries > 0)
+      readSideRestored = await extractReadSide(zip.zip, manifest, staging, config, positionsKept, () => bar.tick());
+    if (!positionsKept && readSideEntries > 0)
+      logger.warn(
+        'the restored log has other positions than the archived one: the read side is rebuilt from the log at start instead',
+      );
     for (const name of await readdir(staging)) await rename(join(staging, name), join(target, name));
     await rmdir(staging);
     return { events, files, readSideRestored, backupsNotRestored, checkedChecksumFile, manifest };

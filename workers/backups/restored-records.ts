@@ -6,7 +6,8 @@ import type { BackupArchiveNotRestored } from '../../commands/backups/events.js'
 import type { EventLine } from './event-log.js';
 import { archiveFileFor } from './paths.js';
 
-export const NOT_RESTORED_REASON = 'The archive is not part of the restored data: it stays where the installation that made it kept it.';
+export const NOT_RESTORED_REASON =
+  'The archive is not part of the restored data: it stays where the installation that made it kept it.';
 
 /** What a BackupRequested line must carry for its record to be followed (a line of an archive is checked, not trusted). */
 const RequestedData = Type.Object({ id: Type.Number(), filename: Type.String() });
@@ -31,7 +32,13 @@ export class RestoredBackupRecords {
     const data = line.data;
     const known = this.seen.get(line.streamId);
     if (line.type === 'BackupRequested' && Value.Check(RequestedData, data)) {
-      this.seen.set(line.streamId, { streamId: line.streamId, id: data.id, filename: data.filename, version: line.streamVersion, removed: false });
+      this.seen.set(line.streamId, {
+        streamId: line.streamId,
+        id: data.id,
+        filename: data.filename,
+        version: line.streamVersion,
+        removed: false,
+      });
       return;
     }
     if (!known) return;
@@ -47,7 +54,10 @@ export class RestoredBackupRecords {
     let closed = 0;
     for (const backup of this.seen.values()) {
       if (backup.removed || existsSync(archiveFileFor(dataDir, backup.filename))) continue;
-      const event: BackupArchiveNotRestored = { type: 'BackupArchiveNotRestored', data: { id: backup.id, reason: NOT_RESTORED_REASON } };
+      const event: BackupArchiveNotRestored = {
+        type: 'BackupArchiveNotRestored',
+        data: { id: backup.id, reason: NOT_RESTORED_REASON },
+      };
       await store.append(backup.streamId, [{ ...event, metadata }], backup.version);
       closed += 1;
     }

@@ -37,11 +37,22 @@ export async function runScheduledBackup(runtime: ModuleRuntime, job: JobContext
   }
   let result: ScheduledBackupResult;
   try {
-    const made = await makeBackup(runtime, { userId: null, requestId: ctx.requestId, includes: EVERY_PART, logger: runtime.logger }, (data) =>
-      runtime.jobs.addAndWait<BackupJobData, BackupJobResult>(BACKUP_QUEUE, data, { jobId: `backup-${data.backupId}`, timeoutMs: BACKUP_TIMEOUT_MS }),
+    const made = await makeBackup(
+      runtime,
+      { userId: null, requestId: ctx.requestId, includes: EVERY_PART, logger: runtime.logger },
+      (data) =>
+        runtime.jobs.addAndWait<BackupJobData, BackupJobResult>(BACKUP_QUEUE, data, {
+          jobId: `backup-${data.backupId}`,
+          timeoutMs: BACKUP_TIMEOUT_MS,
+        }),
     );
     const complete = made.outcome.status === 'complete' && made.record?.status === 'complete';
-    result = { tick, backup_id: made.id, status: complete ? 'complete' : 'failed', error: complete ? null : (made.outcome.error ?? made.record?.error ?? 'unknown reason.') };
+    result = {
+      tick,
+      backup_id: made.id,
+      status: complete ? 'complete' : 'failed',
+      error: complete ? null : (made.outcome.error ?? made.record?.error ?? 'unknown reason.'),
+    };
   } catch (error) {
     runtime.logger.error({ err: error, tick }, 'the scheduled backup could not be made');
     // Our own errors say what happened without paths or driver text; anything else is summed up.
@@ -49,7 +60,8 @@ export async function runScheduledBackup(runtime: ModuleRuntime, job: JobContext
     result = { tick, backup_id: null, status: 'failed', error: message };
   }
   await finishScheduledBackup(ctx, result);
-  if (result.status === 'failed') runtime.logger.error({ ...result }, `scheduled backup of ${tick} failed: ${result.error ?? ''}`);
+  if (result.status === 'failed')
+    runtime.logger.error({ ...result }, `scheduled backup of ${tick} failed: ${result.error ?? ''}`);
   else runtime.logger.info({ ...result }, `scheduled backup of ${tick} complete`);
   return result;
 }

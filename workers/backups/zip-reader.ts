@@ -40,7 +40,9 @@ export async function openZip(file: string): Promise<ZipArchive> {
     open(name) {
       const entry = entries.get(name);
       if (!entry) return Promise.reject(new Error(`the archive has no ${name}`));
-      return new Promise((resolve, reject) => zip.openReadStream(entry, (error, stream) => (error ? reject(error) : resolve(stream))));
+      return new Promise((resolve, reject) =>
+        zip.openReadStream(entry, (error, stream) => (error ? reject(error) : resolve(stream))),
+      );
     },
     close: () => zip.close(),
   };

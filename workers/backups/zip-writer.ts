@@ -42,7 +42,11 @@ export class ZipWriter {
   }
 
   /** Adds one entry from a stream (or bytes) and resolves once it is fully in the archive. */
-  async add(name: string, source: Readable | Buffer | string, options: { store?: boolean } = {}): Promise<WrittenEntry> {
+  async add(
+    name: string,
+    source: Readable | Buffer | string,
+    options: { store?: boolean } = {},
+  ): Promise<WrittenEntry> {
     if (this.failure) throw this.failure;
     const input = typeof source === 'string' || Buffer.isBuffer(source) ? Readable.from([Buffer.from(source)]) : source;
     const through = new HashingStream();

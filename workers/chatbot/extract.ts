@@ -3,7 +3,14 @@ import { stripHtml } from '../../infra/text/html.js';
 import type { IndexedResource } from '../../infra/vector-index/port.js';
 import type { ResourceRef } from '../../projections/chatbot/index-jobs.js';
 import { chatbotBlogPosts, type ChatbotBlogPostDoc } from '../../projections/chatbot/blog-posts.js';
-import { items, mediaDocs, sitePages, type ItemDoc, type MediaDoc, type SitePageDoc } from '../../queries/platform/documents.js';
+import {
+  items,
+  mediaDocs,
+  sitePages,
+  type ItemDoc,
+  type MediaDoc,
+  type SitePageDoc,
+} from '../../queries/platform/documents.js';
 
 /** A public resource as the index holds it: its metadata and its plain text (title excluded). */
 export interface ExtractedResource extends IndexedResource {
@@ -31,7 +38,11 @@ function blockText(value: unknown, out: string[]): void {
   }
 }
 
-const paragraphs = (...parts: string[]): string => parts.map((p) => p.trim()).filter(Boolean).join('\n');
+const paragraphs = (...parts: string[]): string =>
+  parts
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .join('\n');
 
 function fromItem(item: ItemDoc): ExtractedResource | null {
   if (!item.is_public) return null;
@@ -84,7 +95,11 @@ function fromPost(post: ChatbotBlogPostDoc, now: Date): ExtractedResource | null
     path: `/blog/${encodeURIComponent(post.slug)}`,
     siteIds: post.site_ids,
     itemSetIds: [],
-    text: paragraphs(stripHtml(post.excerpt), stripHtml(post.content), post.tags.length ? `Tags: ${post.tags.join(', ')}` : ''),
+    text: paragraphs(
+      stripHtml(post.excerpt),
+      stripHtml(post.content),
+      post.tags.length ? `Tags: ${post.tags.join(', ')}` : '',
+    ),
   };
 }
 
@@ -92,7 +107,11 @@ function fromPost(post: ChatbotBlogPostDoc, now: Date): ExtractedResource | null
  * Loads the resource from the read models as it is now and returns what the public site shows
  * of it, or null when the public site does not show it (missing, private, unpublished, future).
  */
-export async function extractResource(documents: DocumentStore, ref: ResourceRef, now: Date): Promise<ExtractedResource | null> {
+export async function extractResource(
+  documents: DocumentStore,
+  ref: ResourceRef,
+  now: Date,
+): Promise<ExtractedResource | null> {
   switch (ref.type) {
     case 'item': {
       const item = await items(documents).findOne({ _id: ref.id });

@@ -11,7 +11,10 @@ import type { Collection, Document } from '../../infra/document-store/port.js';
  * Documents added after the last id was read are not listed (their own events speak for them);
  * documents removed meanwhile are simply not found.
  */
-export async function* idPages<T extends Document & { _id: number }>(collection: Collection<T>, size: number): AsyncGenerator<number[]> {
+export async function* idPages<T extends Document & { _id: number }>(
+  collection: Collection<T>,
+  size: number,
+): AsyncGenerator<number[]> {
   const [first] = await collection.find({}, { sort: { _id: 1 }, limit: 1, fields: ['_id'] });
   const [last] = await collection.find({}, { sort: { _id: -1 }, limit: 1, fields: ['_id'] });
   if (!first || !last) return;
@@ -19,7 +22,10 @@ export async function* idPages<T extends Document & { _id: number }>(collection:
   let width = size;
   while (after < last._id) {
     const upTo = Math.min(after + width, last._id);
-    const page = await collection.find({ _id: { $gt: after, $lte: upTo } }, { sort: { _id: 1 }, limit: size, fields: ['_id'] });
+    const page = await collection.find(
+      { _id: { $gt: after, $lte: upTo } },
+      { sort: { _id: 1 }, limit: size, fields: ['_id'] },
+    );
     const ids = page.map((doc) => doc._id);
     if (ids.length > 0) yield ids;
     if (ids.length === size) {

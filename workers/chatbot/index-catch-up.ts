@@ -58,9 +58,17 @@ export class IndexCatchUp {
       for await (const ids of idPages(collection(this.documents), CATCH_UP_PAGE)) {
         if (signal.aborted) return;
         // Marked as owed, as a change would be (one write for the page): /health and the reindex CLI count what is left from the marks.
-        const marked = new Set((await indexOutbox(this.documents).find({ _id: { $in: ids.map((id) => resourceKey(type, id)) } }, { fields: ['id'] })).map((mark) => mark._id));
+        const marked = new Set(
+          (
+            await indexOutbox(this.documents).find(
+              { _id: { $in: ids.map((id) => resourceKey(type, id)) } },
+              { fields: ['id'] },
+            )
+          ).map((mark) => mark._id),
+        );
         const unmarked = ids.filter((id) => !marked.has(resourceKey(type, id)));
-        if (unmarked.length > 0) await indexOutbox(this.documents).putMany(unmarked.map((id) => outboxMark({ type, id }, 0)));
+        if (unmarked.length > 0)
+          await indexOutbox(this.documents).putMany(unmarked.map((id) => outboxMark({ type, id }, 0)));
         for (const id of ids) {
           const ref = { type, id };
           if (this.waitForJobs) this.owed.add(resourceKey(type, id));

@@ -13,7 +13,11 @@ const OUTBOX_PAGE = 1000;
  * leaves the mark at the 'embed' stage (the model's vectors are still owed), any other outcome
  * removes it.
  */
-export async function settlingOutbox(documents: DocumentStore, ref: ResourceRef, run: () => Promise<IndexOutcome>): Promise<IndexOutcome> {
+export async function settlingOutbox(
+  documents: DocumentStore,
+  ref: ResourceRef,
+  run: () => Promise<IndexOutcome>,
+): Promise<IndexOutcome> {
   const key = resourceKey(ref.type, ref.id);
   const marked = await indexOutbox(documents).findOne({ _id: key });
   const outcome = await run();
@@ -37,7 +41,10 @@ export async function enqueueOutbox(documents: DocumentStore, schedulers: Schedu
   let after = '';
   let queued = 0;
   for (;;) {
-    const page = await indexOutbox(documents).find({ _id: { $gt: after } }, { sort: { _id: 1 }, limit: OUTBOX_PAGE, fields: ['type', 'id', 'stage'] });
+    const page = await indexOutbox(documents).find(
+      { _id: { $gt: after } },
+      { sort: { _id: 1 }, limit: OUTBOX_PAGE, fields: ['type', 'id', 'stage'] },
+    );
     for (const mark of page) {
       const ref = { type: mark.type, id: mark.id };
       await (mark.stage === 'embed' ? schedulers.embedding : schedulers.indexing).enqueue(ref);

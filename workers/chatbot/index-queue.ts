@@ -110,7 +110,8 @@ export class IndexScheduler {
       } catch (error) {
         if (error instanceof DependencyUnavailableError) {
           // Still away: keep this one and the rest (and whatever was postponed meanwhile), back off.
-          for (const [restKey, restRef] of batch.slice(i)) if (!this.postponed.has(restKey)) this.postponed.set(restKey, restRef);
+          for (const [restKey, restRef] of batch.slice(i))
+            if (!this.postponed.has(restKey)) this.postponed.set(restKey, restRef);
           this.retryDelayMs = Math.min(this.retryDelayMs * 2, RETRY_MAX_MS);
           this.retryTimer = null;
           this.scheduleRetry();

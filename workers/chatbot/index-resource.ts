@@ -50,7 +50,12 @@ function sameInputs(a: string[], b: string[]): boolean {
 }
 
 /** Brings one resource's chunks in line with what the public site shows of it now: replaced when public, removed otherwise. */
-export async function indexResource(deps: IndexingDeps, ref: ResourceRef, now: Date, options: IndexOptions = {}): Promise<IndexOutcome> {
+export async function indexResource(
+  deps: IndexingDeps,
+  ref: ResourceRef,
+  now: Date,
+  options: IndexOptions = {},
+): Promise<IndexOutcome> {
   const plan = await planFor(deps.documents, ref, now);
   if (!plan) {
     await deps.vectorIndex.remove(ref.type, ref.id);

@@ -20,7 +20,11 @@ export interface QuestionRetention {
  * QUESTION_SWEEP_MS, while the server runs: no restart is needed for them to go. A failed sweep
  * is logged and the next one tries again.
  */
-export function startQuestionRetention(questions: PatronQuestions, logger: ErrorLogger, everyMs = QUESTION_SWEEP_MS): QuestionRetention {
+export function startQuestionRetention(
+  questions: PatronQuestions,
+  logger: ErrorLogger,
+  everyMs = QUESTION_SWEEP_MS,
+): QuestionRetention {
   const sweep = () => {
     try {
       const deleted = questions.sweep();

@@ -46,14 +46,23 @@ export class ReadingTracker {
       this.settled.push(now);
       while (this.settled.length > 0 && this.settled[0] < now - PACE_WINDOW_MS) this.settled.shift();
     }
-    if (this.reading && now - this.lastSaved >= SAVE_EVERY_MS && this.settled.length > 1 && now - this.settled[0] >= MIN_SPAN_MS) {
+    if (
+      this.reading &&
+      now - this.lastSaved >= SAVE_EVERY_MS &&
+      this.settled.length > 1 &&
+      now - this.settled[0] >= MIN_SPAN_MS
+    ) {
       this.lastSaved = now;
-      this.savePace(now).catch((error: unknown) => this.logger.error({ err: error }, 'the chatbot reading pace could not be saved'));
+      this.savePace(now).catch((error: unknown) =>
+        this.logger.error({ err: error }, 'the chatbot reading pace could not be saved'),
+      );
     }
     if (this.reading && !this.check) {
       this.check = setTimeout(() => {
         this.check = null;
-        this.checkDone().catch((error: unknown) => this.logger.error({ err: error }, 'the chatbot reading progress could not be read'));
+        this.checkDone().catch((error: unknown) =>
+          this.logger.error({ err: error }, 'the chatbot reading progress could not be read'),
+        );
       }, CHECK_AFTER_MS);
       this.check.unref();
     }
@@ -71,13 +80,20 @@ export class ReadingTracker {
 
   private async savePace(now: number): Promise<void> {
     const span = (now - this.settled[0]) / 1000;
-    await readingPace(this.documents).put({ _id: 'pace', resources_per_second: this.settled.length / span, measured_at: new Date(now).toISOString() });
+    await readingPace(this.documents).put({
+      _id: 'pace',
+      resources_per_second: this.settled.length / span,
+      measured_at: new Date(now).toISOString(),
+    });
   }
 
   private async checkDone(): Promise<void> {
     if (this.stopped || !this.reading || (await indexOutbox(this.documents).count()) > 0) return;
     this.reading = false;
     const progress = await readingProgress(this.documents, this.clock.now());
-    this.logger.info({ resources: progress.resources }, `chatbot: the collection is fully searchable by meaning (${progress.resources} resources)`);
+    this.logger.info(
+      { resources: progress.resources },
+      `chatbot: the collection is fully searchable by meaning (${progress.resources} resources)`,
+    );
   }
 }

@@ -30,7 +30,8 @@ export interface ChatbotWorker {
  * with requests, never with the plugins' registration.
  */
 export async function startChatbotWorker(runtime: ModuleRuntime, services: ChatbotServices): Promise<ChatbotWorker> {
-  const refill = runtime.documents.persistent && (!services.vectorIndex.persistent || (await services.vectorIndex.size()) === 0);
+  const refill =
+    runtime.documents.persistent && (!services.vectorIndex.persistent || (await services.vectorIndex.size()) === 0);
   const catchUp = refill ? new IndexCatchUp(runtime.documents, services.indexing, !runtime.jobs.durable) : null;
   const tracker = new ReadingTracker(runtime.documents, runtime.clock, runtime.logger);
   await runtime.jobs.process<ResourceRef, string>(
@@ -76,7 +77,9 @@ export async function startChatbotWorker(runtime: ModuleRuntime, services: Chatb
     for (const ref of due) await services.indexing.enqueue(ref);
   };
   const timer = setInterval(() => {
-    checkScheduledPosts().catch((error: unknown) => runtime.logger.error({ err: error }, 'scheduled post check failed'));
+    checkScheduledPosts().catch((error: unknown) =>
+      runtime.logger.error({ err: error }, 'scheduled post check failed'),
+    );
   }, SCHEDULED_POST_CHECK_MS);
   timer.unref();
   if (catchUp) runtime.background.run(INDEX_CATCH_UP_TASK, (progress, signal) => catchUp.run(progress, signal));

@@ -111,7 +111,10 @@ function unavailable(message: string): DependencyUnavailableError {
  */
 export class SentenceModel {
   readonly dimension = SENTENCE_DIMENSION;
-  private readonly options: typeof DEFAULTS & { threadScript?: URL; spareCore?: (running: number, wanted: number) => boolean };
+  private readonly options: typeof DEFAULTS & {
+    threadScript?: URL;
+    spareCore?: (running: number, wanted: number) => boolean;
+  };
   private readonly queries: Pending[] = [];
   private readonly documents: Pending[] = [];
   private readonly queryLane: ModelLane<Batch>;
@@ -122,9 +125,15 @@ export class SentenceModel {
 
   constructor(options: SentenceModelOptions = {}) {
     this.options = { ...DEFAULTS, ...options };
-    const limits = { threadScript: this.options.threadScript, batchTimeoutMs: this.options.batchTimeoutMs, startTimeoutMs: this.options.startTimeoutMs };
+    const limits = {
+      threadScript: this.options.threadScript,
+      batchTimeoutMs: this.options.batchTimeoutMs,
+      startTimeoutMs: this.options.startTimeoutMs,
+    };
     this.queryLane = this.lane(limits, 'query');
-    this.documentLanes = Array.from({ length: Math.max(1, this.options.documentThreads) }, () => this.lane(limits, 'document'));
+    this.documentLanes = Array.from({ length: Math.max(1, this.options.documentThreads) }, () =>
+      this.lane(limits, 'document'),
+    );
   }
 
   /** Threads started so far, for queries and documents (tests check a crashed one is replaced). */
@@ -151,13 +160,26 @@ export class SentenceModel {
     if (pieces.length === 0) return Promise.resolve(sums);
     const lanes = priority === 'query' ? [this.queryLane, ...this.documentLanes] : this.documentLanes;
     const timeoutMs =
-      (priority === 'query' ? this.options.queryTimeoutMs : this.options.documentTimeoutMs + PER_PIECE_MS * pieces.length) +
+      (priority === 'query'
+        ? this.options.queryTimeoutMs
+        : this.options.documentTimeoutMs + PER_PIECE_MS * pieces.length) +
       (lanes.some((lane) => lane.loaded) ? 0 : this.options.startTimeoutMs);
     if (priority === 'query') this.lastQueryAt = performance.now();
     return new Promise<Float32Array[]>((resolve, reject) => {
       const pending: Pending = {
-        priority, pieces, owners, sums, sent: 0, done: 0, settled: false, resolve, reject,
-        timer: setTimeout(() => this.fail(pending, unavailable('The sentence model did not answer in time; try again.')), timeoutMs),
+        priority,
+        pieces,
+        owners,
+        sums,
+        sent: 0,
+        done: 0,
+        settled: false,
+        resolve,
+        reject,
+        timer: setTimeout(
+          () => this.fail(pending, unavailable('The sentence model did not answer in time; try again.')),
+          timeoutMs,
+        ),
       };
       (priority === 'query' ? this.queries : this.documents).push(pending);
       this.dispatch();
@@ -167,7 +189,8 @@ export class SentenceModel {
   async close(): Promise<void> {
     this.closed = true;
     if (this.retireTimer) clearTimeout(this.retireTimer);
-    for (const pending of [...this.queries, ...this.documents]) this.fail(pending, unavailable('The sentence model is closed.'));
+    for (const pending of [...this.queries, ...this.documents])
+      this.fail(pending, unavailable('The sentence model is closed.'));
     await Promise.all([this.queryLane, ...this.documentLanes].map((lane) => lane.close()));
   }
 
@@ -230,7 +253,8 @@ export class SentenceModel {
     this.retireTimer = setTimeout(() => {
       this.retireTimer = null;
       const now = performance.now();
-      for (const lane of this.documentLanes) if (lane.free && now - lane.lastUsed >= this.options.documentIdleMs) lane.retire();
+      for (const lane of this.documentLanes)
+        if (lane.free && now - lane.lastUsed >= this.options.documentIdleMs) lane.retire();
       this.dispatch();
     }, this.options.documentIdleMs);
     this.retireTimer.unref();
@@ -258,9 +282,14 @@ export class SentenceModel {
    * next request tries again.
    */
   private stopped(role: ModelPriority, batch: Batch | null, wasLoaded: boolean, code: number): void {
-    if (batch) this.fail(batch.pending, unavailable(`The sentence model stopped (exit code ${code}) while embedding; try again.`));
+    if (batch)
+      this.fail(
+        batch.pending,
+        unavailable(`The sentence model stopped (exit code ${code}) while embedding; try again.`),
+      );
     if (!wasLoaded && !this.closed && !this.documentLanes.some((lane) => lane.loaded)) {
-      for (const pending of role === 'query' ? [...this.queries] : [...this.documents]) this.fail(pending, unavailable('The sentence model could not be started; try again.'));
+      for (const pending of role === 'query' ? [...this.queries] : [...this.documents])
+        this.fail(pending, unavailable('The sentence model could not be started; try again.'));
     }
     this.dispatch();
   }

@@ -18,6 +18,7 @@ export function piecesOf(text: string, wordsPerPiece = PIECE_WORDS): string[] {
     .filter((word) => MEANINGFUL.test(word))
     .map((word) => (word.length > MAX_WORD_CHARS ? word.slice(0, MAX_WORD_CHARS) : word));
   const pieces: string[] = [];
-  for (let start = 0; start < words.length; start += wordsPerPiece) pieces.push(words.slice(start, start + wordsPerPiece).join(' '));
+  for (let start = 0; start < words.length; start += wordsPerPiece)
+    pieces.push(words.slice(start, start + wordsPerPiece).join(' '));
   return pieces;
 }

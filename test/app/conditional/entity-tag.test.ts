@@ -1,5 +1,12 @@
 import t from 'tap';
-import { acceptedVersions, formatTag, noneMatch, parseTagList, versionOf, versionTag } from '../../../app/conditional/entity-tag.js';
+import {
+  acceptedVersions,
+  formatTag,
+  noneMatch,
+  parseTagList,
+  versionOf,
+  versionTag,
+} from '../../../app/conditional/entity-tag.js';
 
 t.test('parseTagList: lists, *, weak tags; members that do not parse are dropped', async (t) => {
   t.equal(parseTagList(undefined), undefined);
@@ -13,7 +20,8 @@ t.test('parseTagList: lists, *, weak tags; members that do not parse are dropped
     { weak: false, opaque: 'a' },
     { weak: false, opaque: 'b' },
   ]);
-  for (const bad of ['', 'abc', '"a', 'a"', 'W/a', 'w/"a"', '"a"b', '"a b"', '"a\\"b"', ',,']) t.same(parseTagList(bad), [], `${JSON.stringify(bad)} matches nothing`);
+  for (const bad of ['', 'abc', '"a', 'a"', 'W/a', 'w/"a"', '"a"b', '"a b"', '"a\\"b"', ',,'])
+    t.same(parseTagList(bad), [], `${JSON.stringify(bad)} matches nothing`);
 });
 
 t.test('versions: a strong tag of ours names its version; others none', async (t) => {
@@ -21,7 +29,8 @@ t.test('versions: a strong tag of ours names its version; others none', async (t
   t.equal(versionOf({ weak: false, opaque: '12-xyz' }), 12);
   t.equal(versionOf({ weak: false, opaque: '12' }), 12, "the 412's tag");
   t.equal(versionOf({ weak: true, opaque: '12-xyz' }), null, 'weak tags never match an If-Match');
-  for (const opaque of ['', '0', '012-x', 'x-12', '12x', '1234567890123456-x']) t.equal(versionOf({ weak: false, opaque }), null, opaque);
+  for (const opaque of ['', '0', '012-x', 'x-12', '12x', '1234567890123456-x'])
+    t.equal(versionOf({ weak: false, opaque }), null, opaque);
   t.equal(acceptedVersions(undefined), undefined);
   t.equal(acceptedVersions('*'), undefined);
   t.same(acceptedVersions('"3-a", W/"4-b", "5", nonsense'), [3, 5]);

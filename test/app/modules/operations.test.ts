@@ -19,6 +19,6 @@ t.test('a server start removes the partial uploads a crashed process left, not a
   writeFileSync(live, 'an upload in flight');
   const runtime = await createRuntime(testConfig(dataDir), { modules: appModules });
   t.teardown(() => runtime.close());
-  t.notOk(existsSync(crashed), 'the dead process\'s partial upload is gone');
-  t.ok(existsSync(live), 'a live process\'s upload is left alone');
+  t.notOk(existsSync(crashed), "the dead process's partial upload is gone");
+  t.ok(existsSync(live), "a live process's upload is left alone");
 });

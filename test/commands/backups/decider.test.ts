@@ -14,7 +14,10 @@ const requestedData: BackupRequested['data'] = {
   module_version: '0.1.0',
 };
 const requested: BackupEvent = { type: 'BackupRequested', data: requestedData };
-const completed: BackupEvent = { type: 'BackupCompleted', data: { id: 7, size: 10, checksum: 'sha256:ab', event_count: 3 } };
+const completed: BackupEvent = {
+  type: 'BackupCompleted',
+  data: { id: 7, size: 10, checksum: 'sha256:ab', event_count: 3 },
+};
 const failed: BackupEvent = { type: 'BackupFailed', data: { id: 7, error: 'disk full' } };
 const deleted: BackupEvent = { type: 'BackupDeleted', data: { id: 7 } };
 

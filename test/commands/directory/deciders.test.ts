@@ -23,7 +23,8 @@ function given<S, C extends DomainCommand, E extends DomainEvent>(decider: Decid
   };
 }
 
-const status = (result: unknown) => (result instanceof Error ? (result as Error & { statusCode?: number }).statusCode : 'ok');
+const status = (result: unknown) =>
+  result instanceof Error ? (result as Error & { statusCode?: number }).statusCode : 'ok';
 
 const JSTOR: DatabaseFields = {
   name: 'JSTOR',
@@ -39,32 +40,105 @@ const JSTOR: DatabaseFields = {
 };
 
 t.test('library: configure, defaults, partial changes, rules', async (t) => {
-  const first = given(libraryDecider, []).when({ type: 'ConfigureLibrary', data: { name: 'City Library', plan: 'plus' } });
-  t.same(first, [{ type: 'LibraryConfigured', data: { name: 'City Library', plan: 'plus', brand_color: '#0b5394', proxy_prefix: '' } }]);
+  const first = given(libraryDecider, []).when({
+    type: 'ConfigureLibrary',
+    data: { name: 'City Library', plan: 'plus' },
+  });
+  t.same(first, [
+    {
+      type: 'LibraryConfigured',
+      data: { name: 'City Library', plan: 'plus', brand_color: '#0b5394', proxy_prefix: '' },
+    },
+  ]);
   const configured = first as Exclude<typeof first, Error>;
-  t.same(given(libraryDecider, configured).when({ type: 'ConfigureLibrary', data: { plan: 'basic' } }), [
-    { type: 'LibraryConfigured', data: { name: 'City Library', plan: 'basic', brand_color: '#0b5394', proxy_prefix: '' } },
-  ], 'keys absent keep their value');
-  t.equal(status(given(libraryDecider, configured).when({ type: 'ConfigureLibrary', data: { plan: 'gold' as 'plus' } })), 422);
-  t.equal(status(given(libraryDecider, configured).when({ type: 'ConfigureLibrary', data: { brand_color: 'blue' } })), 422);
-  t.equal(status(given(libraryDecider, configured).when({ type: 'ConfigureLibrary', data: { proxy_prefix: 'not a url' } })), 422);
-  t.equal(status(given(libraryDecider, []).when({ type: 'ConfigureLibrary', data: { plan: 'plus' } })), 422, 'a name is needed');
+  t.same(
+    given(libraryDecider, configured).when({ type: 'ConfigureLibrary', data: { plan: 'basic' } }),
+    [
+      {
+        type: 'LibraryConfigured',
+        data: { name: 'City Library', plan: 'basic', brand_color: '#0b5394', proxy_prefix: '' },
+      },
+    ],
+    'keys absent keep their value',
+  );
+  t.equal(
+    status(given(libraryDecider, configured).when({ type: 'ConfigureLibrary', data: { plan: 'gold' as 'plus' } })),
+    422,
+  );
+  t.equal(
+    status(given(libraryDecider, configured).when({ type: 'ConfigureLibrary', data: { brand_color: 'blue' } })),
+    422,
+  );
+  t.equal(
+    status(given(libraryDecider, configured).when({ type: 'ConfigureLibrary', data: { proxy_prefix: 'not a url' } })),
+    422,
+  );
+  t.equal(
+    status(given(libraryDecider, []).when({ type: 'ConfigureLibrary', data: { plan: 'plus' } })),
+    422,
+    'a name is needed',
+  );
 });
 
 t.test('tokens: issued with canonical origins, revoked once', async (t) => {
   const hash = sha256('secret-token');
   const issued = given(tokenDecider, []).when({
     type: 'IssueToken',
-    data: { id: 7, token_hash: hash, allowed_origins: ['https://Library.Example.edu/', 'https://library.example.edu'], label: 'web' },
+    data: {
+      id: 7,
+      token_hash: hash,
+      allowed_origins: ['https://Library.Example.edu/', 'https://library.example.edu'],
+      label: 'web',
+    },
   });
-  t.same(issued, [{ type: 'DirectoryTokenIssued', data: { id: 7, token_hash: hash, allowed_origins: ['https://library.example.edu'], label: 'web' } }]);
+  t.same(issued, [
+    {
+      type: 'DirectoryTokenIssued',
+      data: { id: 7, token_hash: hash, allowed_origins: ['https://library.example.edu'], label: 'web' },
+    },
+  ]);
   const events = issued as Exclude<typeof issued, Error>;
-  t.equal(status(given(tokenDecider, events).when({ type: 'IssueToken', data: { id: 7, token_hash: hash, allowed_origins: [], label: '' } })), 409);
-  t.same(given(tokenDecider, events).when({ type: 'RevokeToken', data: {} }), [{ type: 'DirectoryTokenRevoked', data: { id: 7 } }]);
-  t.equal(status(given(tokenDecider, [...events, { type: 'DirectoryTokenRevoked', data: { id: 7 } }]).when({ type: 'RevokeToken', data: {} })), 404);
+  t.equal(
+    status(
+      given(tokenDecider, events).when({
+        type: 'IssueToken',
+        data: { id: 7, token_hash: hash, allowed_origins: [], label: '' },
+      }),
+    ),
+    409,
+  );
+  t.same(given(tokenDecider, events).when({ type: 'RevokeToken', data: {} }), [
+    { type: 'DirectoryTokenRevoked', data: { id: 7 } },
+  ]);
+  t.equal(
+    status(
+      given(tokenDecider, [...events, { type: 'DirectoryTokenRevoked', data: { id: 7 } }]).when({
+        type: 'RevokeToken',
+        data: {},
+      }),
+    ),
+    404,
+  );
   t.equal(status(given(tokenDecider, []).when({ type: 'RevokeToken', data: {} })), 404);
-  t.equal(status(given(tokenDecider, []).when({ type: 'IssueToken', data: { id: 1, token_hash: hash, allowed_origins: ['ftp://x.example'], label: '' } })), 422);
-  t.equal(status(given(tokenDecider, []).when({ type: 'IssueToken', data: { id: 1, token_hash: 'plain', allowed_origins: [], label: '' } })), 422, 'only a hash is stored');
+  t.equal(
+    status(
+      given(tokenDecider, []).when({
+        type: 'IssueToken',
+        data: { id: 1, token_hash: hash, allowed_origins: ['ftp://x.example'], label: '' },
+      }),
+    ),
+    422,
+  );
+  t.equal(
+    status(
+      given(tokenDecider, []).when({
+        type: 'IssueToken',
+        data: { id: 1, token_hash: 'plain', allowed_origins: [], label: '' },
+      }),
+    ),
+    422,
+    'only a hash is stored',
+  );
 });
 
 t.test('origins', async (t) => {
@@ -78,12 +152,28 @@ t.test('origins', async (t) => {
 
 t.test('databases: add, update, rules', async (t) => {
   const added = given(databaseDecider, []).when({ type: 'AddDatabase', data: { handle: 'jstor', fields: JSTOR } });
-  t.same(added, [{ type: 'DatabaseAdded', data: { handle: 'jstor', fields: { ...JSTOR, subjects: ['history'] } } }], 'duplicates dropped');
+  t.same(
+    added,
+    [{ type: 'DatabaseAdded', data: { handle: 'jstor', fields: { ...JSTOR, subjects: ['history'] } } }],
+    'duplicates dropped',
+  );
   const events = added as Exclude<typeof added, Error>;
-  t.equal(status(given(databaseDecider, events).when({ type: 'AddDatabase', data: { handle: 'jstor', fields: JSTOR } })), 409);
+  t.equal(
+    status(given(databaseDecider, events).when({ type: 'AddDatabase', data: { handle: 'jstor', fields: JSTOR } })),
+    409,
+  );
   const hidden = given(databaseDecider, events).when({ type: 'UpdateDatabase', data: { patch: { hidden: true } } });
-  t.same(hidden, [{ type: 'DatabaseUpdated', data: { handle: 'jstor', fields: { ...JSTOR, subjects: ['history'], hidden: true }, changed: ['hidden'] } }]);
-  t.same(given(databaseDecider, events).when({ type: 'UpdateDatabase', data: { patch: { hidden: false } } }), [], 'no change, no event');
+  t.same(hidden, [
+    {
+      type: 'DatabaseUpdated',
+      data: { handle: 'jstor', fields: { ...JSTOR, subjects: ['history'], hidden: true }, changed: ['hidden'] },
+    },
+  ]);
+  t.same(
+    given(databaseDecider, events).when({ type: 'UpdateDatabase', data: { patch: { hidden: false } } }),
+    [],
+    'no change, no event',
+  );
   t.equal(status(given(databaseDecider, []).when({ type: 'UpdateDatabase', data: { patch: { hidden: true } } })), 404);
   for (const [field, value] of [
     ['url', 'javascript:alert(1)'],
@@ -91,19 +181,41 @@ t.test('databases: add, update, rules', async (t) => {
     ['name', ' '],
     ['subjects', ['bad handle']],
   ] as const) {
-    const result = given(databaseDecider, []).when({ type: 'AddDatabase', data: { handle: 'x', fields: { ...JSTOR, [field]: value } } });
+    const result = given(databaseDecider, []).when({
+      type: 'AddDatabase',
+      data: { handle: 'x', fields: { ...JSTOR, [field]: value } },
+    });
     t.equal(status(result), 422, `${field} ${JSON.stringify(value)} is refused`);
   }
-  t.equal(status(given(databaseDecider, []).when({ type: 'AddDatabase', data: { handle: 'has space', fields: JSTOR } })), 422);
+  t.equal(
+    status(given(databaseDecider, []).when({ type: 'AddDatabase', data: { handle: 'has space', fields: JSTOR } })),
+    422,
+  );
 });
 
 t.test('subjects and lists are defined once; lists keep order, no duplicates', async (t) => {
   const subject = given(subjectDecider, []).when({ type: 'DefineTerm', data: { handle: 'history', name: 'History' } });
   t.same(subject, [{ type: 'SubjectDefined', data: { handle: 'history', name: 'History' } }]);
-  t.equal(status(given(subjectDecider, subject as Exclude<typeof subject, Error>).when({ type: 'DefineTerm', data: { handle: 'history', name: 'H' } })), 409);
-  const list = given(listDecider, []).when({ type: 'DefineList', data: { handle: 'starter', name: 'Start', databases: ['b', 'a'] } });
+  t.equal(
+    status(
+      given(subjectDecider, subject as Exclude<typeof subject, Error>).when({
+        type: 'DefineTerm',
+        data: { handle: 'history', name: 'H' },
+      }),
+    ),
+    409,
+  );
+  const list = given(listDecider, []).when({
+    type: 'DefineList',
+    data: { handle: 'starter', name: 'Start', databases: ['b', 'a'] },
+  });
   t.same(list, [{ type: 'LibraryListDefined', data: { handle: 'starter', name: 'Start', databases: ['b', 'a'] } }]);
-  t.equal(status(given(listDecider, []).when({ type: 'DefineList', data: { handle: 'x', name: 'X', databases: ['a', 'a'] } })), 422);
+  t.equal(
+    status(
+      given(listDecider, []).when({ type: 'DefineList', data: { handle: 'x', name: 'X', databases: ['a', 'a'] } }),
+    ),
+    422,
+  );
 });
 
 t.test('clicks: the event carries the clock time', async (t) => {

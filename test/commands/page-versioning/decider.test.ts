@@ -20,7 +20,10 @@ const first: SitePageFields = {
 };
 const second: SitePageFields = { ...first, title: 'About us', blocks: [] };
 const created: SitePageEvent = { type: 'SitePageCreated', data: { id: 5, fields: first } };
-const updated: SitePageEvent = { type: 'SitePageUpdated', data: { id: 5, fields: second, changed: ['title', 'blocks'] } };
+const updated: SitePageEvent = {
+  type: 'SitePageUpdated',
+  data: { id: 5, fields: second, changed: ['title', 'blocks'] },
+};
 const deleted: SitePageEvent = { type: 'SitePageDeleted', data: { id: 5 } };
 const target = { id: 3, saved_at: '2026-01-02 03:04:05', fields: first };
 const pages = deciderSpec(versionedSitePageDecider);
@@ -32,7 +35,12 @@ t.test('revert appends SitePageReverted with the old content and the default not
     .then(t, [
       {
         type: 'SitePageReverted',
-        data: { id: 5, fields: first, reverted_to_version_id: 3, summary: 'Reverted to version #3 (saved 2026-01-02 03:04:05)' },
+        data: {
+          id: 5,
+          fields: first,
+          reverted_to_version_id: 3,
+          summary: 'Reverted to version #3 (saved 2026-01-02 03:04:05)',
+        },
       },
     ]);
   t.equal(defaultRevertSummary(3, '2026-01-02 03:04:05'), 'Reverted to version #3 (saved 2026-01-02 03:04:05)');
@@ -42,14 +50,24 @@ t.test("revert keeps the editor's note, trimmed; a blank note means the default"
   pages
     .given([created, updated])
     .when({ type: 'RevertSitePage', data: { target, summary: '  Back to the first draft ' } })
-    .then(t, [{ type: 'SitePageReverted', data: { id: 5, fields: first, reverted_to_version_id: 3, summary: 'Back to the first draft' } }]);
+    .then(t, [
+      {
+        type: 'SitePageReverted',
+        data: { id: 5, fields: first, reverted_to_version_id: 3, summary: 'Back to the first draft' },
+      },
+    ]);
   pages
     .given([created, updated])
     .when({ type: 'RevertSitePage', data: { target, summary: '   ' } })
     .then(t, [
       {
         type: 'SitePageReverted',
-        data: { id: 5, fields: first, reverted_to_version_id: 3, summary: 'Reverted to version #3 (saved 2026-01-02 03:04:05)' },
+        data: {
+          id: 5,
+          fields: first,
+          reverted_to_version_id: 3,
+          summary: 'Reverted to version #3 (saved 2026-01-02 03:04:05)',
+        },
       },
     ]);
 });
@@ -59,9 +77,15 @@ t.test('a page that does not exist or was deleted cannot be reverted', async (t)
   pages.given([created, deleted]).when({ type: 'RevertSitePage', data: { target } }).thenThrows(t, NotFoundError);
 });
 
-t.test('create, update and delete are the platform decider\'s own', async (t) => {
-  pages.given([]).when({ type: 'Create', data: { id: 5, fields: first } }).then(t, [created]);
-  pages.given([created]).when({ type: 'Update', data: { patch: { title: 'About us', blocks: [] } } }).then(t, [updated]);
+t.test("create, update and delete are the platform decider's own", async (t) => {
+  pages
+    .given([])
+    .when({ type: 'Create', data: { id: 5, fields: first } })
+    .then(t, [created]);
+  pages
+    .given([created])
+    .when({ type: 'Update', data: { patch: { title: 'About us', blocks: [] } } })
+    .then(t, [updated]);
   pages.given([created]).when({ type: 'Delete', data: {} }).then(t, [deleted]);
 });
 
@@ -77,5 +101,9 @@ t.test('after a revert, the page (for both deciders) is the restored content', a
   pages
     .given([created, updated, reverted])
     .when({ type: 'Update', data: { patch: { title: 'Later' } } })
-    .then(t, [{ type: 'SitePageUpdated', data: { id: 5, fields: { ...first, title: 'Later' }, changed: ['title'] } }], 'a later update starts from the reverted page');
+    .then(
+      t,
+      [{ type: 'SitePageUpdated', data: { id: 5, fields: { ...first, title: 'Later' }, changed: ['title'] } }],
+      'a later update starts from the reverted page',
+    );
 });

@@ -37,7 +37,11 @@ function countingHasher(fail?: string) {
   return { seen, hash };
 }
 
-function withHasher(runtime: Runtime, hash: (secret: string) => Promise<string>, secretHashCost = runtime.config.secretHashCost): Runtime {
+function withHasher(
+  runtime: Runtime,
+  hash: (secret: string) => Promise<string>,
+  secretHashCost = runtime.config.secretHashCost,
+): Runtime {
   return {
     ...runtime,
     config: { ...runtime.config, secretHashCost },
@@ -77,7 +81,9 @@ t.test('at a cost whose hash takes 64 MiB or more, one user is hashed at a time'
 t.test('a hash that fails stops the import there: the users before it are written, none after', async (t) => {
   const { runtime } = await buildTestApp(t);
   const hasher = countingHasher('secret-3');
-  await t.rejects(usersImporter.import(fixture, withHasher(runtime, hasher.hash), { tick() {} }), { message: 'cannot hash secret-3' });
+  await t.rejects(usersImporter.import(fixture, withHasher(runtime, hasher.hash), { tick() {} }), {
+    message: 'cannot hash secret-3',
+  });
   await runtime.projections.catchUp();
   for (let i = 0; i < USERS; i++) {
     const user = await findUserByEmail(runtime.documents, `user${i}@example.org`);

@@ -70,13 +70,16 @@ async function indexed(apiBase: string, resources: number): Promise<void> {
 // Server processes and a browser start slowly on a busy 2-core machine: allow more than the default.
 t.setTimeout(240_000);
 
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install the Debian chromium package (.ci/run does) to run the browser test`;
+const skip = existsSync(CHROMIUM)
+  ? false
+  : `${CHROMIUM} is missing: install the Debian chromium package (.ci/run does) to run the browser test`;
 
 t.test('the chat panel embedded on another origin, in Chromium', { skip }, async (t) => {
   let apiBase = '';
   let restrictedBase = '';
   const hostServer: Server = createServer((req, res) => {
-    const page = req.url === '/' ? hostPage(apiBase) : req.url === '/restricted' ? restrictedPage(restrictedBase) : null;
+    const page =
+      req.url === '/' ? hostPage(apiBase) : req.url === '/restricted' ? restrictedPage(restrictedBase) : null;
     res.writeHead(page ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
     res.end(page ?? 'not found');
   });
@@ -97,7 +100,16 @@ t.test('the chat panel embedded on another origin, in Chromium', { skip }, async
 
   const browser: Browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   t.teardown(() => browser.close());
   const page = await browser.newPage({ viewport: { width: 900, height: 420 } });
@@ -118,7 +130,14 @@ t.test('the chat panel embedded on another origin, in Chromium', { skip }, async
     await page.locator('#host-text').click();
     await page.keyboard.press('Tab');
     t.equal(await page.evaluate(() => document.activeElement?.id), 'chat-main', 'the first panel holds the focus');
-    t.equal(await inPanel(page, 'chat-main', (root) => (root.activeElement as HTMLInputElement | null)?.labels?.[0]?.textContent), 'Ask a question about the collection');
+    t.equal(
+      await inPanel(
+        page,
+        'chat-main',
+        (root) => (root.activeElement as HTMLInputElement | null)?.labels?.[0]?.textContent,
+      ),
+      'Ask a question about the collection',
+    );
     // What the panel shows while the answer streams, and what its live region is given, in order.
     await inPanel(page, 'chat-main', (root) => {
       const log: string[] = [];
@@ -133,7 +152,9 @@ t.test('the chat panel embedded on another origin, in Chromium', { skip }, async
       }).observe(draft, { childList: true, subtree: true, characterData: true });
       return draft.getAttribute('aria-hidden');
     });
-    const answered = page.waitForResponse((res) => res.url() === `${apiBase}/chatbot/api/chat` && res.request().method() === 'POST');
+    const answered = page.waitForResponse(
+      (res) => res.url() === `${apiBase}/chatbot/api/chat` && res.request().method() === 'POST',
+    );
     await page.keyboard.type('When does the museum open on Saturdays?');
     await page.keyboard.press('Enter');
     const response = await answered;
@@ -142,21 +163,50 @@ t.test('the chat panel embedded on another origin, in Chromium', { skip }, async
     t.match(response.headers()['content-type'], /^text\/event-stream/, 'and gets it');
     const log = await page.evaluate(() => (window as unknown as { ccLog: string[] }).ccLog);
     const answerIndex = log.findIndex((entry) => entry.startsWith('answer: '));
-    t.ok(log.slice(0, answerIndex).some((entry) => /^draft: .*ten on Saturdays\. \[1\]/.test(entry)), `the text showed as it streamed (${JSON.stringify(log)})`);
-    t.equal(log.filter((entry) => entry.startsWith('answer: ')).length, 1, 'the live region was given the finished answer once');
+    t.ok(
+      log.slice(0, answerIndex).some((entry) => /^draft: .*ten on Saturdays\. \[1\]/.test(entry)),
+      `the text showed as it streamed (${JSON.stringify(log)})`,
+    );
+    t.equal(
+      log.filter((entry) => entry.startsWith('answer: ')).length,
+      1,
+      'the live region was given the finished answer once',
+    );
     t.equal(await page.locator('#chat-main .cc-draft').textContent(), '', 'the streamed text made way for the answer');
-    t.equal(await page.locator('#chat-main .cc-draft').getAttribute('aria-hidden'), 'true', 'the streaming text is not announced');
+    t.equal(
+      await page.locator('#chat-main .cc-draft').getAttribute('aria-hidden'),
+      'true',
+      'the streaming text is not announced',
+    );
 
     t.match(await page.locator('#chat-main .cc-answer').textContent(), /ten on Saturdays\./);
-    t.equal(await page.locator('#chat-main .cc-answer').getAttribute('aria-live'), 'polite', 'the answer is a live region');
+    t.equal(
+      await page.locator('#chat-main .cc-answer').getAttribute('aria-live'),
+      'polite',
+      'the answer is a live region',
+    );
     t.equal(await page.locator('#chat-main .cc-answer').getAttribute('aria-busy'), 'false', 'no longer busy');
-    t.ok(requested.includes(`POST ${apiBase}/chatbot/api/chat`), 'the question went to the server that served the script');
-    t.same(requested.filter((r) => !r.includes(hostOrigin) && !r.includes(apiBase)), [], 'no request leaves the two origins');
+    t.ok(
+      requested.includes(`POST ${apiBase}/chatbot/api/chat`),
+      'the question went to the server that served the script',
+    );
+    t.same(
+      requested.filter((r) => !r.includes(hostOrigin) && !r.includes(apiBase)),
+      [],
+      'no request leaves the two origins',
+    );
 
     const source = await inPanel(page, 'chat-main', (root) => {
       const item = root.getElementById('chatbot-source-1');
       const link = item?.querySelector('a') as HTMLAnchorElement | null;
-      return { tag: item?.tagName, list: item?.parentElement?.tagName, title: link?.textContent, href: link?.href, type: item?.querySelector('.cc-type')?.textContent, snippet: item?.querySelector('.cc-snippet')?.textContent };
+      return {
+        tag: item?.tagName,
+        list: item?.parentElement?.tagName,
+        title: link?.textContent,
+        href: link?.href,
+        type: item?.querySelector('.cc-type')?.textContent,
+        snippet: item?.querySelector('.cc-snippet')?.textContent,
+      };
     });
     t.equal(source.tag, 'LI');
     t.equal(source.list, 'OL', 'sources are an ordered list');
@@ -172,10 +222,13 @@ t.test('the chat panel embedded on another origin, in Chromium', { skip }, async
     const before = page.url();
     // The citation at the very bottom of the window: its source, listed after the answer, is below it.
     const citationAtTheBottom = () =>
-      page.locator('#chat-main a.chatbot-citation').first().evaluate((link) => {
-        window.scrollTo(0, 0);
-        window.scrollBy(0, Math.max(0, link.getBoundingClientRect().bottom - window.innerHeight + 2));
-      });
+      page
+        .locator('#chat-main a.chatbot-citation')
+        .first()
+        .evaluate((link) => {
+          window.scrollTo(0, 0);
+          window.scrollBy(0, Math.max(0, link.getBoundingClientRect().bottom - window.innerHeight + 2));
+        });
     await citationAtTheBottom();
     const visible = () =>
       inPanel(page, 'chat-main', (root) => {
@@ -184,9 +237,16 @@ t.test('the chat panel embedded on another origin, in Chromium', { skip }, async
       });
     t.notOk(await visible(), 'the source starts below the fold of a short window');
     await page.locator('#chat-main a.chatbot-citation').first().click();
-    t.equal(await inPanel(page, 'chat-main', (root) => root.activeElement?.id), 'chatbot-source-1', 'the source has the focus');
+    t.equal(
+      await inPanel(page, 'chat-main', (root) => root.activeElement?.id),
+      'chatbot-source-1',
+      'the source has the focus',
+    );
     t.ok(await visible(), 'and is scrolled into view');
-    t.ok(await page.locator('#chat-main #chatbot-source-1').evaluate((li) => li.classList.contains('cc-source-current')), 'and is marked');
+    t.ok(
+      await page.locator('#chat-main #chatbot-source-1').evaluate((li) => li.classList.contains('cc-source-current')),
+      'and is marked',
+    );
     t.equal(page.url(), before, 'no navigation to a fragment the document does not have');
 
     await page.locator('#chat-main .cc-input').focus();
@@ -194,7 +254,11 @@ t.test('the chat panel embedded on another origin, in Chromium', { skip }, async
     t.notOk(await visible());
     await page.locator('#chat-main a.chatbot-citation').first().focus();
     await page.keyboard.press('Enter');
-    t.equal(await inPanel(page, 'chat-main', (root) => root.activeElement?.id), 'chatbot-source-1', 'Enter on a citation moves the focus too');
+    t.equal(
+      await inPanel(page, 'chat-main', (root) => root.activeElement?.id),
+      'chatbot-source-1',
+      'Enter on a citation moves the focus too',
+    );
     t.ok(await visible());
   });
 
@@ -203,19 +267,47 @@ t.test('the chat panel embedded on another origin, in Chromium', { skip }, async
     await page.locator('#chat-sets .cc-submit').click();
     await page.locator('#chat-sets .cc-source').first().waitFor();
     const sources = await inPanel(page, 'chat-sets', (root) =>
-      Array.from(root.querySelectorAll('.cc-source')).map((li) => ({ href: (li.querySelector('a') as HTMLAnchorElement).href, snippet: li.querySelector('.cc-snippet')?.textContent ?? '' })),
+      Array.from(root.querySelectorAll('.cc-source')).map((li) => ({
+        href: (li.querySelector('a') as HTMLAnchorElement).href,
+        snippet: li.querySelector('.cc-snippet')?.textContent ?? '',
+      })),
     );
     t.ok(sources.length > 0);
-    t.ok(sources.every((s) => s.href.startsWith(`${hostOrigin}/s/annex/`)), 'data-site-slug rewrote the URLs');
-    t.ok(sources.every((s) => /\/(item\/10[12]|media\/1010)$/.test(s.href)), 'data-item-set-ids kept only set 20, its items and their media');
-    t.ok(sources.some((s) => s.snippet.includes('<script>alert(1)</script>')), 'markup in a snippet is shown as text');
-    t.match(await page.locator('#chat-sets .cc-answer').textContent(), /<script>alert\(1\)<\/script>/, 'and in the answer');
-    t.equal(await inPanel(page, 'chat-sets', (root) => root.querySelectorAll('script, img, iframe').length), 0, 'no element came from the content');
+    t.ok(
+      sources.every((s) => s.href.startsWith(`${hostOrigin}/s/annex/`)),
+      'data-site-slug rewrote the URLs',
+    );
+    t.ok(
+      sources.every((s) => /\/(item\/10[12]|media\/1010)$/.test(s.href)),
+      'data-item-set-ids kept only set 20, its items and their media',
+    );
+    t.ok(
+      sources.some((s) => s.snippet.includes('<script>alert(1)</script>')),
+      'markup in a snippet is shown as text',
+    );
+    t.match(
+      await page.locator('#chat-sets .cc-answer').textContent(),
+      /<script>alert\(1\)<\/script>/,
+      'and in the answer',
+    );
+    t.equal(
+      await inPanel(page, 'chat-sets', (root) => root.querySelectorAll('script, img, iframe').length),
+      0,
+      'no element came from the content',
+    );
     t.same(dialogs, [], 'nothing ran');
     mkdirSync('test-output', { recursive: true });
     await page.locator('#chat-sets').screenshot({ path: join('test-output', 'chat-panel-answer.png') });
-    t.match(await page.locator('#chat-main .cc-answer').textContent(), /ten on Saturdays/, 'the first panel keeps its answer');
-    t.equal(await page.locator('#chat-main #chatbot-source-1 a').textContent(), 'Visiting the museum', 'and its sources');
+    t.match(
+      await page.locator('#chat-main .cc-answer').textContent(),
+      /ten on Saturdays/,
+      'the first panel keeps its answer',
+    );
+    t.equal(
+      await page.locator('#chat-main #chatbot-source-1 a').textContent(),
+      'Visiting the museum',
+      'and its sources',
+    );
   });
 
   t.test("the host page's CSS stays out and the panel's stays in", async (t) => {
@@ -224,15 +316,27 @@ t.test('the chat panel embedded on another origin, in Chromium', { skip }, async
         const s = getComputedStyle(root.querySelector(selector) as Element);
         return { color: s.color, fontSize: s.fontSize, display: s.display };
       };
-      return { answer: style('.cc-answer p'), input: style('.cc-input'), source: style('.cc-source'), snippet: style('.cc-snippet'), answerBorder: getComputedStyle(root.querySelector('.cc-answer') as Element).borderTopWidth };
+      return {
+        answer: style('.cc-answer p'),
+        input: style('.cc-input'),
+        source: style('.cc-source'),
+        snippet: style('.cc-snippet'),
+        answerBorder: getComputedStyle(root.querySelector('.cc-answer') as Element).borderTopWidth,
+      };
     });
-    t.same(styles.answer, { color: 'rgb(31, 35, 40)', fontSize: '16px', display: 'block' }, 'answer text keeps its color and size');
+    t.same(
+      styles.answer,
+      { color: 'rgb(31, 35, 40)', fontSize: '16px', display: 'block' },
+      'answer text keeps its color and size',
+    );
     t.equal(styles.input.fontSize, '16px');
     t.not(styles.input.color, 'rgb(255, 0, 0)');
     t.equal(styles.source.display, 'list-item', 'the host cannot hide the sources');
     t.equal(styles.snippet.fontSize, '14.4px');
     t.equal(styles.answerBorder, '0px', "a host rule for the panel's class name does not apply inside");
-    const host = await page.evaluate(() => getComputedStyle(document.getElementById('host-answer') as Element).borderTopWidth);
+    const host = await page.evaluate(
+      () => getComputedStyle(document.getElementById('host-answer') as Element).borderTopWidth,
+    );
     t.equal(host, '9px', "the panel's CSS does not change the host page");
   });
 
@@ -252,7 +356,12 @@ t.test('the chat panel embedded on another origin, in Chromium', { skip }, async
     await page.route(`${apiBase}/chatbot/api/chat`, async (route) => {
       if (route.request().method() !== 'POST') return route.fallback();
       await held;
-      await route.fulfill({ status: 503, contentType: 'application/json', headers: { 'access-control-allow-origin': '*' }, body: JSON.stringify({ error: 'connect ECONNREFUSED 10.0.0.5:9200' }) });
+      await route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        headers: { 'access-control-allow-origin': '*' },
+        body: JSON.stringify({ error: 'connect ECONNREFUSED 10.0.0.5:9200' }),
+      });
     });
     t.teardown(() => page.unroute(`${apiBase}/chatbot/api/chat`));
     const chatPosts = () => requested.filter((r) => r === `POST ${apiBase}/chatbot/api/chat`).length;
@@ -267,7 +376,10 @@ t.test('the chat panel embedded on another origin, in Chromium', { skip }, async
     release();
     await page.locator('#chat-sets .cc-submit[aria-disabled="false"]').waitFor();
     t.equal(chatPosts() - postsBefore, 1, 'a second Enter while busy asks nothing more');
-    t.equal(await page.locator('#chat-sets .cc-error').textContent(), 'The collection assistant is unavailable right now. Please try again later.');
+    t.equal(
+      await page.locator('#chat-sets .cc-error').textContent(),
+      'The collection assistant is unavailable right now. Please try again later.',
+    );
     t.equal(await page.locator('#chat-sets .cc-source').count(), 0, 'the earlier sources are gone');
   });
 
@@ -287,44 +399,67 @@ t.test('the chat panel embedded on another origin, in Chromium', { skip }, async
     await page.locator('#chat-sets .cc-input').fill('Who made the violin?');
     await page.locator('#chat-sets .cc-input').press('Enter');
     await page.locator('#chat-sets .cc-error:not(:empty)').waitFor();
-    t.equal(await page.locator('#chat-sets .cc-error').textContent(), 'Something went wrong while answering. Please try again.');
-    t.equal(await page.locator('#chat-sets .cc-draft').textContent(), '', 'the broken-off text is not left as if it were the answer');
+    t.equal(
+      await page.locator('#chat-sets .cc-error').textContent(),
+      'Something went wrong while answering. Please try again.',
+    );
+    t.equal(
+      await page.locator('#chat-sets .cc-draft').textContent(),
+      '',
+      'the broken-off text is not left as if it were the answer',
+    );
     t.equal(await page.locator('#chat-sets .cc-answer').textContent(), '');
     t.equal(await page.locator('#chat-sets .cc-submit').getAttribute('aria-disabled'), 'false', 'ready to ask again');
   });
 
-  t.test('an answer given while the collection is still being read carries a notice; the next one does not', async (t) => {
-    // The real server has read the fixture by now, and each real question spends one of the
-    // rate limit's: the answers are the stream's events, with and without still_reading.
-    let stillReading = true;
-    await page.route(`${apiBase}/chatbot/api/chat`, async (route) => {
-      if (route.request().method() !== 'POST') return route.fallback();
-      const answer = { answer_html: '<p>The violin was made in Cremona.</p>', sources: [], ...(stillReading ? { still_reading: true } : {}) };
-      await route.fulfill({
-        status: 200,
-        contentType: 'text/event-stream',
-        headers: { 'access-control-allow-origin': '*' },
-        body: `event: text\ndata: {"text":"The violin was made in Cremona."}\n\nevent: sources\ndata: {"sources":[]}\n\nevent: end\ndata: ${JSON.stringify(answer)}\n\n`,
+  t.test(
+    'an answer given while the collection is still being read carries a notice; the next one does not',
+    async (t) => {
+      // The real server has read the fixture by now, and each real question spends one of the
+      // rate limit's: the answers are the stream's events, with and without still_reading.
+      let stillReading = true;
+      await page.route(`${apiBase}/chatbot/api/chat`, async (route) => {
+        if (route.request().method() !== 'POST') return route.fallback();
+        const answer = {
+          answer_html: '<p>The violin was made in Cremona.</p>',
+          sources: [],
+          ...(stillReading ? { still_reading: true } : {}),
+        };
+        await route.fulfill({
+          status: 200,
+          contentType: 'text/event-stream',
+          headers: { 'access-control-allow-origin': '*' },
+          body: `event: text\ndata: {"text":"The violin was made in Cremona."}\n\nevent: sources\ndata: {"sources":[]}\n\nevent: end\ndata: ${JSON.stringify(answer)}\n\n`,
+        });
       });
-    });
-    t.teardown(() => page.unroute(`${apiBase}/chatbot/api/chat`));
-    await page.locator('#chat-sets .cc-input').fill('Who made the violin?');
-    await page.locator('#chat-sets .cc-input').press('Enter');
-    await page.locator('#chat-sets .cc-answer .cc-notice').waitFor();
-    t.equal(await page.locator('#chat-sets .cc-notice').textContent(), 'Still reading the collection: answers may miss some items.');
-    t.match(await page.locator('#chat-sets .cc-answer').textContent(), /Cremona\.Still reading/, 'in the live region after the answer: announced with it');
-    stillReading = false;
-    await page.locator('#chat-sets .cc-input').fill('Who made the violin, again?');
-    await page.locator('#chat-sets .cc-input').press('Enter');
-    await page.locator('#chat-sets .cc-submit[aria-disabled="false"]').waitFor();
-    await page.locator('#chat-sets .cc-answer:not(:empty)').waitFor();
-    t.match(await page.locator('#chat-sets .cc-answer').textContent(), /Cremona/);
-    t.equal(await page.locator('#chat-sets .cc-notice').count(), 0, 'an answer without still_reading has no notice');
-  });
+      t.teardown(() => page.unroute(`${apiBase}/chatbot/api/chat`));
+      await page.locator('#chat-sets .cc-input').fill('Who made the violin?');
+      await page.locator('#chat-sets .cc-input').press('Enter');
+      await page.locator('#chat-sets .cc-answer .cc-notice').waitFor();
+      t.equal(
+        await page.locator('#chat-sets .cc-notice').textContent(),
+        'Still reading the collection: answers may miss some items.',
+      );
+      t.match(
+        await page.locator('#chat-sets .cc-answer').textContent(),
+        /Cremona\.Still reading/,
+        'in the live region after the answer: announced with it',
+      );
+      stillReading = false;
+      await page.locator('#chat-sets .cc-input').fill('Who made the violin, again?');
+      await page.locator('#chat-sets .cc-input').press('Enter');
+      await page.locator('#chat-sets .cc-submit[aria-disabled="false"]').waitFor();
+      await page.locator('#chat-sets .cc-answer:not(:empty)').waitFor();
+      t.match(await page.locator('#chat-sets .cc-answer').textContent(), /Cremona/);
+      t.equal(await page.locator('#chat-sets .cc-notice').count(), 0, 'an answer without still_reading has no notice');
+    },
+  );
 
   /** Asks in a panel and waits for the server's answer and for the panel to be ready again. */
   async function askIn(panel: string, question: string): Promise<number> {
-    const answered = page.waitForResponse((res) => res.url() === `${apiBase}/chatbot/api/chat` && res.request().method() === 'POST');
+    const answered = page.waitForResponse(
+      (res) => res.url() === `${apiBase}/chatbot/api/chat` && res.request().method() === 'POST',
+    );
     await page.locator(`#${panel} .cc-input`).fill(question);
     await page.locator(`#${panel} .cc-input`).press('Enter');
     const res = await answered;
@@ -334,7 +469,11 @@ t.test('the chat panel embedded on another origin, in Chromium', { skip }, async
 
   t.test("a refused request shows the server's message", async (t) => {
     t.equal(await askIn('chat-bad', 'Who made the violin?'), 400);
-    t.match(await page.locator('#chat-bad .cc-error').textContent(), /site_id/, 'data-site-id="abc" was sent as it is and refused');
+    t.match(
+      await page.locator('#chat-bad .cc-error').textContent(),
+      /site_id/,
+      'data-site-id="abc" was sent as it is and refused',
+    );
   });
 
   t.test('past the rate limit the panel says how long to wait', async (t) => {
@@ -347,7 +486,6 @@ t.test('the chat panel embedded on another origin, in Chromium', { skip }, async
     t.equal(await page.locator('#chat-main .cc-answer').textContent(), '', 'no stale answer stays beside the message');
   });
 
-
   t.test('with CHATBOT_ALLOWED_ORIGINS, a listed site gets answers and another site cannot read them', async (t) => {
     const restricted = await startServer({ DATA_DIR: t.testdir(), CHATBOT_ALLOWED_ORIGINS: hostOrigin });
     t.teardown(() => restricted.stop());
@@ -359,7 +497,10 @@ t.test('the chat panel embedded on another origin, in Chromium', { skip }, async
       await tab.locator('#chat .cc-input').fill('Who made the violin?');
       await tab.locator('#chat .cc-input').press('Enter');
       await tab.locator('#chat .cc-answer p, #chat .cc-error:not(:empty)').first().waitFor({ timeout: 15_000 });
-      return { answer: await tab.locator('#chat .cc-answer').textContent(), error: await tab.locator('#chat .cc-error').textContent() };
+      return {
+        answer: await tab.locator('#chat .cc-answer').textContent(),
+        error: await tab.locator('#chat .cc-error').textContent(),
+      };
     };
     const listed = await ask(`${hostOrigin}/restricted`);
     t.equal(listed.error, '', 'the listed origin reads the answer');

@@ -13,7 +13,10 @@ t.test('directory through the real server process and the import CLI', async (t)
   const dataDir = t.testdir();
   const token = `e2e-${randomUUID()}`;
   const goodFile = join(dataDir, 'good.json');
-  writeFileSync(goodFile, JSON.stringify({ directory: directoryFixture({ tokens: [{ token, allowed_origins: [] }] }) }));
+  writeFileSync(
+    goodFile,
+    JSON.stringify({ directory: directoryFixture({ tokens: [{ token, allowed_origins: [] }] }) }),
+  );
   const imported = await runCli('import.ts', [goodFile], { DATA_DIR: dataDir });
   t.equal(imported.code, 0, `import succeeds: ${imported.stderr}`);
 
@@ -23,12 +26,20 @@ t.test('directory through the real server process and the import CLI', async (t)
 
   const list = await fetch(`${base}/api/v1/databases?per_page=2`, { headers: { authorization: `Bearer ${token}` } });
   t.equal(list.status, 200);
-  const body = (await list.json()) as { data: { handle: string; links: { open: string; details: string } }[]; meta: { total: number } };
-  t.same(body.data.map((d) => d.handle), ['ancestry', 'britannica']);
+  const body = (await list.json()) as {
+    data: { handle: string; links: { open: string; details: string } }[];
+    meta: { total: number };
+  };
+  t.same(
+    body.data.map((d) => d.handle),
+    ['ancestry', 'britannica'],
+  );
   t.equal(body.meta.total, 5);
   t.equal(list.headers.get('x-ratelimit-limit'), '120');
 
-  const jstor = (await (await fetch(`${base}/api/v1/databases/jstor?token=${token}`)).json()) as { data: { links: { open: string; details: string } } };
+  const jstor = (await (await fetch(`${base}/api/v1/databases/jstor?token=${token}`)).json()) as {
+    data: { links: { open: string; details: string } };
+  };
   t.equal(jstor.data.links.open, `${base}/directory/go/jstor`, 'links use the server address');
   const redirect = await fetch(jstor.data.links.open, { redirect: 'manual' });
   t.equal(redirect.status, 302);
@@ -42,5 +53,8 @@ t.test('directory through the real server process and the import CLI', async (t)
   t.match(widget.headers.get('content-type'), /application\/javascript/);
   t.match(await widget.text(), /data-catalog-az/);
   const docs = (await (await fetch(`${base}/api/docs.json`)).json()) as { paths: Record<string, unknown> };
-  t.ok(docs.paths['/api/v1/databases'] && docs.paths['/directory/go/{handle}'], 'the OpenAPI document lists the directory');
+  t.ok(
+    docs.paths['/api/v1/databases'] && docs.paths['/directory/go/{handle}'],
+    'the OpenAPI document lists the directory',
+  );
 });

@@ -39,13 +39,17 @@ ${widget('w-refused', `data-token="${ELSEWHERE_TOKEN}"`)}
 }
 
 async function cardHandles(page: Page, widget: string): Promise<string[]> {
-  return page.locator(`#${widget} .caz-card`).evaluateAll((cards) => cards.map((c) => c.getAttribute('data-handle') ?? ''));
+  return page
+    .locator(`#${widget} .caz-card`)
+    .evaluateAll((cards) => cards.map((c) => c.getAttribute('data-handle') ?? ''));
 }
 
 // Child processes (or a browser) start slowly on a busy 2-core machine: allow more than the default.
 t.setTimeout(240_000);
 
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install the Debian chromium package (.ci/run does) to run the browser test`;
+const skip = existsSync(CHROMIUM)
+  ? false
+  : `${CHROMIUM} is missing: install the Debian chromium package (.ci/run does) to run the browser test`;
 
 t.test('the widget embedded on another origin, in Chromium', { skip }, async (t) => {
   let apiBase = '';
@@ -71,39 +75,83 @@ t.test('the widget embedded on another origin, in Chromium', { skip }, async (t)
 
   const browser: Browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   t.teardown(() => browser.close());
   const page = await browser.newPage({ viewport: { width: 1100, height: 2400 } });
   const requested: string[] = [];
   page.on('request', (request) => requested.push(request.url()));
   // Database sites are on the internet: answer them locally so the test needs no network.
-  await page.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>database</title>database site' }));
+  await page.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (route) =>
+    route.fulfill({ status: 200, contentType: 'text/html', body: '<title>database</title>database site' }),
+  );
 
   await page.goto(`${hostOrigin}/`);
-  for (const id of ['w-all', 'w-subject', 'w-list', 'w-limit', 'w-hide']) await page.locator(`#${id} .caz-card`).first().waitFor({ timeout: 15_000 });
+  for (const id of ['w-all', 'w-subject', 'w-list', 'w-limit', 'w-hide'])
+    await page.locator(`#${id} .caz-card`).first().waitFor({ timeout: 15_000 });
   for (const id of ['w-bad', 'w-refused']) await page.locator(`#${id} .caz-error`).waitFor({ timeout: 15_000 });
 
   t.test('no request leaves the host page and this server', async (t) => {
     const foreign = requested.filter((url) => !url.startsWith(hostOrigin) && !url.startsWith(apiBase));
     t.same(foreign, []);
-    t.ok(requested.some((url) => url.startsWith(`${apiBase}/api/v1/databases?`)), 'the API was called');
+    t.ok(
+      requested.some((url) => url.startsWith(`${apiBase}/api/v1/databases?`)),
+      'the API was called',
+    );
   });
 
   t.test('default widget: cards, filters, labelled controls, brand color', async (t) => {
-    t.same(await cardHandles(page, 'w-all'), ['ancestry', 'britannica', 'jstor', 'pubmed', 'zeta'], 'every visible database, hidden one absent');
-    const controls = await page.locator('#w-all input, #w-all select').evaluateAll((els) =>
-      els.map((e) => ({ name: e.getAttribute('name'), labelled: ((e as HTMLInputElement).labels?.length ?? 0) > 0, visible: (e as HTMLElement).offsetParent !== null })),
+    t.same(
+      await cardHandles(page, 'w-all'),
+      ['ancestry', 'britannica', 'jstor', 'pubmed', 'zeta'],
+      'every visible database, hidden one absent',
     );
-    t.same(controls.map((c) => c.name), ['q', 'caz-subject', 'caz-type', 'caz-access'], 'search box, subject, type and access filters');
-    t.ok(controls.every((c) => c.labelled), 'every control has a label');
-    t.ok(controls.every((c) => c.visible), 'host CSS cannot hide the controls');
-    const color = await page.locator('#w-all .caz-card').first().evaluate((card) => getComputedStyle(card).borderLeftColor);
+    const controls = await page.locator('#w-all input, #w-all select').evaluateAll((els) =>
+      els.map((e) => ({
+        name: e.getAttribute('name'),
+        labelled: ((e as HTMLInputElement).labels?.length ?? 0) > 0,
+        visible: (e as HTMLElement).offsetParent !== null,
+      })),
+    );
+    t.same(
+      controls.map((c) => c.name),
+      ['q', 'caz-subject', 'caz-type', 'caz-access'],
+      'search box, subject, type and access filters',
+    );
+    t.ok(
+      controls.every((c) => c.labelled),
+      'every control has a label',
+    );
+    t.ok(
+      controls.every((c) => c.visible),
+      'host CSS cannot hide the controls',
+    );
+    const color = await page
+      .locator('#w-all .caz-card')
+      .first()
+      .evaluate((card) => getComputedStyle(card).borderLeftColor);
     t.equal(color, 'rgb(138, 21, 56)', 'cards use the brand color #8a1538');
-    const linkColor = await page.locator('#w-all .caz-card a').first().evaluate((a) => getComputedStyle(a).color);
+    const linkColor = await page
+      .locator('#w-all .caz-card a')
+      .first()
+      .evaluate((a) => getComputedStyle(a).color);
     t.equal(linkColor, 'rgb(138, 21, 56)', 'host CSS does not recolor the links');
-    const hrefs = await page.locator('#w-all .caz-card a').evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).href));
-    t.ok(hrefs.length >= 5 && hrefs.every((href) => href.startsWith(`${apiBase}/directory/go/`)), 'every card link is the tracked redirect');
+    const hrefs = await page
+      .locator('#w-all .caz-card a')
+      .evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).href));
+    t.ok(
+      hrefs.length >= 5 && hrefs.every((href) => href.startsWith(`${apiBase}/directory/go/`)),
+      'every card link is the tracked redirect',
+    );
 
     await page.locator('#w-all input[name="q"]').fill('JSTOR');
     t.same(await cardHandles(page, 'w-all'), ['jstor'], 'search by name');
@@ -124,7 +172,9 @@ t.test('the widget embedded on another origin, in Chromium', { skip }, async (t)
     await page.locator('#w-all input[name="q"]').fill('');
     await page.locator('#w-all select[name="caz-access"]').selectOption('');
     t.equal(await page.locator('#w-all .caz-card').count(), 5);
-    const subjectOptions = await page.locator('#w-all select[name="caz-subject"] option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    const subjectOptions = await page
+      .locator('#w-all select[name="caz-subject"] option')
+      .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
     t.notOk(subjectOptions.includes('art'), 'a subject with only hidden databases is not offered');
   });
 

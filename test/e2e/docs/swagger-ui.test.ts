@@ -9,19 +9,30 @@ const CHROMIUM = '/usr/bin/chromium';
 // A browser starts slowly on a busy 2-core machine.
 t.setTimeout(240_000);
 
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install the Debian chromium package (.ci/run does) to run the browser test`;
+const skip = existsSync(CHROMIUM)
+  ? false
+  : `${CHROMIUM} is missing: install the Debian chromium package (.ci/run does) to run the browser test`;
 
 t.test('every operation opens in Swagger UI at /api/docs', { skip }, async (t) => {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const { app } = await buildTestApp(t, { config: { baseUrl: base } });
   await app.listen({ host: '127.0.0.1', port });
-  const doc = (await (await fetch(`${base}/api/docs.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+  const doc = (await (await fetch(`${base}/api/docs.json`)).json()) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
   const operations = Object.values(doc.paths).reduce((n, ops) => n + Object.keys(ops).length, 0);
 
   const browser: Browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--disable-component-update'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--no-first-run',
+      '--disable-component-update',
+    ],
   });
   t.teardown(() => browser.close());
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });

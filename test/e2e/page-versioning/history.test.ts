@@ -4,7 +4,9 @@ import { importFixtureFile, startServer } from '../process.js';
 const fixture = {
   users: [{ id: 1, email: 'ed@example.org', name: 'Ed Editor', role: 'editor', password: 'editor-pass' }],
   sites: [{ id: 1, slug: 'main', title: 'Main site' }],
-  site_pages: [{ id: 5, site_id: 1, slug: 'about', title: 'About', blocks: [{ layout: 'html', data: { html: '<p>One</p>' } }] }],
+  site_pages: [
+    { id: 5, site_id: 1, slug: 'about', title: 'About', blocks: [{ layout: 'html', data: { html: '<p>One</p>' } }] },
+  ],
 };
 
 // An import CLI run and two server starts: on a busy machine that can pass the default 120 s.
@@ -48,18 +50,30 @@ t.test('version history through the real server: import, edit, revert, restart',
   });
   t.equal(patched.status, 200);
   const [update, create] = await versions(cookie);
-  t.same([update.operation, update.title, update.editor_name, create.operation], ['update', 'About us', 'Ed Editor', 'create']);
+  t.same(
+    [update.operation, update.title, update.editor_name, create.operation],
+    ['update', 'About us', 'Ed Editor', 'create'],
+  );
 
-  const reverted = await fetch(`${server.baseUrl}/api/page-versioning/version/${create.id}/revert`, { method: 'POST', headers: { cookie } });
+  const reverted = await fetch(`${server.baseUrl}/api/page-versioning/version/${create.id}/revert`, {
+    method: 'POST',
+    headers: { cookie },
+  });
   t.equal(reverted.status, 200);
   const newId = ((await reverted.json()) as { data: { new_version_id: number } }).data.new_version_id;
   const before = await versions(cookie);
-  t.same(before.map((v) => [v.id, v.operation, v.title]), [
-    [newId, 'revert', 'About'],
-    [update.id, 'update', 'About us'],
-    [create.id, 'create', 'About'],
-  ]);
-  t.match(before[0].summary, new RegExp(`^Reverted to version #${create.id} \\(saved \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\)$`));
+  t.same(
+    before.map((v) => [v.id, v.operation, v.title]),
+    [
+      [newId, 'revert', 'About'],
+      [update.id, 'update', 'About us'],
+      [create.id, 'create', 'About'],
+    ],
+  );
+  t.match(
+    before[0].summary,
+    new RegExp(`^Reverted to version #${create.id} \\(saved \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\)$`),
+  );
 
   await server.stop();
   server = await startServer({ DATA_DIR: dataDir });

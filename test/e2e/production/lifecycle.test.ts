@@ -12,7 +12,16 @@ import { eventually, freshDataDir, skipUnlessStack, stackEnv, type StackEnv } fr
  */
 const fixture = {
   ...chatbotFixture,
-  users: [{ id: 1, email: 'admin@example.org', name: 'Ada', role: 'global_admin', password: 'admin-pass', api_keys: [{ identity: 'AD', credential: 'AD-SECRET' }] }],
+  users: [
+    {
+      id: 1,
+      email: 'admin@example.org',
+      name: 'Ada',
+      role: 'global_admin',
+      password: 'admin-pass',
+      api_keys: [{ identity: 'AD', credential: 'AD-SECRET' }],
+    },
+  ],
   blog: { settings: { comments_enabled: true }, categories: [], posts: [], comments: [] },
 };
 const KEY = 'key_identity=AD&key_credential=AD-SECRET';
@@ -27,12 +36,19 @@ interface Answer {
 
 function client(server: ServerProcess) {
   const call = async (path: string, init: RequestInit = {}): Promise<Answer> => {
-    const res = await fetch(`${server.baseUrl}${path}`, { ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) } });
+    const res = await fetch(`${server.baseUrl}${path}`, {
+      ...init,
+      headers: { 'content-type': 'application/json', ...(init.headers ?? {}) },
+    });
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : null };
   };
-  const send = (method: string, path: string, body: object = {}) => call(`${path}${path.includes('?') ? '&' : '?'}${KEY}`, { method, body: JSON.stringify(body) });
-  const search = async (query: string) => (await call('/chatbot/api/search', { method: 'POST', body: JSON.stringify({ query }) })).body as { results: { url: string }[] };
+  const send = (method: string, path: string, body: object = {}) =>
+    call(`${path}${path.includes('?') ? '&' : '?'}${KEY}`, { method, body: JSON.stringify(body) });
+  const search = async (query: string) =>
+    (await call('/chatbot/api/search', { method: 'POST', body: JSON.stringify({ query }) })).body as {
+      results: { url: string }[];
+    };
   return { call, send, search };
 }
 
@@ -54,7 +70,11 @@ async function snapshot(server: ServerProcess): Promise<Record<string, Answer>> 
 }
 
 async function pageVersions(server: ServerProcess): Promise<unknown> {
-  const login = await fetch(`${server.baseUrl}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@example.org', password: 'admin-pass' }) });
+  const login = await fetch(`${server.baseUrl}/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'admin@example.org', password: 'admin-pass' }),
+  });
   if (login.status !== 204) throw new Error(`login: ${login.status}`);
   const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
   return (await fetch(`${server.baseUrl}/api/page-versioning/5/versions`, { headers: { cookie } })).json();
@@ -63,11 +83,24 @@ async function pageVersions(server: ServerProcess): Promise<unknown> {
 /** The chatbot finds the item written through the API, first, and the imported violin. */
 async function searchFinds(t: Test, server: ServerProcess, itemId: number, what: string): Promise<void> {
   const { search } = client(server);
-  const found = await eventually(() => search('brass astrolabe Toledo'), (b) => b.results[0]?.url === `/item/${itemId}`);
-  t.equal(found.results[0]?.url, `/item/${itemId}`, `${what}: the chatbot finds the new item first (${found.results.map((r) => r.url).join(' ')})`);
-  const violin = await eventually(() => search('Stradivari violin'), (b) => b.results[0]?.url === '/item/101');
+  const found = await eventually(
+    () => search('brass astrolabe Toledo'),
+    (b) => b.results[0]?.url === `/item/${itemId}`,
+  );
+  t.equal(
+    found.results[0]?.url,
+    `/item/${itemId}`,
+    `${what}: the chatbot finds the new item first (${found.results.map((r) => r.url).join(' ')})`,
+  );
+  const violin = await eventually(
+    () => search('Stradivari violin'),
+    (b) => b.results[0]?.url === '/item/101',
+  );
   t.equal(violin.results[0]?.url, '/item/101', `${what}: and the imported one`);
-  t.notOk(violin.results.some((r) => r.url === '/item/103'), `${what}: nothing private`);
+  t.notOk(
+    violin.results.some((r) => r.url === '/item/103'),
+    `${what}: nothing private`,
+  );
 }
 
 async function chunksIn(env: StackEnv): Promise<number> {
@@ -76,79 +109,115 @@ async function chunksIn(env: StackEnv): Promise<number> {
   return res.status === 200 ? ((await res.json()) as { count: number }).count : 0;
 }
 
-t.test('backup through BullMQ, restore into empty engines, rebuild and reindex, on the production engines', { skip: skipUnlessStack() }, async (t) => {
-  // One call: t.testdir() empties its folder each time it is called.
-  const testDir = t.testdir();
-  // One BASE_URL for the three servers, on their different ports: answers carry it in their @ids.
-  const deployment = (env: StackEnv) => ({ ...env, BASE_URL: 'http://lifecycle.test', CHATBOT_RATE_LIMIT: '1000' });
-  const original = deployment(stackEnv(freshDataDir(testDir)));
-  const began = Date.now();
-  const phase = (what: string) => t.comment(`${what} at ${Math.round((Date.now() - began) / 1000)} s`);
-  const imported = await importFixtureFile(original.DATA_DIR, fixture, 'production-lifecycle');
-  t.equal(imported.code, 0, `import exits 0: ${imported.stderr}`);
-  const first = await startServer(original, 120_000);
-  t.teardown(() => first.stop('SIGKILL'));
-  const { send, call } = client(first);
+t.test(
+  'backup through BullMQ, restore into empty engines, rebuild and reindex, on the production engines',
+  { skip: skipUnlessStack() },
+  async (t) => {
+    // One call: t.testdir() empties its folder each time it is called.
+    const testDir = t.testdir();
+    // One BASE_URL for the three servers, on their different ports: answers carry it in their @ids.
+    const deployment = (env: StackEnv) => ({ ...env, BASE_URL: 'http://lifecycle.test', CHATBOT_RATE_LIMIT: '1000' });
+    const original = deployment(stackEnv(freshDataDir(testDir)));
+    const began = Date.now();
+    const phase = (what: string) => t.comment(`${what} at ${Math.round((Date.now() - began) / 1000)} s`);
+    const imported = await importFixtureFile(original.DATA_DIR, fixture, 'production-lifecycle');
+    t.equal(imported.code, 0, `import exits 0: ${imported.stderr}`);
+    const first = await startServer(original, 120_000);
+    t.teardown(() => first.stop('SIGKILL'));
+    const { send, call } = client(first);
 
-  // Content the backup must carry: a post, a comment approved, an item, a page edited and reverted.
-  const post = await send('POST', '/api/blog_posts', { title: 'Harbour lights', content: '<p>The lighthouse keeper.</p>', status: 'published' });
-  t.equal(post.status, 201, `post: ${JSON.stringify(post.body)}`);
-  const postId = (post.body as { 'o:id': number })['o:id'];
-  const comment = await call('/api/blog_comments', { method: 'POST', body: JSON.stringify({ post_id: postId, author_name: 'Vi', author_email: 'vi@example.org', body: 'Lovely' }) });
-  t.equal(comment.status, 201);
-  t.equal((await send('PATCH', `/api/blog_comments/${(comment.body as { 'o:id': number })['o:id']}`, { status: 'approved' })).status, 200);
-  const item = await send('POST', '/api/items', { 'o:title': 'Astrolabe', 'o:description': 'A brass astrolabe from Toledo for reading the stars.', 'o:site': [{ 'o:id': 1 }] });
-  t.equal(item.status, 201, `item: ${JSON.stringify(item.body)}`);
-  const itemId = (item.body as { 'o:id': number })['o:id'];
-  t.equal((await send('PATCH', '/api/site_pages/5', { 'o:title': 'Opening hours' })).status, 200);
-  await searchFinds(t, first, itemId, 'before the backup');
-  const before = await snapshot(first);
-  const versionsBefore = await pageVersions(first);
+    // Content the backup must carry: a post, a comment approved, an item, a page edited and reverted.
+    const post = await send('POST', '/api/blog_posts', {
+      title: 'Harbour lights',
+      content: '<p>The lighthouse keeper.</p>',
+      status: 'published',
+    });
+    t.equal(post.status, 201, `post: ${JSON.stringify(post.body)}`);
+    const postId = (post.body as { 'o:id': number })['o:id'];
+    const comment = await call('/api/blog_comments', {
+      method: 'POST',
+      body: JSON.stringify({ post_id: postId, author_name: 'Vi', author_email: 'vi@example.org', body: 'Lovely' }),
+    });
+    t.equal(comment.status, 201);
+    t.equal(
+      (
+        await send('PATCH', `/api/blog_comments/${(comment.body as { 'o:id': number })['o:id']}`, {
+          status: 'approved',
+        })
+      ).status,
+      200,
+    );
+    const item = await send('POST', '/api/items', {
+      'o:title': 'Astrolabe',
+      'o:description': 'A brass astrolabe from Toledo for reading the stars.',
+      'o:site': [{ 'o:id': 1 }],
+    });
+    t.equal(item.status, 201, `item: ${JSON.stringify(item.body)}`);
+    const itemId = (item.body as { 'o:id': number })['o:id'];
+    t.equal((await send('PATCH', '/api/site_pages/5', { 'o:title': 'Opening hours' })).status, 200);
+    await searchFinds(t, first, itemId, 'before the backup');
+    const before = await snapshot(first);
+    const versionsBefore = await pageVersions(first);
 
-  const backup = await send('POST', '/api/backups');
-  t.equal(backup.status, 201, `backup: ${JSON.stringify(backup.body)}`);
-  t.equal((backup.body as Record<string, unknown>)['o:status'], 'complete');
-  const archive = (backup.body as Record<string, string>)['o:path'];
-  t.ok(existsSync(archive), 'the archive is written');
-  const health = (await call('/health')).body as { ports: { job_queue: { adapter: string } }; jobs: { queues: { queue: string }[] | null } };
-  t.equal(health.ports.job_queue.adapter, 'production');
-  t.ok(health.jobs.queues?.some((q) => q.queue === 'backups'), 'the archive was made by a job on the BullMQ queue');
-  await first.stop();
-  phase('backed up');
+    const backup = await send('POST', '/api/backups');
+    t.equal(backup.status, 201, `backup: ${JSON.stringify(backup.body)}`);
+    t.equal((backup.body as Record<string, unknown>)['o:status'], 'complete');
+    const archive = (backup.body as Record<string, string>)['o:path'];
+    t.ok(existsSync(archive), 'the archive is written');
+    const health = (await call('/health')).body as {
+      ports: { job_queue: { adapter: string } };
+      jobs: { queues: { queue: string }[] | null };
+    };
+    t.equal(health.ports.job_queue.adapter, 'production');
+    t.ok(
+      health.jobs.queues?.some((q) => q.queue === 'backups'),
+      'the archive was made by a job on the BullMQ queue',
+    );
+    await first.stop();
+    phase('backed up');
 
-  // Restore: a new DATA_DIR, so a new Kafka topic and groups; a new MongoDB database and Elasticsearch index.
-  const restored = deployment(stackEnv(freshDataDir(testDir)));
-  t.equal(await chunksIn(restored), 0, 'the new index is empty');
-  const restore = await runCli('restore.ts', [archive], restored);
-  t.equal(restore.code, 0, `restore exits 0: ${restore.stderr}`);
-  t.match(restore.stdout, /Restored \d+ events/);
-  // Its start's log says how it found the read models: a failure below shows it.
-  const second = await startServer({ ...restored, LOG_LEVEL: 'info' }, 120_000);
-  t.teardown(() => second.stop('SIGKILL'));
-  const afterRestore = await snapshot(second);
-  t.comment(second.stdout().split('\n').find((line) => line.includes('Read models ready'))?.slice(0, 300) ?? 'no "Read models ready" line');
-  for (const path of Object.keys(before)) t.same(afterRestore[path], before[path], `restored: GET ${path} answers the same`);
-  t.same(await pageVersions(second), versionsBefore, 'restored: the page versions');
-  await searchFinds(t, second, itemId, 'restored');
-  t.ok((await chunksIn(restored)) > 0, `restored: the chunks are in the new index ${restored.ELASTICSEARCH_INDEX}`);
-  await second.stop();
-  phase('restored and read');
+    // Restore: a new DATA_DIR, so a new Kafka topic and groups; a new MongoDB database and Elasticsearch index.
+    const restored = deployment(stackEnv(freshDataDir(testDir)));
+    t.equal(await chunksIn(restored), 0, 'the new index is empty');
+    const restore = await runCli('restore.ts', [archive], restored);
+    t.equal(restore.code, 0, `restore exits 0: ${restore.stderr}`);
+    t.match(restore.stdout, /Restored \d+ events/);
+    // Its start's log says how it found the read models: a failure below shows it.
+    const second = await startServer({ ...restored, LOG_LEVEL: 'info' }, 120_000);
+    t.teardown(() => second.stop('SIGKILL'));
+    const afterRestore = await snapshot(second);
+    t.comment(
+      second
+        .stdout()
+        .split('\n')
+        .find((line) => line.includes('Read models ready'))
+        ?.slice(0, 300) ?? 'no "Read models ready" line',
+    );
+    for (const path of Object.keys(before))
+      t.same(afterRestore[path], before[path], `restored: GET ${path} answers the same`);
+    t.same(await pageVersions(second), versionsBefore, 'restored: the page versions');
+    await searchFinds(t, second, itemId, 'restored');
+    t.ok((await chunksIn(restored)) > 0, `restored: the chunks are in the new index ${restored.ELASTICSEARCH_INDEX}`);
+    await second.stop();
+    phase('restored and read');
 
-  // npm run rebuild, then npm run reindex, on that deployment; the server reads at once after them.
-  const rebuild = await runCli('rebuild.ts', [], restored);
-  t.equal(rebuild.code, 0, `rebuild exits 0: ${rebuild.stderr}`);
-  t.match(rebuild.stdout, /Rebuilt read models from \d+ events/);
-  const reindex = await runCli('reindex.ts', [], restored);
-  t.equal(reindex.code, 0, `reindex exits 0: ${reindex.stderr}`);
-  t.match(reindex.stdout, /Reindexed \d+ public resources/);
-  phase('rebuilt and reindexed');
-  const third = await startServer(restored, 120_000);
-  t.teardown(() => third.stop('SIGKILL'));
-  const afterRebuild = await snapshot(third);
-  for (const path of Object.keys(before)) t.same(afterRebuild[path], before[path], `rebuilt: GET ${path} answers the same`);
-  t.same(await pageVersions(third), versionsBefore, 'rebuilt: the page versions');
-  const { search } = client(third);
-  const right = await search('brass astrolabe Toledo');
-  t.equal(right.results[0]?.url, `/item/${itemId}`, 'reindexed: the chatbot finds the item at once, without waiting');
-  await searchFinds(t, third, itemId, 'reindexed');
-});
+    // npm run rebuild, then npm run reindex, on that deployment; the server reads at once after them.
+    const rebuild = await runCli('rebuild.ts', [], restored);
+    t.equal(rebuild.code, 0, `rebuild exits 0: ${rebuild.stderr}`);
+    t.match(rebuild.stdout, /Rebuilt read models from \d+ events/);
+    const reindex = await runCli('reindex.ts', [], restored);
+    t.equal(reindex.code, 0, `reindex exits 0: ${reindex.stderr}`);
+    t.match(reindex.stdout, /Reindexed \d+ public resources/);
+    phase('rebuilt and reindexed');
+    const third = await startServer(restored, 120_000);
+    t.teardown(() => third.stop('SIGKILL'));
+    const afterRebuild = await snapshot(third);
+    for (const path of Object.keys(before))
+      t.same(afterRebuild[path], before[path], `rebuilt: GET ${path} answers the same`);
+    t.same(await pageVersions(third), versionsBefore, 'rebuilt: the page versions');
+    const { search } = client(third);
+    const right = await search('brass astrolabe Toledo');
+    t.equal(right.results[0]?.url, `/item/${itemId}`, 'reindexed: the chatbot finds the item at once, without waiting');
+    await searchFinds(t, third, itemId, 'reindexed');
+  },
+);

@@ -8,7 +8,9 @@ const REQUIRED = ['KAFKA_BROKERS', 'MONGO_URL', 'ELASTICSEARCH_URL', 'REDIS_URL'
 /** tap's skip option: a reason when an engine's variable is unset, false when every one is there. */
 export function skipUnlessStack(): string | false {
   const missing = REQUIRED.filter((name) => !process.env[name]);
-  return missing.length === 0 ? false : `the production engines are not configured (${missing.join(', ')} unset): run \`npm run stack:up\` and source /tmp/collections-stack/env`;
+  return missing.length === 0
+    ? false
+    : `the production engines are not configured (${missing.join(', ')} unset): run \`npm run stack:up\` and source /tmp/collections-stack/env`;
 }
 
 /**

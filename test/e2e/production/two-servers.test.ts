@@ -13,7 +13,16 @@ import { eventually, freshDataDir, skipUnlessStack, stackEnv } from './stack.js'
  */
 const fixture = {
   ...chatbotFixture,
-  users: [{ id: 1, email: 'editor@example.org', name: 'Ed', role: 'editor', password: 'editor-pass', api_keys: [{ identity: 'ED', credential: 'ED-SECRET' }] }],
+  users: [
+    {
+      id: 1,
+      email: 'editor@example.org',
+      name: 'Ed',
+      role: 'editor',
+      password: 'editor-pass',
+      api_keys: [{ identity: 'ED', credential: 'ED-SECRET' }],
+    },
+  ],
 };
 const KEY = 'key_identity=ED&key_credential=ED-SECRET';
 const EACH = 10;
@@ -24,8 +33,18 @@ interface Reply {
   body: unknown;
 }
 
-async function send(server: ServerProcess, method: string, path: string, body?: object, headers: Record<string, string> = {}): Promise<Reply> {
-  const res = await fetch(`${server.baseUrl}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: body ? JSON.stringify(body) : undefined });
+async function send(
+  server: ServerProcess,
+  method: string,
+  path: string,
+  body?: object,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
+  const res = await fetch(`${server.baseUrl}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: body ? JSON.stringify(body) : undefined,
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as unknown) : null };
 }
@@ -34,7 +53,11 @@ const idOf = (reply: Reply) => (reply.body as { 'o:id': number })['o:id'];
 
 /** The process whose projections' consumer holds the group's partition (its Kafka client id names its pid), null while none does. */
 async function partitionHolder(brokers: string, groupId: string): Promise<number | null> {
-  const admin = new Kafka({ clientId: 'two-servers-test', brokers: brokers.split(','), logLevel: logLevel.NOTHING }).admin();
+  const admin = new Kafka({
+    clientId: 'two-servers-test',
+    brokers: brokers.split(','),
+    logLevel: logLevel.NOTHING,
+  }).admin();
   await admin.connect();
   try {
     const { groups } = await admin.describeGroups([groupId]);
@@ -86,7 +109,10 @@ t.test('two servers on the production engines: one deployment', { skip: skipUnle
   // Every write is answered once the deployment's read models have it, whichever server folds:
   // so it is read on the other at once.
   for (const [n, server] of servers.entries()) {
-    const created = await send(server, 'POST', `/api/blog_posts?${KEY}`, { title: `Written on ${n + 1}`, status: 'published' });
+    const created = await send(server, 'POST', `/api/blog_posts?${KEY}`, {
+      title: `Written on ${n + 1}`,
+      status: 'published',
+    });
     t.equal(created.status, 201, `server ${n + 1} answers a create: ${JSON.stringify(created.body)}`);
     const other = servers[1 - n];
     const read = await send(other, 'GET', `/api/blog_posts/${idOf(created)}`);
@@ -96,36 +122,61 @@ t.test('two servers on the production engines: one deployment', { skip: skipUnle
   const postId = idOf(created);
   const patched = await send(two, 'PATCH', `/api/blog_posts/${postId}?${KEY}`, { title: 'Renamed on two' });
   t.equal(patched.status, 200, `patched on two: ${JSON.stringify(patched.body)}`);
-  t.match((await send(one, 'GET', `/api/blog_posts/${postId}`)).body, { 'o:title': 'Renamed on two' }, 'and the first reads the other way round');
+  t.match(
+    (await send(one, 'GET', `/api/blog_posts/${postId}`)).body,
+    { 'o:title': 'Renamed on two' },
+    'and the first reads the other way round',
+  );
 
   // 20 concurrent creates of one slug, split over both servers: exactly one wins.
   const codes = await Promise.all(
     servers.flatMap((server, s) =>
-      Array.from({ length: EACH }, (_, i) => send(server, 'POST', `/api/blog_posts?${KEY}`, { title: `Post ${s * EACH + i}`, slug: 'shared' }).then((r) => r.status)),
+      Array.from({ length: EACH }, (_, i) =>
+        send(server, 'POST', `/api/blog_posts?${KEY}`, { title: `Post ${s * EACH + i}`, slug: 'shared' }).then(
+          (r) => r.status,
+        ),
+      ),
     ),
   );
   t.equal(codes.filter((c) => c === 201).length, 1, `one 201 (${codes.join(' ')})`);
   t.equal(codes.filter((c) => c === 422).length, 2 * EACH - 1, 'the others 422');
 
   // A session made on one is good on the other (Redis).
-  const login = await fetch(`${one.baseUrl}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'editor@example.org', password: 'editor-pass' }) });
+  const login = await fetch(`${one.baseUrl}/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'editor@example.org', password: 'editor-pass' }),
+  });
   t.equal(login.status, 204);
   const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
   const bySession = await send(two, 'POST', '/api/blog_posts', { title: 'By session on two' }, { cookie });
   t.equal(bySession.status, 201, `the session opened on one writes on two: ${JSON.stringify(bySession.body)}`);
 
   // The chatbot's index: an item created on one is found by the other's chatbot.
-  const item = await send(one, 'POST', `/api/items?${KEY}`, { 'o:title': 'Orrery', 'o:description': 'A clockwork orrery of the planets around the sun.', 'o:site': [{ 'o:id': 1 }] });
+  const item = await send(one, 'POST', `/api/items?${KEY}`, {
+    'o:title': 'Orrery',
+    'o:description': 'A clockwork orrery of the planets around the sun.',
+    'o:site': [{ 'o:id': 1 }],
+  });
   t.equal(item.status, 201);
   const itemUrl = `/item/${idOf(item)}`;
-  const search = () => send(two, 'POST', '/chatbot/api/search', { query: 'clockwork orrery planets' }, { 'x-forwarded-for': '198.51.100.8' });
-  const hasItem = (r: Reply) => ((r.body as { results?: { url: string }[] }).results ?? []).some((x) => x.url === itemUrl);
+  const search = () =>
+    send(
+      two,
+      'POST',
+      '/chatbot/api/search',
+      { query: 'clockwork orrery planets' },
+      { 'x-forwarded-for': '198.51.100.8' },
+    );
+  const hasItem = (r: Reply) =>
+    ((r.body as { results?: { url: string }[] }).results ?? []).some((x) => x.url === itemUrl);
   t.ok(hasItem(await eventually(search, hasItem, 30_000)), "the item written on one is in two's chatbot search");
 
   // One rate limit budget per address across both (CHATBOT_RATE_LIMIT 4).
   const address = { 'x-forwarded-for': '198.51.100.7' };
   const limited: number[] = [];
-  for (let i = 0; i < 5; i++) limited.push((await send(servers[i % 2], 'POST', '/chatbot/api/search', { query: 'orrery' }, address)).status);
+  for (let i = 0; i < 5; i++)
+    limited.push((await send(servers[i % 2], 'POST', '/chatbot/api/search', { query: 'orrery' }, address)).status);
   t.same(limited, [200, 200, 200, 200, 429], 'the fifth request is refused, though each server saw at most three');
 
   // The server folding the log dies: the other takes its partition over and loses no event.
@@ -136,7 +187,11 @@ t.test('two servers on the production engines: one deployment', { skip: skipUnle
   await dead?.stop('SIGKILL');
   // Appended at once; answered once the survivor has the partition (the dead member's session
   // runs out first), or a 503 if that takes longer than a write waits: the event is in the log either way.
-  const during = await send(survivor, 'POST', `/api/blog_posts?${KEY}`, { title: 'While the partner is gone', slug: 'while-gone', status: 'published' });
+  const during = await send(survivor, 'POST', `/api/blog_posts?${KEY}`, {
+    title: 'While the partner is gone',
+    slug: 'while-gone',
+    status: 'published',
+  });
   t.ok([201, 503].includes(during.status), `a write while the group rebalances: ${during.status}`);
   const listed = await eventually(
     () => send(survivor, 'GET', '/api/blog_posts?search=partner%20is%20gone'),

@@ -12,7 +12,8 @@ const adapters: [string, () => Embedder][] = [
   ['local', () => new LocalEmbedder()],
   ['hybrid (sentence model and words)', () => new HybridEmbedder()],
 ];
-if (process.env.COHERE_API_KEY) adapters.push(['cohere', () => new CohereEmbedder(process.env.COHERE_API_KEY as string)]);
+if (process.env.COHERE_API_KEY)
+  adapters.push(['cohere', () => new CohereEmbedder(process.env.COHERE_API_KEY as string)]);
 
 for (const [name, create] of adapters) {
   t.test(`${name} embedder contract`, async (t) => {
@@ -48,7 +49,10 @@ t.test('the local embedder is deterministic and needs no network', async (t) => 
   const [plural] = await a.embed(['map of portugal'], 'query');
   t.ok(cosine(x, plural) > 0.8, 'plural and case do not matter much');
   const [empty] = await a.embed(['the of and'], 'query');
-  t.ok(empty.every((v) => v === 0), 'stopwords only: a zero vector, no NaN');
+  t.ok(
+    empty.every((v) => v === 0),
+    'stopwords only: a zero vector, no NaN',
+  );
 });
 
 /** Counts what reaches the inner embedder. */

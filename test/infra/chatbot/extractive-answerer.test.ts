@@ -6,9 +6,21 @@ import { withMarkers } from '../../../infra/answerer/cohere.js';
 import { HybridEmbedder } from '../../../infra/embedder/hybrid.js';
 
 const evidence = [
-  { number: 1, title: 'Reading room', text: 'The reading room is on the second floor. It opens at nine on weekdays and at ten on Saturdays.' },
-  { number: 2, title: 'Violin', text: 'This violin was made by Antonio Stradivari in Cremona in 1715. It was donated in 1950.' },
-  { number: 3, title: 'Map of Lisbon', text: 'An engraved map of Lisbon. It shows the city before the earthquake of 1755.' },
+  {
+    number: 1,
+    title: 'Reading room',
+    text: 'The reading room is on the second floor. It opens at nine on weekdays and at ten on Saturdays.',
+  },
+  {
+    number: 2,
+    title: 'Violin',
+    text: 'This violin was made by Antonio Stradivari in Cremona in 1715. It was donated in 1950.',
+  },
+  {
+    number: 3,
+    title: 'Map of Lisbon',
+    text: 'An engraved map of Lisbon. It shows the city before the earthquake of 1755.',
+  },
 ];
 
 /** A blog post as the index holds it: its text, then its tags as a metadata line. */
@@ -27,7 +39,10 @@ t.test('word mode: picks the sentences that answer and cites where each came fro
   const hours = await answerer.answer({ question: 'When does the reading room open on Saturdays?', evidence });
   t.match(hours, /It opens at nine on weekdays and at ten on Saturdays\. \[1\]/);
 
-  const quake = await answerer.answer({ question: 'earthquake', evidence: [...evidence].reverse().map((e, i) => ({ ...e, number: i + 1 })) });
+  const quake = await answerer.answer({
+    question: 'earthquake',
+    evidence: [...evidence].reverse().map((e, i) => ({ ...e, number: i + 1 })),
+  });
   t.match(quake, /earthquake of 1755\. \[1\]/, 'the citation is the number the evidence was given');
 
   const tagged = await answerer.answer({ question: 'opening hours news tags title', evidence: [newsPost] });
@@ -51,21 +66,37 @@ t.test('with the sentence model', async (t) => {
     const answer = await answerer.answer({ question: 'Which craftsman built the fiddle?', evidence });
     t.match(answer, /made by Antonio Stradivari in Cremona in 1715\. \[2\]/);
     t.notMatch(answer, /\[1\]|\[3\]/, 'unrelated evidence is not cited');
-    const quake = await answerer.answer({ question: 'What did the Portuguese capital look like before the disaster?', evidence });
+    const quake = await answerer.answer({
+      question: 'What did the Portuguese capital look like before the disaster?',
+      evidence,
+    });
     t.match(quake, /\[3\]/);
     t.notMatch(quake, /\[1\]|\[2\]/);
   });
 
   t.test('never quotes a metadata line', async (t) => {
-    const answer = await answerer.answer({ question: 'What are the opening hours at Christmas? news', evidence: [newsPost] });
+    const answer = await answerer.answer({
+      question: 'What are the opening hours at Christmas? news',
+      evidence: [newsPost],
+    });
     t.match(answer, /closes early on Christmas Eve.* \[1\]/);
     t.notMatch(answer, /Tags:|Title:/);
   });
 
   t.test('says plainly when the evidence does not answer', async (t) => {
     // The case of the issue: opening hours and tags were quoted for a question about music.
-    t.equal(await answerer.answer({ question: 'Do you have any music from New Orleans?', evidence: [newsPost, ...evidence.slice(0, 1)] }), NO_ANSWER);
-    for (const question of ['How do I reset my router password?', 'What is the recipe for lasagne?', 'Can you recommend a good dentist?']) {
+    t.equal(
+      await answerer.answer({
+        question: 'Do you have any music from New Orleans?',
+        evidence: [newsPost, ...evidence.slice(0, 1)],
+      }),
+      NO_ANSWER,
+    );
+    for (const question of [
+      'How do I reset my router password?',
+      'What is the recipe for lasagne?',
+      'Can you recommend a good dentist?',
+    ]) {
       t.equal(await answerer.answer({ question, evidence }), NO_ANSWER, question);
     }
     t.equal(await answerer.answer({ question: 'violin', evidence: [] }), NO_ANSWER);
@@ -85,7 +116,12 @@ t.test('what may be quoted', async (t) => {
 });
 
 t.test('sentence splitting', async (t) => {
-  t.same(sentences('First one. Second one!\nThird line? 1750 was a year.'), ['First one.', 'Second one!', 'Third line?', '1750 was a year.']);
+  t.same(sentences('First one. Second one!\nThird line? 1750 was a year.'), [
+    'First one.',
+    'Second one!',
+    'Third line?',
+    '1750 was a year.',
+  ]);
   t.same(sentences('Dr. smith e.g. here'), ['Dr. smith e.g. here'], 'no split before a lower-case word');
 });
 

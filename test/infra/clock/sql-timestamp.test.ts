@@ -1,11 +1,12 @@
 import t from 'tap';
 import { sqlTimestamp } from '../../../infra/clock/sql-timestamp.js';
 
-const viaDate = (at: Date | string): string => (typeof at === 'string' ? new Date(at) : at).toISOString().slice(0, 19).replace('T', ' ');
+const viaDate = (at: Date | string): string =>
+  (typeof at === 'string' ? new Date(at) : at).toISOString().slice(0, 19).replace('T', ' ');
 
 t.test('toISOString strings are cut to the SQL form exactly as a Date would format them', async (t) => {
   for (let i = 0; i < 2000; i++) {
-    const at = new Date(Date.UTC(1970, 0, 1) + Math.floor(((i * 7919) % 2000) * 31_557_600_000 / 20) + i * 1_234_567);
+    const at = new Date(Date.UTC(1970, 0, 1) + Math.floor((((i * 7919) % 2000) * 31_557_600_000) / 20) + i * 1_234_567);
     const iso = at.toISOString();
     if (sqlTimestamp(iso) !== viaDate(iso) || sqlTimestamp(at) !== viaDate(at)) t.fail(iso);
   }

@@ -35,7 +35,12 @@ t.test('a stored form of another scheme does not verify', async (t) => {
 t.test('a stored form with parameters this code never writes is refused, not tried', async (t) => {
   const [, , , , salt, hash] = (await scryptHasher(1024)('s')).split('$');
   t.equal(await verifySecret('s', `scrypt$1024$8$1$${salt}$${hash}`), true, 'as written');
-  for (const [n, r, p] of [['1073741824', '8', '1'], ['1000', '8', '1'], ['1024', '4096', '1'], ['1024', '8', '64']]) {
+  for (const [n, r, p] of [
+    ['1073741824', '8', '1'],
+    ['1000', '8', '1'],
+    ['1024', '4096', '1'],
+    ['1024', '8', '64'],
+  ]) {
     t.equal(await verifySecret('s', `scrypt$${n}$${r}$${p}$${salt}$${hash}`), false, `N=${n} r=${r} p=${p}`);
   }
 });

@@ -15,12 +15,20 @@ t.test('runtimes of one process share the read-model file through one connection
 
   await first.close();
   await first.close();
-  t.same(await second.collection('things').findOne({ _id: 1 }), { _id: 1, name: 'one' }, 'closing one user keeps the file open for the other');
+  t.same(
+    await second.collection('things').findOne({ _id: 1 }),
+    { _id: 1, name: 'one' },
+    'closing one user keeps the file open for the other',
+  );
   await second.close();
 
   const reopened = sharedSqliteDocumentStore(file);
   t.teardown(() => reopened.close());
-  t.equal(await reopened.collection('things').count({}), 2, 'the last close committed and closed; a new open reads it all');
+  t.equal(
+    await reopened.collection('things').count({}),
+    2,
+    'the last close committed and closed; a new open reads it all',
+  );
 });
 
 t.test('a file deleted and made anew at the same path is not the open one', async (t) => {
@@ -34,6 +42,6 @@ t.test('a file deleted and made anew at the same path is not the open one', asyn
   t.equal(await fresh.collection('things').count({}), 0, 'a new data directory starts empty');
   await old.close();
   await fresh.collection('things').put({ _id: 2, name: 'new' });
-  t.equal(await fresh.collection('things').count({}), 1, "closing the old one leaves the new one open");
+  t.equal(await fresh.collection('things').count({}), 1, 'closing the old one leaves the new one open');
   await fresh.close();
 });

@@ -29,9 +29,23 @@ function randomOps(seed: number, count: number): Op[] {
     tags: random() < 0.5 ? [pick(['x', 'y'])] : [],
     ...(random() < 0.2 ? { gone: undefined } : {}),
   });
-  const filter = (): Filter => pick<Filter>([{ n: int(5) }, { s: pick(['a', 'b']) }, { n: { $gte: int(5) } }, { tags: 'x' }, { _id: { $in: [id(), id()] } }]);
+  const filter = (): Filter =>
+    pick<Filter>([
+      { n: int(5) },
+      { s: pick(['a', 'b']) },
+      { n: { $gte: int(5) } },
+      { tags: 'x' },
+      { _id: { $in: [id(), id()] } },
+    ]);
   const update = (): Update =>
-    pick<Update>([{ $set: { s: pick(['a', 'b', 'c']) } }, { $inc: { n: 1 } }, { $addToSet: { tags: pick(['x', 'y', 'z']) } }, { $pull: { tags: 'x' } }, { $set: { title: pick(WORDS) } }, { $unset: { n: '' } }]);
+    pick<Update>([
+      { $set: { s: pick(['a', 'b', 'c']) } },
+      { $inc: { n: 1 } },
+      { $addToSet: { tags: pick(['x', 'y', 'z']) } },
+      { $pull: { tags: 'x' } },
+      { $set: { title: pick(WORDS) } },
+      { $unset: { n: '' } },
+    ]);
   const ops: Op[] = [];
   for (let i = 0; i < count; i++) {
     const k = int(16);
@@ -49,7 +63,8 @@ function randomOps(seed: number, count: number): Op[] {
     } else if (k === 9) {
       const u = update();
       ops.push((docs) => docs.updateMany({ _id: key }, u));
-    } else if (k === 10) ops.push((docs) => (random() < 0.5 ? docs.deleteOne({ _id: key }) : docs.deleteMany({ _id: key })));
+    } else if (k === 10)
+      ops.push((docs) => (random() < 0.5 ? docs.deleteOne({ _id: key }) : docs.deleteMany({ _id: key })));
     else if (k === 11) {
       const f = filter();
       ops.push((docs) => docs.find(f, { sort: { _id: 1 } }));
@@ -109,17 +124,20 @@ t.test('operations in batches answer and write as the same operations one by one
       });
       part.forEach((_, j) => {
         steps++;
-        if (expected[j] !== got[j] && ++differences <= 5) t.fail(`seed ${seed}, operation ${i + j}`, { expected: expected[j], got: got[j] });
+        if (expected[j] !== got[j] && ++differences <= 5)
+          t.fail(`seed ${seed}, operation ${i + j}`, { expected: expected[j], got: got[j] });
       });
       i += length;
     }
     const tableA = answer(await a.find({}, { sort: { _id: 1 } }));
     const tableB = answer(await b.find({}, { sort: { _id: 1 } }));
-    if (tableA !== tableB && ++differences <= 5) t.fail(`seed ${seed}: the tables differ`, { expected: tableA, got: tableB });
+    if (tableA !== tableB && ++differences <= 5)
+      t.fail(`seed ${seed}: the tables differ`, { expected: tableA, got: tableB });
     for (const text of ['map', 'ship', 'old']) {
       const searchA = answer(await a.find({}, { text, sort: { _id: 1 } }));
       const searchB = answer(await b.find({}, { text, sort: { _id: 1 } }));
-      if (searchA !== searchB && ++differences <= 5) t.fail(`seed ${seed}: the text index differs for "${text}"`, { expected: searchA, got: searchB });
+      if (searchA !== searchB && ++differences <= 5)
+        t.fail(`seed ${seed}: the text index differs for "${text}"`, { expected: searchA, got: searchB });
     }
   }
   t.equal(differences, 0, `${steps} operations, ${differences} differences`);

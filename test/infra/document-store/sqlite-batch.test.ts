@@ -69,28 +69,32 @@ interface Item {
   [key: string]: unknown;
 }
 
-t.test('in a batch, an event reads what an earlier one wrote, and queries see the batch\'s writes', async (t) => {
+t.test("in a batch, an event reads what an earlier one wrote, and queries see the batch's writes", async (t) => {
   const store = new SqliteDocumentStore(join(t.testdir(), 'read-models.sqlite'));
   t.teardown(() => store.close());
   const items = store.collection<Item>('items', { indexes: ['site'], textSearch: { fields: ['title'] } });
   await items.put({ _id: 1, title: 'Committed map', media_ids: [], site: 1 });
   await store.batch(async () => {
     await items.put({ _id: 2, title: 'Harbour map', media_ids: [], site: 1 });
-    t.same(await items.findOne({ _id: 2 }), { _id: 2, title: 'Harbour map', media_ids: [], site: 1 }, 'a key read finds the write of the batch');
+    t.same(
+      await items.findOne({ _id: 2 }),
+      { _id: 2, title: 'Harbour map', media_ids: [], site: 1 },
+      'a key read finds the write of the batch',
+    );
     t.equal(await items.updateOne({ _id: 2 }, { $addToSet: { media_ids: 7 } }), 1, 'an update by key finds it too');
     t.equal(await items.updateOne({ _id: 1 }, { $addToSet: { media_ids: 8 } }), 1, 'and a document of the table');
     t.equal(await items.updateOne({ _id: 3 }, { $set: { title: 'x' } }), 0, 'a missing one is no match');
     t.same((await items.findOne({ _id: 2 }))?.media_ids, [7]);
-    t.equal(await items.count({ site: 1 }), 2, 'a count by another field sees the batch\'s documents');
+    t.equal(await items.count({ site: 1 }), 2, "a count by another field sees the batch's documents");
     t.same(
       (await items.find({ media_ids: 8 })).map((doc) => doc._id),
       [1],
-      'a find sees the batch\'s update of a stored document',
+      "a find sees the batch's update of a stored document",
     );
     t.same(
       (await items.find({}, { text: 'harbour' })).map((doc) => doc._id),
       [2],
-      'a text search sees the batch\'s documents',
+      "a text search sees the batch's documents",
     );
     t.equal(await items.deleteOne({ _id: 2 }), 1);
     t.equal(await items.findOne({ _id: 2 }), null, 'a deleted document is gone for the batch');
@@ -98,23 +102,32 @@ t.test('in a batch, an event reads what an earlier one wrote, and queries see th
     t.equal(await items.count(), 1, 'a count after the delete');
     t.same(await items.find({}, { text: 'map' }), [{ _id: 1, title: 'Committed map', media_ids: [8], site: 1 }]);
   });
-  t.same(await items.find({}), [{ _id: 1, title: 'Committed map', media_ids: [8], site: 1 }], 'after the batch, the table holds its outcome');
+  t.same(
+    await items.find({}),
+    [{ _id: 1, title: 'Committed map', media_ids: [8], site: 1 }],
+    'after the batch, the table holds its outcome',
+  );
 });
 
-t.test('a document written and updated again and again in a batch ends in its table with its last content', async (t) => {
-  const file = join(t.testdir(), 'read-models.sqlite');
-  const store = new SqliteDocumentStore(file);
-  t.teardown(() => store.close());
-  const items = store.collection<Item>('items');
-  await store.batch(async () => {
-    for (let n = 1; n <= 3; n++) await items.put({ _id: 1, title: `Version ${n}`, media_ids: [] });
-    await items.updateOne({ _id: 1 }, { $push: { media_ids: 4 } });
-  });
-  await store.close();
-  const db = new Database(file, { readonly: true });
-  t.teardown(() => db.close());
-  t.same(db.prepare('SELECT rowid, doc FROM docs_items').all(), [{ rowid: 1, doc: JSON.stringify({ _id: 1, title: 'Version 3', media_ids: [4] }) }]);
-});
+t.test(
+  'a document written and updated again and again in a batch ends in its table with its last content',
+  async (t) => {
+    const file = join(t.testdir(), 'read-models.sqlite');
+    const store = new SqliteDocumentStore(file);
+    t.teardown(() => store.close());
+    const items = store.collection<Item>('items');
+    await store.batch(async () => {
+      for (let n = 1; n <= 3; n++) await items.put({ _id: 1, title: `Version ${n}`, media_ids: [] });
+      await items.updateOne({ _id: 1 }, { $push: { media_ids: 4 } });
+    });
+    await store.close();
+    const db = new Database(file, { readonly: true });
+    t.teardown(() => db.close());
+    t.same(db.prepare('SELECT rowid, doc FROM docs_items').all(), [
+      { rowid: 1, doc: JSON.stringify({ _id: 1, title: 'Version 3', media_ids: [4] }) },
+    ]);
+  },
+);
 
 t.test('in a batch, a bad document or update fails its own call, and changes nothing', async (t) => {
   const store = new SqliteDocumentStore(join(t.testdir(), 'read-models.sqlite'));
@@ -123,9 +136,20 @@ t.test('in a batch, a bad document or update fails its own call, and changes not
   const shared = { _id: 1, title: 'Kept', media_ids: [2] };
   await store.batch(async () => {
     await items.put(shared);
-    await t.rejects(items.put({ _id: 2, title: 'Bad', media_ids: [], site: [1] as unknown as number }), UnsupportedQueryError, 'refused at the put, not at the end of the batch');
-    await t.rejects(items.updateOne({ _id: 1 }, { $set: { title: 'Changed' }, $inc: { title: 1 } }), UnsupportedQueryError);
-    t.same(await items.findOne({ _id: 1 }), { _id: 1, title: 'Kept', media_ids: [2] }, 'the failed update left the document as it was');
+    await t.rejects(
+      items.put({ _id: 2, title: 'Bad', media_ids: [], site: [1] as unknown as number }),
+      UnsupportedQueryError,
+      'refused at the put, not at the end of the batch',
+    );
+    await t.rejects(
+      items.updateOne({ _id: 1 }, { $set: { title: 'Changed' }, $inc: { title: 1 } }),
+      UnsupportedQueryError,
+    );
+    t.same(
+      await items.findOne({ _id: 1 }),
+      { _id: 1, title: 'Kept', media_ids: [2] },
+      'the failed update left the document as it was',
+    );
     await items.updateOne({ _id: 1 }, { $push: { media_ids: 3 } });
     t.same(shared.media_ids, [2], 'an update never changes a document the caller handed in or was handed');
   });
@@ -139,11 +163,25 @@ t.test('in a batch, an update leaves the document handed out before it as it was
   await store.batch(async () => {
     await items.put({ _id: 1, title: 'First', media_ids: [1], meta: { tags: ['a'], note: 'n' } });
     const before = await items.findOne({ _id: 1 });
-    await items.updateOne({ _id: 1 }, { $addToSet: { media_ids: 2 }, $set: { 'meta.note': 'changed', title: 'Second' }, $push: { 'meta.tags': 'b' } });
-    t.same(before, { _id: 1, title: 'First', media_ids: [1], meta: { tags: ['a'], note: 'n' } }, 'the earlier document is unchanged, its array and nested object too');
-    t.same(await items.findOne({ _id: 1 }), { _id: 1, title: 'Second', media_ids: [1, 2], meta: { tags: ['a', 'b'], note: 'changed' } });
+    await items.updateOne(
+      { _id: 1 },
+      { $addToSet: { media_ids: 2 }, $set: { 'meta.note': 'changed', title: 'Second' }, $push: { 'meta.tags': 'b' } },
+    );
+    t.same(
+      before,
+      { _id: 1, title: 'First', media_ids: [1], meta: { tags: ['a'], note: 'n' } },
+      'the earlier document is unchanged, its array and nested object too',
+    );
+    t.same(await items.findOne({ _id: 1 }), {
+      _id: 1,
+      title: 'Second',
+      media_ids: [1, 2],
+      meta: { tags: ['a', 'b'], note: 'changed' },
+    });
   });
-  t.same(await items.find({}), [{ _id: 1, title: 'Second', media_ids: [1, 2], meta: { tags: ['a', 'b'], note: 'changed' } }]);
+  t.same(await items.find({}), [
+    { _id: 1, title: 'Second', media_ids: [1, 2], meta: { tags: ['a', 'b'], note: 'changed' } },
+  ]);
 });
 
 t.test('a process that dies in a batch leaves nothing of it in the file, even what a query wrote out', async (t) => {

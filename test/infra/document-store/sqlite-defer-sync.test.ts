@@ -55,30 +55,37 @@ async function titles(file: string): Promise<string[]> {
   }
 }
 
-t.test('deferSync: commits skip the fsync while the work runs, under a marker; then the files are synced and the marker goes', async (t) => {
-  const file = join(t.testdir(), 'read-models.sqlite');
-  const store = new SqliteDocumentStore(file, { commitIntervalMs: 1 });
-  t.teardown(() => store.close());
-  const posts = store.collection<Post>('posts', { textSearch: { fields: ['title'] } });
-  t.equal(synchronousOf(store), 1, 'NORMAL before');
-  const answer = await store.deferSync(async () => {
-    t.ok(existsSync(unsyncedMarkerFile(file)), 'the marker stands meanwhile');
-    t.equal(synchronousOf(store), 0, 'OFF meanwhile');
-    await posts.putMany([
-      { _id: 1, title: 'The old town' },
-      { _id: 2, title: 'A new harbour' },
-    ]);
-    return 'done';
-  });
-  t.equal(answer, 'done', "the work's answer");
-  t.notOk(existsSync(unsyncedMarkerFile(file)), 'the marker is gone');
-  t.equal(synchronousOf(store), 1, 'NORMAL again');
-  const settled = new Database(textIndexFile(file), { readonly: true });
-  t.teardown(() => settled.close());
-  t.equal((settled.prepare('SELECT count(*) FROM docs_posts__text').pluck().get() as number), 2, 'the text index caught up before it ended');
-  await store.close();
-  t.same(await titles(file), ['The old town', 'A new harbour'], 'the writes are there after reopening');
-});
+t.test(
+  'deferSync: commits skip the fsync while the work runs, under a marker; then the files are synced and the marker goes',
+  async (t) => {
+    const file = join(t.testdir(), 'read-models.sqlite');
+    const store = new SqliteDocumentStore(file, { commitIntervalMs: 1 });
+    t.teardown(() => store.close());
+    const posts = store.collection<Post>('posts', { textSearch: { fields: ['title'] } });
+    t.equal(synchronousOf(store), 1, 'NORMAL before');
+    const answer = await store.deferSync(async () => {
+      t.ok(existsSync(unsyncedMarkerFile(file)), 'the marker stands meanwhile');
+      t.equal(synchronousOf(store), 0, 'OFF meanwhile');
+      await posts.putMany([
+        { _id: 1, title: 'The old town' },
+        { _id: 2, title: 'A new harbour' },
+      ]);
+      return 'done';
+    });
+    t.equal(answer, 'done', "the work's answer");
+    t.notOk(existsSync(unsyncedMarkerFile(file)), 'the marker is gone');
+    t.equal(synchronousOf(store), 1, 'NORMAL again');
+    const settled = new Database(textIndexFile(file), { readonly: true });
+    t.teardown(() => settled.close());
+    t.equal(
+      settled.prepare('SELECT count(*) FROM docs_posts__text').pluck().get() as number,
+      2,
+      'the text index caught up before it ended',
+    );
+    await store.close();
+    t.same(await titles(file), ['The old town', 'A new harbour'], 'the writes are there after reopening');
+  },
+);
 
 t.test('deferSync: work that throws still ends with the files synced and no marker; what it wrote stays', async (t) => {
   const file = join(t.testdir(), 'read-models.sqlite');
@@ -104,28 +111,38 @@ t.test('a store opened while a live process defers syncs refuses, naming the pro
   t.ok(existsSync(unsyncedMarkerFile(file)), 'the marker stays');
 });
 
-t.test('after a crash of the deferring process on this boot, the files are synced and kept: nothing is replayed', async (t) => {
-  const file = await filledFile(t);
-  leaveMarker(file, { pid: deadPid() });
-  t.same(await titles(file), ['The old town', 'A new harbour'], 'the documents are kept');
-  t.notOk(existsSync(unsyncedMarkerFile(file)), 'the marker is gone');
-  const store = new SqliteDocumentStore(file);
-  t.teardown(() => store.close());
-  t.equal(await store.collection<Post>('posts', { textSearch: { fields: ['title'] } }).count({}, { text: 'harbour' }), 1, 'the text index too');
-});
+t.test(
+  'after a crash of the deferring process on this boot, the files are synced and kept: nothing is replayed',
+  async (t) => {
+    const file = await filledFile(t);
+    leaveMarker(file, { pid: deadPid() });
+    t.same(await titles(file), ['The old town', 'A new harbour'], 'the documents are kept');
+    t.notOk(existsSync(unsyncedMarkerFile(file)), 'the marker is gone');
+    const store = new SqliteDocumentStore(file);
+    t.teardown(() => store.close());
+    t.equal(
+      await store.collection<Post>('posts', { textSearch: { fields: ['title'] } }).count({}, { text: 'harbour' }),
+      1,
+      'the text index too',
+    );
+  },
+);
 
-t.test('after the machine went down (another boot), the read-model files are removed: the next start replays the log', async (t) => {
-  const file = await filledFile(t);
-  leaveMarker(file, { pid: deadPid(), bootId: 'a-boot-before-this-one' });
-  const warnings: string[] = [];
-  const onWarning = (warning: Error) => warnings.push(warning.message);
-  process.on('warning', onWarning);
-  t.teardown(() => process.off('warning', onWarning));
-  t.same(await titles(file), [], 'the store opens empty');
-  await new Promise((resolve) => setImmediate(resolve));
-  t.match(warnings, [/never finished.*replayed from the log/], 'and says why');
-  t.notOk(existsSync(unsyncedMarkerFile(file)), 'the marker is gone');
-});
+t.test(
+  'after the machine went down (another boot), the read-model files are removed: the next start replays the log',
+  async (t) => {
+    const file = await filledFile(t);
+    leaveMarker(file, { pid: deadPid(), bootId: 'a-boot-before-this-one' });
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', onWarning);
+    t.teardown(() => process.off('warning', onWarning));
+    t.same(await titles(file), [], 'the store opens empty');
+    await new Promise((resolve) => setImmediate(resolve));
+    t.match(warnings, [/never finished.*replayed from the log/], 'and says why');
+    t.notOk(existsSync(unsyncedMarkerFile(file)), 'the marker is gone');
+  },
+);
 
 t.test('a marker that cannot be read (torn) is taken as the worst case', async (t) => {
   const file = await filledFile(t);
@@ -136,7 +153,9 @@ t.test('a marker that cannot be read (torn) is taken as the worst case', async (
 t.test("a marker another host left is not this process's to judge: the open refuses and says what to do", async (t) => {
   const file = await filledFile(t);
   leaveMarker(file, { host: 'another-host.example' });
-  t.throws(() => new SqliteDocumentStore(file), { message: /process \d+ on host another-host\.example.*If it no longer runs, remove/ });
+  t.throws(() => new SqliteDocumentStore(file), {
+    message: /process \d+ on host another-host\.example.*If it no longer runs, remove/,
+  });
 });
 
 t.test('a pid reused by another process is not the deferring one', async (t) => {

@@ -14,7 +14,6 @@ import { seededRandom } from '../../seeded-random.js';
  * document-updates.ts define, the same answers from both.
  */
 
-
 type Scalar = string | number | boolean | null;
 
 class Random {
@@ -127,7 +126,9 @@ function randomCondition(r: Random, path: string): unknown {
 
 function randomLeaf(r: Random): Filter {
   if (r.chance(0.1)) {
-    return { list: { $elemMatch: r.chance(0.5) ? { x: scalar(r) } : { x: { $gte: rangeOperand(r) }, y: { $exists: true } } } };
+    return {
+      list: { $elemMatch: r.chance(0.5) ? { x: scalar(r) } : { x: { $gte: rangeOperand(r) }, y: { $exists: true } } },
+    };
   }
   const filter: Filter = {};
   for (const path of r.some(FILTER_PATHS, 2)) filter[path] = randomCondition(r, path);
@@ -161,7 +162,10 @@ function randomUpdate(r: Random): Update {
     switch (operator) {
       case '$set':
         // Arrays and objects only into a field no round declares indexed.
-        update.$set = { ...update.$set, ...(r.chance(0.8) ? { [r.pick(['n', 's', 'fresh'])]: scalar(r) } : { fresh: r.pick([[1, 'a'], { k: 'v' }]) }) };
+        update.$set = {
+          ...update.$set,
+          ...(r.chance(0.8) ? { [r.pick(['n', 's', 'fresh'])]: scalar(r) } : { fresh: r.pick([[1, 'a'], { k: 'v' }]) }),
+        };
         break;
       case '$setNested':
         update.$set = { ...update.$set, 'o.x': scalar(r) };
@@ -178,7 +182,9 @@ function randomUpdate(r: Random): Update {
         // One array operator at a time: MongoDB refuses two on the same field.
         // $push to an array of its own, so tags never repeat (see randomDocument).
         if (!update.$push && !update.$addToSet && !update.$pull) {
-          update[operator] = { [operator === '$push' ? 'log' : 'tags']: r.pick([...STRINGS.slice(0, 4), 1, 2, null, true]) };
+          update[operator] = {
+            [operator === '$push' ? 'log' : 'tags']: r.pick([...STRINGS.slice(0, 4), 1, 2, null, true]),
+          };
         }
         break;
     }
@@ -223,12 +229,17 @@ t.test('filters, sorts, skips and limits, counts, updates and deletes agree with
     const reference: Document[] = [];
     for (let id = 1; id <= DOCS_PER_ROUND; id++) {
       const doc = randomDocument(r, id);
-      if (indexed && !(doc.n === undefined || doc.n === null || typeof doc.n === 'string' || typeof doc.n === 'number')) doc.n = null;
-      if (indexed && !(doc.s === undefined || doc.s === null || typeof doc.s === 'string' || typeof doc.s === 'number')) doc.s = 'a';
+      if (indexed && !(doc.n === undefined || doc.n === null || typeof doc.n === 'string' || typeof doc.n === 'number'))
+        doc.n = null;
+      if (indexed && !(doc.s === undefined || doc.s === null || typeof doc.s === 'string' || typeof doc.s === 'number'))
+        doc.s = 'a';
       reference.push(doc);
     }
     // Their arrays (tags, m: strings, numbers, null, booleans, or a scalar) through element indexes too.
-    const collection = store.collection<Document>(name, indexed ? { indexes: ['n', 's', ['count', 's']], elementIndexes: ['tags', 'm'] } : {});
+    const collection = store.collection<Document>(
+      name,
+      indexed ? { indexes: ['n', 's', ['count', 's']], elementIndexes: ['tags', 'm'] } : {},
+    );
     await collection.putMany(structuredClone(reference));
 
     const check = (ok: boolean, what: string, details: object) => {
@@ -244,7 +255,11 @@ t.test('filters, sorts, skips and limits, counts, updates and deletes agree with
       const expected = mingoFind(reference, filter);
       const got = await collection.find(filter);
       const same = JSON.stringify(ids(got).sort()) === JSON.stringify(ids(expected).sort());
-      check(same, 'find (as a set)', { filter: String(JSON.stringify(filter)), expected: ids(expected), got: ids(got) });
+      check(same, 'find (as a set)', {
+        filter: String(JSON.stringify(filter)),
+        expected: ids(expected),
+        got: ids(got),
+      });
       check((await collection.count(filter)) === expected.length, 'count', { filter: JSON.stringify(filter) });
 
       const sort = randomSort(r);
@@ -261,7 +276,9 @@ t.test('filters, sorts, skips and limits, counts, updates and deletes agree with
         got: ids(gotSorted),
       });
       if (!same) continue;
-      check(JSON.stringify(gotSorted.map(canonical)) === JSON.stringify(sorted.map(canonical)), 'documents read back', { filter: JSON.stringify(filter) });
+      check(JSON.stringify(gotSorted.map(canonical)) === JSON.stringify(sorted.map(canonical)), 'documents read back', {
+        filter: JSON.stringify(filter),
+      });
     }
 
     for (let u = 0; u < UPDATES_PER_ROUND; u++) {
@@ -276,10 +293,15 @@ t.test('filters, sorts, skips and limits, counts, updates and deletes agree with
         }
       }
       const matched = await collection.updateMany(filter, structuredClone(update));
-      check(matched === targets.length, 'updateMany matched count', { filter: JSON.stringify(filter), update: JSON.stringify(update) });
+      check(matched === targets.length, 'updateMany matched count', {
+        filter: JSON.stringify(filter),
+        update: JSON.stringify(update),
+      });
       const all = await collection.find({}, { sort: { _id: 1 } });
       const expectedAll = mingoSorted(reference, { _id: 1 });
-      const firstDifferent = all.findIndex((doc, i) => JSON.stringify(canonical(doc)) !== JSON.stringify(canonical(expectedAll[i])));
+      const firstDifferent = all.findIndex(
+        (doc, i) => JSON.stringify(canonical(doc)) !== JSON.stringify(canonical(expectedAll[i])),
+      );
       check(all.length === expectedAll.length && firstDifferent < 0, 'documents after updateMany', {
         filter: JSON.stringify(filter),
         update: JSON.stringify(update),
@@ -289,7 +311,9 @@ t.test('filters, sorts, skips and limits, counts, updates and deletes agree with
       if (r.chance(0.2)) {
         const doomed = randomFilter(r);
         const gone = mingoFind(reference, doomed);
-        check((await collection.deleteMany(doomed)) === gone.length, 'deleteMany count', { filter: JSON.stringify(doomed) });
+        check((await collection.deleteMany(doomed)) === gone.length, 'deleteMany count', {
+          filter: JSON.stringify(doomed),
+        });
         for (const doc of gone) reference.splice(reference.indexOf(doc), 1);
         check((await collection.count()) === reference.length, 'count after deleteMany', {});
       }
@@ -305,13 +329,19 @@ t.test('filters, sorts, skips and limits, counts, updates and deletes agree with
         expected: ids(expected),
         got: ids(got),
       });
-      check((await collection.count(filter)) === expected.length, 'count after updates', { filter: JSON.stringify(filter) });
+      check((await collection.count(filter)) === expected.length, 'count after updates', {
+        filter: JSON.stringify(filter),
+      });
     }
     // Every value on the array fields, so a stale element row (a value pulled out) would show.
     for (const path of ['tags', 'm']) {
       for (const value of [...STRINGS, ...NUMBERS, true, null]) {
         const filter = { [path]: value };
-        check((await collection.count(filter)) === mingoFind(reference, filter).length, 'count of one value after updates', { filter: JSON.stringify(filter) });
+        check(
+          (await collection.count(filter)) === mingoFind(reference, filter).length,
+          'count of one value after updates',
+          { filter: JSON.stringify(filter) },
+        );
       }
     }
   }
@@ -323,7 +353,11 @@ t.test('filters, sorts, skips and limits, counts, updates and deletes agree with
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+    );
   }
   return value;
 }

@@ -57,7 +57,13 @@ function mingoCount(docs: Iterable<Document>, filter: Filter): number {
 }
 
 /** Every value and a few $in and combined filters: what the element index answers, against mingo. */
-async function compare(t: Test, store: SqliteDocumentStore, name: string, reference: Map<number, Document>, when: string): Promise<number> {
+async function compare(
+  t: Test,
+  store: SqliteDocumentStore,
+  name: string,
+  reference: Map<number, Document>,
+  when: string,
+): Promise<number> {
   const collection = store.collection<Document>(name, OPTIONS);
   const filters: Filter[] = [
     ...VALUES.map((value) => ({ tags: value })),
@@ -79,45 +85,48 @@ async function compare(t: Test, store: SqliteDocumentStore, name: string, refere
   return wrong;
 }
 
-t.test('an element index answers equality and $in as the JSON path does, through puts, updates, deletes and batches', async (t) => {
-  const store = new SqliteDocumentStore(join(t.testdir(), 'read-models.sqlite'));
-  t.teardown(() => store.close());
-  const next = seededRandom(7);
-  const name = 'posts';
-  const collection = store.collection<Document>(name, OPTIONS);
-  const reference = new Map<number, Document>();
-  for (let id = 1; id <= 150; id++) reference.set(id, doc(id, next));
-  await collection.putMany([...reference.values()].map((d) => structuredClone(d)));
-  t.match(store.plan(name, { tags: 'a' }).join(' | '), /__elements__tags/, 'the side table answers');
-  let wrong = await compare(t, store, name, reference, 'after the first puts');
-  for (let step = 0; step < 600; step++) {
-    const id = 1 + Math.floor(next() * 170);
-    const kind = next();
-    const work = async () => {
-      if (kind < 0.6) {
-        const current = reference.get(id);
-        const update = randomUpdate(next, current);
-        if (current) mingoUpdate(current, update as unknown as UpdateExpression);
-        await collection.updateOne({ _id: id }, structuredClone(update));
-      } else if (kind < 0.8) {
-        const replacement = doc(id, next);
-        reference.set(id, replacement);
-        await collection.put(structuredClone(replacement));
-      } else {
-        reference.delete(id);
-        await collection.deleteOne({ _id: id });
-      }
-    };
-    // Half the steps inside a projection batch, where writes by key wait for its end.
-    if (step % 40 < 20) await work();
-    else await store.batch(work);
-    if (step % 50 === 49) wrong += await compare(t, store, name, reference, `after step ${step}`);
-  }
-  await collection.deleteMany({ tags: 'b' });
-  for (const [id, d] of reference) if (mingoCount([d], { tags: 'b' }) === 1) reference.delete(id);
-  wrong += await compare(t, store, name, reference, 'after a deleteMany through the index');
-  t.equal(wrong, 0, 'no count differs from mingo');
-});
+t.test(
+  'an element index answers equality and $in as the JSON path does, through puts, updates, deletes and batches',
+  async (t) => {
+    const store = new SqliteDocumentStore(join(t.testdir(), 'read-models.sqlite'));
+    t.teardown(() => store.close());
+    const next = seededRandom(7);
+    const name = 'posts';
+    const collection = store.collection<Document>(name, OPTIONS);
+    const reference = new Map<number, Document>();
+    for (let id = 1; id <= 150; id++) reference.set(id, doc(id, next));
+    await collection.putMany([...reference.values()].map((d) => structuredClone(d)));
+    t.match(store.plan(name, { tags: 'a' }).join(' | '), /__elements__tags/, 'the side table answers');
+    let wrong = await compare(t, store, name, reference, 'after the first puts');
+    for (let step = 0; step < 600; step++) {
+      const id = 1 + Math.floor(next() * 170);
+      const kind = next();
+      const work = async () => {
+        if (kind < 0.6) {
+          const current = reference.get(id);
+          const update = randomUpdate(next, current);
+          if (current) mingoUpdate(current, update as unknown as UpdateExpression);
+          await collection.updateOne({ _id: id }, structuredClone(update));
+        } else if (kind < 0.8) {
+          const replacement = doc(id, next);
+          reference.set(id, replacement);
+          await collection.put(structuredClone(replacement));
+        } else {
+          reference.delete(id);
+          await collection.deleteOne({ _id: id });
+        }
+      };
+      // Half the steps inside a projection batch, where writes by key wait for its end.
+      if (step % 40 < 20) await work();
+      else await store.batch(work);
+      if (step % 50 === 49) wrong += await compare(t, store, name, reference, `after step ${step}`);
+    }
+    await collection.deleteMany({ tags: 'b' });
+    for (const [id, d] of reference) if (mingoCount([d], { tags: 'b' }) === 1) reference.delete(id);
+    wrong += await compare(t, store, name, reference, 'after a deleteMany through the index');
+    t.equal(wrong, 0, 'no count differs from mingo');
+  },
+);
 
 t.test('declared on a collection that already holds documents (a file from before), the index is filled', async (t) => {
   const file = join(t.testdir(), 'read-models.sqlite');
@@ -125,12 +134,18 @@ t.test('declared on a collection that already holds documents (a file from befor
   const reference = new Map<number, Document>();
   for (let id = 1; id <= 80; id++) reference.set(id, doc(id, next));
   const before = new SqliteDocumentStore(file);
-  await before.collection<Document>('posts', { indexes: ['status'] }).putMany([...reference.values()].map((d) => structuredClone(d)));
+  await before
+    .collection<Document>('posts', { indexes: ['status'] })
+    .putMany([...reference.values()].map((d) => structuredClone(d)));
   await before.close();
 
   const after = new SqliteDocumentStore(file);
   t.teardown(() => after.close());
-  t.equal(await compare(t, after, 'posts', reference, 'after the index was declared'), 0, 'every stored document is in it');
+  t.equal(
+    await compare(t, after, 'posts', reference, 'after the index was declared'),
+    0,
+    'every stored document is in it',
+  );
   await after.dropAll();
   reference.clear();
   reference.set(1, { _id: 1, status: 'publish', tags: ['a'] });
@@ -160,6 +175,14 @@ t.test('a value most documents hold is probed per row, with the same answers', a
   t.match(store.plan('posts', { tags: 'a' }).join(' | '), /EXISTS USING/, 'a probe per row');
   t.equal(await compare(t, store, 'posts', reference, 'many holders'), 0);
   const page = await collection.find({ status: 'publish', tags: 'a' }, { sort: { _id: -1 }, limit: 10 });
-  const expected = [...reference.values()].filter((d) => mingoCount([d], { status: 'publish', tags: 'a' }) === 1).map((d) => d._id).sort((x, y) => Number(y) - Number(x)).slice(0, 10);
-  t.same(page.map((d) => d._id), expected, 'a page of them');
+  const expected = [...reference.values()]
+    .filter((d) => mingoCount([d], { status: 'publish', tags: 'a' }) === 1)
+    .map((d) => d._id)
+    .sort((x, y) => Number(y) - Number(x))
+    .slice(0, 10);
+  t.same(
+    page.map((d) => d._id),
+    expected,
+    'a page of them',
+  );
 });

@@ -7,7 +7,13 @@ const threadScript = new URL('../../fixtures/chatbot/held-model-thread.ts', impo
 
 /** A model on the held thread, and the channel that says when a batch is held and releases it. */
 function heldModel(t: Test, options: SentenceModelOptions = {}) {
-  const model = new SentenceModel({ threadScript, queryTimeoutMs: 5_000, startTimeoutMs: 30_000, batchTimeoutMs: 120_000, ...options });
+  const model = new SentenceModel({
+    threadScript,
+    queryTimeoutMs: 5_000,
+    startTimeoutMs: 30_000,
+    batchTimeoutMs: 120_000,
+    ...options,
+  });
   const channel = new BroadcastChannel(RELEASE_CHANNEL);
   let held = 0;
   let released = false;
@@ -42,7 +48,10 @@ t.test('a query is answered while a long document batch holds the model', async 
   const { model, held, release } = heldModel(t);
   let documentsDone = false;
   const documents = model
-    .embed(Array.from({ length: 40 }, (_, i) => `hold this document ${i} for as long as the test wants`), 'document')
+    .embed(
+      Array.from({ length: 40 }, (_, i) => `hold this document ${i} for as long as the test wants`),
+      'document',
+    )
     .then((vectors) => {
       documentsDone = true;
       return vectors;
@@ -59,7 +68,11 @@ t.test('queries keep going while every document thread is held', async (t) => {
   const { model, held, release } = heldModel(t, { documentThreads: 2, documentBatchPieces: 1, spareCore: () => true });
   const documents = model.embed(['hold one', 'hold two', 'hold three'], 'document');
   await held(2);
-  t.equal(model.threadsRunning, 2, 'two document threads (a core to spare, no query yet); the query thread starts at the first query');
+  t.equal(
+    model.threadsRunning,
+    2,
+    'two document threads (a core to spare, no query yet); the query thread starts at the first query',
+  );
   for (let i = 0; i < 5; i++) {
     const [vector] = await model.embed([`question number ${i}`], 'query');
     t.equal(vector.length, 512, `query ${i} answered`);
@@ -77,7 +90,11 @@ t.test('a document thread idle for documentIdleMs is ended; the query thread sta
   for (let i = 0; i < 50 && model.threadsRunning > 1; i++) await new Promise((r) => setTimeout(r, 100));
   t.equal(model.threadsRunning, 1, 'the idle document thread was ended');
   t.equal((await model.embed(['another question'], 'query')).length, 1, 'queries go on');
-  t.equal((await model.embed(['another document'], 'document')).length, 1, 'the next document starts a document thread again');
+  t.equal(
+    (await model.embed(['another document'], 'document')).length,
+    1,
+    'the next document starts a document thread again',
+  );
 });
 
 t.test('no document batch starts while a query is being embedded', async (t) => {
@@ -98,8 +115,14 @@ t.test('no document batch starts while a query is being embedded', async (t) => 
 
 t.test('a second document thread reads only when the machine has a core to spare', async (t) => {
   const { model } = heldModel(t, { documentThreads: 2, spareCore: () => false });
-  await model.embed(Array.from({ length: 20 }, (_, i) => `document number ${i}`), 'document');
+  await model.embed(
+    Array.from({ length: 20 }, (_, i) => `document number ${i}`),
+    'document',
+  );
   await new Promise((r) => setTimeout(r, 200));
-  await model.embed(Array.from({ length: 20 }, (_, i) => `document number ${i + 20}`), 'document');
+  await model.embed(
+    Array.from({ length: 20 }, (_, i) => `document number ${i + 20}`),
+    'document',
+  );
   t.equal(model.threadsRunning, 1, 'one document thread (and no query thread: nothing was asked)');
 });

@@ -17,7 +17,10 @@ t.test('texts are cut into bounded pieces; nothing meaningful, no piece', async 
   t.equal(pieces.length, 3);
   t.ok(pieces.every((p) => p.split(' ').length <= PIECE_WORDS));
   t.equal(pieces.join(' '), long, 'every word kept, in order');
-  t.ok(piecesOf('x'.repeat(10_000)).every((p) => p.length <= 40), 'a word without spaces is clipped');
+  t.ok(
+    piecesOf('x'.repeat(10_000)).every((p) => p.length <= 40),
+    'a word without spaces is clipped',
+  );
 });
 
 t.test('the sentence model on its thread', async (t) => {
@@ -43,16 +46,31 @@ t.test('the sentence model on its thread', async (t) => {
 
   t.test('meaning: a question finds its answer in other words', async (t) => {
     const [question, jazz, hours] = await model.embed(
-      ['Do you have any music from New Orleans?', 'Louis Armstrong playing jazz trumpet, recorded in 1928', 'The museum opens at ten every day except Monday'],
+      [
+        'Do you have any music from New Orleans?',
+        'Louis Armstrong playing jazz trumpet, recorded in 1928',
+        'The museum opens at ten every day except Monday',
+      ],
       'document',
     );
-    t.ok(dot(question, jazz) > dot(question, hours), `jazz ${dot(question, jazz).toFixed(3)} > opening hours ${dot(question, hours).toFixed(3)}`);
+    t.ok(
+      dot(question, jazz) > dot(question, hours),
+      `jazz ${dot(question, jazz).toFixed(3)} > opening hours ${dot(question, hours).toFixed(3)}`,
+    );
   });
 
   t.test('a long text is embedded piece by piece, and a query goes before the documents waiting', async (t) => {
-    const long = Array.from({ length: 12 }, () => 'The map shows the harbour, the castle and the cathedral of the city before the earthquake.').join(' ');
+    const long = Array.from(
+      { length: 12 },
+      () => 'The map shows the harbour, the castle and the cathedral of the city before the earthquake.',
+    ).join(' ');
     const order: string[] = [];
-    const documents = model.embed(Array.from({ length: 6 }, () => long), 'document').then(() => order.push('documents'));
+    const documents = model
+      .embed(
+        Array.from({ length: 6 }, () => long),
+        'document',
+      )
+      .then(() => order.push('documents'));
     await new Promise((r) => setTimeout(r, 20));
     const query = model.embed(['Where is the castle?'], 'query').then(() => order.push('query'));
     await Promise.all([documents, query]);
@@ -62,7 +80,12 @@ t.test('the sentence model on its thread', async (t) => {
   t.test('queries take turns: a short one does not wait for all of a long one', async (t) => {
     const sentence = 'The map shows the harbour, the castle and the cathedral of the city before the earthquake.';
     const order: string[] = [];
-    const chat = model.embed(Array.from({ length: 30 }, (_, i) => `${sentence} ${i}`), 'query').then(() => order.push('many sentences'));
+    const chat = model
+      .embed(
+        Array.from({ length: 30 }, (_, i) => `${sentence} ${i}`),
+        'query',
+      )
+      .then(() => order.push('many sentences'));
     await new Promise((r) => setTimeout(r, 20));
     const search = model.embed(['Where is the castle?'], 'query').then(() => order.push('one search'));
     await Promise.all([chat, search]);
@@ -74,12 +97,22 @@ t.test('the hybrid embedder', async (t) => {
   const embedder = new HybridEmbedder();
   t.teardown(() => embedder.close());
   t.equal(embedder.dimension, SENTENCE_DIMENSION + 384);
-  t.match(embedder.model, /^use-lite-512-p40\+local-hashed-ngrams-v1-384:1\/0\.5$/, 'the model name says both parts, the piece size and the weights');
+  t.match(
+    embedder.model,
+    /^use-lite-512-p40\+local-hashed-ngrams-v1-384:1\/0\.5$/,
+    'the model name says both parts, the piece size and the weights',
+  );
   const [full] = await embedder.embed(['Stradivari violin'], 'document');
   const [provisional] = embedder.provisional(['Stradivari violin']);
   t.ok(Math.abs(norm(full) - 1) < 1e-4 && Math.abs(norm(provisional) - 1) < 1e-4, 'both unit length');
-  t.ok(provisional.subarray(0, SENTENCE_DIMENSION).every((x) => x === 0), 'a stand-in has no meaning part');
+  t.ok(
+    provisional.subarray(0, SENTENCE_DIMENSION).every((x) => x === 0),
+    'a stand-in has no meaning part',
+  );
   t.ok(dot(full, provisional) > 0.3, 'but shares the words part');
   const [stopwords] = await embedder.embed(['the of and'], 'query');
-  t.ok(stopwords.every((x) => Number.isFinite(x)), 'no NaN for a text without content words');
+  t.ok(
+    stopwords.every((x) => Number.isFinite(x)),
+    'no NaN for a text without content words',
+  );
 });

@@ -7,7 +7,11 @@ t.test('each data directory has its own topic and groups', async (t) => {
   t.not(one.topic, two.topic, 'two embedded logs, two topics');
   t.not(one.groupPrefix, two.groupPrefix, 'two sets of read models, two sets of groups');
   t.same(kafkaNamesFor({ dataDir: '/srv/one' }), one, 'the same names at every start');
-  t.same(kafkaNamesFor({ dataDir: `${process.cwd()}/data` }), kafkaNamesFor({ dataDir: 'data' }), 'a relative directory is named by where it is');
+  t.same(
+    kafkaNamesFor({ dataDir: `${process.cwd()}/data` }),
+    kafkaNamesFor({ dataDir: 'data' }),
+    'a relative directory is named by where it is',
+  );
   t.match(one.topic, /^[A-Za-z0-9._-]{1,249}$/, 'a legal topic name');
 });
 

@@ -54,7 +54,8 @@ t.test('a failing source leaves nothing behind', async (t) => {
       () => null,
       (reason: unknown) => reason,
     );
-    if (!(error instanceof Error) || error.message !== 'client went away') t.fail(`attempt ${attempt}: ${String(error)}`);
+    if (!(error instanceof Error) || error.message !== 'client went away')
+      t.fail(`attempt ${attempt}: ${String(error)}`);
     const left = readdirSync(join(root, 'tmp'));
     if (left.length > 0) {
       t.same(left, [], `attempt ${attempt}`);
@@ -76,12 +77,22 @@ t.test('stored names that are not generated ones never reach the disk', async (t
 });
 
 t.test('sniffing trusts content, not names', async (t) => {
-  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+  const png = Buffer.from(
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+    'base64',
+  );
   t.equal(await sniffMimeType(png, 'txt'), 'image/png');
   t.equal(await sniffMimeType(Buffer.from('hello'), 'txt'), 'text/plain');
   t.equal(await sniffMimeType(Buffer.from('a,b\n1,2'), 'csv'), 'text/csv');
   t.equal(await sniffMimeType(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"></svg>'), 'png'), 'image/svg+xml');
-  t.equal(await sniffMimeType(Buffer.from('<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"/>'), 'svg'), 'image/svg+xml');
+  t.equal(
+    await sniffMimeType(Buffer.from('<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"/>'), 'svg'),
+    'image/svg+xml',
+  );
   t.equal(await sniffMimeType(Buffer.from([0, 159, 146, 150]), 'txt'), 'application/octet-stream');
-  t.equal(await sniffMimeType(Buffer.from('caf\u00e9 \u2603'.repeat(2000)).subarray(0, 4100), 'txt'), 'text/plain', 'a head cut inside a character is still text');
+  t.equal(
+    await sniffMimeType(Buffer.from('caf\u00e9 \u2603'.repeat(2000)).subarray(0, 4100), 'txt'),
+    'text/plain',
+    'a head cut inside a character is still text',
+  );
 });

@@ -69,6 +69,11 @@ t.test('at start, partial uploads no live upload can own are removed; the others
   for (const [name, { removed: expected }] of Object.entries(files)) {
     t.equal(existsSync(join(tmp, name)), !expected, `${name} ${expected ? 'removed' : 'kept'}`);
   }
-  t.same(removed.sort(), Object.keys(files).filter((name) => files[name].removed).sort());
+  t.same(
+    removed.sort(),
+    Object.keys(files)
+      .filter((name) => files[name].removed)
+      .sort(),
+  );
   t.same(await removeLeftoverUploads(t.testdir() + '-missing', { startedAt, now }), [], 'no tmp folder: nothing to do');
 });

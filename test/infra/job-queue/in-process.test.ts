@@ -33,10 +33,14 @@ for (const concurrency of [1, 2]) {
     const ran: number[] = [];
     // Jobs that never wait on I/O (stand-in vectors, SQLite), and each enqueues a follow-up
     // as an index job enqueues its embed job.
-    await queue.process<number, void>('work', async (n) => {
-      ran.push(turns.now());
-      if (n % 2 === 0) await queue.add('work', n + 1);
-    }, { concurrency });
+    await queue.process<number, void>(
+      'work',
+      async (n) => {
+        ran.push(turns.now());
+        if (n % 2 === 0) await queue.add('work', n + 1);
+      },
+      { concurrency },
+    );
     // As the start's catch-up queues a page: one awaited add after another.
     for (let n = 0; n < 400; n += 2) await queue.add('work', n);
     await queue.drain('work');

@@ -12,7 +12,12 @@ const silent = { warn: () => undefined };
 
 const violin: CitedResource = { resource_type: 'item', resource_id: 101, title: 'Stradivari violin', url: '/item/101' };
 const map: CitedResource = { resource_type: 'item', resource_id: 100, title: 'Map of Lisbon', url: '/s/main/item/100' };
-const visit: CitedResource = { resource_type: 'site_page', resource_id: 5, title: 'Visiting the museum', url: '/page/visit' };
+const visit: CitedResource = {
+  resource_type: 'site_page',
+  resource_id: 5,
+  title: 'Visiting the museum',
+  url: '/page/visit',
+};
 
 function setUp(t: Test, retentionDays = 90) {
   const dir = t.testdir();
@@ -24,28 +29,54 @@ function setUp(t: Test, retentionDays = 90) {
   const ask = (question: string, sources: CitedResource[] = [], siteId?: number) =>
     questions.recorded({ question, siteId }, { sources });
   /** Every byte of the file and its write-ahead log, as text a question could be found in. */
-  const bytesOnDisk = () => readdirSync(dir).map((name) => readFileSync(join(dir, name)).toString('latin1')).join('');
+  const bytesOnDisk = () =>
+    readdirSync(dir)
+      .map((name) => readFileSync(join(dir, name)).toString('latin1'))
+      .join('');
   return { log, clock, questions, ask, bytesOnDisk };
 }
 
 t.test('records the question, its time, site, citations and whether it answered; newest first', async (t) => {
   const { clock, questions, ask } = setUp(t);
   const answer = { answer_html: '<p>x</p>', sources: [Object.assign({ citation_num: 1, snippet: 's' }, violin)] };
-  t.equal(questions.recorded({ question: 'Who made the violin?', siteId: 1 }, answer), answer, 'the answer is handed back as it is');
+  t.equal(
+    questions.recorded({ question: 'Who made the violin?', siteId: 1 }, answer),
+    answer,
+    'the answer is handed back as it is',
+  );
   clock.advance(1000);
   ask('Where is the toilet?');
   const page = questions.list({}, 0, 10);
   t.equal(page.total, 2);
-  t.same(page.questions.map((q) => [q.question, q.siteId, q.answered, q.askedAt.toISOString()]), [
-    ['Where is the toilet?', null, false, new Date(START.getTime() + 1000).toISOString()],
-    ['Who made the violin?', 1, true, START.toISOString()],
-  ]);
+  t.same(
+    page.questions.map((q) => [q.question, q.siteId, q.answered, q.askedAt.toISOString()]),
+    [
+      ['Where is the toilet?', null, false, new Date(START.getTime() + 1000).toISOString()],
+      ['Who made the violin?', 1, true, START.toISOString()],
+    ],
+  );
   t.same(page.questions[1].sources, [violin], 'only the resource fields, no snippet');
-  t.same(questions.list({ answered: false }, 0, 10).questions.map((q) => q.question), ['Where is the toilet?']);
-  t.same(questions.list({ siteId: 1 }, 0, 10).questions.map((q) => q.question), ['Who made the violin?']);
-  t.same(questions.list({ since: new Date(START.getTime() + 1) }, 0, 10).questions.map((q) => q.question), ['Where is the toilet?']);
-  t.same(questions.list({ until: new Date(START.getTime() + 1) }, 0, 10).questions.map((q) => q.question), ['Who made the violin?']);
-  t.same(questions.list({}, 1, 1).questions.map((q) => q.question), ['Who made the violin?'], 'skip and limit page');
+  t.same(
+    questions.list({ answered: false }, 0, 10).questions.map((q) => q.question),
+    ['Where is the toilet?'],
+  );
+  t.same(
+    questions.list({ siteId: 1 }, 0, 10).questions.map((q) => q.question),
+    ['Who made the violin?'],
+  );
+  t.same(
+    questions.list({ since: new Date(START.getTime() + 1) }, 0, 10).questions.map((q) => q.question),
+    ['Where is the toilet?'],
+  );
+  t.same(
+    questions.list({ until: new Date(START.getTime() + 1) }, 0, 10).questions.map((q) => q.question),
+    ['Who made the violin?'],
+  );
+  t.same(
+    questions.list({}, 1, 1).questions.map((q) => q.question),
+    ['Who made the violin?'],
+    'skip and limit page',
+  );
 });
 
 t.test('retention: not served past its days, then deleted for good, text and all', async (t) => {
@@ -58,7 +89,11 @@ t.test('retention: not served past its days, then deleted for good, text and all
   clock.set(new Date(START.getTime() + 90 * DAY - 1));
   t.equal(questions.list({}, 0, 10).total, 2, 'kept up to its 90th day');
   clock.advance(2);
-  t.same(questions.list({}, 0, 10).questions.map((q) => q.question), ['Who made the violin?'], 'not served once past, before any sweep');
+  t.same(
+    questions.list({}, 0, 10).questions.map((q) => q.question),
+    ['Who made the violin?'],
+    'not served once past, before any sweep',
+  );
   t.equal(questions.summary({}, 10).questions, 1, 'nor summarised');
 
   t.equal(questions.sweep(), 1, 'the sweep deletes the expired one');
@@ -77,7 +112,10 @@ t.test('a retention of 0 days records nothing and the sweep drops what an earlie
   const log = new SqliteQuestionLog(join(dir, 'q.sqlite'));
   t.teardown(() => log.close());
   const clock = new FixedClock(START);
-  new PatronQuestions({ log, clock, retentionDays: 90, logger: silent }).recorded({ question: 'kept before' }, { sources: [] });
+  new PatronQuestions({ log, clock, retentionDays: 90, logger: silent }).recorded(
+    { question: 'kept before' },
+    { sources: [] },
+  );
   const none = new PatronQuestions({ log, clock, retentionDays: 0, logger: silent });
   none.recorded({ question: 'not kept' }, { sources: [violin] });
   t.equal(log.count({}), 1, 'nothing recorded with 0 days');
@@ -90,7 +128,12 @@ t.test('a failure to record is logged and the answer still goes out', async (t) 
   const log = new SqliteQuestionLog(join(t.testdir(), 'q.sqlite'));
   log.close();
   const warnings: string[] = [];
-  const questions = new PatronQuestions({ log, clock: new FixedClock(START), retentionDays: 90, logger: { warn: (_d, message) => warnings.push(message) } });
+  const questions = new PatronQuestions({
+    log,
+    clock: new FixedClock(START),
+    retentionDays: 90,
+    logger: { warn: (_d, message) => warnings.push(message) },
+  });
   const answer = { sources: [violin] };
   t.equal(questions.recorded({ question: 'q' }, answer), answer);
   t.same(warnings, ['a chatbot question could not be recorded']);
@@ -132,15 +175,36 @@ t.test('summary of a seeded set: topics, most cited resources, unanswered most a
   ]);
   t.same(
     summary.unanswered_most_asked.map((u) => [u.question, u.count]),
-    [['Do you have dinosaur bones!', 3], ['Where can I park', 2], ['Is there a cafe?', 1]],
+    [
+      ['Do you have dinosaur bones!', 3],
+      ['Where can I park', 2],
+      ['Is there a cafe?', 1],
+    ],
     'grouped apart from case, spaces and end punctuation; the text asked last shown',
   );
 
   const site2 = questions.summary({ siteId: 2 }, 10);
   t.equal(site2.questions, 4);
-  t.same(site2.most_cited.map((c) => [c.resource_id, c.citations]), [[100, 1], [101, 1], [5, 1]]);
-  t.same(site2.unanswered_most_asked.map((u) => [u.question, u.count]), [['Where can I park?', 1], ['do you have  Dinosaur bones', 1]], 'ties: the one asked last first');
+  t.same(
+    site2.most_cited.map((c) => [c.resource_id, c.citations]),
+    [
+      [100, 1],
+      [101, 1],
+      [5, 1],
+    ],
+  );
+  t.same(
+    site2.unanswered_most_asked.map((u) => [u.question, u.count]),
+    [
+      ['Where can I park?', 1],
+      ['do you have  Dinosaur bones', 1],
+    ],
+    'ties: the one asked last first',
+  );
 
   const firstThree = questions.summary({ until: new Date(START.getTime() + 3 * 60_000) }, 2);
-  t.same(firstThree.topics, [{ word: 'violin', questions: 3 }, { word: 'display', questions: 1 }]);
+  t.same(firstThree.topics, [
+    { word: 'violin', questions: 3 },
+    { word: 'display', questions: 1 },
+  ]);
 });

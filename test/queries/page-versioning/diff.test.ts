@@ -29,7 +29,10 @@ t.test('changed fields carry before and after', async (t) => {
 });
 
 t.test('blocks: changed, added and removed by position', async (t) => {
-  const changed = diffPages(page, { ...page, blocks: [page.blocks[0], { layout: 'media', data: { ids: [2] } }, { layout: 'html', data: {} }] });
+  const changed = diffPages(page, {
+    ...page,
+    blocks: [page.blocks[0], { layout: 'media', data: { ids: [2] } }, { layout: 'html', data: {} }],
+  });
   t.same(changed.blocks, [
     { index: 1, change: 'changed', before: page.blocks[1], after: { layout: 'media', data: { ids: [2] } } },
     { index: 2, change: 'added', before: null, after: { layout: 'html', data: {} } },
@@ -40,16 +43,22 @@ t.test('blocks: changed, added and removed by position', async (t) => {
 
 t.test('no earlier version: every field and block is new', async (t) => {
   const diff = diffPages(null, page);
-  t.same(diff.fields.map((f) => [f.field, f.before]), [
-    ['title', null],
-    ['slug', null],
-    ['is_public', null],
-    ['layout', null],
-    ['layout_data', null],
-    ['site_id', null],
-  ]);
-  t.same(diff.blocks.map((b) => [b.index, b.change]), [
-    [0, 'added'],
-    [1, 'added'],
-  ]);
+  t.same(
+    diff.fields.map((f) => [f.field, f.before]),
+    [
+      ['title', null],
+      ['slug', null],
+      ['is_public', null],
+      ['layout', null],
+      ['layout_data', null],
+      ['site_id', null],
+    ],
+  );
+  t.same(
+    diff.blocks.map((b) => [b.index, b.change]),
+    [
+      [0, 'added'],
+      [1, 'added'],
+    ],
+  );
 });

@@ -31,20 +31,31 @@ t.test('the payload of version N is the page after its first N events, across re
   const ctx = runtime.commandContext(null);
 
   await createResource(ctx, { spec: SITE, fields: { slug: 'main', title: 'Main' }, givenId: 1 });
-  const pageId = await createResource(ctx, { spec: SITE_PAGE, fields: {
-    site_id: 1,
-    slug: 'about',
-    title: 'About',
-    is_public: true,
-    layout: null,
-    layout_data: {},
-    blocks: [{ layout: 'html', data: { html: '<p>1</p>' } }],
-  } });
-  const otherId = await createResource(ctx, { spec: SITE_PAGE, fields: { site_id: 1, slug: 'other', title: 'Other', is_public: true, layout: null, layout_data: {}, blocks: [] } });
+  const pageId = await createResource(ctx, {
+    spec: SITE_PAGE,
+    fields: {
+      site_id: 1,
+      slug: 'about',
+      title: 'About',
+      is_public: true,
+      layout: null,
+      layout_data: {},
+      blocks: [{ layout: 'html', data: { html: '<p>1</p>' } }],
+    },
+  });
+  const otherId = await createResource(ctx, {
+    spec: SITE_PAGE,
+    fields: { site_id: 1, slug: 'other', title: 'Other', is_public: true, layout: null, layout_data: {}, blocks: [] },
+  });
   const seen: SitePageFields[] = [await pageNow(runtime, pageId)];
   const patches: Partial<SitePageFields>[] = [
     { title: 'About us' },
-    { blocks: [{ layout: 'html', data: { html: '<p>2</p>' } }, { layout: 'media', data: { ids: [1, 2] } }] },
+    {
+      blocks: [
+        { layout: 'html', data: { html: '<p>2</p>' } },
+        { layout: 'media', data: { ids: [1, 2] } },
+      ],
+    },
     { is_public: false, layout: 'columns', layout_data: { columns: 2 } },
     { slug: 'about-us', blocks: [] },
   ];
@@ -62,14 +73,21 @@ t.test('the payload of version N is the page after its first N events, across re
   seen.push(await pageNow(runtime, pageId));
 
   const versions = await allVersions(runtime, pageId);
-  t.same(versions.map((v) => v.operation), ['create', 'update', 'update', 'update', 'update', 'revert', 'revert']);
+  t.same(
+    versions.map((v) => v.operation),
+    ['create', 'update', 'update', 'update', 'update', 'revert', 'revert'],
+  );
   t.same(seen[5], seen[2], 'the revert restored version 3');
   t.same(seen[6], seen[5], 'reverting to a revert restores what it restored');
   for (const [index, version] of versions.entries()) {
     const row = await findVersion(runtime.documents, version.id);
     if (!row) throw new Error(`version ${version.id} missing`);
     t.equal(row.stream_version, index + 1, `version ${version.id} is the page after ${index + 1} events`);
-    t.same(await pageAtVersion(runtime.eventStore, row), seen[index], `version ${index + 1} replays to the page as it then was`);
+    t.same(
+      await pageAtVersion(runtime.eventStore, row),
+      seen[index],
+      `version ${index + 1} replays to the page as it then was`,
+    );
   }
 
   await runtime.close();

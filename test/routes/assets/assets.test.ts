@@ -25,15 +25,19 @@ t.test('asset library assets', async (t) => {
   const { app } = await buildTestApp(t, { fixture: { users: ROLE_USERS } });
   const cookies = await sessions(app);
   const editor = cookies.editor;
-  const get = (url: string, cookie = editor) => app.inject({ method: 'GET', url: `${BASE}${url}`, headers: { cookie } });
-  const bulk = (payload: object, cookie = editor) => app.inject({ method: 'PATCH', url: `${BASE}/assets/bulk`, headers: { cookie }, payload });
+  const get = (url: string, cookie = editor) =>
+    app.inject({ method: 'GET', url: `${BASE}${url}`, headers: { cookie } });
+  const bulk = (payload: object, cookie = editor) =>
+    app.inject({ method: 'PATCH', url: `${BASE}/assets/bulk`, headers: { cookie }, payload });
   const list = async (query: string) => {
     const res = await get(`/assets${query}`);
     t.equal(res.statusCode, 200, `list ${query}`);
     return json<Page>(res);
   };
   const folder = async (title: string) =>
-    json<{ folder: { id: number } }>(await app.inject({ method: 'POST', url: `${BASE}/folders`, headers: { cookie: editor }, payload: { title } })).folder.id;
+    json<{ folder: { id: number } }>(
+      await app.inject({ method: 'POST', url: `${BASE}/folders`, headers: { cookie: editor }, payload: { title } }),
+    ).folder.id;
 
   const titles = ['delta', 'Alpha', 'charlie', 'Bravo', 'echo'];
   const assets: AssetJson[] = [];
@@ -47,8 +51,22 @@ t.test('asset library assets', async (t) => {
     t.equal(res.statusCode, 200);
     const body = json<{ status: string; asset: AssetJson }>(res);
     t.equal(body.status, 'success');
-    t.same(Object.keys(body.asset).sort(), ['canonical_url', 'created_at', 'filename', 'folders', 'id', 'metadata', 'mime_type']);
-    t.match(body.asset, { id: ids[0], filename: 'delta.png', mime_type: 'image/png', metadata: { title: 'delta', alt: '' }, folders: [] });
+    t.same(Object.keys(body.asset).sort(), [
+      'canonical_url',
+      'created_at',
+      'filename',
+      'folders',
+      'id',
+      'metadata',
+      'mime_type',
+    ]);
+    t.match(body.asset, {
+      id: ids[0],
+      filename: 'delta.png',
+      mime_type: 'image/png',
+      metadata: { title: 'delta', alt: '' },
+      folders: [],
+    });
     t.match(body.asset.created_at, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
     t.match(body.asset.canonical_url, /^http:\/\/test\.local\//);
     t.equal((await get('/assets/999')).statusCode, 404);
@@ -58,16 +76,37 @@ t.test('asset library assets', async (t) => {
 
   await t.test('list: defaults, paging, sorting, search', async (t) => {
     const all = await list('');
-    t.same({ ...all, assets: all.assets.map((a) => a.id) }, { status: 'success', assets: [...ids].reverse(), total: 5, page: 1, per_page: 24 }, 'newest first by default');
-    t.same((await list('?sort_order=asc')).assets.map((a) => a.id), ids);
+    t.same(
+      { ...all, assets: all.assets.map((a) => a.id) },
+      { status: 'success', assets: [...ids].reverse(), total: 5, page: 1, per_page: 24 },
+      'newest first by default',
+    );
+    t.same(
+      (await list('?sort_order=asc')).assets.map((a) => a.id),
+      ids,
+    );
     const byName = await list('?sort_by=name&sort_order=asc');
-    t.same(byName.assets.map((a) => a.metadata.title), ['Alpha', 'Bravo', 'charlie', 'delta', 'echo'], 'name sort ignores case');
-    t.same((await list('?sort_by=name')).assets.map((a) => a.metadata.title), ['echo', 'delta', 'charlie', 'Bravo', 'Alpha']);
+    t.same(
+      byName.assets.map((a) => a.metadata.title),
+      ['Alpha', 'Bravo', 'charlie', 'delta', 'echo'],
+      'name sort ignores case',
+    );
+    t.same(
+      (await list('?sort_by=name')).assets.map((a) => a.metadata.title),
+      ['echo', 'delta', 'charlie', 'Bravo', 'Alpha'],
+    );
     const page2 = await list('?per_page=2&page=2&sort_order=asc');
-    t.same({ ...page2, assets: page2.assets.map((a) => a.id) }, { status: 'success', assets: [ids[2], ids[3]], total: 5, page: 2, per_page: 2 });
+    t.same(
+      { ...page2, assets: page2.assets.map((a) => a.id) },
+      { status: 'success', assets: [ids[2], ids[3]], total: 5, page: 2, per_page: 2 },
+    );
     t.same((await list('?per_page=2&page=9')).assets, [], 'past the end: empty page');
     t.equal((await list('?per_page=500')).per_page, 100, 'per_page is capped at 100');
-    t.same((await list('?search=HAR')).assets.map((a) => a.metadata.title), ['charlie'], 'search: case-insensitive substring of the name');
+    t.same(
+      (await list('?search=HAR')).assets.map((a) => a.metadata.title),
+      ['charlie'],
+      'search: case-insensitive substring of the name',
+    );
     t.same((await list('?search=.*')).assets, [], 'search is literal, not a pattern');
     t.same((await list('?search=')).total, 5, 'empty search: everything');
     for (const bad of ['?sort_by=size', '?sort_order=up', '?page=0', '?per_page=0', '?page=x', '?folder_id=abc']) {
@@ -82,29 +121,63 @@ t.test('asset library assets', async (t) => {
     t.equal(res.statusCode, 200);
     const body = json<{ status: string; assets: AssetJson[] }>(res);
     t.equal(body.status, 'success');
-    t.same(body.assets.map((a) => [a.id, a.metadata]), [
-      [ids[0], { title: 'delta', alt: 'A map' }],
-      [ids[1], { title: 'Alpha', alt: 'A map' }],
-    ]);
+    t.same(
+      body.assets.map((a) => [a.id, a.metadata]),
+      [
+        [ids[0], { title: 'delta', alt: 'A map' }],
+        [ids[1], { title: 'Alpha', alt: 'A map' }],
+      ],
+    );
     await bulk({ ids: [ids[0]], name: 'Delta renamed' });
-    t.same(json<{ asset: AssetJson }>(await get(`/assets/${ids[0]}`)).asset.metadata, { title: 'Delta renamed', alt: 'A map' }, 'alt kept');
-    t.same((await list('?search=renamed')).assets.map((a) => a.id), [ids[0]], 'the new name is searchable');
-    t.same(json<{ asset: AssetJson }>(await get(`/assets/${ids[2]}`)).asset.metadata, { title: 'charlie', alt: '' }, 'others untouched');
+    t.same(
+      json<{ asset: AssetJson }>(await get(`/assets/${ids[0]}`)).asset.metadata,
+      { title: 'Delta renamed', alt: 'A map' },
+      'alt kept',
+    );
+    t.same(
+      (await list('?search=renamed')).assets.map((a) => a.id),
+      [ids[0]],
+      'the new name is searchable',
+    );
+    t.same(
+      json<{ asset: AssetJson }>(await get(`/assets/${ids[2]}`)).asset.metadata,
+      { title: 'charlie', alt: '' },
+      'others untouched',
+    );
   });
 
   await t.test('bulk folder_id moves into that one folder; null takes out of every folder', async (t) => {
     await bulk({ ids: [ids[0], ids[1], ids[2]], folder_id: photos });
-    t.same((await list(`?folder_id=${photos}&sort_order=asc`)).assets.map((a) => a.id), [ids[0], ids[1], ids[2]]);
+    t.same(
+      (await list(`?folder_id=${photos}&sort_order=asc`)).assets.map((a) => a.id),
+      [ids[0], ids[1], ids[2]],
+    );
     await bulk({ ids: [ids[1]], folder_id: scans });
     t.same(json<{ asset: AssetJson }>(await get(`/assets/${ids[1]}`)).asset.folders, [scans], 'moved, not added');
-    t.same((await list(`?folder_id=${photos}&sort_order=asc`)).assets.map((a) => a.id), [ids[0], ids[2]]);
+    t.same(
+      (await list(`?folder_id=${photos}&sort_order=asc`)).assets.map((a) => a.id),
+      [ids[0], ids[2]],
+    );
     const folders = json<{ folders: { id: number; asset_count: number }[] }>(await get('/folders')).folders;
-    t.same(folders.map((f) => [f.id, f.asset_count]), [[photos, 2], [scans, 1]]);
+    t.same(
+      folders.map((f) => [f.id, f.asset_count]),
+      [
+        [photos, 2],
+        [scans, 1],
+      ],
+    );
     await bulk({ ids: [ids[0], ids[1]], folder_id: null });
     t.same(json<{ asset: AssetJson }>(await get(`/assets/${ids[0]}`)).asset.folders, []);
     t.same(json<{ asset: AssetJson }>(await get(`/assets/${ids[1]}`)).asset.folders, []);
-    t.same((await list(`?folder_id=${photos}`)).assets.map((a) => a.id), [ids[2]]);
-    t.same(json<{ asset: AssetJson }>(await get(`/assets/${ids[0]}`)).asset.metadata.title, 'Delta renamed', 'moving leaves the name alone');
+    t.same(
+      (await list(`?folder_id=${photos}`)).assets.map((a) => a.id),
+      [ids[2]],
+    );
+    t.same(
+      json<{ asset: AssetJson }>(await get(`/assets/${ids[0]}`)).asset.metadata.title,
+      'Delta renamed',
+      'moving leaves the name alone',
+    );
   });
 
   await t.test('bulk refusals change nothing', async (t) => {
@@ -125,7 +198,11 @@ t.test('asset library assets', async (t) => {
       t.type(json<{ message: string }>(res).message, 'string');
     }
     t.match(json<{ message: string }>(await bulk({ ids: [ids[3], 999], name: 'X' })).message, /999/);
-    t.same(json<{ asset: AssetJson }>(await get(`/assets/${ids[3]}`)).asset.metadata.title, 'Bravo', 'the known asset was not renamed');
+    t.same(
+      json<{ asset: AssetJson }>(await get(`/assets/${ids[3]}`)).asset.metadata.title,
+      'Bravo',
+      'the known asset was not renamed',
+    );
     t.same(json<{ asset: AssetJson }>(await get(`/assets/${ids[3]}`)).asset.folders, []);
   });
 
@@ -139,7 +216,11 @@ t.test('asset library assets', async (t) => {
     t.match(record.usage, { asset_id: ids[4], context_type: 'site_page', context_id: 7, user_id: 3 });
     t.match(record.usage.created_at, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
     t.equal(json<{ usage: Usage }>(await post({ context_type: 'blog_post', context_id: null })).usage.context_id, null);
-    t.equal(json<{ usage: Usage }>(await post({ context_type: 'blog_post' })).usage.context_id, null, 'context_id defaults to null');
+    t.equal(
+      json<{ usage: Usage }>(await post({ context_type: 'blog_post' })).usage.context_id,
+      null,
+      'context_id defaults to null',
+    );
     for (const [label, payload] of [
       ['no context_type', { context_id: 1 }],
       ['empty context_type', { context_type: '' }],
@@ -170,14 +251,21 @@ t.test('asset library assets', async (t) => {
     t.equal((await get(`/assets/${ids[4]}/usage`)).statusCode, 404);
     const folders = json<{ folders: { id: number; asset_count: number }[] }>(await get('/folders')).folders;
     t.equal(folders.find((f) => f.id === scans)?.asset_count, 0);
-    t.equal((await app.inject({ method: 'DELETE', url: `${BASE}/assets/${ids[4]}`, headers: { cookie: editor } })).statusCode, 404, 'only once');
+    t.equal(
+      (await app.inject({ method: 'DELETE', url: `${BASE}/assets/${ids[4]}`, headers: { cookie: editor } })).statusCode,
+      404,
+      'only once',
+    );
   });
 
   await t.test('bulk delete answers the deleted ids', async (t) => {
     const res = await bulk({ ids: [ids[0], ids[1], ids[0]], action: 'delete' });
     t.equal(res.statusCode, 200);
     t.same(json(res), { status: 'success', deleted: [ids[0], ids[1]] });
-    t.same((await list('?sort_order=asc')).assets.map((a) => a.id), [ids[2], ids[3]]);
+    t.same(
+      (await list('?sort_order=asc')).assets.map((a) => a.id),
+      [ids[2], ids[3]],
+    );
     t.equal((await bulk({ ids: [ids[2], ids[0]], action: 'delete' })).statusCode, 404, 'an already deleted id');
     t.equal((await list('')).total, 2, 'and nothing was deleted');
   });
@@ -195,15 +283,27 @@ t.test('asset library assets', async (t) => {
       { method: 'PUT', url: `/assets/${target}/replace` },
       { method: 'DELETE', url: `/assets/${target}` },
     ];
-    const check = async (label: string, headers: Record<string, string>, query: string, readStatus: number, writeStatus: number | null) => {
+    const check = async (
+      label: string,
+      headers: Record<string, string>,
+      query: string,
+      readStatus: number,
+      writeStatus: number | null,
+    ) => {
       for (const url of reads) {
         const res = await app.inject({ method: 'GET', url: `${BASE}${url}${query}`, headers });
         t.equal(res.statusCode, readStatus, `${label} GET ${url}`);
-        if (readStatus >= 400) t.match(json(res), { status: 'error', message: String }, `${label} GET ${url}: envelope`);
+        if (readStatus >= 400)
+          t.match(json(res), { status: 'error', message: String }, `${label} GET ${url}: envelope`);
       }
       if (writeStatus === null) return;
       for (const write of writes) {
-        const res = await app.inject({ method: write.method, url: `${BASE}${write.url}${query}`, headers, payload: write.payload ?? {} });
+        const res = await app.inject({
+          method: write.method,
+          url: `${BASE}${write.url}${query}`,
+          headers,
+          payload: write.payload ?? {},
+        });
         t.equal(res.statusCode, writeStatus, `${label} ${write.method} ${write.url}`);
         t.match(json(res), { status: 'error', message: String }, `${label} ${write.method} ${write.url}: envelope`);
       }

@@ -9,11 +9,15 @@ t.test('concurrent folder writes', async (t) => {
   const { app } = await buildTestApp(t, { fixture: { users: ROLE_USERS } });
   const cookie = await sessionFor(app, 'editor');
   const create = (payload: object) => app.inject({ method: 'POST', url: BASE, headers: { cookie }, payload });
-  const update = (id: number, payload: object) => app.inject({ method: 'PUT', url: `${BASE}/${id}`, headers: { cookie }, payload });
+  const update = (id: number, payload: object) =>
+    app.inject({ method: 'PUT', url: `${BASE}/${id}`, headers: { cookie }, payload });
 
   await t.test('siblings created at once with one title get distinct slugs', async (t) => {
     const created = await Promise.all(Array.from({ length: 6 }, () => create({ title: 'Same Title' })));
-    t.same(created.map((res) => res.statusCode), Array(6).fill(201));
+    t.same(
+      created.map((res) => res.statusCode),
+      Array(6).fill(201),
+    );
     const slugs = created.map((res) => json<{ folder: FolderJson }>(res).folder.slug);
     t.equal(new Set(slugs).size, 6, `distinct slugs: ${slugs.join(', ')}`);
   });
@@ -23,6 +27,9 @@ t.test('concurrent folder writes', async (t) => {
     const b = json<{ folder: FolderJson }>(await create({ title: 'B' })).folder;
     const moves = await Promise.all([update(a.id, { parent_id: b.id }), update(b.id, { parent_id: a.id })]);
     t.same(moves.map((res) => res.statusCode).sort(), [200, 400], moves.map((res) => res.body).join(' | '));
-    t.match(moves.find((res) => res.statusCode === 400)?.json(), { status: 'error', message: /cannot be moved into itself or one of its own subfolders/ });
+    t.match(moves.find((res) => res.statusCode === 400)?.json(), {
+      status: 'error',
+      message: /cannot be moved into itself or one of its own subfolders/,
+    });
   });
 });

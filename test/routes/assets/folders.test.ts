@@ -9,9 +9,12 @@ t.test('asset library folders', async (t) => {
   const editor = await sessionFor(app, 'editor');
   const author = await sessionFor(app, 'author');
 
-  const create = (payload: object, cookie = editor) => app.inject({ method: 'POST', url: BASE, headers: { cookie }, payload });
-  const update = (id: number, payload: object, cookie = editor) => app.inject({ method: 'PUT', url: `${BASE}/${id}`, headers: { cookie }, payload });
-  const read = (id: number, cookie = editor) => app.inject({ method: 'GET', url: `${BASE}/${id}`, headers: { cookie } });
+  const create = (payload: object, cookie = editor) =>
+    app.inject({ method: 'POST', url: BASE, headers: { cookie }, payload });
+  const update = (id: number, payload: object, cookie = editor) =>
+    app.inject({ method: 'PUT', url: `${BASE}/${id}`, headers: { cookie }, payload });
+  const read = (id: number, cookie = editor) =>
+    app.inject({ method: 'GET', url: `${BASE}/${id}`, headers: { cookie } });
   const folderOf = async (payload: object) => {
     const res = await create(payload);
     t.equal(res.statusCode, 201, `created ${JSON.stringify(payload)}`);
@@ -21,7 +24,10 @@ t.test('asset library folders', async (t) => {
   await t.test('create answers the folder with a generated slug', async (t) => {
     const res = await create({ title: 'Old Maps' });
     t.equal(res.statusCode, 201);
-    t.same(json(res), { status: 'success', folder: { id: 1, title: 'Old Maps', slug: 'old-maps', parent_id: null, asset_count: 0, children: [] } });
+    t.same(json(res), {
+      status: 'success',
+      folder: { id: 1, title: 'Old Maps', slug: 'old-maps', parent_id: null, asset_count: 0, children: [] },
+    });
   });
 
   const maps = 1;
@@ -36,9 +42,16 @@ t.test('asset library folders', async (t) => {
     t.equal(elsewhere.slug, 'lisbon', 'under another parent the plain slug is free');
     const top = await folderOf({ title: 'Lisbon' });
     t.equal(top.slug, 'lisbon', 'top level is its own set of siblings');
-    t.equal(json<{ folder: FolderJson }>(await update(second.id, { title: 'Lisbon' })).folder.slug, 'lisbon-2', 'renaming to its own title keeps the slug');
+    t.equal(
+      json<{ folder: FolderJson }>(await update(second.id, { title: 'Lisbon' })).folder.slug,
+      'lisbon-2',
+      'renaming to its own title keeps the slug',
+    );
     for (const id of [second.id, elsewhere.id, top.id]) {
-      t.equal((await app.inject({ method: 'DELETE', url: `${BASE}/${id}`, headers: { cookie: editor } })).statusCode, 200);
+      t.equal(
+        (await app.inject({ method: 'DELETE', url: `${BASE}/${id}`, headers: { cookie: editor } })).statusCode,
+        200,
+      );
     }
   });
 
@@ -61,7 +74,9 @@ t.test('asset library folders', async (t) => {
             slug: 'lisbon',
             parent_id: maps,
             asset_count: 0,
-            children: [{ id: harbour.id, title: 'Harbour', slug: 'harbour', parent_id: lisbon.id, asset_count: 0, children: [] }],
+            children: [
+              { id: harbour.id, title: 'Harbour', slug: 'harbour', parent_id: lisbon.id, asset_count: 0, children: [] },
+            ],
           },
           { id: porto.id, title: 'Porto', slug: 'porto', parent_id: maps, asset_count: 0, children: [] },
         ],
@@ -69,7 +84,10 @@ t.test('asset library folders', async (t) => {
     ]);
     const one = json<{ status: string; folder: FolderJson }>(await read(lisbon.id, author));
     t.equal(one.status, 'success');
-    t.same(one.folder.children.map((c) => c.id), [harbour.id]);
+    t.same(
+      one.folder.children.map((c) => c.id),
+      [harbour.id],
+    );
     t.equal((await read(999)).statusCode, 404);
     t.same(json(await read(999)), { status: 'error', message: 'Folder not found.' });
   });
@@ -77,7 +95,10 @@ t.test('asset library folders', async (t) => {
   await t.test('rename changes title and slug; move changes the parent', async (t) => {
     const renamed = await update(porto.id, { title: 'Porto & Douro' });
     t.equal(renamed.statusCode, 200);
-    t.match(json(renamed), { status: 'success', folder: { id: porto.id, title: 'Porto & Douro', slug: 'porto-and-douro', parent_id: maps } });
+    t.match(json(renamed), {
+      status: 'success',
+      folder: { id: porto.id, title: 'Porto & Douro', slug: 'porto-and-douro', parent_id: maps },
+    });
     const moved = json<{ folder: FolderJson }>(await update(porto.id, { parent_id: null }));
     t.equal(moved.folder.parent_id, null, 'parent_id null moves to the top level');
     t.equal(moved.folder.title, 'Porto & Douro', 'an absent title is kept');
@@ -85,7 +106,10 @@ t.test('asset library folders', async (t) => {
     t.match(back.folder, { parent_id: maps, title: 'Porto', slug: 'porto' });
     const unchanged = await update(porto.id, {});
     t.equal(unchanged.statusCode, 200, 'an empty body changes nothing');
-    t.match(json(unchanged), { status: 'success', folder: { id: porto.id, parent_id: maps, title: 'Porto', slug: 'porto' } });
+    t.match(json(unchanged), {
+      status: 'success',
+      folder: { id: porto.id, parent_id: maps, title: 'Porto', slug: 'porto' },
+    });
   });
 
   await t.test('moving a folder under itself or its own descendant is refused', async (t) => {
@@ -104,7 +128,10 @@ t.test('asset library folders', async (t) => {
     const other = await folderOf({ title: 'Harbour', parent_id: porto.id });
     const moved = json<{ folder: FolderJson }>(await update(other.id, { parent_id: lisbon.id }));
     t.equal(moved.folder.slug, 'harbour-2');
-    t.equal((await app.inject({ method: 'DELETE', url: `${BASE}/${other.id}`, headers: { cookie: editor } })).statusCode, 200);
+    t.equal(
+      (await app.inject({ method: 'DELETE', url: `${BASE}/${other.id}`, headers: { cookie: editor } })).statusCode,
+      200,
+    );
   });
 
   await t.test('bad input gets 400 with the envelope', async (t) => {
@@ -142,11 +169,20 @@ t.test('asset library folders', async (t) => {
     t.equal((await read(lisbon.id)).statusCode, 404);
     t.equal((await read(harbour.id)).statusCode, 404, 'its subfolders go with it');
     for (const asset of [inHarbour, inLisbon]) {
-      const got = await app.inject({ method: 'GET', url: `/api/asset-picker/assets/${asset.id}`, headers: { cookie: editor } });
+      const got = await app.inject({
+        method: 'GET',
+        url: `/api/asset-picker/assets/${asset.id}`,
+        headers: { cookie: editor },
+      });
       t.equal(got.statusCode, 200, 'the asset is kept');
       t.same(json<{ asset: { folders: number[] } }>(got).asset.folders, [], 'and no longer filed in a deleted folder');
     }
-    const tree = json<{ folders: FolderJson[] }>(await app.inject({ method: 'GET', url: BASE, headers: { cookie: editor } }));
-    t.same(tree.folders[0].children.map((c) => c.id), [porto.id]);
+    const tree = json<{ folders: FolderJson[] }>(
+      await app.inject({ method: 'GET', url: BASE, headers: { cookie: editor } }),
+    );
+    t.same(
+      tree.folders[0].children.map((c) => c.id),
+      [porto.id],
+    );
   });
 });

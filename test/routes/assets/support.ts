@@ -1,7 +1,8 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { json, sessionFor, type RoleName } from '../../helper.js';
 
-export type Part = { name: string; value: string } | { name: string; filename: string; content: Buffer | string; contentType?: string };
+export type Part =
+  { name: string; value: string } | { name: string; filename: string; content: Buffer | string; contentType?: string };
 
 /** A multipart/form-data body built by hand, so tests control every byte (hostile names included). */
 export function multipart(parts: Part[]): { payload: Buffer; headers: Record<string, string> } {
@@ -73,10 +74,21 @@ export async function upload(
     ...Object.entries(fields).map(([name, value]) => ({ name, value })),
     { name: file.field ?? 'file[0]', filename: file.filename, content: file.content },
   ]);
-  return app.inject({ method: 'POST', url: '/api/asset-picker/assets', headers: { ...body.headers, cookie }, payload: body.payload });
+  return app.inject({
+    method: 'POST',
+    url: '/api/asset-picker/assets',
+    headers: { ...body.headers, cookie },
+    payload: body.payload,
+  });
 }
 
-export async function uploaded(app: FastifyInstance, cookie: string, filename: string, content: Buffer | string, fields: Record<string, string> = {}): Promise<AssetJson> {
+export async function uploaded(
+  app: FastifyInstance,
+  cookie: string,
+  filename: string,
+  content: Buffer | string,
+  fields: Record<string, string> = {},
+): Promise<AssetJson> {
   const res = await upload(app, cookie, { filename, content }, fields);
   if (res.statusCode !== 201) throw new Error(`upload failed: ${res.statusCode} ${res.body}`);
   return json<{ asset: AssetJson }>(res).asset;

@@ -11,13 +11,20 @@ t.test('uploads, replacement and served files', async (t) => {
   const { app, config } = await buildTestApp(t, { fixture: { users: ROLE_USERS }, config: { maxUploadBytes: LIMIT } });
   const editor = await sessionFor(app, 'editor');
   const filesRoot = join(config.dataDir, 'files');
-  const storedFiles = () => (existsSync(join(filesRoot, 'assets')) ? readdirSync(join(filesRoot, 'assets')).sort() : []);
+  const storedFiles = () =>
+    existsSync(join(filesRoot, 'assets')) ? readdirSync(join(filesRoot, 'assets')).sort() : [];
   const tempFiles = () => (existsSync(join(filesRoot, 'tmp')) ? readdirSync(join(filesRoot, 'tmp')) : []);
-  const total = async () => json<{ total: number }>(await app.inject({ method: 'GET', url: BASE, headers: { cookie: editor } })).total;
+  const total = async () =>
+    json<{ total: number }>(await app.inject({ method: 'GET', url: BASE, headers: { cookie: editor } })).total;
   const serve = (asset: AssetJson) => app.inject({ method: 'GET', url: pathOf(asset.canonical_url) });
   const replace = (id: number, parts: Parameters<typeof multipart>[0]) => {
     const body = multipart(parts);
-    return app.inject({ method: 'PUT', url: `${BASE}/${id}/replace`, headers: { ...body.headers, cookie: editor }, payload: body.payload });
+    return app.inject({
+      method: 'PUT',
+      url: `${BASE}/${id}/replace`,
+      headers: { ...body.headers, cookie: editor },
+      payload: body.payload,
+    });
   };
 
   await t.test('upload: o:name defaults to the file name; the file is served back', async (t) => {
@@ -25,7 +32,12 @@ t.test('uploads, replacement and served files', async (t) => {
     t.equal(res.statusCode, 201);
     const body = json<{ status: string; asset: AssetJson }>(res);
     t.equal(body.status, 'success');
-    t.match(body.asset, { filename: 'Lisbon Map.PNG', mime_type: 'image/png', metadata: { title: 'Lisbon Map.PNG', alt: '' }, folders: [] });
+    t.match(body.asset, {
+      filename: 'Lisbon Map.PNG',
+      mime_type: 'image/png',
+      metadata: { title: 'Lisbon Map.PNG', alt: '' },
+      folders: [],
+    });
     const named = await uploaded(app, editor, 'x.png', PNG, { 'o:name': '  Harbour  ' });
     t.equal(named.metadata.title, 'Harbour', 'o:name is the title, trimmed');
     const served = await serve(body.asset);
@@ -36,7 +48,10 @@ t.test('uploads, replacement and served files', async (t) => {
     t.match(String(served.headers['content-security-policy']), /sandbox/);
     t.match(String(served.headers['content-disposition']), /^inline/);
     t.equal(storedFiles().length, 2);
-    t.ok(storedFiles().every((name) => /^[0-9a-f-]{36}\.png$/.test(name)), 'stored under generated names');
+    t.ok(
+      storedFiles().every((name) => /^[0-9a-f-]{36}\.png$/.test(name)),
+      'stored under generated names',
+    );
   });
 
   await t.test('the content type is sniffed, not taken from the name or the client', async (t) => {
@@ -94,8 +109,14 @@ t.test('uploads, replacement and served files', async (t) => {
       ['assets', 'tmp'],
       'DATA_DIR/files holds only the store and the temporary area',
     );
-    const disposition = String((await serve((await uploaded(app, editor, 'quo"te;São.png', PNG)))).headers['content-disposition']);
-    t.match(disposition, /^inline; filename="quo_te_S_o\.png"; filename\*=UTF-8''quo%22te%3BS%C3%A3o\.png$/, 'the header cannot be broken out of');
+    const disposition = String(
+      (await serve(await uploaded(app, editor, 'quo"te;São.png', PNG))).headers['content-disposition'],
+    );
+    t.match(
+      disposition,
+      /^inline; filename="quo_te_S_o\.png"; filename\*=UTF-8''quo%22te%3BS%C3%A3o\.png$/,
+      'the header cannot be broken out of',
+    );
   });
 
   await t.test('upload refusals leave nothing behind', async (t) => {
@@ -106,16 +127,60 @@ t.test('uploads, replacement and served files', async (t) => {
       { name: 'file[1]', filename: 'b.png', content: PNG },
     ]);
     const cases: [string, () => Promise<{ statusCode: number; body: string }>, number][] = [
-      ['no file', () => app.inject({ method: 'POST', url: BASE, headers: { ...multipart([{ name: 'o:name', value: 'x' }]).headers, cookie: editor }, payload: multipart([{ name: 'o:name', value: 'x' }]).payload }), 400],
-      ['JSON instead of multipart', () => app.inject({ method: 'POST', url: BASE, headers: { cookie: editor }, payload: { file: 'x' } }), 400],
+      [
+        'no file',
+        () =>
+          app.inject({
+            method: 'POST',
+            url: BASE,
+            headers: { ...multipart([{ name: 'o:name', value: 'x' }]).headers, cookie: editor },
+            payload: multipart([{ name: 'o:name', value: 'x' }]).payload,
+          }),
+        400,
+      ],
+      [
+        'JSON instead of multipart',
+        () => app.inject({ method: 'POST', url: BASE, headers: { cookie: editor }, payload: { file: 'x' } }),
+        400,
+      ],
       ['an empty file', () => upload(app, editor, { filename: 'empty.png', content: Buffer.alloc(0) }), 400],
       ['an unknown folder', () => upload(app, editor, { filename: 'a.png', content: PNG }, { folder_id: '999' }), 400],
-      ['a folder id that is not a number', () => upload(app, editor, { filename: 'a.png', content: PNG }, { folder_id: 'maps' }), 400],
-      ['a file in the wrong field', () => upload(app, editor, { filename: 'a.png', content: PNG, field: 'attachment' }), 400],
-      ['a name that is too long', () => upload(app, editor, { filename: 'a.png', content: PNG }, { 'o:name': 'n'.repeat(256) }), 400],
-      ['two files', () => app.inject({ method: 'POST', url: BASE, headers: { ...twoFiles.headers, cookie: editor }, payload: twoFiles.payload }), 400],
-      ['too large', () => upload(app, editor, { filename: 'big.png', content: Buffer.concat([PNG, Buffer.alloc(LIMIT)]) }), 413],
-      ['too large with fields after the file', () => upload(app, editor, { filename: 'big.png', content: Buffer.alloc(LIMIT + 1, 1) }, {}), 413],
+      [
+        'a folder id that is not a number',
+        () => upload(app, editor, { filename: 'a.png', content: PNG }, { folder_id: 'maps' }),
+        400,
+      ],
+      [
+        'a file in the wrong field',
+        () => upload(app, editor, { filename: 'a.png', content: PNG, field: 'attachment' }),
+        400,
+      ],
+      [
+        'a name that is too long',
+        () => upload(app, editor, { filename: 'a.png', content: PNG }, { 'o:name': 'n'.repeat(256) }),
+        400,
+      ],
+      [
+        'two files',
+        () =>
+          app.inject({
+            method: 'POST',
+            url: BASE,
+            headers: { ...twoFiles.headers, cookie: editor },
+            payload: twoFiles.payload,
+          }),
+        400,
+      ],
+      [
+        'too large',
+        () => upload(app, editor, { filename: 'big.png', content: Buffer.concat([PNG, Buffer.alloc(LIMIT)]) }),
+        413,
+      ],
+      [
+        'too large with fields after the file',
+        () => upload(app, editor, { filename: 'big.png', content: Buffer.alloc(LIMIT + 1, 1) }, {}),
+        413,
+      ],
     ];
     for (const [label, send, status] of cases) {
       const res = await send();
@@ -124,7 +189,11 @@ t.test('uploads, replacement and served files', async (t) => {
       t.equal(body.status, 'error', `${label}: envelope`);
       t.type(body.message, 'string');
     }
-    t.match(json<{ message: string }>(await upload(app, editor, { filename: 'big.png', content: Buffer.alloc(LIMIT + 1) })).message, /larger than/);
+    t.match(
+      json<{ message: string }>(await upload(app, editor, { filename: 'big.png', content: Buffer.alloc(LIMIT + 1) }))
+        .message,
+      /larger than/,
+    );
     t.equal(await total(), count, 'no asset recorded');
     t.same(storedFiles(), stored, 'no file stored');
     t.same(tempFiles(), [], 'no temporary file left');
@@ -139,7 +208,13 @@ t.test('uploads, replacement and served files', async (t) => {
     t.equal(res.statusCode, 200);
     const replaced = json<{ status: string; asset: AssetJson }>(res);
     t.equal(replaced.status, 'success');
-    t.match(replaced.asset, { id: asset.id, canonical_url: asset.canonical_url, filename: 'map-v2.PNG', mime_type: 'image/gif', metadata: { title: 'Map' } });
+    t.match(replaced.asset, {
+      id: asset.id,
+      canonical_url: asset.canonical_url,
+      filename: 'map-v2.PNG',
+      mime_type: 'image/gif',
+      metadata: { title: 'Map' },
+    });
     const served = await serve(asset);
     t.same(served.rawPayload, GIF, 'canonical_url serves the new content');
     t.equal(served.headers['content-type'], 'image/gif');
@@ -151,7 +226,10 @@ t.test('uploads, replacement and served files', async (t) => {
     const stored = storedFiles();
     const res = await replace(asset.id, [{ name: 'file', filename: 'scan.gif', content: GIF }]);
     t.equal(res.statusCode, 400);
-    t.same(json(res), { status: 'error', message: 'The new file must keep the original extension ".png"; it has ".gif".' });
+    t.same(json(res), {
+      status: 'error',
+      message: 'The new file must keep the original extension ".png"; it has ".gif".',
+    });
     const none = await replace(asset.id, [{ name: 'file', filename: 'scan', content: GIF }]);
     t.equal(none.statusCode, 400);
     t.match(json<{ message: string }>(none).message, /it has no extension/);
@@ -159,18 +237,33 @@ t.test('uploads, replacement and served files', async (t) => {
     t.same(storedFiles(), stored, 'the refused file was not kept');
     t.same(tempFiles(), []);
     t.equal((await replace(999, [{ name: 'file', filename: 'x.png', content: PNG }])).statusCode, 404);
-    t.equal((await replace(asset.id, [{ name: 'file', filename: 'big.png', content: Buffer.alloc(LIMIT + 1) }])).statusCode, 413);
-    t.equal((await replace(asset.id, [{ name: 'other', filename: 'x.png', content: PNG }])).statusCode, 400, 'the file must be in `file`');
+    t.equal(
+      (await replace(asset.id, [{ name: 'file', filename: 'big.png', content: Buffer.alloc(LIMIT + 1) }])).statusCode,
+      413,
+    );
+    t.equal(
+      (await replace(asset.id, [{ name: 'other', filename: 'x.png', content: PNG }])).statusCode,
+      400,
+      'the file must be in `file`',
+    );
     t.same((await serve(asset)).rawPayload, PNG);
   });
 
   await t.test('file URLs: unknown, deleted and malformed names are 404', async (t) => {
     const asset = await uploaded(app, editor, 'gone.png', PNG);
     const path = pathOf(asset.canonical_url);
-    t.equal((await app.inject({ method: 'GET', url: path.replace('.png', '.gif') })).statusCode, 404, 'wrong extension');
+    t.equal(
+      (await app.inject({ method: 'GET', url: path.replace('.png', '.gif') })).statusCode,
+      404,
+      'wrong extension',
+    );
     t.equal((await app.inject({ method: 'GET', url: '/asset-files/..%2F..%2Fetc%2Fpasswd' })).statusCode, 404);
     t.equal((await app.inject({ method: 'GET', url: '/asset-files/999.png' })).statusCode, 404);
-    const cached = await app.inject({ method: 'GET', url: path, headers: { 'if-none-match': String((await serve(asset)).headers.etag) } });
+    const cached = await app.inject({
+      method: 'GET',
+      url: path,
+      headers: { 'if-none-match': String((await serve(asset)).headers.etag) },
+    });
     t.equal(cached.statusCode, 304, 'revalidation by ETag');
     const ranged = await app.inject({ method: 'GET', url: path, headers: { range: 'bytes=1-3' } });
     t.equal(ranged.statusCode, 206, 'a byte range, for players that seek');
@@ -195,7 +288,12 @@ t.test('uploads, replacement and served files', async (t) => {
   await t.test('delete removes the stored file', async (t) => {
     const asset = await uploaded(app, editor, 'temp.png', PNG);
     const before = storedFiles().length;
-    const res = await app.inject({ method: 'PATCH', url: `${BASE}/bulk`, headers: { cookie: editor }, payload: { ids: [asset.id], action: 'delete' } });
+    const res = await app.inject({
+      method: 'PATCH',
+      url: `${BASE}/bulk`,
+      headers: { cookie: editor },
+      payload: { ids: [asset.id], action: 'delete' },
+    });
     t.same(json(res), { status: 'success', deleted: [asset.id] });
     t.equal(storedFiles().length, before - 1);
   });

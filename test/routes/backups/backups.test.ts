@@ -8,7 +8,13 @@ import { buildTestApp, json, keyFor, ROLE_USERS, sessionFor, type RoleName } fro
 type Record = { [key: string]: unknown };
 const fixture = { users: ROLE_USERS, sites: [{ id: 1, slug: 'main', title: 'Main' }] };
 const admin = keyFor('global_admin');
-const ALL_TRUE = { include_db: true, include_files: true, include_themes: true, include_modules: true, include_api: true };
+const ALL_TRUE = {
+  include_db: true,
+  include_files: true,
+  include_themes: true,
+  include_modules: true,
+  include_api: true,
+};
 
 t.test('backups API', async (t) => {
   const clock = new FixedClock(new Date('2026-03-04T05:06:07.000Z'));
@@ -17,7 +23,12 @@ t.test('backups API', async (t) => {
   writeFileSync(join(config.dataDir, 'files', 'scan.txt'), 'scan');
 
   const post = (query: string, payload?: object, headers: Record = {}) =>
-    app.inject({ method: 'POST', url: `/api/backups?${query}`, ...(payload ? { payload } : {}), headers: headers as { [k: string]: string } });
+    app.inject({
+      method: 'POST',
+      url: `/api/backups?${query}`,
+      ...(payload ? { payload } : {}),
+      headers: headers as { [k: string]: string },
+    });
 
   let first: Record = {};
   t.test('POST with no body makes a complete backup with every part, credited to the caller', async (t) => {
@@ -39,11 +50,19 @@ t.test('backups API', async (t) => {
     });
     t.notOk('o:error' in first, 'no o:error on a backup that did not fail');
     t.equal(Number.isInteger(first['o:id']), true);
-    t.equal(file, join(config.dataDir, 'backups', first['o:filename'] as string), 'o:path is the absolute path in DATA_DIR/backups');
+    t.equal(
+      file,
+      join(config.dataDir, 'backups', first['o:filename'] as string),
+      'o:path is the absolute path in DATA_DIR/backups',
+    );
     t.ok(existsSync(file), 'the archive exists');
     const bytes = readFileSync(file);
     t.equal(first['o:size'], bytes.length, 'o:size is the archive size in bytes');
-    t.equal(first['o:checksum'], `sha256:${createHash('sha256').update(bytes).digest('hex')}`, 'o:checksum is the SHA-256 of the archive file');
+    t.equal(
+      first['o:checksum'],
+      `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
+      'o:checksum is the SHA-256 of the archive file',
+    );
     t.same(Object.keys(first['o:metadata'] as object).sort(), ['backup_module_version', 'created_at', 'includes']);
   });
 
@@ -61,11 +80,20 @@ t.test('backups API', async (t) => {
 
   t.test('an empty body labelled JSON means every part too', async (t) => {
     clock.advance(1000);
-    const res = await app.inject({ method: 'POST', url: `/api/backups?${admin}`, headers: { 'content-type': 'application/json' }, payload: '' });
+    const res = await app.inject({
+      method: 'POST',
+      url: `/api/backups?${admin}`,
+      headers: { 'content-type': 'application/json' },
+      payload: '',
+    });
     t.equal(res.statusCode, 201);
     const record = json<Record>(res);
     t.same((record['o:metadata'] as Record).includes, ALL_TRUE);
-    const removed = await app.inject({ method: 'DELETE', url: `/api/backups/${record['o:id'] as number}?${admin}`, headers: { 'content-type': 'application/json' } });
+    const removed = await app.inject({
+      method: 'DELETE',
+      url: `/api/backups/${record['o:id'] as number}?${admin}`,
+      headers: { 'content-type': 'application/json' },
+    });
     t.equal(removed.statusCode, 200);
   });
 
@@ -76,7 +104,12 @@ t.test('backups API', async (t) => {
     t.match(json(wrongType), { errors: { include_db: [String] } });
     const unknown = await post(admin, { include_everything: true });
     t.equal(unknown.statusCode, 422);
-    const badJson = await app.inject({ method: 'POST', url: `/api/backups?${admin}`, headers: { 'content-type': 'application/json' }, payload: '{nope' });
+    const badJson = await app.inject({
+      method: 'POST',
+      url: `/api/backups?${admin}`,
+      headers: { 'content-type': 'application/json' },
+      payload: '{nope',
+    });
     t.equal(badJson.statusCode, 400);
     t.same(json(badJson), { errors: { error: 'The request body is not valid JSON.' } });
     t.equal(json<Record[]>(await app.inject({ method: 'GET', url: `/api/backups?${admin}` })).length, before);
@@ -86,7 +119,10 @@ t.test('backups API', async (t) => {
     const res = await app.inject({ method: 'GET', url: `/api/backups?${admin}&page=2&per_page=1` });
     t.equal(res.statusCode, 200);
     const list = json<Record[]>(res);
-    t.same(list.map((r) => r['o:id']), [second['o:id'], first['o:id']]);
+    t.same(
+      list.map((r) => r['o:id']),
+      [second['o:id'], first['o:id']],
+    );
     t.equal(res.headers['platform-total-results'], '2');
     t.same(list[1], first, 'list entries are the full records');
     const bogusPage = await app.inject({ method: 'GET', url: `/api/backups?${admin}&page=abc` });
@@ -127,7 +163,11 @@ t.test('backups API', async (t) => {
         const byKey = await app.inject({ method: r.method, url: `${r.url}?${keyFor(role)}` });
         t.equal(byKey.statusCode, 403, `${role} by key: ${r.method} ${r.url}`);
         t.same(json(byKey), { errors: { error: 'Only a Global Administrator or a Supervisor may manage backups.' } });
-        t.equal((await app.inject({ method: r.method, url: r.url, headers: { cookie } })).statusCode, 403, `${role} by session: ${r.method} ${r.url}`);
+        t.equal(
+          (await app.inject({ method: r.method, url: r.url, headers: { cookie } })).statusCode,
+          403,
+          `${role} by session: ${r.method} ${r.url}`,
+        );
       }
     }
     for (const r of requests) {
@@ -135,10 +175,21 @@ t.test('backups API', async (t) => {
       t.equal(anonymous.statusCode, 403, `anonymous: ${r.method} ${r.url}`);
       t.match(json(anonymous), { errors: { error: String } });
     }
-    const wrongKey = await app.inject({ method: 'GET', url: '/api/backups?key_identity=global_admin-id&key_credential=nope' });
+    const wrongKey = await app.inject({
+      method: 'GET',
+      url: '/api/backups?key_identity=global_admin-id&key_credential=nope',
+    });
     t.equal(wrongKey.statusCode, 403);
-    t.equal((await app.inject({ method: 'POST', url: '/api/backups', payload: { include_db: 'x' } })).statusCode, 403, 'permission before validation');
-    t.equal(json<Record[]>(await app.inject({ method: 'GET', url: `/api/backups?${admin}` })).length, 2, 'nothing was created or deleted');
+    t.equal(
+      (await app.inject({ method: 'POST', url: '/api/backups', payload: { include_db: 'x' } })).statusCode,
+      403,
+      'permission before validation',
+    );
+    t.equal(
+      json<Record[]>(await app.inject({ method: 'GET', url: `/api/backups?${admin}` })).length,
+      2,
+      'nothing was created or deleted',
+    );
   });
 
   t.test('PUT and PATCH are not supported', async (t) => {
@@ -146,7 +197,11 @@ t.test('backups API', async (t) => {
       const one = await app.inject({ method, url: `/api/backups/${first['o:id'] as number}?${admin}`, payload: {} });
       t.equal(one.statusCode, 405, `${method} one`);
       t.same(json(one), { errors: { error: 'Method not allowed.' } });
-      t.equal((await app.inject({ method, url: `/api/backups?${admin}`, payload: {} })).statusCode, 405, `${method} list`);
+      t.equal(
+        (await app.inject({ method, url: `/api/backups?${admin}`, payload: {} })).statusCode,
+        405,
+        `${method} list`,
+      );
     }
   });
 
@@ -161,7 +216,11 @@ t.test('backups API', async (t) => {
     const again = await app.inject({ method: 'DELETE', url: `/api/backups/${id}?${admin}` });
     t.equal(again.statusCode, 404);
     t.same(json(again), { errors: { error: 'Backup not found.' } });
-    t.equal((await app.inject({ method: 'DELETE', url: `/api/backups/abc?${admin}` })).statusCode, 422, 'a non-integer id is a validation error');
+    t.equal(
+      (await app.inject({ method: 'DELETE', url: `/api/backups/abc?${admin}` })).statusCode,
+      422,
+      'a non-integer id is a validation error',
+    );
   });
 
   t.test('the routes are in the OpenAPI document', async (t) => {
@@ -177,17 +236,32 @@ t.test('backups API', async (t) => {
 
 t.test('retention keeps the newest BACKUP_RETENTION complete backups', async (t) => {
   const clock = new FixedClock(new Date('2026-03-04T05:06:07.000Z'));
-  const { app, config } = await buildTestApp(t, { fixture: { users: ROLE_USERS.slice(0, 1) }, clock, config: { backupRetention: 2 } });
+  const { app, config } = await buildTestApp(t, {
+    fixture: { users: ROLE_USERS.slice(0, 1) },
+    clock,
+    config: { backupRetention: 2 },
+  });
   const made: Record[] = [];
   for (let i = 0; i < 4; i++) {
     const res = await app.inject({ method: 'POST', url: `/api/backups?${admin}`, payload: { include_api: false } });
     t.equal(res.statusCode, 201);
     made.push(json<Record>(res));
-    const kept = json<Record[]>(await app.inject({ method: 'GET', url: `/api/backups?${admin}` })).map((r) => r['o:id']);
-    t.same(kept, made.slice(-2).reverse().map((r) => r['o:id']), `after backup ${i + 1}`);
+    const kept = json<Record[]>(await app.inject({ method: 'GET', url: `/api/backups?${admin}` })).map(
+      (r) => r['o:id'],
+    );
+    t.same(
+      kept,
+      made
+        .slice(-2)
+        .reverse()
+        .map((r) => r['o:id']),
+      `after backup ${i + 1}`,
+    );
   }
-  for (const old of made.slice(0, 2)) t.notOk(existsSync(old['o:path'] as string), `archive of ${old['o:id'] as number} removed`);
-  for (const kept of made.slice(2)) t.ok(existsSync(kept['o:path'] as string), `archive of ${kept['o:id'] as number} kept`);
+  for (const old of made.slice(0, 2))
+    t.notOk(existsSync(old['o:path'] as string), `archive of ${old['o:id'] as number} removed`);
+  for (const kept of made.slice(2))
+    t.ok(existsSync(kept['o:path'] as string), `archive of ${kept['o:id'] as number} kept`);
 
   // A failed backup is neither counted nor removed: block backup 5's temporary file with a folder.
   mkdirSync(join(config.dataDir, 'backups', 'backup-5-20260304-050607.zip.partial', 'in-the-way'), { recursive: true });
@@ -217,7 +291,12 @@ t.test('a backup that cannot be written is kept as failed with a clear error', a
   t.notMatch(res.body, config.dataDir, 'no server path in the error');
   const list = json<Record[]>(await app.inject({ method: 'GET', url: `/api/backups?${admin}` }));
   t.equal(list.length, 1);
-  t.match(list[0], { 'o:status': 'failed', 'o:size': 0, 'o:checksum': null, 'o:error': 'The backup folder cannot be used: something else is in its place.' });
+  t.match(list[0], {
+    'o:status': 'failed',
+    'o:size': 0,
+    'o:checksum': null,
+    'o:error': 'The backup folder cannot be used: something else is in its place.',
+  });
   t.same(json(await app.inject({ method: 'GET', url: `/api/backups?${admin}&status=failed` })), list);
   const removed = await app.inject({ method: 'DELETE', url: `/api/backups/${list[0]['o:id'] as number}?${admin}` });
   t.equal(removed.statusCode, 200, 'a failed record can be deleted');

@@ -11,24 +11,43 @@ const post = (id: number, status: string, publishedAt: string | null) => ({
   author_id: 1,
   published_at: publishedAt,
 });
-const comment = (id: number, postId: number) => ({ id, post_id: postId, author_name: 'Bo', author_email: 'bo@example.org', body: `On ${postId}`, status: 'approved' });
+const comment = (id: number, postId: number) => ({
+  id,
+  post_id: postId,
+  author_name: 'Bo',
+  author_email: 'bo@example.org',
+  body: `On ${postId}`,
+  status: 'approved',
+});
 
-t.test("below Editor, the comments of a post the public site does not show are hidden like the post", async (t) => {
+t.test('below Editor, the comments of a post the public site does not show are hidden like the post', async (t) => {
   const clock = new FixedClock(new Date('2026-03-01T12:00:00Z'));
   const { app } = await buildTestApp(t, {
     clock,
     fixture: {
       users: ROLE_USERS,
       blog: {
-        posts: [post(1, 'published', '2026-01-01 00:00:00'), post(2, 'published', '2026-01-02 00:00:00'), post(3, 'published', '2026-01-03 00:00:00')],
+        posts: [
+          post(1, 'published', '2026-01-01 00:00:00'),
+          post(2, 'published', '2026-01-02 00:00:00'),
+          post(3, 'published', '2026-01-03 00:00:00'),
+        ],
         comments: [comment(10, 1), comment(20, 2), comment(30, 3)],
       },
     },
   });
   const editor = keyFor('editor');
-  const unpublish = await app.inject({ method: 'PATCH', url: `/api/blog_posts/2?${editor}`, payload: { status: 'draft' } });
+  const unpublish = await app.inject({
+    method: 'PATCH',
+    url: `/api/blog_posts/2?${editor}`,
+    payload: { status: 'draft' },
+  });
   t.equal(unpublish.statusCode, 200, 'post 2 goes back to draft');
-  const reschedule = await app.inject({ method: 'PATCH', url: `/api/blog_posts/3?${editor}`, payload: { published_at: '2026-06-01 00:00:00' } });
+  const reschedule = await app.inject({
+    method: 'PATCH',
+    url: `/api/blog_posts/3?${editor}`,
+    payload: { published_at: '2026-06-01 00:00:00' },
+  });
   t.equal(reschedule.statusCode, 200, 'post 3 is scheduled');
 
   const ids = (body: string) => (JSON.parse(body) as { 'o:post_id': number }[]).map((c) => c['o:post_id']);
@@ -43,8 +62,17 @@ t.test("below Editor, the comments of a post the public site does not show are h
       const filtered = await app.inject({ method: 'GET', url: `/api/blog_comments?post_id=${postId}&${query}` });
       t.same(json(filtered), [], `${who}: post_id=${postId} lists nothing`);
     }
-    for (const id of [20, 30]) t.equal((await app.inject({ method: 'GET', url: `/api/blog_comments/${id}?${query}` })).statusCode, 404, `${who}: comment ${id}`);
-    t.equal((await app.inject({ method: 'GET', url: `/api/blog_comments/10?${query}` })).statusCode, 200, `${who}: comment 10`);
+    for (const id of [20, 30])
+      t.equal(
+        (await app.inject({ method: 'GET', url: `/api/blog_comments/${id}?${query}` })).statusCode,
+        404,
+        `${who}: comment ${id}`,
+      );
+    t.equal(
+      (await app.inject({ method: 'GET', url: `/api/blog_comments/10?${query}` })).statusCode,
+      200,
+      `${who}: comment 10`,
+    );
   }
   const all = await app.inject({ method: 'GET', url: `/api/blog_comments?${editor}` });
   t.same(ids(all.body).sort(), [1, 2, 3], 'an editor sees them all');

@@ -24,7 +24,10 @@ t.test('legacy blog endpoints', async (t) => {
     const res = await get('/api/blog/posts');
     t.equal(res.statusCode, 200);
     const body = json<Envelope>(res);
-    t.same(body.data.map((p) => p.id), [4, 5, 1, 6]);
+    t.same(
+      body.data.map((p) => p.id),
+      [4, 5, 1, 6],
+    );
     t.match(body, { total: 4, page: 1, per_page: 10, total_pages: 1 });
     t.same(body.data[2], {
       id: 1,
@@ -40,12 +43,19 @@ t.test('legacy blog endpoints', async (t) => {
       created_at: NOW_TEXT,
       updated_at: NOW_TEXT,
     });
-    t.same(legacyIds((await get('/api/blog/posts', { cookie: editorCookie })).body), [4, 5, 1, 6], 'the same for a logged-in editor');
+    t.same(
+      legacyIds((await get('/api/blog/posts', { cookie: editorCookie })).body),
+      [4, 5, 1, 6],
+      'the same for a logged-in editor',
+    );
   });
 
   t.test('list: page, per_page (max 100), filters', async (t) => {
     const page = json<Envelope>(await get('/api/blog/posts?per_page=3&page=2'));
-    t.same(page.data.map((p) => p.id), [6]);
+    t.same(
+      page.data.map((p) => p.id),
+      [6],
+    );
     t.match(page, { total: 4, page: 2, per_page: 3, total_pages: 2 });
     t.equal(json<Envelope>(await get('/api/blog/posts?per_page=500')).per_page, 100, 'per_page above 100 is 100');
     t.same(legacyIds((await get('/api/blog/posts?tag_slug=history')).body), [4, 5]);
@@ -74,17 +84,45 @@ t.test('legacy blog endpoints', async (t) => {
     const anonymous = await app.inject({ method: 'POST', url: '/api/blog/posts', payload });
     t.equal(anonymous.statusCode, 401);
     t.same(json(anonymous), { error: 'Log in to create posts.' });
-    t.equal((await app.inject({ method: 'POST', url: '/api/blog/posts', payload: {} })).statusCode, 401, '401 before validation');
-    t.equal((await app.inject({ method: 'POST', url: `/api/blog/posts?${keyFor('global_admin')}`, payload })).statusCode, 401, 'API keys are not accepted');
+    t.equal(
+      (await app.inject({ method: 'POST', url: '/api/blog/posts', payload: {} })).statusCode,
+      401,
+      '401 before validation',
+    );
+    t.equal(
+      (await app.inject({ method: 'POST', url: `/api/blog/posts?${keyFor('global_admin')}`, payload })).statusCode,
+      401,
+      'API keys are not accepted',
+    );
     for (const role of ['global_admin', 'site_admin', 'reviewer', 'author'] as const) {
       const cookie = await sessionFor(app, role);
-      const created = await app.inject({ method: 'POST', url: '/api/blog/posts', headers: { cookie }, payload: { ...payload, title: `By ${role}` } });
+      const created = await app.inject({
+        method: 'POST',
+        url: '/api/blog/posts',
+        headers: { cookie },
+        payload: { ...payload, title: `By ${role}` },
+      });
       t.equal(created.statusCode, 201, `${role} creates`);
     }
-    const res = await app.inject({ method: 'POST', url: '/api/blog/posts', headers: { cookie: researcherCookie }, payload });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/blog/posts',
+      headers: { cookie: researcherCookie },
+      payload,
+    });
     t.equal(res.statusCode, 201);
     const post = json<Legacy>(res);
-    t.match(post, { title: 'Legacy', slug: 'legacy', content: '<p>c</p>', status: 'draft', author_id: 6, category_id: null, tags: [], published_at: null, created_at: NOW_TEXT });
+    t.match(post, {
+      title: 'Legacy',
+      slug: 'legacy',
+      content: '<p>c</p>',
+      status: 'draft',
+      author_id: 6,
+      category_id: null,
+      tags: [],
+      published_at: null,
+      created_at: NOW_TEXT,
+    });
   });
 
   t.test('create: optional fields, tags as array or comma-separated string', async (t) => {
@@ -92,11 +130,32 @@ t.test('legacy blog endpoints', async (t) => {
       method: 'POST',
       url: '/api/blog/posts',
       headers: { cookie: editorCookie },
-      payload: { title: 'Tagged', content: 'x', status: 'published', excerpt: 'e', category_id: 1, tags: 'maps, New Tag ,, ', published_at: '2026-02-02 02:02:02', slug: 'tagged-post' },
+      payload: {
+        title: 'Tagged',
+        content: 'x',
+        status: 'published',
+        excerpt: 'e',
+        category_id: 1,
+        tags: 'maps, New Tag ,, ',
+        published_at: '2026-02-02 02:02:02',
+        slug: 'tagged-post',
+      },
     });
     t.equal(res.statusCode, 201);
-    t.match(json(res), { status: 'published', excerpt: 'e', category_id: 1, tags: ['maps', 'New Tag'], published_at: '2026-02-02 02:02:02', slug: 'tagged-post' });
-    const array = await app.inject({ method: 'POST', url: '/api/blog/posts', headers: { cookie: editorCookie }, payload: { title: 'Arr', content: 'x', tags: ['a', 'b'], status: 'published' } });
+    t.match(json(res), {
+      status: 'published',
+      excerpt: 'e',
+      category_id: 1,
+      tags: ['maps', 'New Tag'],
+      published_at: '2026-02-02 02:02:02',
+      slug: 'tagged-post',
+    });
+    const array = await app.inject({
+      method: 'POST',
+      url: '/api/blog/posts',
+      headers: { cookie: editorCookie },
+      payload: { title: 'Arr', content: 'x', tags: ['a', 'b'], status: 'published' },
+    });
     t.match(json(array), { tags: ['a', 'b'], published_at: NOW_TEXT });
     const form = await app.inject({
       method: 'POST',
@@ -109,8 +168,19 @@ t.test('legacy blog endpoints', async (t) => {
   });
 
   t.test('create: missing or bad fields are 422 with a plain error', async (t) => {
-    for (const payload of [{ content: 'x' }, { title: 'x' }, { title: '', content: 'x' }, { title: 'x', content: 'x', status: 'live' }, { title: 'x', content: 'x', category_id: 99 }]) {
-      const res = await app.inject({ method: 'POST', url: '/api/blog/posts', headers: { cookie: editorCookie }, payload });
+    for (const payload of [
+      { content: 'x' },
+      { title: 'x' },
+      { title: '', content: 'x' },
+      { title: 'x', content: 'x', status: 'live' },
+      { title: 'x', content: 'x', category_id: 99 },
+    ]) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/blog/posts',
+        headers: { cookie: editorCookie },
+        payload,
+      });
       t.equal(res.statusCode, 422, JSON.stringify(payload));
       t.type(json<{ error: string }>(res).error, 'string');
     }
@@ -154,7 +224,11 @@ t.test('legacy blog endpoints', async (t) => {
     const res = await app.inject({ method: 'POST', url: '/api/blog/posts/1/comments', payload });
     t.equal(res.statusCode, 403);
     t.same(json(res), { error: 'Comments are disabled.' });
-    t.equal((await app.inject({ method: 'POST', url: '/api/blog/posts/1/comments', payload: {} })).statusCode, 403, 'before validation');
+    t.equal(
+      (await app.inject({ method: 'POST', url: '/api/blog/posts/1/comments', payload: {} })).statusCode,
+      403,
+      'before validation',
+    );
     const native = await app.inject({ method: 'POST', url: '/api/blog_comments', payload: { ...payload, post_id: 1 } });
     t.equal(native.statusCode, 201, 'the native resource does not check the setting');
   });

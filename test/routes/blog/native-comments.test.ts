@@ -3,12 +3,26 @@ import { json } from '../../helper.js';
 import { auth, buildBlogApp, CALLERS, ids, isEditor, NOW_TEXT, type Caller } from './fixture.js';
 
 type Rep = Record<string, unknown>;
-const comment = { post_id: 1, author_name: 'Eve', author_email: 'eve@example.org', body: 'Lovely <img src=x onerror=alert(1)> post' };
+const comment = {
+  post_id: 1,
+  author_name: 'Eve',
+  author_email: 'eve@example.org',
+  body: 'Lovely <img src=x onerror=alert(1)> post',
+};
 
 t.test('comments', async (t) => {
   const { app } = await buildBlogApp(t);
-  const send = (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, caller: Caller = 'anonymous', payload?: object) =>
-    app.inject({ method, url: `${url}${auth(caller, url.includes('?') ? '&' : '?')}`, ...(payload ? { payload } : {}) });
+  const send = (
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    url: string,
+    caller: Caller = 'anonymous',
+    payload?: object,
+  ) =>
+    app.inject({
+      method,
+      url: `${url}${auth(caller, url.includes('?') ? '&' : '?')}`,
+      ...(payload ? { payload } : {}),
+    });
 
   t.test('list: approved only and no email below Editor; everything for Editor', async (t) => {
     for (const caller of CALLERS) {
@@ -23,10 +37,16 @@ t.test('comments', async (t) => {
         if (isEditor(caller)) {
           const expected = query === '?status=pending' ? [2] : query === '?status=spam' ? [3] : [4, 3, 2, 1];
           t.same(ids(res.body), expected, `${caller} ${query}`);
-          t.ok(list.every((c) => typeof c['o:author_email'] === 'string'), 'emails shown');
+          t.ok(
+            list.every((c) => typeof c['o:author_email'] === 'string'),
+            'emails shown',
+          );
         } else {
           t.same(ids(res.body), [4, 1], `${caller} ${query}: approved only, status ignored`);
-          t.ok(list.every((c) => !('o:author_email' in c)), 'emails omitted');
+          t.ok(
+            list.every((c) => !('o:author_email' in c)),
+            'emails omitted',
+          );
         }
         t.equal(res.headers['platform-total-results'], String(list.length));
       }
@@ -48,7 +68,11 @@ t.test('comments', async (t) => {
     for (const caller of CALLERS) {
       for (const id of [1, 2, 3, 4]) {
         const expected = isEditor(caller) || id === 1 || id === 4 ? 200 : 404;
-        t.equal((await send('GET', `/api/blog_comments/${id}`, caller)).statusCode, expected, `${caller} reads comment ${id}`);
+        t.equal(
+          (await send('GET', `/api/blog_comments/${id}`, caller)).statusCode,
+          expected,
+          `${caller} reads comment ${id}`,
+        );
       }
     }
     t.same(json(await send('GET', '/api/blog_comments/1', 'editor')), {
@@ -81,7 +105,11 @@ t.test('comments', async (t) => {
       t.equal(created['o:post_id'], 1);
       t.equal('o:author_email' in created, isEditor(caller), 'email only for Editor');
       t.notMatch(String(created['o:body']), /</, 'escaped');
-      t.equal((await send('GET', `/api/blog_comments/${created['o:id']}`)).statusCode, 404, 'not public until approved');
+      t.equal(
+        (await send('GET', `/api/blog_comments/${created['o:id']}`)).statusCode,
+        404,
+        'not public until approved',
+      );
     }
     const stored = json<Rep>(await send('GET', '/api/blog_comments?per_page=1', 'editor'))[0] as unknown as Rep;
     t.equal(stored['o:body'], 'Lovely &lt;img src=x onerror=alert(1)&gt; post');
@@ -95,7 +123,10 @@ t.test('comments', async (t) => {
       t.equal(res.statusCode, 422, `without ${field}`);
       t.same(json(res), { errors: { [field]: ['This field is required.'] } });
     }
-    t.equal((await send('POST', '/api/blog_comments', 'anonymous', { ...comment, author_email: 'not-an-email' })).statusCode, 422);
+    t.equal(
+      (await send('POST', '/api/blog_comments', 'anonymous', { ...comment, author_email: 'not-an-email' })).statusCode,
+      422,
+    );
     t.equal((await send('POST', '/api/blog_comments', 'anonymous', { ...comment, body: '   ' })).statusCode, 422);
     for (const postId of [2, 3, 4, 999]) {
       const res = await send('POST', '/api/blog_comments', 'editor', { ...comment, post_id: postId });
@@ -110,7 +141,11 @@ t.test('comments', async (t) => {
       t.equal(res.statusCode, isEditor(caller) ? 200 : 403, caller);
     }
     t.equal((await send('GET', '/api/blog_comments/2')).statusCode, 200, 'approved: public');
-    const spam = await send('PUT', '/api/blog_comments/2', 'site_admin', { status: 'spam', body: 'rewritten', author_name: 'X' });
+    const spam = await send('PUT', '/api/blog_comments/2', 'site_admin', {
+      status: 'spam',
+      body: 'rewritten',
+      author_name: 'X',
+    });
     t.equal(spam.statusCode, 200);
     t.match(json(spam), { 'o:status': 'spam', 'o:body': 'Waiting', 'o:author_name': 'Cy' }, 'other fields ignored');
     for (const status of ['pending', 'deleted', '']) {

@@ -6,13 +6,25 @@ import { platformModule } from '../../../app/modules/platform.js';
 import { createRuntime } from '../../../app/runtime.js';
 import { FixedClock } from '../../../infra/clock/port.js';
 import { json } from '../../helper.js';
-import { ALL_POSTS_NEWEST_FIRST, auth, buildBlogApp, CALLERS, ids, isEditor, NOW, NOW_TEXT, PUBLIC_POSTS, type Caller } from './fixture.js';
+import {
+  ALL_POSTS_NEWEST_FIRST,
+  auth,
+  buildBlogApp,
+  CALLERS,
+  ids,
+  isEditor,
+  NOW,
+  NOW_TEXT,
+  PUBLIC_POSTS,
+  type Caller,
+} from './fixture.js';
 
 type Post = Record<string, unknown>;
 
 t.test('reading posts', async (t) => {
   const { app } = await buildBlogApp(t);
-  const get = (url: string, caller: Caller = 'anonymous') => app.inject({ url: `${url}${auth(caller, url.includes('?') ? '&' : '?')}` });
+  const get = (url: string, caller: Caller = 'anonymous') =>
+    app.inject({ url: `${url}${auth(caller, url.includes('?') ? '&' : '?')}` });
 
   t.test('the representation has every field of the seed', async (t) => {
     const res = await get('/api/blog_posts/1');
@@ -56,7 +68,11 @@ t.test('reading posts', async (t) => {
     for (const caller of CALLERS) {
       for (const id of [1, 2, 3, 4, 5, 6]) {
         const expected = isEditor(caller) || PUBLIC_POSTS.includes(id) ? 200 : 404;
-        t.equal((await get(`/api/blog_posts/${id}`, caller)).statusCode, expected, `${caller} reads post ${id}: ${expected}`);
+        t.equal(
+          (await get(`/api/blog_posts/${id}`, caller)).statusCode,
+          expected,
+          `${caller} reads post ${id}: ${expected}`,
+        );
       }
     }
     const missing = await get('/api/blog_posts/999', 'editor');
@@ -65,7 +81,13 @@ t.test('reading posts', async (t) => {
   });
 
   t.test('status and exclude_future are ignored below Editor, honoured for Editor', async (t) => {
-    for (const query of ['status=draft', 'status=bogus', 'exclude_future=0', 'exclude_future=nonsense', 'status=pending&exclude_future=false']) {
+    for (const query of [
+      'status=draft',
+      'status=bogus',
+      'exclude_future=0',
+      'exclude_future=nonsense',
+      'status=pending&exclude_future=false',
+    ]) {
       t.same(ids((await get(`/api/blog_posts?${query}`, 'author')).body), PUBLIC_POSTS, `author: ${query} ignored`);
       t.same(ids((await get(`/api/blog_posts?${query}`)).body), PUBLIC_POSTS, `anonymous: ${query} ignored`);
     }
@@ -75,7 +97,11 @@ t.test('reading posts', async (t) => {
     t.same(ids((await get('/api/blog_posts?status=published&exclude_future=1', 'editor')).body), PUBLIC_POSTS);
     t.same(ids((await get('/api/blog_posts?status=published&exclude_future=true', 'editor')).body), PUBLIC_POSTS);
     t.same(ids((await get('/api/blog_posts?status=published&exclude_future=0', 'editor')).body), [4, 5, 1, 6]);
-    t.same(ids((await get('/api/blog_posts?exclude_future=true', 'editor')).body), [3, 2, 5, 1, 6], 'drafts without a date stay');
+    t.same(
+      ids((await get('/api/blog_posts?exclude_future=true', 'editor')).body),
+      [3, 2, 5, 1, 6],
+      'drafts without a date stay',
+    );
     const bad = await get('/api/blog_posts?status=bogus', 'editor');
     t.equal(bad.statusCode, 422);
     t.ok(json<{ errors: Record<string, string[]> }>(bad).errors.status);
@@ -89,8 +115,16 @@ t.test('reading posts', async (t) => {
     t.same(ids((await get('/api/blog_posts?category_id=2')).body), [5]);
     t.same(ids((await get('/api/blog_posts?category_id=2', 'editor')).body), [4, 3, 5]);
     t.same(ids((await get('/api/blog_posts?category_slug=news')).body), [1]);
-    t.same(ids((await get('/api/blog_posts?category_slug=news&category_id=2')).body), [1], 'category_slug takes precedence');
-    t.same(ids((await get('/api/blog_posts?category_slug=nothing&category_id=2')).body), [], 'an unknown slug matches nothing');
+    t.same(
+      ids((await get('/api/blog_posts?category_slug=news&category_id=2')).body),
+      [1],
+      'category_slug takes precedence',
+    );
+    t.same(
+      ids((await get('/api/blog_posts?category_slug=nothing&category_id=2')).body),
+      [],
+      'an unknown slug matches nothing',
+    );
     t.same(ids((await get('/api/blog_posts?tag_slug=maps')).body), [5, 1]);
     t.same(ids((await get('/api/blog_posts?tag_slug=history')).body), [5]);
     t.same(ids((await get('/api/blog_posts?tag_slug=history', 'editor')).body), [4, 5]);
@@ -134,7 +168,11 @@ t.test('writing posts', async (t) => {
       t.equal(create.statusCode, isEditor(caller) ? 201 : 403, `${caller} creates`);
       if (!isEditor(caller)) {
         t.same(json(create), { errors: { error: 'Editor or above is required for this operation.' } });
-        t.equal((await send('POST', '/api/blog_posts', caller, {})).statusCode, 403, `${caller}: 403 even for a bad body`);
+        t.equal(
+          (await send('POST', '/api/blog_posts', caller, {})).statusCode,
+          403,
+          `${caller}: 403 even for a bad body`,
+        );
         t.equal((await send('PATCH', '/api/blog_posts/1', caller, { title: 'x' })).statusCode, 403);
         t.equal((await send('PUT', '/api/blog_posts/1', caller, { title: 'x' })).statusCode, 403);
         t.equal((await send('DELETE', '/api/blog_posts/1', caller)).statusCode, 403);
@@ -157,7 +195,15 @@ t.test('writing posts', async (t) => {
     const again = json<Post>(await send('POST', '/api/blog_posts', 'editor', { title: 'Hello World!' }));
     t.equal(again['o:slug'], 'hello-world-2');
     const read = await send('POST', '/api/blog_posts', 'editor', { title: 'x' });
-    t.equal((await app.inject({ url: `/api/blog_posts/${json<Post>(read)['o:id']}?${'key_identity=editor-id&key_credential=editor-secret'}` })).statusCode, 200, 'readable right after the write');
+    t.equal(
+      (
+        await app.inject({
+          url: `/api/blog_posts/${json<Post>(read)['o:id']}?${'key_identity=editor-id&key_credential=editor-secret'}`,
+        })
+      ).statusCode,
+      200,
+      'readable right after the write',
+    );
   });
 
   t.test('create: every body field, published without published_at is now, tags created', async (t) => {
@@ -189,13 +235,33 @@ t.test('writing posts', async (t) => {
       'o:site_ids': [1, 2],
     });
     const tags = post['o:tags'] as { id: number; name: string; slug: string }[];
-    t.same(tags.map((tag) => [tag.name, tag.slug]), [['maps', 'maps'], ['Brand New', 'brand-new']], 'existing tag reused, duplicates merged');
+    t.same(
+      tags.map((tag) => [tag.name, tag.slug]),
+      [
+        ['maps', 'maps'],
+        ['Brand New', 'brand-new'],
+      ],
+      'existing tag reused, duplicates merged',
+    );
     t.equal(tags[0].id, 1);
     const tagList = await app.inject({ url: '/api/blog_tags' });
-    t.ok(json<{ 'o:slug': string }[]>(tagList).some((tag) => tag['o:slug'] === 'brand-new'), 'the new tag exists');
-    const scheduled = json<Post>(await send('POST', '/api/blog_posts', 'editor', { title: 'Later', status: 'published', published_at: '2030-01-01T10:00:00Z' }));
+    t.ok(
+      json<{ 'o:slug': string }[]>(tagList).some((tag) => tag['o:slug'] === 'brand-new'),
+      'the new tag exists',
+    );
+    const scheduled = json<Post>(
+      await send('POST', '/api/blog_posts', 'editor', {
+        title: 'Later',
+        status: 'published',
+        published_at: '2030-01-01T10:00:00Z',
+      }),
+    );
     t.equal(scheduled['o:published_at'], '2030-01-01 10:00:00', 'ISO input is stored as YYYY-MM-DD HH:MM:SS UTC');
-    t.equal((await app.inject({ url: `/api/blog_posts/${scheduled['o:id']}` })).statusCode, 404, 'scheduled: hidden from anonymous');
+    t.equal(
+      (await app.inject({ url: `/api/blog_posts/${scheduled['o:id']}` })).statusCode,
+      404,
+      'scheduled: hidden from anonymous',
+    );
   });
 
   t.test('create: validation errors are 422 with the field, nothing written', async (t) => {
@@ -226,16 +292,27 @@ t.test('writing posts', async (t) => {
       t.equal(res.statusCode, 422, JSON.stringify(payload));
       t.ok(json<{ errors: Record<string, string[]> }>(res).errors[field], `names ${field}`);
     }
-    t.equal(json<unknown[]>(await app.inject({ url: '/api/blog_tags' })).length, tagsBefore, 'refused creates made no tags');
+    t.equal(
+      json<unknown[]>(await app.inject({ url: '/api/blog_tags' })).length,
+      tagsBefore,
+      'refused creates made no tags',
+    );
   });
 
   t.test('update: only present fields; tags and site_ids replace; publish sets now', async (t) => {
-    const patch = await send('PATCH', '/api/blog_posts/2', 'editor', { excerpt: 'new excerpt', tags: ['fresh'], site_ids: [2] });
+    const patch = await send('PATCH', '/api/blog_posts/2', 'editor', {
+      excerpt: 'new excerpt',
+      tags: ['fresh'],
+      site_ids: [2],
+    });
     t.equal(patch.statusCode, 200);
     const post = json<Post>(patch);
     t.equal(post['o:title'], 'Draft idea', 'title untouched');
     t.equal(post['o:excerpt'], 'new excerpt');
-    t.same((post['o:tags'] as { name: string }[]).map((tag) => tag.name), ['fresh']);
+    t.same(
+      (post['o:tags'] as { name: string }[]).map((tag) => tag.name),
+      ['fresh'],
+    );
     t.same(post['o:site_ids'], [2]);
     t.equal(post['o:author_id'], 3, 'author unchanged');
     const published = json<Post>(await send('PUT', '/api/blog_posts/2', 'global_admin', { status: 'published' }));
@@ -247,7 +324,11 @@ t.test('writing posts', async (t) => {
     t.equal(cleared['o:category_id'], null);
     const slugAgain = json<Post>(await send('PATCH', '/api/blog_posts/2', 'editor', { slug: '' }));
     t.equal(slugAgain['o:slug'], 'draft-idea', 'an emptied slug is made from the title again (its own slug is free)');
-    t.equal((await send('PATCH', '/api/blog_posts/2', 'editor', { slug: 'hello' })).statusCode, 422, 'slug of another post');
+    t.equal(
+      (await send('PATCH', '/api/blog_posts/2', 'editor', { slug: 'hello' })).statusCode,
+      422,
+      'slug of another post',
+    );
     t.equal((await send('PATCH', '/api/blog_posts/2', 'editor', { status: 'gone' })).statusCode, 422);
     t.equal((await send('PATCH', '/api/blog_posts/2', 'editor', { title: '' })).statusCode, 422);
   });
@@ -265,35 +346,62 @@ t.test('writing posts', async (t) => {
   });
 });
 
-t.test('the list serves each post as its own GET does, and follows changes to the post, its category and its tags', async (t) => {
-  const { app } = await buildBlogApp(t);
-  const editor = auth('editor', '&');
-  const listed = async (id: number) => json<Post[]>(await app.inject({ url: `/api/blog_posts?per_page=100${editor}` })).find((p) => p['o:id'] === id);
-  const single = async (id: number) => json<Post>(await app.inject({ url: `/api/blog_posts/${id}${auth('editor')}` }));
+t.test(
+  'the list serves each post as its own GET does, and follows changes to the post, its category and its tags',
+  async (t) => {
+    const { app } = await buildBlogApp(t);
+    const editor = auth('editor', '&');
+    const listed = async (id: number) =>
+      json<Post[]>(await app.inject({ url: `/api/blog_posts?per_page=100${editor}` })).find((p) => p['o:id'] === id);
+    const single = async (id: number) =>
+      json<Post>(await app.inject({ url: `/api/blog_posts/${id}${auth('editor')}` }));
 
-  t.same(await listed(1), await single(1), 'read twice: the second list comes from the cache and still matches');
-  t.same(await listed(1), await single(1));
-  const renamed = await app.inject({ method: 'PATCH', url: `/api/blog_categories/1${auth('editor')}`, payload: { name: 'Updates', slug: 'updates' } });
-  t.equal(renamed.statusCode, 200);
-  t.match(await listed(1), { 'o:category_name': 'Updates', 'o:category_slug': 'updates' }, 'a renamed category shows in the list');
-  const edited = await app.inject({ method: 'PATCH', url: `/api/blog_posts/1${auth('editor')}`, payload: { title: 'Hello again', tags: ['boats'] } });
-  t.equal(edited.statusCode, 200);
-  t.match(await listed(1), { 'o:title': 'Hello again', 'o:tags': [{ name: 'boats', slug: 'boats' }] }, 'an edited post shows in the list');
-  t.same(await listed(1), await single(1));
-});
+    t.same(await listed(1), await single(1), 'read twice: the second list comes from the cache and still matches');
+    t.same(await listed(1), await single(1));
+    const renamed = await app.inject({
+      method: 'PATCH',
+      url: `/api/blog_categories/1${auth('editor')}`,
+      payload: { name: 'Updates', slug: 'updates' },
+    });
+    t.equal(renamed.statusCode, 200);
+    t.match(
+      await listed(1),
+      { 'o:category_name': 'Updates', 'o:category_slug': 'updates' },
+      'a renamed category shows in the list',
+    );
+    const edited = await app.inject({
+      method: 'PATCH',
+      url: `/api/blog_posts/1${auth('editor')}`,
+      payload: { title: 'Hello again', tags: ['boats'] },
+    });
+    t.equal(edited.statusCode, 200);
+    t.match(
+      await listed(1),
+      { 'o:title': 'Hello again', 'o:tags': [{ name: 'boats', slug: 'boats' }] },
+      'an edited post shows in the list',
+    );
+    t.same(await listed(1), await single(1));
+  },
+);
 
-t.test('a list answered before follows the clock: a scheduled post shows once its time has come, with no write between', async (t) => {
-  const { app, runtime } = await buildBlogApp(t);
-  const publicIds = async () => ids((await app.inject({ url: '/api/blog_posts' })).body);
-  t.same(await publicIds(), PUBLIC_POSTS);
-  t.same(await publicIds(), PUBLIC_POSTS, 'asked again');
-  (runtime.clock as FixedClock).set(new Date('2026-12-01T09:00:00Z'));
-  t.same(await publicIds(), [4, ...PUBLIC_POSTS], 'post 4 is published at 2026-12-01 09:00:00');
-});
+t.test(
+  'a list answered before follows the clock: a scheduled post shows once its time has come, with no write between',
+  async (t) => {
+    const { app, runtime } = await buildBlogApp(t);
+    const publicIds = async () => ids((await app.inject({ url: '/api/blog_posts' })).body);
+    t.same(await publicIds(), PUBLIC_POSTS);
+    t.same(await publicIds(), PUBLIC_POSTS, 'asked again');
+    (runtime.clock as FixedClock).set(new Date('2026-12-01T09:00:00Z'));
+    t.same(await publicIds(), [4, ...PUBLIC_POSTS], 'post 4 is published at 2026-12-01 09:00:00');
+  },
+);
 
 t.test('a list answered before follows a write by another runtime on the same DATA_DIR', async (t) => {
   const { app, config } = await buildBlogApp(t);
-  const other = await createRuntime(config, { modules: [usersModule, platformModule, blogModule], clock: new FixedClock(NOW) });
+  const other = await createRuntime(config, {
+    modules: [usersModule, platformModule, blogModule],
+    clock: new FixedClock(NOW),
+  });
   const otherApp = await buildApp(other);
   t.teardown(async () => {
     await otherApp.close();
@@ -302,10 +410,15 @@ t.test('a list answered before follows a write by another runtime on the same DA
   const total = async () => (await app.inject({ url: '/api/blog_posts' })).headers['platform-total-results'];
   t.equal(await total(), String(PUBLIC_POSTS.length));
   t.equal(await total(), String(PUBLIC_POSTS.length), 'asked again');
-  const created = await otherApp.inject({ method: 'POST', url: `/api/blog_posts${auth('editor')}`, payload: { title: 'From the other runtime', status: 'published' } });
+  const created = await otherApp.inject({
+    method: 'POST',
+    url: `/api/blog_posts${auth('editor')}`,
+    payload: { title: 'From the other runtime', status: 'published' },
+  });
   t.equal(created.statusCode, 201);
   // The other runtime commits its read models within its commit interval.
   const deadline = Date.now() + 10_000;
-  while ((await total()) === String(PUBLIC_POSTS.length) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  while ((await total()) === String(PUBLIC_POSTS.length) && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 20));
   t.equal(await total(), String(PUBLIC_POSTS.length + 1), 'the post the other runtime published is counted');
 });

@@ -25,7 +25,11 @@ t.test('POST /chatbot/api/chat with Accept: text/event-stream', async (t) => {
   };
 
   t.test('text events sentence by sentence, then the sources, then the JSON answer itself', async (t) => {
-    for (const payload of [{ question: 'Who made the violin, and where?' }, { question: 'When does the museum open?', site_slug: 'main' }, { question: 'What is the airspeed velocity of a swallow?' }]) {
+    for (const payload of [
+      { question: 'Who made the violin, and where?' },
+      { question: 'When does the museum open?', site_slug: 'main' },
+      { question: 'What is the airspeed velocity of a swallow?' },
+    ]) {
       const res = await post(app, 'chat', payload, STREAM);
       t.equal(res.statusCode, 200);
       t.match(res.headers['content-type'], /^text\/event-stream/);
@@ -45,7 +49,9 @@ t.test('POST /chatbot/api/chat with Accept: text/event-stream', async (t) => {
   });
 
   t.test('form bodies and an Accept listing JSON too stream; a wildcard or q=0 keeps JSON', async (t) => {
-    const streamed = await form(app, 'chat', 'question=Who+made+the+violin%3F&site_slug=annex', { accept: 'application/json;q=0.5, text/event-stream' });
+    const streamed = await form(app, 'chat', 'question=Who+made+the+violin%3F&site_slug=annex', {
+      accept: 'application/json;q=0.5, text/event-stream',
+    });
     t.equal(parseEvents(streamed.body).at(-1)?.event, 'end');
     for (const accept of ['*/*', 'text/*', 'text/event-stream;q=0', 'application/json']) {
       const res = await post(app, 'chat', { question: 'violin' }, { accept });
@@ -54,28 +60,47 @@ t.test('POST /chatbot/api/chat with Accept: text/event-stream', async (t) => {
     }
   });
 
-  t.test("an answerer without a stream of its own: its whole answer is one text event", async (t) => {
+  t.test('an answerer without a stream of its own: its whole answer is one text event', async (t) => {
     swapAnswerer(t, { answer: async () => 'Second [2], then <b>one</b> [1].' });
     const events = parseEvents((await post(app, 'chat', { question: 'violin harpsichord' }, STREAM)).body);
-    t.same(events.map((e) => e.event), ['text', 'sources', 'end']);
-    t.same(events[0].data, { text: 'Second [2], then <b>one</b> [1].' }, 'the plain text, unescaped: a client shows it as text');
-    t.same((events[2].data as ChatBody).sources.map((s) => s.citation_num), [2, 1]);
+    t.same(
+      events.map((e) => e.event),
+      ['text', 'sources', 'end'],
+    );
+    t.same(
+      events[0].data,
+      { text: 'Second [2], then <b>one</b> [1].' },
+      'the plain text, unescaped: a client shows it as text',
+    );
+    t.same(
+      (events[2].data as ChatBody).sources.map((s) => s.citation_num),
+      [2, 1],
+    );
   });
 
-  t.test('the end carries the whole answer even when the pieces lack its markers (a provider adds them last)', async (t) => {
-    swapAnswerer(t, {
-      answer: async () => 'Made in Cremona.[1]',
-      async *stream() {
-        yield 'Made in ';
-        yield 'Cremona.';
-        return 'Made in Cremona.[1]';
-      },
-    });
-    const events = parseEvents((await post(app, 'chat', { question: 'violin' }, STREAM)).body);
-    t.same(events.slice(0, 2).map((e) => e.data), [{ text: 'Made in ' }, { text: 'Cremona.' }]);
-    t.equal((events[3].data as ChatBody).answer_html, '<p>Made in Cremona.<sup><a href="#chatbot-source-1" class="chatbot-citation">1</a></sup></p>');
-    t.equal((events[3].data as ChatBody).sources.length, 1);
-  });
+  t.test(
+    'the end carries the whole answer even when the pieces lack its markers (a provider adds them last)',
+    async (t) => {
+      swapAnswerer(t, {
+        answer: async () => 'Made in Cremona.[1]',
+        async *stream() {
+          yield 'Made in ';
+          yield 'Cremona.';
+          return 'Made in Cremona.[1]';
+        },
+      });
+      const events = parseEvents((await post(app, 'chat', { question: 'violin' }, STREAM)).body);
+      t.same(
+        events.slice(0, 2).map((e) => e.data),
+        [{ text: 'Made in ' }, { text: 'Cremona.' }],
+      );
+      t.equal(
+        (events[3].data as ChatBody).answer_html,
+        '<p>Made in Cremona.<sup><a href="#chatbot-source-1" class="chatbot-citation">1</a></sup></p>',
+      );
+      t.equal((events[3].data as ChatBody).sources.length, 1);
+    },
+  );
 
   t.test('bad input and failures before the first event: the seed statuses and bodies, no stream', async (t) => {
     for (const [payload, error] of [
@@ -107,17 +132,32 @@ t.test('POST /chatbot/api/chat with Accept: text/event-stream', async (t) => {
       answer: async () => '',
       // eslint-disable-next-line require-yield -- fails before its first piece, as a provider refusing the request does
       async *stream() {
-        throw new DependencyUnavailableError('model provider', 'The language model provider returned an error while answering (HTTP 429).');
+        throw new DependencyUnavailableError(
+          'model provider',
+          'The language model provider returned an error while answering (HTTP 429).',
+        );
       },
     });
     const provider = await post(app, 'chat', { question: 'violin' }, STREAM);
-    t.same([provider.statusCode, json(provider)], [503, { error: 'The language model provider returned an error while answering (HTTP 429).' }]);
+    t.same(
+      [provider.statusCode, json(provider)],
+      [503, { error: 'The language model provider returned an error while answering (HTTP 429).' }],
+    );
   });
 
   t.test('a failure after the first event is an error event, with the message the status would carry', async (t) => {
     for (const [failure, message] of [
-      [new DependencyUnavailableError('model provider', 'The language model provider returned an error while answering.'), 'The language model provider returned an error while answering.'],
-      [new TypeError('cannot read properties of undefined at /secret/path.ts'), 'An unexpected error occurred. Please try again.'],
+      [
+        new DependencyUnavailableError(
+          'model provider',
+          'The language model provider returned an error while answering.',
+        ),
+        'The language model provider returned an error while answering.',
+      ],
+      [
+        new TypeError('cannot read properties of undefined at /secret/path.ts'),
+        'An unexpected error occurred. Please try again.',
+      ],
     ] as const) {
       swapAnswerer(t, {
         answer: async () => '',
@@ -165,8 +205,14 @@ t.test('POST /chatbot/api/chat with Accept: text/event-stream', async (t) => {
     });
     request.end(JSON.stringify({ question: 'violin' }));
     const [response] = (await once(request, 'response')) as [IncomingMessage];
-    const events = await readEvents(Readable.toWeb(response) as ReadableStream<Uint8Array>, (events) => events.length >= 2);
-    t.same(events.slice(0, 2).map((e) => e.data), [{ text: 'Piece 1. ' }, { text: 'Piece 2. ' }]);
+    const events = await readEvents(
+      Readable.toWeb(response) as ReadableStream<Uint8Array>,
+      (events) => events.length >= 2,
+    );
+    t.same(
+      events.slice(0, 2).map((e) => e.data),
+      [{ text: 'Piece 1. ' }, { text: 'Piece 2. ' }],
+    );
     request.destroy();
     const signal = signalled as AbortSignal | null;
     if (signal && !signal.aborted) await once(signal, 'abort');

@@ -21,7 +21,10 @@ t.test('POST /chatbot/api/chat', async (t) => {
   t.test('answers with the evidence sentence, cited, and lists only cited sources', async (t) => {
     const body = await chat({ question: 'Who made the violin, and where?' });
     t.same(Object.keys(body).sort(), ['answer_html', 'sources']);
-    t.match(body.answer_html, /^<p>.*A violin made by Antonio Stradivari in Cremona in 1715\. <sup><a href="#chatbot-source-1" class="chatbot-citation">1<\/a><\/sup>.*<\/p>$/);
+    t.match(
+      body.answer_html,
+      /^<p>.*A violin made by Antonio Stradivari in Cremona in 1715\. <sup><a href="#chatbot-source-1" class="chatbot-citation">1<\/a><\/sup>.*<\/p>$/,
+    );
     t.same(body.sources[0], {
       citation_num: 1,
       title: 'Stradivari violin',
@@ -31,7 +34,11 @@ t.test('POST /chatbot/api/chat', async (t) => {
       snippet: 'A violin made by Antonio Stradivari in Cremona in 1715. It was donated to the museum in 1950.',
     });
     const cited = [...body.answer_html.matchAll(/chatbot-source-(\d+)/g)].map((m) => Number(m[1]));
-    t.same(body.sources.map((s) => s.citation_num), [...new Set(cited)], 'sources are exactly the cited evidence, in citation order');
+    t.same(
+      body.sources.map((s) => s.citation_num),
+      [...new Set(cited)],
+      'sources are exactly the cited evidence, in citation order',
+    );
   });
 
   t.test('site_slug rewrites source URLs; site_id restricts evidence', async (t) => {
@@ -40,12 +47,18 @@ t.test('POST /chatbot/api/chat', async (t) => {
     t.equal(body.sources[0].url, '/s/main/page/visit');
     t.equal(body.sources[0].resource_type, 'site_page');
     const annex = await chat({ question: 'When does the museum open on Saturdays?', site_id: 2 });
-    t.notOk(annex.sources.some((s) => s.resource_type === 'site_page'), 'the visit page belongs to site 1');
+    t.notOk(
+      annex.sources.some((s) => s.resource_type === 'site_page'),
+      'the visit page belongs to site 1',
+    );
   });
 
   t.test('item_set_ids restricts evidence to those items and their media', async (t) => {
     const body = await chat({ question: 'What does the violin photograph show?', item_set_ids: [10] });
-    t.notOk(body.sources.some((s) => [101, 1010].includes(s.resource_id)), 'the violin is in set 20');
+    t.notOk(
+      body.sources.some((s) => [101, 1010].includes(s.resource_id)),
+      'the violin is in set 20',
+    );
     const instruments = await chat({ question: 'What does the violin photograph show?', item_set_ids: ['20'] });
     t.ok(instruments.sources.some((s) => s.resource_id === 1010));
   });
@@ -87,9 +100,18 @@ t.test('POST /chatbot/api/chat', async (t) => {
     const request = seen as AnswerRequest | null;
     t.equal(request?.systemPrompt, 'Answer like a pirate.');
     t.equal(request?.question, 'violin harpsichord');
-    t.same(request?.evidence.map((e) => e.number), [1, 2, 3, 4, 5]);
-    t.equal(body.answer_html, `<p>Second first ${sup(2)}, then &lt;b&gt;one&lt;/b&gt; ${sup(1)}.</p><p>Invented. Again ${sup(2)}.</p>`);
-    t.same(body.sources.map((s) => s.citation_num), [2, 1]);
+    t.same(
+      request?.evidence.map((e) => e.number),
+      [1, 2, 3, 4, 5],
+    );
+    t.equal(
+      body.answer_html,
+      `<p>Second first ${sup(2)}, then &lt;b&gt;one&lt;/b&gt; ${sup(1)}.</p><p>Invented. Again ${sup(2)}.</p>`,
+    );
+    t.same(
+      body.sources.map((s) => s.citation_num),
+      [2, 1],
+    );
     t.equal(body.sources[0].title, request?.evidence[1].title);
     for (const source of body.sources) t.ok([...source.snippet].length <= 200);
     await chat({ question: 'violin' });
@@ -103,7 +125,29 @@ t.test('POST /chatbot/api/chat', async (t) => {
     });
     services.answerer = { answer: async () => 'See [1].' };
     const long = 'Astrolabe '.repeat(60).trim();
-    await runtime.eventStore.append('blog_post-3', [{ type: 'BlogPostCreated', data: { id: 3, fields: { title: 'Astrolabes', slug: 'astrolabes', excerpt: '', content: long, status: 'published', published_at: '2025-01-01 00:00:00', tags: [], site_ids: [1] } }, metadata: { userId: 1, at: '2026-01-01 00:00:00' } }], 'any');
+    await runtime.eventStore.append(
+      'blog_post-3',
+      [
+        {
+          type: 'BlogPostCreated',
+          data: {
+            id: 3,
+            fields: {
+              title: 'Astrolabes',
+              slug: 'astrolabes',
+              excerpt: '',
+              content: long,
+              status: 'published',
+              published_at: '2025-01-01 00:00:00',
+              tags: [],
+              site_ids: [1],
+            },
+          },
+          metadata: { userId: 1, at: '2026-01-01 00:00:00' },
+        },
+      ],
+      'any',
+    );
     await settle(runtime);
     const body = await chat({ question: 'astrolabe' });
     t.equal(body.sources[0].url, '/blog/astrolabes');
@@ -154,11 +198,17 @@ t.test('POST /chatbot/api/chat', async (t) => {
     services.vectorIndex = index;
     services.answerer = {
       answer: async () => {
-        throw new DependencyUnavailableError('model provider', 'The language model provider returned an error while answering (HTTP 429).');
+        throw new DependencyUnavailableError(
+          'model provider',
+          'The language model provider returned an error while answering (HTTP 429).',
+        );
       },
     };
     const provider = await post(app, 'chat', { question: 'violin' });
-    t.same([provider.statusCode, json(provider)], [503, { error: 'The language model provider returned an error while answering (HTTP 429).' }]);
+    t.same(
+      [provider.statusCode, json(provider)],
+      [503, { error: 'The language model provider returned an error while answering (HTTP 429).' }],
+    );
     services.answerer = {
       answer: async () => {
         throw new TypeError('cannot read properties of undefined (reading "x") at /secret/path.ts');

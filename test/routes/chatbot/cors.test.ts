@@ -7,8 +7,17 @@ import { chatbotFixture, post, settle } from './support.js';
 const PAGE = 'https://museum.example.org';
 const OTHER = 'https://elsewhere.example.net';
 
-function preflight(app: Awaited<ReturnType<typeof buildTestApp>>['app'], path: 'chat' | 'search', origin?: string, ip = '203.0.113.9') {
-  const headers: Record<string, string> = { 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type', 'x-forwarded-for': ip };
+function preflight(
+  app: Awaited<ReturnType<typeof buildTestApp>>['app'],
+  path: 'chat' | 'search',
+  origin?: string,
+  ip = '203.0.113.9',
+) {
+  const headers: Record<string, string> = {
+    'access-control-request-method': 'POST',
+    'access-control-request-headers': 'content-type',
+    'x-forwarded-for': ip,
+  };
   if (origin !== undefined) headers.origin = origin;
   return app.inject({ method: 'OPTIONS', url: `/chatbot/api/${path}`, headers });
 }
@@ -49,7 +58,12 @@ t.test('by default any origin may call both endpoints', async (t) => {
     t.equal(limited.headers['access-control-expose-headers'], 'Retry-After');
     t.ok(limited.headers['retry-after']);
 
-    const badJson = await app.inject({ method: 'POST', url: '/chatbot/api/chat', headers: { 'content-type': 'application/json', origin: PAGE }, payload: '{' });
+    const badJson = await app.inject({
+      method: 'POST',
+      url: '/chatbot/api/chat',
+      headers: { 'content-type': 'application/json', origin: PAGE },
+      payload: '{',
+    });
     t.equal(badJson.statusCode, 400);
     t.equal(badJson.headers['access-control-allow-origin'], '*', 'a body that is not JSON is readable too');
   });
@@ -63,7 +77,10 @@ t.test('by default any origin may call both endpoints', async (t) => {
     const headers = { origin: PAGE, 'x-forwarded-for': '198.51.100.2' };
     services.answerer = {
       answer: async () => {
-        throw new DependencyUnavailableError('model provider', 'The language model provider returned an error while answering (HTTP 500).');
+        throw new DependencyUnavailableError(
+          'model provider',
+          'The language model provider returned an error while answering (HTTP 500).',
+        );
       },
     };
     const unavailable = await post(app, 'chat', { question: 'Who made the violin?' }, headers);
@@ -83,15 +100,30 @@ t.test('by default any origin may call both endpoints', async (t) => {
     const ip = '192.0.2.44';
     for (let i = 0; i < 5; i++) t.equal((await preflight(app, i % 2 ? 'chat' : 'search', PAGE, ip)).statusCode, 204);
     const headers = { origin: PAGE, 'x-forwarded-for': ip };
-    t.equal((await post(app, 'search', { query: 'violin' }, headers)).statusCode, 200, 'the first POST after five preflights');
-    t.equal((await post(app, 'search', { query: 'violin' }, headers)).statusCode, 200, 'the second: still within the limit of 2');
-    t.equal((await post(app, 'search', { query: 'violin' }, headers)).statusCode, 429, 'the third POST is the first refused');
+    t.equal(
+      (await post(app, 'search', { query: 'violin' }, headers)).statusCode,
+      200,
+      'the first POST after five preflights',
+    );
+    t.equal(
+      (await post(app, 'search', { query: 'violin' }, headers)).statusCode,
+      200,
+      'the second: still within the limit of 2',
+    );
+    t.equal(
+      (await post(app, 'search', { query: 'violin' }, headers)).statusCode,
+      429,
+      'the third POST is the first refused',
+    );
     t.equal((await preflight(app, 'chat', PAGE, ip)).statusCode, 204, 'a preflight is answered even past the limit');
   });
 
   t.test('other methods still answer 405, and only the two endpoints have a preflight', async (t) => {
     t.equal((await app.inject({ method: 'GET', url: '/chatbot/api/chat', headers: { origin: PAGE } })).statusCode, 405);
-    t.equal((await app.inject({ method: 'OPTIONS', url: '/chatbot/api/other', headers: { origin: PAGE } })).statusCode, 404);
+    t.equal(
+      (await app.inject({ method: 'OPTIONS', url: '/chatbot/api/other', headers: { origin: PAGE } })).statusCode,
+      404,
+    );
   });
 });
 

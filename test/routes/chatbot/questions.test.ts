@@ -54,7 +54,12 @@ t.test('GET /api/chatbot/questions and /summary', async (t) => {
   });
 
   t.test('each chat is recorded: text, time, site, cited resources, answered or not; never the client', async (t) => {
-    const asked = await post(app, 'chat', { question: 'Who made the violin?', site_id: 1, site_slug: 'main' }, { 'x-forwarded-for': '203.0.113.9', cookie: 'sid=patron-cookie' });
+    const asked = await post(
+      app,
+      'chat',
+      { question: 'Who made the violin?', site_id: 1, site_slug: 'main' },
+      { 'x-forwarded-for': '203.0.113.9', cookie: 'sid=patron-cookie' },
+    );
     t.equal(asked.statusCode, 200);
     const cited = json<{ sources: { resource_id: number }[] }>(asked).sources;
     t.ok(cited.length > 0, 'the chat cited something');
@@ -62,7 +67,9 @@ t.test('GET /api/chatbot/questions and /summary', async (t) => {
     clock.advance(60_000);
     const answerer = services.answerer;
     services.answerer = { answer: async () => NO_ANSWER };
-    t.teardown(() => { services.answerer = answerer; });
+    t.teardown(() => {
+      services.answerer = answerer;
+    });
     t.equal((await post(app, 'chat', { question: 'Do you have dinosaur bones?' })).statusCode, 200);
     services.answerer = answerer;
 
@@ -72,46 +79,93 @@ t.test('GET /api/chatbot/questions and /summary', async (t) => {
     t.notMatch(String(res.headers['cache-control']), /public/, 'never cached as public');
     t.ok(res.headers.etag, 'an ETag, as every native list');
     const [last, first] = json<QuestionBody[]>(res);
-    t.match(last, { question: 'Do you have dinosaur bones?', asked_at: '2026-03-01 09:01:00', site_id: null, answered: false, sources: [] });
+    t.match(last, {
+      question: 'Do you have dinosaur bones?',
+      asked_at: '2026-03-01 09:01:00',
+      site_id: null,
+      answered: false,
+      sources: [],
+    });
     t.match(first, { question: 'Who made the violin?', asked_at: '2026-03-01 09:00:00', site_id: 1, answered: true });
-    t.same(first.sources.map((s) => s.resource_id), cited.map((s) => s.resource_id), 'the cited resources, in citation order');
+    t.same(
+      first.sources.map((s) => s.resource_id),
+      cited.map((s) => s.resource_id),
+      'the cited resources, in citation order',
+    );
     t.match(first.sources[0], { url: /^\/s\/main\// });
     t.notMatch(res.body, /203\.0\.113\.9|patron-cookie/, 'no client address nor cookie');
     t.same(Object.keys(first).sort(), ['answered', 'asked_at', 'id', 'question', 'site_id', 'sources']);
 
-    t.same(json<QuestionBody[]>(await get(`${LIST}?${editor}&answered=false`)).map((q) => q.question), ['Do you have dinosaur bones?']);
-    t.same(json<QuestionBody[]>(await get(`${LIST}?${editor}&answered=1`)).map((q) => q.question), ['Who made the violin?']);
-    t.same(json<QuestionBody[]>(await get(`${LIST}?${editor}&site_id=1`)).map((q) => q.question), ['Who made the violin?']);
-    t.same(json<QuestionBody[]>(await get(`${LIST}?${editor}&since=2026-03-01%2009:00:30`)).map((q) => q.question), ['Do you have dinosaur bones?']);
-    t.same(json<QuestionBody[]>(await get(`${LIST}?${editor}&until=2026-03-01%2009:00:00`)).map((q) => q.question), ['Who made the violin?']);
+    t.same(
+      json<QuestionBody[]>(await get(`${LIST}?${editor}&answered=false`)).map((q) => q.question),
+      ['Do you have dinosaur bones?'],
+    );
+    t.same(
+      json<QuestionBody[]>(await get(`${LIST}?${editor}&answered=1`)).map((q) => q.question),
+      ['Who made the violin?'],
+    );
+    t.same(
+      json<QuestionBody[]>(await get(`${LIST}?${editor}&site_id=1`)).map((q) => q.question),
+      ['Who made the violin?'],
+    );
+    t.same(
+      json<QuestionBody[]>(await get(`${LIST}?${editor}&since=2026-03-01%2009:00:30`)).map((q) => q.question),
+      ['Do you have dinosaur bones?'],
+    );
+    t.same(
+      json<QuestionBody[]>(await get(`${LIST}?${editor}&until=2026-03-01%2009:00:00`)).map((q) => q.question),
+      ['Who made the violin?'],
+    );
     t.equal(json<QuestionBody[]>(await get(`${LIST}?${editor}&until=2026-02-28`)).length, 0);
     const paged = await get(`${LIST}?${editor}&per_page=1&page=2`);
-    t.same(json<QuestionBody[]>(paged).map((q) => q.question), ['Who made the violin?']);
+    t.same(
+      json<QuestionBody[]>(paged).map((q) => q.question),
+      ['Who made the violin?'],
+    );
     t.match(paged.headers.link, /rel="first"/);
     t.notMatch(paged.headers.link, /key_credential/, 'no credential in the Link header');
     const farPage = await get(`${LIST}?${editor}&page=99999999999999999999999`);
     t.equal(farPage.statusCode, 200, 'a page far past the end is empty');
     t.same(json(farPage), []);
 
-    const summary = json<{ questions: number; answered: number; unanswered: number; topics: { word: string }[]; unanswered_most_asked: { question: string; count: number; last_asked_at: string }[] }>(
-      await get(`${SUMMARY}?${editor}`),
-    );
+    const summary = json<{
+      questions: number;
+      answered: number;
+      unanswered: number;
+      topics: { word: string }[];
+      unanswered_most_asked: { question: string; count: number; last_asked_at: string }[];
+    }>(await get(`${SUMMARY}?${editor}`));
     t.match(summary, { questions: 2, answered: 1, unanswered: 1 });
-    t.same(summary.unanswered_most_asked, [{ question: 'Do you have dinosaur bones?', count: 1, last_asked_at: '2026-03-01 09:01:00' }]);
+    t.same(summary.unanswered_most_asked, [
+      { question: 'Do you have dinosaur bones?', count: 1, last_asked_at: '2026-03-01 09:01:00' },
+    ]);
     t.ok(summary.topics.some((topic) => topic.word === 'violin'));
 
     // The first past its 30 days, the second not yet: no longer served at once, then gone from the store by the sweep.
     clock.advance(30 * DAY - 30_000);
-    t.same(json<QuestionBody[]>(await get(`${LIST}?${editor}`)).map((q) => q.question), ['Do you have dinosaur bones?']);
+    t.same(
+      json<QuestionBody[]>(await get(`${LIST}?${editor}`)).map((q) => q.question),
+      ['Do you have dinosaur bones?'],
+    );
     t.equal(services.questions.sweep(), 1);
     clock.advance(DAY);
     t.equal(services.questions.sweep(), 1);
     t.same(json(await get(`${LIST}?${editor}`)), []);
-    t.match(json(await get(`${SUMMARY}?${editor}`)), { questions: 0, topics: [], most_cited: [], unanswered_most_asked: [] });
+    t.match(json(await get(`${SUMMARY}?${editor}`)), {
+      questions: 0,
+      topics: [],
+      most_cited: [],
+      unanswered_most_asked: [],
+    });
   });
 
   t.test('a streamed chat is recorded as the JSON one is', async (t) => {
-    const streamed = await post(app, 'chat', { question: 'Who made the streamed violin?' }, { accept: 'text/event-stream' });
+    const streamed = await post(
+      app,
+      'chat',
+      { question: 'Who made the streamed violin?' },
+      { accept: 'text/event-stream' },
+    );
     t.equal(streamed.statusCode, 200);
     t.match(streamed.headers['content-type'], /^text\/event-stream/);
     const [recorded] = json<QuestionBody[]>(await get(`${LIST}?${editor}`));

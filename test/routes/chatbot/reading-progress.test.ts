@@ -8,7 +8,13 @@ import { parseEvents } from './sse.js';
 import { OUTBOX_RESUME_DELAY_MS } from '../../../workers/chatbot/worker.js';
 
 interface Health {
-  chatbot: { resources: number; searchable_by_words: number; searchable_by_meaning: number; reading: boolean; seconds_left: number | null };
+  chatbot: {
+    resources: number;
+    searchable_by_words: number;
+    searchable_by_meaning: number;
+    reading: boolean;
+    seconds_left: number | null;
+  };
 }
 
 t.test('/health and the chat answer say how far the collection has been read', async (t) => {
@@ -25,7 +31,11 @@ t.test('/health and the chat answer say how far the collection has been read', a
   };
 
   // 4 items, 4 media, 2 site pages; no blog post.
-  t.same(await health(), { resources: 10, searchable_by_words: 10, searchable_by_meaning: 10, reading: false, seconds_left: 0 }, 'all read');
+  t.same(
+    await health(),
+    { resources: 10, searchable_by_words: 10, searchable_by_meaning: 10, reading: false, seconds_left: 0 },
+    'all read',
+  );
   t.notOk('still_reading' in (await chat()), "a chat answer has the seed's fields only");
 
   // The start's resume of the outbox has run (it would give the marks below their jobs, which remove them).
@@ -35,21 +45,45 @@ t.test('/health and the chat answer say how far the collection has been read', a
   await readingPace(runtime.documents).deleteOne({ _id: 'pace' });
   await indexOutbox(runtime.documents).put(outboxMark({ type: 'item', id: 100 }, 1));
   await indexOutbox(runtime.documents).put({ ...outboxMark({ type: 'item', id: 101 }, 1), stage: 'embed' });
-  t.same(await health(), { resources: 10, searchable_by_words: 9, searchable_by_meaning: 8, reading: true, seconds_left: null }, 'no pace measured: time left unknown');
-  await readingPace(runtime.documents).put({ _id: 'pace', resources_per_second: 0.5, measured_at: runtime.clock.now().toISOString() });
+  t.same(
+    await health(),
+    { resources: 10, searchable_by_words: 9, searchable_by_meaning: 8, reading: true, seconds_left: null },
+    'no pace measured: time left unknown',
+  );
+  await readingPace(runtime.documents).put({
+    _id: 'pace',
+    resources_per_second: 0.5,
+    measured_at: runtime.clock.now().toISOString(),
+  });
   t.equal((await health()).seconds_left, 4, 'two resources at half a resource a second');
-  await readingPace(runtime.documents).put({ _id: 'pace', resources_per_second: 0.5, measured_at: new Date(runtime.clock.now().getTime() - 10 * 60_000).toISOString() });
+  await readingPace(runtime.documents).put({
+    _id: 'pace',
+    resources_per_second: 0.5,
+    measured_at: new Date(runtime.clock.now().getTime() - 10 * 60_000).toISOString(),
+  });
   t.equal((await health()).seconds_left, null, 'a pace ten minutes old is not used');
   const reading = await chat();
   t.equal(reading.still_reading, true, 'the chat answer says the collection is still being read');
   t.match(reading.answer_html, /violin/i);
   services.reading = new CollectionReading(runtime.documents);
-  const streamed = parseEvents((await post(app, 'chat', { question: 'Who made the violin?' }, { accept: 'text/event-stream' })).body);
+  const streamed = parseEvents(
+    (await post(app, 'chat', { question: 'Who made the violin?' }, { accept: 'text/event-stream' })).body,
+  );
   t.match(streamed.at(-1), { event: 'end', data: { still_reading: true } }, "the stream's end event says it too");
 
-  const docs = json<{ paths: Record<string, { post: { responses: Record<string, { content: Record<string, { schema: { properties: Record<string, unknown>; required: string[] } }> }> } }> }>(
-    await app.inject({ method: 'GET', url: '/api/docs.json' }),
-  );
+  const docs = json<{
+    paths: Record<
+      string,
+      {
+        post: {
+          responses: Record<
+            string,
+            { content: Record<string, { schema: { properties: Record<string, unknown>; required: string[] } }> }
+          >;
+        };
+      }
+    >;
+  }>(await app.inject({ method: 'GET', url: '/api/docs.json' }));
   const schema = docs.paths['/chatbot/api/chat'].post.responses['200'].content['application/json'].schema;
   t.ok(schema.properties.still_reading, 'documented');
   t.notOk(schema.required.includes('still_reading'), "off the seed's required fields");

@@ -12,5 +12,6 @@ t.test('with CHATBOT_SENTENCE_MODEL=off the chatbot embeds by words alone, and s
   t.equal(res.statusCode, 200);
   const body = json<SearchBody>(res);
   t.match(body.results[0], { title: 'Stradivari violin' }, 'a title in its own words comes first');
-  for (const result of body.results) t.ok(result.distance >= 0 && result.distance <= 2, 'distances stay cosine distances');
+  for (const result of body.results)
+    t.ok(result.distance >= 0 && result.distance <= 2, 'distances stay cosine distances');
 });

@@ -17,7 +17,10 @@ export function parseEvents(body: string): ReadEvent[] {
 }
 
 /** Reads a fetch body's events as they arrive, until `stop` says enough (then the caller may abort). */
-export async function readEvents(body: ReadableStream<Uint8Array>, stop: (events: ReadEvent[]) => boolean = () => false): Promise<ReadEvent[]> {
+export async function readEvents(
+  body: ReadableStream<Uint8Array>,
+  stop: (events: ReadEvent[]) => boolean = () => false,
+): Promise<ReadEvent[]> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let text = '';

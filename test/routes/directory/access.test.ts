@@ -3,7 +3,14 @@ import { configureLibrary } from '../../../commands/directory/handlers.js';
 import { buildTestApp, json } from '../../helper.js';
 import { directoryFixture, LIBRARY_ORIGIN, OPEN_TOKEN, SITE_TOKEN } from './fixture.js';
 
-const ENDPOINTS = ['/api/v1/library', '/api/v1/databases', '/api/v1/databases/jstor', '/api/v1/subjects', '/api/v1/types', '/api/v1/lists/starter'];
+const ENDPOINTS = [
+  '/api/v1/library',
+  '/api/v1/databases',
+  '/api/v1/databases/jstor',
+  '/api/v1/subjects',
+  '/api/v1/types',
+  '/api/v1/lists/starter',
+];
 
 t.test('tokens and origins', async (t) => {
   const { app } = await buildTestApp(t, { fixture: { directory: directoryFixture() } });
@@ -17,7 +24,11 @@ t.test('tokens and origins', async (t) => {
       const wrong = await app.inject({ method: 'GET', url: `${url}?token=nope` });
       t.equal(wrong.statusCode, 401, `${url} with a wrong token`);
     }
-    const basic = await app.inject({ method: 'GET', url: '/api/v1/library', headers: { authorization: `Basic ${OPEN_TOKEN}` } });
+    const basic = await app.inject({
+      method: 'GET',
+      url: '/api/v1/library',
+      headers: { authorization: `Basic ${OPEN_TOKEN}` },
+    });
     t.equal(basic.statusCode, 401, 'another Authorization scheme is refused');
     const empty = await app.inject({ method: 'GET', url: '/api/v1/library?token=' });
     t.equal(empty.statusCode, 401, 'an empty token is refused');
@@ -25,10 +36,22 @@ t.test('tokens and origins', async (t) => {
   });
 
   t.test('the token is accepted as Bearer header or ?token=', async (t) => {
-    t.equal((await app.inject({ method: 'GET', url: '/api/v1/library', headers: { authorization: `Bearer ${OPEN_TOKEN}` } })).statusCode, 200);
-    t.equal((await app.inject({ method: 'GET', url: '/api/v1/library', headers: { authorization: `bearer ${OPEN_TOKEN}` } })).statusCode, 200);
+    t.equal(
+      (await app.inject({ method: 'GET', url: '/api/v1/library', headers: { authorization: `Bearer ${OPEN_TOKEN}` } }))
+        .statusCode,
+      200,
+    );
+    t.equal(
+      (await app.inject({ method: 'GET', url: '/api/v1/library', headers: { authorization: `bearer ${OPEN_TOKEN}` } }))
+        .statusCode,
+      200,
+    );
     t.equal((await app.inject({ method: 'GET', url: `/api/v1/library?token=${OPEN_TOKEN}` })).statusCode, 200);
-    const headerWins = await app.inject({ method: 'GET', url: `/api/v1/library?token=${OPEN_TOKEN}`, headers: { authorization: 'Bearer nope' } });
+    const headerWins = await app.inject({
+      method: 'GET',
+      url: `/api/v1/library?token=${OPEN_TOKEN}`,
+      headers: { authorization: 'Bearer nope' },
+    });
     t.equal(headerWins.statusCode, 401, 'the header is the token when both are sent');
   });
 
@@ -44,7 +67,12 @@ t.test('tokens and origins', async (t) => {
     t.equal(allowed.headers['access-control-allow-origin'], LIBRARY_ORIGIN, 'CORS echoes the allowed origin');
     t.match(String(allowed.headers.vary), /Origin/);
 
-    for (const origin of ['https://evil.example.com', 'http://library.example.edu', 'https://library.example.edu:8443', 'null']) {
+    for (const origin of [
+      'https://evil.example.com',
+      'http://library.example.edu',
+      'https://library.example.edu:8443',
+      'null',
+    ]) {
       for (const url of ENDPOINTS) {
         const refused = await from(origin, url);
         t.equal(refused.statusCode, 403, `${origin} ${url} is refused`);
@@ -55,7 +83,11 @@ t.test('tokens and origins', async (t) => {
   });
 
   t.test('a token without allowed origins works from any site', async (t) => {
-    const res = await app.inject({ method: 'GET', url: `/api/v1/subjects?token=${OPEN_TOKEN}`, headers: { origin: 'https://anywhere.example.org' } });
+    const res = await app.inject({
+      method: 'GET',
+      url: `/api/v1/subjects?token=${OPEN_TOKEN}`,
+      headers: { origin: 'https://anywhere.example.org' },
+    });
     t.equal(res.statusCode, 200);
     t.equal(res.headers['access-control-allow-origin'], 'https://anywhere.example.org');
   });
@@ -82,10 +114,19 @@ t.test('tokens and origins', async (t) => {
 
 t.test('plan rule: only plus and trial may use the API', async (t) => {
   const { app, runtime } = await buildTestApp(t, { fixture: { directory: directoryFixture({ plan: 'basic' }) } });
-  for (const [plan, status] of [['basic', 403], ['trial', 200], ['plus', 200], ['basic', 403]] as const) {
+  for (const [plan, status] of [
+    ['basic', 403],
+    ['trial', 200],
+    ['plus', 200],
+    ['basic', 403],
+  ] as const) {
     await configureLibrary(runtime.commandContext(null), { plan });
     for (const url of ENDPOINTS) {
-      const res = await app.inject({ method: 'GET', url: `${url}?token=${OPEN_TOKEN}`, headers: { origin: 'https://anywhere.example.org' } });
+      const res = await app.inject({
+        method: 'GET',
+        url: `${url}?token=${OPEN_TOKEN}`,
+        headers: { origin: 'https://anywhere.example.org' },
+      });
       t.equal(res.statusCode, status, `${plan}: ${url} is ${status}`);
       if (status === 403) {
         t.match(json<{ error: string }>(res).error, /plan/);
@@ -93,7 +134,9 @@ t.test('plan rule: only plus and trial may use the API', async (t) => {
       }
     }
   }
-  const bare = await buildTestApp(t, { fixture: { directory: { tokens: [{ token: OPEN_TOKEN, allowed_origins: [] }] } } });
+  const bare = await buildTestApp(t, {
+    fixture: { directory: { tokens: [{ token: OPEN_TOKEN, allowed_origins: [] }] } },
+  });
   const res = await bare.app.inject({ method: 'GET', url: `/api/v1/library?token=${OPEN_TOKEN}` });
   t.equal(res.statusCode, 403, 'no library configured: no plan, no access');
 });
@@ -118,7 +161,11 @@ t.test('rate limit: 120 requests per minute per token', async (t) => {
   t.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After is ${over.headers['retry-after']}`);
   t.equal(over.headers['x-ratelimit-remaining'], '0');
   t.equal(over.headers['access-control-allow-origin'], 'https://anywhere.example.org', 'the widget can read the 429');
-  t.equal((await app.inject({ method: 'GET', url: `/api/v1/databases/jstor?token=${OPEN_TOKEN}` })).statusCode, 429, 'one count for every endpoint');
+  t.equal(
+    (await app.inject({ method: 'GET', url: `/api/v1/databases/jstor?token=${OPEN_TOKEN}` })).statusCode,
+    429,
+    'one count for every endpoint',
+  );
   t.equal((await call(SITE_TOKEN)).statusCode, 200, 'another token has its own count');
   const bad = await app.inject({ method: 'GET', url: '/api/v1/types?token=nope' });
   t.equal(bad.statusCode, 401, 'an unknown token is 401, not 429');

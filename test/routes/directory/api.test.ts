@@ -20,7 +20,8 @@ interface ListBody {
 
 t.test('directory API: endpoints, filters, paging and hidden databases', async (t) => {
   const { app } = await buildTestApp(t, { fixture: { directory: directoryFixture() } });
-  const get = (path: string) => app.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${OPEN_TOKEN}` } });
+  const get = (path: string) =>
+    app.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${OPEN_TOKEN}` } });
   const handles = async (tt: Test, query: string) => {
     const res = await get(`/api/v1/databases${query}`);
     tt.equal(res.statusCode, 200, `databases${query}`);
@@ -41,14 +42,21 @@ t.test('directory API: endpoints, filters, paging and hidden databases', async (
   t.test('GET /api/v1/databases: record shape, order, hidden left out', async (t) => {
     const res = await get('/api/v1/databases');
     const body = json<ListBody>(res);
-    t.same(body.data.map((d) => d.handle), VISIBLE_ORDER, 'name A to Z, case-insensitive; hidden absent');
+    t.same(
+      body.data.map((d) => d.handle),
+      VISIBLE_ORDER,
+      'name A to Z, case-insensitive; hidden absent',
+    );
     t.same(body.meta, { page: 1, per_page: 25, total: 5, total_pages: 1 });
     const jstor = body.data.find((d) => d.handle === 'jstor');
     t.same(jstor, {
       handle: 'jstor',
       name: 'JSTOR',
       description: 'Journal archive for the humanities.',
-      subjects: [{ handle: 'history', name: 'History' }, { handle: 'literature', name: 'Literature' }],
+      subjects: [
+        { handle: 'history', name: 'History' },
+        { handle: 'literature', name: 'Literature' },
+      ],
       types: [{ handle: 'journals', name: 'Journals' }],
       access: 'subscription',
       audience: ['undergraduate', 'graduate'],
@@ -80,16 +88,30 @@ t.test('directory API: endpoints, filters, paging and hidden databases', async (
     t.same(await handles(t, '?audience=public'), ['ancestry', 'britannica']);
     t.same(await handles(t, '?featured=1'), ['ancestry', 'jstor']);
     t.same(await handles(t, '?featured=0'), VISIBLE_ORDER, 'featured=0 is no filter');
-    t.same(await handles(t, '?subject=&type=&access=&audience=&featured=&q='), VISIBLE_ORDER, 'empty values are no filter');
-    t.same(await handles(t, '?subject=history&type=reference&access=trial&audience=undergraduate&q=encyclo'), ['britannica'], 'filters combine');
+    t.same(
+      await handles(t, '?subject=&type=&access=&audience=&featured=&q='),
+      VISIBLE_ORDER,
+      'empty values are no filter',
+    );
+    t.same(
+      await handles(t, '?subject=history&type=reference&access=trial&audience=undergraduate&q=encyclo'),
+      ['britannica'],
+      'filters combine',
+    );
   });
 
   t.test('paging: page, per_page default 25, above 100 treated as 100', async (t) => {
     const p1 = json<ListBody>(await get('/api/v1/databases?per_page=2'));
-    t.same(p1.data.map((d) => d.handle), ['ancestry', 'britannica']);
+    t.same(
+      p1.data.map((d) => d.handle),
+      ['ancestry', 'britannica'],
+    );
     t.same(p1.meta, { page: 1, per_page: 2, total: 5, total_pages: 3 });
     const p3 = json<ListBody>(await get('/api/v1/databases?per_page=2&page=3'));
-    t.same(p3.data.map((d) => d.handle), ['zeta']);
+    t.same(
+      p3.data.map((d) => d.handle),
+      ['zeta'],
+    );
     t.same(p3.meta, { page: 3, per_page: 2, total: 5, total_pages: 3 });
     const past = json<ListBody>(await get('/api/v1/databases?per_page=2&page=9'));
     t.same(past.data, [], 'a page past the end is empty');
@@ -146,7 +168,10 @@ t.test('directory API: endpoints, filters, paging and hidden databases', async (
     t.equal(res.statusCode, 200);
     const body = json<{ data: { handle: string; name: string; databases: DatabaseRecord[] } }>(res);
     t.equal(body.data.name, 'Start here');
-    t.same(body.data.databases.map((d) => d.handle), ['pubmed', 'jstor', 'ancestry']);
+    t.same(
+      body.data.databases.map((d) => d.handle),
+      ['pubmed', 'jstor', 'ancestry'],
+    );
     t.equal(body.data.databases[0].links.open, 'http://test.local/directory/go/pubmed');
     t.same(json(await get('/api/v1/lists')), { data: [{ handle: 'starter', name: 'Start here' }] });
     t.equal((await get('/api/v1/lists/nope')).statusCode, 404);
@@ -174,8 +199,11 @@ t.test('directory API: endpoints, filters, paging and hidden databases', async (
       t.ok(ops, `${path} is documented`);
       for (const op of Object.values(ops ?? {})) t.ok(op.summary, `${path} has a summary`);
     }
-    const params = (doc.paths['/api/v1/databases'].get as unknown as { parameters: { name: string }[] }).parameters.map((p) => p.name);
-    for (const name of ['q', 'subject', 'type', 'access', 'audience', 'featured', 'page', 'per_page', 'token']) t.ok(params.includes(name), `documents ${name}`);
+    const params = (doc.paths['/api/v1/databases'].get as unknown as { parameters: { name: string }[] }).parameters.map(
+      (p) => p.name,
+    );
+    for (const name of ['q', 'subject', 'type', 'access', 'audience', 'featured', 'page', 'per_page', 'token'])
+      t.ok(params.includes(name), `documents ${name}`);
     const ui = await app.inject({ method: 'GET', url: '/api/docs' });
     t.ok(ui.statusCode < 400, 'interactive reference is served');
   });

@@ -12,19 +12,39 @@ t.test('a database: strong ETag on the directory API, If-Match on its admin PATC
   t.match(etag, /^"[1-9][0-9]*-/);
   t.equal(read.headers['cache-control'], 'private, no-cache', 'a token is a credential');
   t.match(read.headers.vary, /Authorization/);
-  t.notOk('version' in json<{ data: Record<string, unknown> }>(read).data, 'the record keeps the seed\'s fields');
-  t.equal((await app.inject({ url: '/api/v1/databases/jstor', headers: { ...bearer, 'if-none-match': etag } })).statusCode, 304);
+  t.notOk('version' in json<{ data: Record<string, unknown> }>(read).data, "the record keeps the seed's fields");
+  t.equal(
+    (await app.inject({ url: '/api/v1/databases/jstor', headers: { ...bearer, 'if-none-match': etag } })).statusCode,
+    304,
+  );
 
   const [a, b] = await Promise.all([
-    app.inject({ method: 'PATCH', url: `/api/directory/databases/jstor?${admin}`, headers: { 'if-match': etag }, payload: { name: 'JSTOR A' } }),
-    app.inject({ method: 'PATCH', url: `/api/directory/databases/jstor?${admin}`, headers: { 'if-match': etag }, payload: { description: 'B' } }),
+    app.inject({
+      method: 'PATCH',
+      url: `/api/directory/databases/jstor?${admin}`,
+      headers: { 'if-match': etag },
+      payload: { name: 'JSTOR A' },
+    }),
+    app.inject({
+      method: 'PATCH',
+      url: `/api/directory/databases/jstor?${admin}`,
+      headers: { 'if-match': etag },
+      payload: { description: 'B' },
+    }),
   ]);
   t.same([a.statusCode, b.statusCode].sort(), [200, 412]);
   const [won, lost] = a.statusCode === 200 ? [a, b] : [b, a];
   t.same(Object.keys(json(lost)), ['errors'], 'native shape on the admin surface');
-  const now = json<{ data: Record<string, unknown> }>(await app.inject({ url: '/api/v1/databases/jstor', headers: bearer })).data;
+  const now = json<{ data: Record<string, unknown> }>(
+    await app.inject({ url: '/api/v1/databases/jstor', headers: bearer }),
+  ).data;
   const winner = json<Record<string, unknown>>(won);
   t.same([now.name, now.description], [winner.name, winner.description], 'the loser changed nothing');
-  const again = await app.inject({ method: 'PATCH', url: `/api/directory/databases/jstor?${admin}`, headers: { 'if-match': won.headers.etag as string }, payload: { featured: false } });
+  const again = await app.inject({
+    method: 'PATCH',
+    url: `/api/directory/databases/jstor?${admin}`,
+    headers: { 'if-match': won.headers.etag as string },
+    payload: { featured: false },
+  });
   t.equal(again.statusCode, 200, "the write's own ETag is current");
 });

@@ -5,8 +5,12 @@ import { directoryFixture, OPEN_TOKEN, PROXY_PREFIX } from './fixture.js';
 
 t.test('tracked redirect, click counts and details pages', async (t) => {
   const clock = new FixedClock(new Date('2026-03-01T10:00:00Z'));
-  const { app, runtime } = await buildTestApp(t, { fixture: { users: ROLE_USERS, directory: directoryFixture() }, clock });
-  const clicks = (query = '') => app.inject({ method: 'GET', url: `/api/directory/clicks?${keyFor('global_admin')}${query}` });
+  const { app, runtime } = await buildTestApp(t, {
+    fixture: { users: ROLE_USERS, directory: directoryFixture() },
+    clock,
+  });
+  const clicks = (query = '') =>
+    app.inject({ method: 'GET', url: `/api/directory/clicks?${keyFor('global_admin')}${query}` });
 
   t.test('links.open answers 302 to the database, behind the proxy when proxied', async (t) => {
     const list = json<{ data: { handle: string; links: { open: string } }[] }>(
@@ -15,7 +19,11 @@ t.test('tracked redirect, click counts and details pages', async (t) => {
     const openOf = (handle: string) => new URL(list.data.find((d) => d.handle === handle)!.links.open).pathname;
     const proxied = await app.inject({ method: 'GET', url: openOf('jstor') });
     t.equal(proxied.statusCode, 302);
-    t.equal(proxied.headers.location, `${PROXY_PREFIX}https://www.jstor.org/`, 'the URL is appended to the prefix as it is');
+    t.equal(
+      proxied.headers.location,
+      `${PROXY_PREFIX}https://www.jstor.org/`,
+      'the URL is appended to the prefix as it is',
+    );
     t.equal(proxied.headers['cache-control'], 'no-store', 'every click reaches the server');
     const withQuery = await app.inject({ method: 'GET', url: openOf('zeta') });
     t.equal(withQuery.headers.location, `${PROXY_PREFIX}https://zeta.example.com/search?a=1&b=2`);
@@ -62,7 +70,10 @@ t.test('tracked redirect, click counts and details pages', async (t) => {
     const anonymous = await app.inject({ method: 'GET', url: '/api/directory/clicks' });
     t.equal(anonymous.statusCode, 403);
     t.same(json(anonymous), { errors: { error: 'A Global Administrator is required.' } });
-    t.equal((await app.inject({ method: 'GET', url: `/api/directory/clicks?${keyFor('site_admin')}` })).statusCode, 403);
+    t.equal(
+      (await app.inject({ method: 'GET', url: `/api/directory/clicks?${keyFor('site_admin')}` })).statusCode,
+      403,
+    );
     t.equal((await clicks('&from=yesterday')).statusCode, 422);
     const backwards = await clicks('&from=2026-03-02&to=2026-03-01');
     t.equal(backwards.statusCode, 422);
@@ -87,7 +98,8 @@ t.test('tracked redirect, click counts and details pages', async (t) => {
     t.equal((await app.inject({ method: 'GET', url: '/directory/databases/nope' })).statusCode, 404);
   });
   t.test('HEAD is not a click', async (t) => {
-    const total = async () => json<{ count: number }[]>(await clicks('&handle=pubmed')).reduce((n, c) => n + c.count, 0);
+    const total = async () =>
+      json<{ count: number }[]>(await clicks('&handle=pubmed')).reduce((n, c) => n + c.count, 0);
     const before = await total();
     const head = await app.inject({ method: 'HEAD', url: '/directory/go/pubmed' });
     t.equal(head.statusCode, 302);

@@ -58,7 +58,13 @@ t.test('200 with every port, the projections and the job queues; no credentials 
   t.same(body.parked, []);
   t.ok(Array.isArray(body.jobs.queues), 'the in-process queue tells its backlog');
   t.ok(
-    body.jobs.queues.every((q: Record<string, unknown>) => typeof q.queue === 'string' && Number.isInteger(q.waiting) && Number.isInteger(q.active) && Number.isInteger(q.failed)),
+    body.jobs.queues.every(
+      (q: Record<string, unknown>) =>
+        typeof q.queue === 'string' &&
+        Number.isInteger(q.waiting) &&
+        Number.isInteger(q.active) &&
+        Number.isInteger(q.failed),
+    ),
   );
   const docs = (await app.inject({ method: 'GET', url: '/api/docs.json' })).json();
   t.ok(docs.paths['/health'].get.responses['503'], 'documented, with its 503');
@@ -78,7 +84,11 @@ t.test('a parked projection is listed with its event and error; the report says 
     body.projections.find((p: { name: string }) => p.name === 'faulty'),
     { position: position - 1, stale: true },
   );
-  t.match(body.projections.find((p: { name: string }) => p.name === 'users'), { position, stale: false }, 'the others went on');
+  t.match(
+    body.projections.find((p: { name: string }) => p.name === 'users'),
+    { position, stale: false },
+    'the others went on',
+  );
 });
 
 t.test('503 with the same body when the document store is away', async (t) => {
@@ -119,10 +129,15 @@ t.test('the vector index checked is the one the chatbot module built for this ru
     services.vectorIndex = original;
   });
   // The index as it is, but its size cannot be had: an Elasticsearch gone away.
-  services.vectorIndex = Object.assign(Object.create(original) as VectorIndex, { size: () => Promise.reject(new DependencyUnavailableError('Elasticsearch')) });
+  services.vectorIndex = Object.assign(Object.create(original) as VectorIndex, {
+    size: () => Promise.reject(new DependencyUnavailableError('Elasticsearch')),
+  });
   const body = (await app.inject({ method: 'GET', url: '/health' })).json();
   t.same(body.ports.vector_index, { adapter: 'embedded', reachable: false });
   t.equal(body.status, 'degraded');
   services.vectorIndex = original;
-  t.same((await app.inject({ method: 'GET', url: '/health' })).json().ports.vector_index, { adapter: 'embedded', reachable: true });
+  t.same((await app.inject({ method: 'GET', url: '/health' })).json().ports.vector_index, {
+    adapter: 'embedded',
+    reachable: true,
+  });
 });

@@ -51,16 +51,28 @@ t.test('page version history over HTTP', async (t) => {
   const clock = new FixedClock(new Date('2026-03-01T12:00:00Z'));
   const { app } = await buildTestApp(t, { fixture, clock });
   const sessions = {} as Record<RoleName, string>;
-  for (const role of ['global_admin', 'editor', 'reviewer', 'author', 'researcher'] as const) sessions[role] = await sessionFor(app, role);
+  for (const role of ['global_admin', 'editor', 'reviewer', 'author', 'researcher'] as const)
+    sessions[role] = await sessionFor(app, role);
   const as = (role: RoleName) => ({ cookie: sessions[role] });
-  const get = (url: string, role: RoleName | null = 'editor') => app.inject({ method: 'GET', url, headers: role ? as(role) : {} });
+  const get = (url: string, role: RoleName | null = 'editor') =>
+    app.inject({ method: 'GET', url, headers: role ? as(role) : {} });
   const list = async (pageId: number, query = '', role: RoleName = 'editor') => {
     const res = await get(`/api/page-versioning/${pageId}/versions${query}`, role);
     t.equal(res.statusCode, 200, `list of page ${pageId}${query}: ${res.body}`);
     return json<Ok<ListData>>(res).data;
   };
-  const revert = (versionId: number | string, payload?: object | string, role: RoleName = 'editor', headers: Record<string, string> = {}) =>
-    app.inject({ method: 'POST', url: `/api/page-versioning/version/${versionId}/revert`, headers: { ...as(role), ...headers }, payload });
+  const revert = (
+    versionId: number | string,
+    payload?: object | string,
+    role: RoleName = 'editor',
+    headers: Record<string, string> = {},
+  ) =>
+    app.inject({
+      method: 'POST',
+      url: `/api/page-versioning/version/${versionId}/revert`,
+      headers: { ...as(role), ...headers },
+      payload,
+    });
   const patchPage = async (id: number, body: object, role: RoleName = 'editor') => {
     clock.advance(60_000);
     const res = await app.inject({ method: 'PATCH', url: `/api/site_pages/${id}`, headers: as(role), payload: body });
@@ -72,7 +84,10 @@ t.test('page version history over HTTP', async (t) => {
 
   await t.test('importing a page records its first version', async (t) => {
     const data = await list(5);
-    t.same({ ...data, versions: [] }, { resource_id: 5, resource_type: 'site_page', total: 1, limit: 50, offset: 0, versions: [] });
+    t.same(
+      { ...data, versions: [] },
+      { resource_id: 5, resource_type: 'site_page', total: 1, limit: 50, offset: 0, versions: [] },
+    );
     const [version] = data.versions;
     createId = version.id;
     t.ok(Number.isInteger(createId) && createId > 0, 'the version id is a positive integer');
@@ -91,7 +106,10 @@ t.test('page version history over HTTP', async (t) => {
   });
 
   await t.test('updates through the platform API are versions, newest first, with the editor', async (t) => {
-    await patchPage(5, { 'o:title': 'About us', 'o:block': [{ 'o:layout': 'html', 'o:data': { html: '<p>Two</p>' } }] });
+    await patchPage(5, {
+      'o:title': 'About us',
+      'o:block': [{ 'o:layout': 'html', 'o:data': { html: '<p>Two</p>' } }],
+    });
     await patchPage(5, { 'o:slug': 'about-us' }, 'global_admin');
     const data = await list(5);
     t.equal(data.total, 3);
@@ -136,7 +154,10 @@ t.test('page version history over HTTP', async (t) => {
     t.same(full.data.blocks, payload.blocks, 'payload keys are repeated at the top level');
     t.equal(full.data.site_id, 1);
     const second = json<Ok<Full>>(await get(`/api/page-versioning/version/${updateId}`)).data;
-    t.same([second.payload.title, second.payload.slug, second.payload.blocks], ['About us', 'about', [{ layout: 'html', data: { html: '<p>Two</p>' } }]]);
+    t.same(
+      [second.payload.title, second.payload.slug, second.payload.blocks],
+      ['About us', 'about', [{ layout: 'html', data: { html: '<p>Two</p>' } }]],
+    );
     t.equal(second.editor_name, 'Ed Editor');
   });
 
@@ -167,15 +188,30 @@ t.test('page version history over HTTP', async (t) => {
       created_at: '2026-03-01 12:03:00',
     });
     const full = json<Ok<Full>>(await get(`/api/page-versioning/version/${revertId}`)).data;
-    t.same(full.payload, json<Ok<Full>>(await get(`/api/page-versioning/version/${createId}`)).data.payload, 'the revert version holds the old content');
+    t.same(
+      full.payload,
+      json<Ok<Full>>(await get(`/api/page-versioning/version/${createId}`)).data.payload,
+      'the revert version holds the old content',
+    );
   });
 
   await t.test('revert of a revert, with a note from a form body', async (t) => {
     await patchPage(5, { 'o:title': 'Changed again' });
-    const res = await revert(revertId, 'summary=Undo+the+change', 'global_admin', { 'content-type': 'application/x-www-form-urlencoded' });
+    const res = await revert(revertId, 'summary=Undo+the+change', 'global_admin', {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     t.equal(res.statusCode, 200, res.body);
     const newest = (await list(5)).versions[0];
-    t.same([newest.id, newest.operation, newest.summary, newest.title, newest.editor_name], [json<Ok<{ new_version_id: number }>>(res).data.new_version_id, 'revert', 'Undo the change', 'About', 'Gail Global']);
+    t.same(
+      [newest.id, newest.operation, newest.summary, newest.title, newest.editor_name],
+      [
+        json<Ok<{ new_version_id: number }>>(res).data.new_version_id,
+        'revert',
+        'Undo the change',
+        'About',
+        'Gail Global',
+      ],
+    );
     t.equal(json<Record<string, unknown>>(await get('/api/site_pages/5'))['o:title'], 'About');
   });
 
@@ -207,16 +243,31 @@ t.test('page version history over HTTP', async (t) => {
         resource_id: 5,
         resource_type: 'site_page',
         fields: [{ field: 'title', before: 'About', after: 'About us' }],
-        blocks: [{ index: 0, change: 'changed', before: { layout: 'html', data: { html: '<p>One</p>' } }, after: { layout: 'html', data: { html: '<p>Two</p>' } } }],
+        blocks: [
+          {
+            index: 0,
+            change: 'changed',
+            before: { layout: 'html', data: { html: '<p>One</p>' } },
+            after: { layout: 'html', data: { html: '<p>Two</p>' } },
+          },
+        ],
       },
     });
-    const first = json<Ok<{ against_version_id: number | null; fields: { field: string }[]; blocks: { change: string }[] }>>(
-      await get(`/api/page-versioning/version/${createId}/diff`),
-    ).data;
+    const first = json<
+      Ok<{ against_version_id: number | null; fields: { field: string }[]; blocks: { change: string }[] }>
+    >(await get(`/api/page-versioning/version/${createId}/diff`)).data;
     t.equal(first.against_version_id, null, 'the first version has nothing before it');
-    t.same(first.fields.map((f) => f.field), ['title', 'slug', 'is_public', 'layout', 'layout_data', 'site_id']);
-    t.same(first.blocks.map((b) => b.change), ['added']);
-    const same = json<Ok<{ fields: unknown[]; blocks: unknown[] }>>(await get(`/api/page-versioning/version/${revertId}/diff?against=${createId}`)).data;
+    t.same(
+      first.fields.map((f) => f.field),
+      ['title', 'slug', 'is_public', 'layout', 'layout_data', 'site_id'],
+    );
+    t.same(
+      first.blocks.map((b) => b.change),
+      ['added'],
+    );
+    const same = json<Ok<{ fields: unknown[]; blocks: unknown[] }>>(
+      await get(`/api/page-versioning/version/${revertId}/diff?against=${createId}`),
+    ).data;
     t.same([same.fields, same.blocks], [[], []], 'a revert to a version equals it');
     const backwards = json<Ok<{ fields: { field: string; before: unknown; after: unknown }[] }>>(
       await get(`/api/page-versioning/version/${createId}/diff?against=${updateId}`),
@@ -239,16 +290,27 @@ t.test('page version history over HTTP', async (t) => {
       t.same(json(res), { status: 'error', message: 'Reverting a page needs the Editor role or higher.' });
     }
     t.equal((await list(5)).total, before, 'refused reverts record nothing');
-    const urls = [`/api/page-versioning/5/versions`, `/api/page-versioning/version/${createId}`, `/api/page-versioning/version/${createId}/diff`];
+    const urls = [
+      `/api/page-versioning/5/versions`,
+      `/api/page-versioning/version/${createId}`,
+      `/api/page-versioning/version/${createId}/diff`,
+    ];
     for (const url of urls) {
       const anonymous = await get(url, null);
       t.equal(anonymous.statusCode, 403, `${url} without a session`);
       t.same(json(anonymous), { status: 'error', message: 'A login session is required.' });
       t.equal((await get(`${url}?${keyFor('editor')}`, null)).statusCode, 403, `${url}: API keys are not recognised`);
     }
-    const keyRevert = await app.inject({ method: 'POST', url: `/api/page-versioning/version/${createId}/revert?${keyFor('global_admin')}` });
+    const keyRevert = await app.inject({
+      method: 'POST',
+      url: `/api/page-versioning/version/${createId}/revert?${keyFor('global_admin')}`,
+    });
     t.equal(keyRevert.statusCode, 403, 'revert with an API key only');
-    t.equal((await get('/api/page-versioning/5/versions', 'researcher')).statusCode, 200, 'any session lists a public page');
+    t.equal(
+      (await get('/api/page-versioning/5/versions', 'researcher')).statusCode,
+      200,
+      'any session lists a public page',
+    );
   });
 
   await t.test('private pages are 404 for those who cannot see them', async (t) => {
@@ -262,7 +324,10 @@ t.test('page version history over HTTP', async (t) => {
 
   await t.test("a private page's versions and diffs are 404 too, not its private text", async (t) => {
     const privateVersion = (await list(6, '', 'global_admin')).versions[0].id;
-    const urls = [`/api/page-versioning/version/${privateVersion}`, `/api/page-versioning/version/${privateVersion}/diff`];
+    const urls = [
+      `/api/page-versioning/version/${privateVersion}`,
+      `/api/page-versioning/version/${privateVersion}/diff`,
+    ];
     for (const role of ['reviewer', 'author', 'researcher'] as const) {
       for (const url of urls) {
         const res = await get(url, role);
@@ -272,7 +337,10 @@ t.test('page version history over HTTP', async (t) => {
       }
     }
     for (const url of urls) t.equal((await get(url, 'editor')).statusCode, 200, `an editor reads ${url}`);
-    const diffAgainstPrivate = await get(`/api/page-versioning/version/${createId}/diff?against=${privateVersion}`, 'researcher');
+    const diffAgainstPrivate = await get(
+      `/api/page-versioning/version/${createId}/diff?against=${privateVersion}`,
+      'researcher',
+    );
     t.equal(diffAgainstPrivate.statusCode, 400, 'a version of another page is refused without its content');
     t.notMatch(diffAgainstPrivate.body, /Draft page/);
   });
@@ -300,7 +368,11 @@ t.test('page version history over HTTP', async (t) => {
     const badRevert = await revert('x1');
     t.equal(badRevert.statusCode, 400);
     t.same(json<{ status: string }>(badRevert).status, 'error');
-    for (const url of ['/api/page-versioning/999/versions', '/api/page-versioning/version/999999', '/api/page-versioning/version/999999/diff']) {
+    for (const url of [
+      '/api/page-versioning/999/versions',
+      '/api/page-versioning/version/999999',
+      '/api/page-versioning/version/999999/diff',
+    ]) {
       const res = await get(url);
       t.equal(res.statusCode, 404, url);
       t.equal(json<{ status: string }>(res).status, 'error');
@@ -365,7 +437,9 @@ t.test('page version history over HTTP', async (t) => {
   });
 
   await t.test('the OpenAPI document describes the endpoints, diff included', async (t) => {
-    const doc = json<{ paths: Record<string, Record<string, { tags?: string[]; summary?: string }>> }>(await app.inject({ method: 'GET', url: '/api/docs.json' }));
+    const doc = json<{ paths: Record<string, Record<string, { tags?: string[]; summary?: string }>> }>(
+      await app.inject({ method: 'GET', url: '/api/docs.json' }),
+    );
     for (const [path, method] of [
       ['/api/page-versioning/{pageId}/versions', 'get'],
       ['/api/page-versioning/version/{versionId}', 'get'],

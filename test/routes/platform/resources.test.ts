@@ -9,7 +9,14 @@ const fixture = {
     { id: 11, title: 'Secret set', is_public: false },
   ],
   items: [
-    { id: 100, title: 'Map of Lisbon', description: 'A map', item_set_ids: [10], site_ids: [1], media: [{ id: 1000, title: 'Scan', text: 'transcription' }] },
+    {
+      id: 100,
+      title: 'Map of Lisbon',
+      description: 'A map',
+      item_set_ids: [10],
+      site_ids: [1],
+      media: [{ id: 1000, title: 'Scan', text: 'transcription' }],
+    },
     { id: 101, title: 'Hidden item', is_public: false },
     { id: 102, title: 'Third item', item_set_ids: [10] },
   ],
@@ -41,7 +48,10 @@ t.test('host platform resources', async (t) => {
     const res = await app.inject({ method: 'GET', url: '/api/items?per_page=1&page=1' });
     t.equal(res.statusCode, 200);
     t.equal(res.headers['platform-total-results'], '2', 'private items are not counted for anonymous callers');
-    t.same(json<{ 'o:id': number }[]>(res).map((i) => i['o:id']), [100]);
+    t.same(
+      json<{ 'o:id': number }[]>(res).map((i) => i['o:id']),
+      [100],
+    );
     const link = String(res.headers.link);
     t.match(link, /page=1&per_page=1>; rel="first"/);
     t.match(link, /page=2&per_page=1>; rel="next"/);
@@ -50,17 +60,30 @@ t.test('host platform resources', async (t) => {
     const asEditor = await app.inject({ method: 'GET', url: `/api/items?${editor}` });
     t.equal(asEditor.headers['platform-total-results'], '3', 'editors see private items');
     const bySet = await app.inject({ method: 'GET', url: '/api/items?item_set_id=10' });
-    t.same(json<{ 'o:id': number }[]>(bySet).map((i) => i['o:id']), [100, 102]);
+    t.same(
+      json<{ 'o:id': number }[]>(bySet).map((i) => i['o:id']),
+      [100, 102],
+    );
     const pages = await app.inject({ method: 'GET', url: '/api/site_pages?site_id=1' });
-    t.same(json<{ 'o:id': number }[]>(pages).map((p) => p['o:id']), [5]);
+    t.same(
+      json<{ 'o:id': number }[]>(pages).map((p) => p['o:id']),
+      [5],
+    );
     const media = await app.inject({ method: 'GET', url: '/api/media?item_id=100' });
-    t.same(json<{ 'o:id': number }[]>(media).map((p) => p['o:id']), [1000]);
+    t.same(
+      json<{ 'o:id': number }[]>(media).map((p) => p['o:id']),
+      [1000],
+    );
   });
 
   t.test('private records are 404 below editor, visible to editors', async (t) => {
     for (const url of ['/api/items/101', '/api/item_sets/11', '/api/site_pages/6']) {
       t.equal((await app.inject({ method: 'GET', url })).statusCode, 404, `${url} anonymous`);
-      t.equal((await app.inject({ method: 'GET', url: `${url}?${keyFor('researcher')}` })).statusCode, 404, `${url} researcher`);
+      t.equal(
+        (await app.inject({ method: 'GET', url: `${url}?${keyFor('researcher')}` })).statusCode,
+        404,
+        `${url} researcher`,
+      );
       t.equal((await app.inject({ method: 'GET', url: `${url}?${editor}` })).statusCode, 200, `${url} editor`);
     }
     const missing = await app.inject({ method: 'GET', url: '/api/items/999' });
@@ -78,7 +101,11 @@ t.test('host platform resources', async (t) => {
     const item = json<{ 'o:id': number; 'o:is_public': boolean }>(created);
     t.ok(item['o:id'] > 102, 'ids continue after imported ones');
     t.equal(item['o:is_public'], true);
-    const patched = await app.inject({ method: 'PATCH', url: `/api/items/${item['o:id']}?${editor}`, payload: { 'o:title': 'Renamed' } });
+    const patched = await app.inject({
+      method: 'PATCH',
+      url: `/api/items/${item['o:id']}?${editor}`,
+      payload: { 'o:title': 'Renamed' },
+    });
     t.equal(patched.statusCode, 200);
     t.equal(json<Record<string, unknown>>(patched)['o:title'], 'Renamed');
     t.equal(json<Record<string, unknown>>(patched)['o:description'], 'D', 'absent keys keep their value');
@@ -97,7 +124,11 @@ t.test('host platform resources', async (t) => {
     t.equal(json<Record<string, unknown>>(deleted)['o:title'], 'Renamed');
     t.equal((await app.inject({ method: 'GET', url: `/api/items/${item['o:id']}` })).statusCode, 404);
     const mediaId = json<{ 'o:id': number }>(media)['o:id'];
-    t.equal((await app.inject({ method: 'GET', url: `/api/media/${mediaId}?${editor}` })).statusCode, 404, "an item's media go with it");
+    t.equal(
+      (await app.inject({ method: 'GET', url: `/api/media/${mediaId}?${editor}` })).statusCode,
+      404,
+      "an item's media go with it",
+    );
     t.equal((await app.inject({ method: 'DELETE', url: `/api/items/${item['o:id']}?${editor}` })).statusCode, 404);
   });
 
@@ -105,7 +136,12 @@ t.test('host platform resources', async (t) => {
     const res = await app.inject({
       method: 'POST',
       url: `/api/site_pages?${editor}`,
-      payload: { 'o:site': { 'o:id': 1 }, 'o:slug': 'visit', 'o:title': 'Visit', 'o:block': [{ 'o:layout': 'html', 'o:data': { html: '<p>x</p>' } }] },
+      payload: {
+        'o:site': { 'o:id': 1 },
+        'o:slug': 'visit',
+        'o:title': 'Visit',
+        'o:block': [{ 'o:layout': 'html', 'o:data': { html: '<p>x</p>' } }],
+      },
     });
     t.equal(res.statusCode, 201);
     t.same(json<Record<string, unknown>>(res)['o:block'], [{ 'o:layout': 'html', 'o:data': { html: '<p>x</p>' } }]);
@@ -122,10 +158,18 @@ t.test('host platform resources', async (t) => {
     const missing = await app.inject({ method: 'POST', url: `/api/items?${editor}`, payload: {} });
     t.equal(missing.statusCode, 422);
     t.same(json(missing), { errors: { 'o:title': ['This field is required.'] } });
-    const wrongType = await app.inject({ method: 'POST', url: `/api/items?${editor}`, payload: { 'o:title': 'x', 'o:is_public': 'maybe' } });
+    const wrongType = await app.inject({
+      method: 'POST',
+      url: `/api/items?${editor}`,
+      payload: { 'o:title': 'x', 'o:is_public': 'maybe' },
+    });
     t.equal(wrongType.statusCode, 422);
     t.ok(json<{ errors: Record<string, string[]> }>(wrongType).errors['o:is_public']);
-    const badRef = await app.inject({ method: 'POST', url: `/api/items?${editor}`, payload: { 'o:title': 'x', 'o:item_set': [{ 'o:id': 999 }] } });
+    const badRef = await app.inject({
+      method: 'POST',
+      url: `/api/items?${editor}`,
+      payload: { 'o:title': 'x', 'o:item_set': [{ 'o:id': 999 }] },
+    });
     t.equal(badRef.statusCode, 422);
     const badJson = await app.inject({
       method: 'POST',

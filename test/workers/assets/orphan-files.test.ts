@@ -26,7 +26,12 @@ function fileAt(path: string, at?: number): string {
 async function uploadedFile({ app, runtime, config }: TestApp): Promise<string> {
   const cookie = await sessionFor(app, 'editor');
   const body = multipart([{ name: 'file[0]', filename: 'map.png', content: PNG }]);
-  const res = await app.inject({ method: 'POST', url: '/api/asset-picker/assets', payload: body.payload, headers: { ...body.headers, cookie } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/asset-picker/assets',
+    payload: body.payload,
+    headers: { ...body.headers, cookie },
+  });
   if (res.statusCode !== 201) throw new Error(`upload failed: ${res.body}`);
   const asset = await findAsset(runtime.documents, json<{ asset: { id: number } }>(res).asset.id);
   const path = join(filesDir(config), 'assets', asset?.stored_name ?? 'missing');
@@ -38,7 +43,10 @@ async function uploadedFile({ app, runtime, config }: TestApp): Promise<string> 
 function layout(dataDir: string) {
   const files = join(dataDir, 'files');
   return {
-    gone: [fileAt(join(files, 'assets', `${randomUUID()}.png`), LONG_AGO), fileAt(join(files, 'assets', randomUUID()), LONG_AGO)],
+    gone: [
+      fileAt(join(files, 'assets', `${randomUUID()}.png`), LONG_AGO),
+      fileAt(join(files, 'assets', randomUUID()), LONG_AGO),
+    ],
     kept: [
       fileAt(join(files, 'assets', `${randomUUID()}.png`)), // an upload being recorded right now
       fileAt(join(files, 'assets', 'notes.txt'), LONG_AGO), // not a name the storage gives
@@ -67,21 +75,43 @@ t.test('nothing is removed while the assets read model is parked: its records ma
   const { gone } = layout(test.config.dataDir);
   const status = test.runtime.projections.status.bind(test.runtime.projections);
   test.runtime.projections.status = () =>
-    status().map((s) => (s.name === 'assets' ? { ...s, parked: { name: 'assets', position: 1, eventType: 'AssetUploaded', error: 'boom', since: new Date().toISOString() } } : s));
+    status().map((s) =>
+      s.name === 'assets'
+        ? {
+            ...s,
+            parked: {
+              name: 'assets',
+              position: 1,
+              eventType: 'AssetUploaded',
+              error: 'boom',
+              since: new Date().toISOString(),
+            },
+          }
+        : s,
+    );
   t.equal(await removeOrphanFiles(test.runtime, new LocalFileStorage(filesDir(test.config), 'assets'), Date.now()), 0);
   for (const path of [owned, ...gone]) t.ok(existsSync(path), `kept: ${path}`);
 });
 
 t.test('the server removes them once it listens, and logs how many', async (t) => {
   const lines: string[] = [];
-  const logger = pino({ level: 'info' }, new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString()), done()) }));
+  const logger = pino(
+    { level: 'info' },
+    new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString()), done()) }),
+  );
   const test = await buildTestApp(t, { fixture: { users: ROLE_USERS }, logger });
   const { gone, kept } = layout(test.config.dataDir);
-  t.ok(gone.every((path) => existsSync(path)), 'built, not listening: nothing removed yet');
+  t.ok(
+    gone.every((path) => existsSync(path)),
+    'built, not listening: nothing removed yet',
+  );
   await test.app.listen({ host: '127.0.0.1', port: 0 });
   const logged = () => lines.find((line) => line.includes('asset files no asset record owns'));
   for (let waited = 0; !logged() && waited < 10_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
-  t.match(JSON.parse(logged() ?? '{}'), { count: gone.length, msg: `removed ${gone.length} asset files no asset record owns` });
+  t.match(JSON.parse(logged() ?? '{}'), {
+    count: gone.length,
+    msg: `removed ${gone.length} asset files no asset record owns`,
+  });
   for (const path of gone) t.notOk(existsSync(path), `removed: ${path}`);
   for (const path of kept) t.ok(existsSync(path), `kept: ${path}`);
 });

@@ -27,16 +27,26 @@ t.test('a backup through the BullMQ job queue', { skip }, async (t) => {
     await redis.quit();
   });
 
-  const res = await app.inject({ method: 'POST', url: `/api/backups?${keyFor('global_admin')}`, payload: { include_api: false } });
+  const res = await app.inject({
+    method: 'POST',
+    url: `/api/backups?${keyFor('global_admin')}`,
+    payload: { include_api: false },
+  });
   t.equal(res.statusCode, 201);
-  const record = json<{ 'o:id': number; 'o:path': string; 'o:status': string; 'o:size': number; 'o:checksum': string }>(res);
+  const record = json<{ 'o:id': number; 'o:path': string; 'o:status': string; 'o:size': number; 'o:checksum': string }>(
+    res,
+  );
   t.equal(record['o:status'], 'complete');
   const bytes = readFileSync(record['o:path']);
   t.equal(record['o:size'], bytes.length);
   t.equal(record['o:checksum'], `sha256:${createHash('sha256').update(bytes).digest('hex')}`);
   t.equal(await redis.exists(`${prefix}:backups:backup-${record['o:id']}`), 1, 'the job went through Redis');
 
-  const second = await app.inject({ method: 'POST', url: `/api/backups?${keyFor('global_admin')}`, payload: { include_api: false } });
+  const second = await app.inject({
+    method: 'POST',
+    url: `/api/backups?${keyFor('global_admin')}`,
+    payload: { include_api: false },
+  });
   t.equal(second.statusCode, 201, 'a second backup runs too');
   const list = json<unknown[]>(await app.inject({ method: 'GET', url: `/api/backups?${keyFor('global_admin')}` }));
   t.equal(list.length, 2);

@@ -1,4 +1,13 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -32,7 +41,11 @@ const restore = (archive: string, dataDir: string) => restoreArchive({ archive, 
 
 t.test('restore', async (t) => {
   const { app, runtime, config } = await buildTestApp(t, {
-    fixture: { users: ROLE_USERS.slice(0, 1), sites: [{ id: 1, slug: 'main', title: 'Main' }], items: [{ id: 5, title: 'Map' }] },
+    fixture: {
+      users: ROLE_USERS.slice(0, 1),
+      sites: [{ id: 1, slug: 'main', title: 'Main' }],
+      items: [{ id: 5, title: 'Map' }],
+    },
   });
   mkdirSync(join(config.dataDir, 'files', 'deep', 'er'), { recursive: true });
   writeFileSync(join(config.dataDir, 'files', 'deep', 'er', 'scan.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 9, 9]));
@@ -48,15 +61,29 @@ t.test('restore', async (t) => {
     const target = join(root, 'restored');
     const result = await restore(archive, target);
     t.equal(result.checkedChecksumFile, true);
-    const original = (await runtime.eventStore.readAll(0, 1_000_000)).filter((e) => e.position <= result.manifest.last_position);
+    const original = (await runtime.eventStore.readAll(0, 1_000_000)).filter(
+      (e) => e.position <= result.manifest.last_position,
+    );
     t.equal(result.events, original.length);
     t.same(await eventsOf(target), original, 'same streams, versions, positions, data and metadata');
-    t.same(readFileSync(join(target, 'files', 'deep', 'er', 'scan.png')), readFileSync(join(config.dataDir, 'files', 'deep', 'er', 'scan.png')));
+    t.same(
+      readFileSync(join(target, 'files', 'deep', 'er', 'scan.png')),
+      readFileSync(join(config.dataDir, 'files', 'deep', 'er', 'scan.png')),
+    );
     t.equal(readFileSync(join(target, 'themes', 'x', 'style.css'), 'utf8'), 'body{}');
     t.notOk(existsSync(join(target, 'backups')), 'backups are not restored');
     t.notOk(existsSync(join(target, 'api')), 'API exports are not restored: the read models rebuild from the log');
-    t.same(readdirSync(root).filter((name) => !name.endsWith('.zip')).sort(), ['restored'], 'nothing beside the target');
-    t.notOk(readdirSync(target).some((name) => name.startsWith('.restoring-')), 'no staging folder left');
+    t.same(
+      readdirSync(root)
+        .filter((name) => !name.endsWith('.zip'))
+        .sort(),
+      ['restored'],
+      'nothing beside the target',
+    );
+    t.notOk(
+      readdirSync(target).some((name) => name.startsWith('.restoring-')),
+      'no staging folder left',
+    );
   });
 
   t.test('an archive without the event log puts the files back and replays nothing', async (t) => {
@@ -87,7 +114,10 @@ t.test('restore', async (t) => {
     const busy = join(root, 'busy');
     mkdirSync(busy);
     writeFileSync(join(busy, 'keep.txt'), 'mine');
-    await t.rejects(restore(archive, busy), new RestoreRefusedError(`The target DATA_DIR ${busy} is not empty; restore only into an empty or new directory.`));
+    await t.rejects(
+      restore(archive, busy),
+      new RestoreRefusedError(`The target DATA_DIR ${busy} is not empty; restore only into an empty or new directory.`),
+    );
     t.same(readdirSync(busy), ['keep.txt']);
   });
 
@@ -99,7 +129,10 @@ t.test('restore', async (t) => {
     writeFileSync(damaged, flipped);
     copyFileSync(`${archive}.sha256`, `${damaged}.sha256`);
     const target = join(root, 'from-damaged');
-    await t.rejects(restore(damaged, target), { name: 'RestoreRefusedError', message: /does not match its \.sha256 checksum file/ });
+    await t.rejects(restore(damaged, target), {
+      name: 'RestoreRefusedError',
+      message: /does not match its \.sha256 checksum file/,
+    });
 
     // Without the checksum file, the manifest's per-entry checksums still catch damaged content.
     rmSync(`${damaged}.sha256`);
@@ -116,36 +149,54 @@ t.test('restore', async (t) => {
 
     const truncated = join(root, 'truncated.zip');
     writeFileSync(truncated, bytes.subarray(0, bytes.length - 100));
-    await t.rejects(restore(truncated, target), { name: 'RestoreRefusedError', message: /not a readable backup archive/ });
+    await t.rejects(restore(truncated, target), {
+      name: 'RestoreRefusedError',
+      message: /not a readable backup archive/,
+    });
 
     const notZip = join(root, 'not.zip');
     writeFileSync(notZip, 'hello');
     await t.rejects(restore(notZip, target), { name: 'RestoreRefusedError', message: /not a readable backup archive/ });
-    await t.rejects(restore(join(root, 'missing.zip'), target), { name: 'RestoreRefusedError', message: /does not exist/ });
+    await t.rejects(restore(join(root, 'missing.zip'), target), {
+      name: 'RestoreRefusedError',
+      message: /does not exist/,
+    });
     t.notOk(existsSync(target), 'the target was never created');
-    t.notOk(readdirSync(root).some((name) => name.includes('.restoring-')), 'no staging folder left');
+    t.notOk(
+      readdirSync(root).some((name) => name.includes('.restoring-')),
+      'no staging folder left',
+    );
   });
 
   t.test('an archive whose entries do not match its manifest is refused', async (t) => {
     const { ZipWriter } = await import('../../../workers/backups/zip-writer.js');
     const entries = await unzip(archive);
-    const manifest = JSON.parse(entries.get('manifest.json')!.content.toString('utf8')) as { entries: { path: string }[] };
+    const manifest = JSON.parse(entries.get('manifest.json')!.content.toString('utf8')) as {
+      entries: { path: string }[];
+    };
     const forged = join(root, 'forged.zip');
     const writer = new ZipWriter(forged, new Date());
     for (const [name, entry] of entries) {
       if (name === 'manifest.json') continue;
-      await writer.add(name, name === 'events.ndjson' ? Buffer.concat([entry.content, Buffer.from('{"x":1}\n')]) : entry.content);
+      await writer.add(
+        name,
+        name === 'events.ndjson' ? Buffer.concat([entry.content, Buffer.from('{"x":1}\n')]) : entry.content,
+      );
     }
     await writer.add('manifest.json', JSON.stringify(manifest));
     await writer.finish();
-    await t.rejects(restore(forged, join(root, 'from-forged')), { message: 'events.ndjson does not match the checksum in manifest.json: the archive is damaged.' });
+    await t.rejects(restore(forged, join(root, 'from-forged')), {
+      message: 'events.ndjson does not match the checksum in manifest.json: the archive is damaged.',
+    });
 
     const extra = join(root, 'extra.zip');
     const writer2 = new ZipWriter(extra, new Date());
     for (const [name, entry] of entries) await writer2.add(name, entry.content);
     await writer2.add('files/smuggled.txt', 'not in the manifest');
     await writer2.finish();
-    await t.rejects(restore(extra, join(root, 'from-extra')), { message: 'The archive holds files/smuggled.txt, which its manifest does not list.' });
+    await t.rejects(restore(extra, join(root, 'from-extra')), {
+      message: 'The archive holds files/smuggled.txt, which its manifest does not list.',
+    });
 
     // A consistent manifest over an inconsistent log: refused while replaying, and the target stays as it was.
     const lines = entries.get('events.ndjson')!.content.toString('utf8').trim().split('\n');
@@ -163,12 +214,16 @@ t.test('restore', async (t) => {
     logEntry.sha256 = createHash('sha256').update(gappy).digest('hex');
     const inconsistent = join(root, 'inconsistent.zip');
     const writer4 = new ZipWriter(inconsistent, new Date());
-    for (const [name, entry] of entries) if (name !== 'manifest.json') await writer4.add(name, name === 'events.ndjson' ? gappy : entry.content);
+    for (const [name, entry] of entries)
+      if (name !== 'manifest.json') await writer4.add(name, name === 'events.ndjson' ? gappy : entry.content);
     await writer4.add('manifest.json', JSON.stringify(full));
     await writer4.finish();
     const existing = join(root, 'existing-empty');
     mkdirSync(existing);
-    await t.rejects(restore(inconsistent, existing), { name: 'RestoreRefusedError', message: /events\.ndjson line \d+: stream .* skips from version/ });
+    await t.rejects(restore(inconsistent, existing), {
+      name: 'RestoreRefusedError',
+      message: /events\.ndjson line \d+: stream .* skips from version/,
+    });
     t.same(readdirSync(existing), [], 'the existing target is empty again');
     await t.rejects(restore(inconsistent, join(root, 'new-target')), { name: 'RestoreRefusedError' });
     t.notOk(existsSync(join(root, 'new-target')), 'a target that did not exist is not left behind');
@@ -187,7 +242,11 @@ t.test('a backup made while writes keep arriving holds a prefix of the log', asy
   let written = 0;
   const writer = (async () => {
     while (writing) {
-      const res = await app.inject({ method: 'POST', url: `/api/item_sets?${admin}`, payload: { 'o:title': `Set ${written}` } });
+      const res = await app.inject({
+        method: 'POST',
+        url: `/api/item_sets?${admin}`,
+        payload: { 'o:title': `Set ${written}` },
+      });
       if (res.statusCode !== 201) throw new Error(`write failed: ${res.statusCode}`);
       written += 1;
     }
@@ -210,12 +269,32 @@ t.test('a backup made while writes keep arriving holds a prefix of the log', asy
   }
   writing = false;
   await writer;
-  t.equal((await app.inject({ method: 'POST', url: `/api/item_sets?${admin}`, payload: { 'o:title': 'After' } })).statusCode, 201, 'one more write after the last backup');
+  t.equal(
+    (await app.inject({ method: 'POST', url: `/api/item_sets?${admin}`, payload: { 'o:title': 'After' } })).statusCode,
+    201,
+    'one more write after the last backup',
+  );
   const log = await runtime.eventStore.readAll(0, 1_000_000);
   for (const file of archives) {
-    const lines = (await unzip(file)).get('events.ndjson')!.content.toString('utf8').trim().split('\n').map((l) => JSON.parse(l) as StoredEvent);
+    const lines = (await unzip(file))
+      .get('events.ndjson')!
+      .content.toString('utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as StoredEvent);
     t.ok(lines.length > 0 && lines.length < log.length, `${file}: part of the log`);
-    t.same(lines, log.slice(0, lines.length).map((e) => ({ position: e.position, streamId: e.streamId, streamVersion: e.streamVersion, type: e.type, data: e.data, metadata: e.metadata })), 'exactly the first events of the log');
+    t.same(
+      lines,
+      log.slice(0, lines.length).map((e) => ({
+        position: e.position,
+        streamId: e.streamId,
+        streamVersion: e.streamVersion,
+        type: e.type,
+        data: e.data,
+        metadata: e.metadata,
+      })),
+      'exactly the first events of the log',
+    );
     const target = join(config.dataDir, '..', `restored-busy-${archives.indexOf(file)}`);
     t.teardown(() => rmSync(target, { recursive: true, force: true }));
     const result = await restore(file, target);
@@ -236,7 +315,11 @@ t.test('backups listed in the restored log whose archives are not in the restore
   const result = await restore(json<{ 'o:path': string }>(latest)['o:path'], target);
   t.equal(result.backupsNotRestored, 1, 'the older backup, complete in the restored log, has no archive here');
   const events = await eventsOf(target);
-  t.match(events[events.length - 1], { streamId: `backup-${olderId}`, type: 'BackupArchiveNotRestored', data: { id: olderId } });
+  t.match(events[events.length - 1], {
+    streamId: `backup-${olderId}`,
+    type: 'BackupArchiveNotRestored',
+    data: { id: olderId },
+  });
 
   const restored = await createRuntime(testConfig(target), { modules: appModules });
   const restoredApp = await buildApp(restored);
@@ -249,5 +332,9 @@ t.test('backups listed in the restored log whose archives are not in the restore
   t.equal((await restoredApp.inject({ method: 'GET', url: `/api/backups/${olderId}?${admin}` })).statusCode, 404);
   const made = await restoredApp.inject({ method: 'POST', url: `/api/backups?${admin}` });
   t.equal(made.statusCode, 201);
-  t.equal(json<{ 'o:path': string }>(made)['o:path'].startsWith(join(target, 'backups')), true, 'new records show this installation\'s path');
+  t.equal(
+    json<{ 'o:path': string }>(made)['o:path'].startsWith(join(target, 'backups')),
+    true,
+    "new records show this installation's path",
+  );
 });

@@ -10,7 +10,10 @@ t.test('short text is one chunk; empty text none', async (t) => {
 
 t.test('windows overlap by the given number of words and cover every word', async (t) => {
   const chunks = chunkText(words(25), { size: 10, overlap: 3 });
-  t.same(chunks.map((c) => c.split(' ')[0]), ['w0', 'w7', 'w14', 'w21']);
+  t.same(
+    chunks.map((c) => c.split(' ')[0]),
+    ['w0', 'w7', 'w14', 'w21'],
+  );
   for (const chunk of chunks.slice(0, -1)) t.equal(chunk.split(' ').length, 10);
   t.same(chunks[0].split(' ').slice(-3), chunks[1].split(' ').slice(0, 3), 'the next chunk repeats the last 3 words');
   const covered = new Set(chunks.flatMap((c) => c.split(' ')));

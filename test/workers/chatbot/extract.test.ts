@@ -10,8 +10,28 @@ const tracked = { created_at: '2026-01-01 00:00:00', updated_at: '2026-01-01 00:
 async function store() {
   const documents = new MemoryDocumentStore();
   await items(documents).putMany([
-    { _id: 1, id: 1, ...tracked, title: 'Map', description: '<p>An <b>old</b> map &amp; chart.</p>', is_public: true, item_set_ids: [10], site_ids: [1, 2], media_ids: [11, 12] },
-    { _id: 2, id: 2, ...tracked, title: 'Hidden', description: 'secret', is_public: false, item_set_ids: [10], site_ids: [1], media_ids: [21] },
+    {
+      _id: 1,
+      id: 1,
+      ...tracked,
+      title: 'Map',
+      description: '<p>An <b>old</b> map &amp; chart.</p>',
+      is_public: true,
+      item_set_ids: [10],
+      site_ids: [1, 2],
+      media_ids: [11, 12],
+    },
+    {
+      _id: 2,
+      id: 2,
+      ...tracked,
+      title: 'Hidden',
+      description: 'secret',
+      is_public: false,
+      item_set_ids: [10],
+      site_ids: [1],
+      media_ids: [21],
+    },
   ]);
   await mediaDocs(documents).putMany([
     { _id: 11, id: 11, ...tracked, item_id: 1, title: 'Scan', text: 'Transcribed <i>text</i>', is_public: true },
@@ -20,15 +40,42 @@ async function store() {
   ]);
   await sitePages(documents).putMany([
     {
-      _id: 5, id: 5, ...tracked, site_id: 3, slug: 'about', title: 'About us', is_public: true, layout: null, layout_data: {},
+      _id: 5,
+      id: 5,
+      ...tracked,
+      site_id: 3,
+      slug: 'about',
+      title: 'About us',
+      is_public: true,
+      layout: null,
+      layout_data: {},
       blocks: [
         { layout: 'html', data: { html: '<h2>Hours</h2><p>Open daily.</p><script>alert(1)</script>' } },
         { layout: 'media', data: { caption: 'A <em>photo</em>', items: [{ alt: 'Front door' }], width: 3 } },
       ],
     },
-    { _id: 6, id: 6, ...tracked, site_id: 3, slug: 'draft', title: 'Draft', is_public: false, layout: null, layout_data: {}, blocks: [] },
+    {
+      _id: 6,
+      id: 6,
+      ...tracked,
+      site_id: 3,
+      slug: 'draft',
+      title: 'Draft',
+      is_public: false,
+      layout: null,
+      layout_data: {},
+      blocks: [],
+    },
   ]);
-  const post = { title: 'News', slug: 'big-news', excerpt: 'Short', content: '<p>Long <b>story</b></p>', status: 'published', tags: ['maps'], site_ids: [1] };
+  const post = {
+    title: 'News',
+    slug: 'big-news',
+    excerpt: 'Short',
+    content: '<p>Long <b>story</b></p>',
+    status: 'published',
+    tags: ['maps'],
+    site_ids: [1],
+  };
   await chatbotBlogPosts(documents).putMany([
     { _id: 7, id: 7, ...post, published_at: '2026-03-01 12:00:00' },
     { _id: 8, id: 8, ...post, published_at: '2026-03-01 12:00:01' },
@@ -41,16 +88,28 @@ async function store() {
 t.test('items: public ones with stripped description, sets and sites', async (t) => {
   const documents = await store();
   t.same(await extractResource(documents, { type: 'item', id: 1 }, now), {
-    resourceType: 'item', resourceId: 1, title: 'Map', path: '/item/1', siteIds: [1, 2], itemSetIds: [10], text: 'An old map & chart.',
+    resourceType: 'item',
+    resourceId: 1,
+    title: 'Map',
+    path: '/item/1',
+    siteIds: [1, 2],
+    itemSetIds: [10],
+    text: 'An old map & chart.',
   });
   t.equal(await extractResource(documents, { type: 'item', id: 2 }, now), null, 'private item');
   t.equal(await extractResource(documents, { type: 'item', id: 99 }, now), null, 'missing item');
 });
 
-t.test('media inherit their item\'s sets and sites and are public only with their item', async (t) => {
+t.test("media inherit their item's sets and sites and are public only with their item", async (t) => {
   const documents = await store();
   t.same(await extractResource(documents, { type: 'media', id: 11 }, now), {
-    resourceType: 'media', resourceId: 11, title: 'Scan', path: '/media/11', siteIds: [1, 2], itemSetIds: [10], text: 'Transcribed text',
+    resourceType: 'media',
+    resourceId: 11,
+    title: 'Scan',
+    path: '/media/11',
+    siteIds: [1, 2],
+    itemSetIds: [10],
+    text: 'Transcribed text',
   });
   t.equal(await extractResource(documents, { type: 'media', id: 12 }, now), null, 'private media');
   t.equal(await extractResource(documents, { type: 'media', id: 21 }, now), null, 'public media of a private item');
@@ -76,5 +135,7 @@ t.test('blog posts: published and not in the future only', async (t) => {
   t.equal(await extractResource(documents, { type: 'blog_post', id: 8 }, now), null, 'one second in the future');
   t.equal(await extractResource(documents, { type: 'blog_post', id: 9 }, now), null, 'draft');
   t.equal(await extractResource(documents, { type: 'blog_post', id: 10 }, now), null, 'never published');
-  t.ok(isPublicPost({ status: 'published', published_at: '2026-03-01 12:00:01' }, new Date('2026-03-01T12:00:01.500Z')));
+  t.ok(
+    isPublicPost({ status: 'published', published_at: '2026-03-01 12:00:01' }, new Date('2026-03-01T12:00:01.500Z')),
+  );
 });

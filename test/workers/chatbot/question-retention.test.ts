@@ -34,7 +34,12 @@ t.test('the retention sweeps while running: questions go once their days pass, w
 t.test('a failing sweep is logged and the timer goes on', async (t) => {
   const log = new SqliteQuestionLog(join(t.testdir(), 'q.sqlite'));
   log.close();
-  const questions = new PatronQuestions({ log, clock: new FixedClock(new Date()), retentionDays: 30, logger: { warn: () => undefined } });
+  const questions = new PatronQuestions({
+    log,
+    clock: new FixedClock(new Date()),
+    retentionDays: 30,
+    logger: { warn: () => undefined },
+  });
   const errors: string[] = [];
   const retention = startQuestionRetention(questions, { info: () => undefined, error: (_d, m) => errors.push(m) }, 20);
   t.teardown(() => retention.stop());
@@ -43,19 +48,26 @@ t.test('a failing sweep is logged and the timer goes on', async (t) => {
   t.equal(errors[0], 'the chatbot question retention sweep failed');
 });
 
-t.test('a runtime that runs no workers (the backup CLI) still drops the expired questions when it starts', async (t) => {
-  const config = testConfig(t.testdir(), { chatbotSentenceModel: false, chatbotQuestionRetentionDays: 30 });
-  const clock = new FixedClock(new Date('2026-03-01T00:00:00Z'));
-  const first = await createRuntime(config, { modules: appModules, clock, startWorkers: false });
-  first.module(chatbotModule).services.questions.recorded({ question: 'old' }, { sources: [] });
-  clock.advance(29 * DAY);
-  first.module(chatbotModule).services.questions.recorded({ question: 'recent' }, { sources: [] });
-  await first.close();
+t.test(
+  'a runtime that runs no workers (the backup CLI) still drops the expired questions when it starts',
+  async (t) => {
+    const config = testConfig(t.testdir(), { chatbotSentenceModel: false, chatbotQuestionRetentionDays: 30 });
+    const clock = new FixedClock(new Date('2026-03-01T00:00:00Z'));
+    const first = await createRuntime(config, { modules: appModules, clock, startWorkers: false });
+    first.module(chatbotModule).services.questions.recorded({ question: 'old' }, { sources: [] });
+    clock.advance(29 * DAY);
+    first.module(chatbotModule).services.questions.recorded({ question: 'recent' }, { sources: [] });
+    await first.close();
 
-  clock.advance(2 * DAY);
-  const second = await createRuntime(config, { modules: appModules, clock, startWorkers: false });
-  t.teardown(() => second.close());
-  const log = new SqliteQuestionLog(questionLogFile(config));
-  t.teardown(() => log.close());
-  t.same(log.list({}, 0, 10).questions.map((q) => q.question), ['recent'], 'the expired one is gone from the file');
-});
+    clock.advance(2 * DAY);
+    const second = await createRuntime(config, { modules: appModules, clock, startWorkers: false });
+    t.teardown(() => second.close());
+    const log = new SqliteQuestionLog(questionLogFile(config));
+    t.teardown(() => log.close());
+    t.same(
+      log.list({}, 0, 10).questions.map((q) => q.question),
+      ['recent'],
+      'the expired one is gone from the file',
+    );
+  },
+);

@@ -17,7 +17,14 @@ t.test('a restart on the same data directory searches the persisted index at onc
   const start = async () => {
     const runtime = await createRuntime(config, { modules: appModules });
     const app = await buildApp(runtime);
-    return { runtime, app, stop: async () => { await app.close(); await runtime.close(); } };
+    return {
+      runtime,
+      app,
+      stop: async () => {
+        await app.close();
+        await runtime.close();
+      },
+    };
   };
   const results = (body: SearchBody) => body.results.map((r) => `${r.url} ${r.distance.toFixed(4)}`);
 

@@ -19,7 +19,8 @@ interface Collection {
   questions: Question[];
 }
 
-const fixture = (name: string): unknown => JSON.parse(readFileSync(new URL(`../../fixtures/chatbot/${name}`, import.meta.url), 'utf8'));
+const fixture = (name: string): unknown =>
+  JSON.parse(readFileSync(new URL(`../../fixtures/chatbot/${name}`, import.meta.url), 'utf8'));
 const collection = fixture('retrieval-collection.json') as Collection;
 /** Questions in other words than the resource that answers them: not one content word in common. */
 const paraphrases = (fixture('paraphrase-questions.json') as { questions: Question[] }).questions;
@@ -28,9 +29,19 @@ async function indexCollection(embedder: Embedder): Promise<VectorIndex> {
   const vectorIndex = new SqliteVectorIndex();
   for (const doc of collection.documents) {
     const chunks = chunkText(doc.text);
-    const vectors = await embedder.embed(chunks.map((c) => `${doc.title}\n${c}`), 'document');
+    const vectors = await embedder.embed(
+      chunks.map((c) => `${doc.title}\n${c}`),
+      'document',
+    );
     await vectorIndex.replace(
-      { resourceType: doc.type, resourceId: doc.id, title: doc.title, path: `/${doc.type}/${doc.id}`, siteIds: [1], itemSetIds: [] },
+      {
+        resourceType: doc.type,
+        resourceId: doc.id,
+        title: doc.title,
+        path: `/${doc.type}/${doc.id}`,
+        siteIds: [1],
+        itemSetIds: [],
+      },
       chunks.map((text, i) => ({ text, vector: vectors[i] })),
       embedder.model,
     );
@@ -38,12 +49,19 @@ async function indexCollection(embedder: Embedder): Promise<VectorIndex> {
   return vectorIndex;
 }
 
-async function recall(t: Test, embedder: Embedder, vectorIndex: VectorIndex, questions: Question[]): Promise<{ at1: number; at5: number }> {
+async function recall(
+  t: Test,
+  embedder: Embedder,
+  vectorIndex: VectorIndex,
+  questions: Question[],
+): Promise<{ at1: number; at5: number }> {
   let at1 = 0;
   let at5 = 0;
   const misses: string[] = [];
   for (const { question, answer } of questions) {
-    const ranked = (await retrieve({ embedder, vectorIndex }, { text: question, filter: {} })).map((r) => `${r.best.resourceType}-${r.best.resourceId}`);
+    const ranked = (await retrieve({ embedder, vectorIndex }, { text: question, filter: {} })).map(
+      (r) => `${r.best.resourceType}-${r.best.resourceId}`,
+    );
     const rank = ranked.indexOf(answer);
     if (rank === 0) at1++;
     if (rank >= 0 && rank < 5) at5++;
@@ -88,7 +106,11 @@ t.test('the embedded default: meaning and words', async (t) => {
     for (const { question, answer } of paraphrases) {
       const doc = collection.documents.find((d) => `${d.type}-${d.id}` === answer);
       const docTerms = new Set(contentTerms(`${doc?.title ?? ''}\n${doc?.text ?? ''}`));
-      t.same(contentTerms(question).filter((term) => docTerms.has(term)), [], `no word in common: ${question}`);
+      t.same(
+        contentTerms(question).filter((term) => docTerms.has(term)),
+        [],
+        `no word in common: ${question}`,
+      );
     }
     /**
      * Measured when written (SEMANTIC_WEIGHT 1, WORD_WEIGHT 0.5): recall@5 = 35/36 = 0.972,

@@ -23,14 +23,21 @@ t.test('a runtime without workers (a CLI) enqueues no index jobs; the server doe
   // One testdir() call: each call empties the folder, the first runtime's files included.
   const dir = t.testdir();
   const cliJobs = new CountingQueue();
-  const cli = await createRuntime(testConfig(join(dir, 'cli')), { modules: appModules, startWorkers: false, infrastructure: { jobs: cliJobs } });
+  const cli = await createRuntime(testConfig(join(dir, 'cli')), {
+    modules: appModules,
+    startWorkers: false,
+    infrastructure: { jobs: cliJobs },
+  });
   t.teardown(() => cli.close());
   t.notOk(cli.runsWorkers);
   await createPost(cli.commandContext(null), { authorId: null, input: published });
   t.same(cliJobs.added, [], 'a rebuild or import replaying the log leaves no jobs behind');
 
   const serverJobs = new CountingQueue();
-  const server = await createRuntime(testConfig(join(dir, 'server')), { modules: appModules, infrastructure: { jobs: serverJobs } });
+  const server = await createRuntime(testConfig(join(dir, 'server')), {
+    modules: appModules,
+    infrastructure: { jobs: serverJobs },
+  });
   t.teardown(() => server.close());
   t.ok(server.runsWorkers);
   await createPost(server.commandContext(null), { authorId: null, input: published });
