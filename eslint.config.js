@@ -31,7 +31,7 @@ export default tseslint.config(
     },
   },
   {
-    // Request parts have the types of the route's schemas (app/type-provider.ts): a cast would
+    // Request parts have the types of the route's schemas (routes/http/type-provider.ts): a cast would
     // let a handler believe something its schema does not say.
     files: ['routes/**/*.ts', 'app/**/*.ts', 'bin/**/*.ts', 'commands/**/*.ts'],
     rules: {
@@ -50,7 +50,7 @@ export default tseslint.config(
         ].map((selector) => ({
           selector,
           message:
-            'Request parts, bodies and command inputs are typed from their schema: declare it there (routes are RoutesPlugin, app/kernel.ts; bodies in commands/<module>/schemas.ts) instead of casting.',
+            'Request parts, bodies and command inputs are typed from their schema: declare it there (routes are RoutesPlugin, routes/http/routes-plugin.ts; bodies in commands/<module>/schemas.ts) instead of casting.',
         })),
       ],
     },
@@ -100,7 +100,11 @@ export default tseslint.config(
       ['app', 'bin', 'routes'],
       'workers never import routes or the app (what they take of a runtime is commands/module-runtime.ts).',
     ],
-    ['routes/**/*.ts', ['bin'], 'routes never import command-line tools.'],
+    [
+      'routes/**/*.ts',
+      ['app', 'bin'],
+      'routes never import the app or command-line tools (what they take of a runtime and the HTTP plumbing they share are in routes/http/).',
+    ],
   ]),
   {
     // A call with more than three arguments takes one named object (issue 40): positional lists

@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, DependencyUnavailableError, PreconditionFailedError, RateLimitedError } from '../infra/errors.js';
 import { translateStorageError } from '../infra/storage-errors.js';
-import { formatTag } from './conditional/entity-tag.js';
-import { errorBody, surfaceFor, validationStatusFor } from './error-format.js';
+import { formatTag } from '../routes/http/conditional/entity-tag.js';
+import { errorBody, surfaceFor, validationStatusFor } from '../routes/http/error-format.js';
 import { describeIssues, firstFieldMessage, type ValidationIssue } from './validation-messages.js';
 
 /** Client errors that Fastify itself raises (bad JSON, wrong content type, body too large). */

@@ -1,6 +1,6 @@
 import type { Fixture, FixtureImporter, FixtureProblem, ImportProgress } from '../commands/fixture.js';
 import type { AppModule } from './kernel.js';
-import { JSON_LIMITS } from './json-body.js';
+import { JSON_LIMITS } from '../routes/http/json-body.js';
 import type { Runtime } from './runtime.js';
 
 export function importersOf(modules: readonly AppModule[]): FixtureImporter[] {

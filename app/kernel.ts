@@ -1,26 +1,22 @@
-import type { FastifyPluginAsync, RawServerDefault } from 'fastify';
 import type { FixtureImporter } from '../commands/fixture.js';
-import type { ModuleRuntime } from '../commands/module-runtime.js';
 import type { EventBus } from '../infra/event-bus/port.js';
-import type { Infrastructure } from '../infra/select.js';
 import type { Projection } from '../projections/projection.js';
-import type { TypeBoxRequestProvider } from './type-provider.js';
+import type { RouteRuntime, RoutesPlugin } from '../routes/http/routes-plugin.js';
 
 /*
- * The kernel: the types the app and the routes share (the runtime, a module, its routes
- * plugin). Types only, importing no module and nothing that imports a module, so routes depend
- * on it and it on none of them: the composition (app/runtime.ts, app/app.ts, app/modules.ts)
- * stays the only place that knows every module. What importers and workers take of a runtime
- * is below, in commands/module-runtime.ts, and the fixture importer's contract in
- * commands/fixture.ts.
+ * The kernel: the types of the composition (the runtime, a module, what it runs). Types only,
+ * importing no module and nothing that imports a module: the composition (app/runtime.ts,
+ * app/app.ts, app/modules.ts) stays the only place that knows every module. What routes take of
+ * a runtime is below, in routes/http/routes-plugin.ts; what importers and workers take, in
+ * commands/module-runtime.ts; the fixture importer's contract, in commands/fixture.ts.
  */
 
 /**
  * A runtime: the ports, projections and command context every module uses (ModuleRuntime,
- * commands/module-runtime.ts, which importers and workers take), with the modules it runs.
+ * commands/module-runtime.ts, which importers and workers take; RouteRuntime,
+ * routes/http/routes-plugin.ts, which routes take), with the modules it runs.
  */
-export interface Runtime extends ModuleRuntime {
-  infra: Infrastructure;
+export interface Runtime extends RouteRuntime {
   bus: EventBus;
   modules: readonly AppModule[];
   /**
@@ -43,23 +39,6 @@ export interface Runtime extends ModuleRuntime {
   startWorkers(): Promise<void>;
   close(): Promise<void>;
 }
-
-/** What every routes plugin is given: the runtime its handlers work on. */
-export interface RoutesOptions {
-  runtime: Runtime;
-}
-
-/**
- * Routes as a Fastify plugin typed through TypeBox (app/type-provider.ts): each handler's
- * request.params, query and body have the types of its route's schemas, so no handler casts
- * them. Registered with app.register, optionally under a prefix; the permission table still
- * keys the full URL.
- */
-export type RoutesPlugin<Options extends RoutesOptions = RoutesOptions> = FastifyPluginAsync<
-  Options,
-  RawServerDefault,
-  TypeBoxRequestProvider
->;
 
 /**
  * One feature module (platform, blog, assets, ...): its projections and what it imports from a

@@ -1,8 +1,8 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifySchema, RouteOptions } from 'fastify';
-import { surfaceFor, validationStatusFor, type ErrorSurface } from './error-format.js';
+import { ERROR_BODIES, surfaceFor, validationStatusFor } from '../routes/http/error-format.js';
 import type { Credential, Permission } from './permissions.js';
-import { SOMETIMES_SENT, sometimesSent } from './documented-responses.js';
+import { SOMETIMES_SENT, sometimesSent } from '../routes/http/documented-responses.js';
 
 /**
  * Completes each operation of the OpenAPI document from what the app already knows, so no route
@@ -10,20 +10,6 @@ import { SOMETIMES_SENT, sometimesSent } from './documented-responses.js';
  * it can give in its surface's error shape, and the headers it sends. It changes the document
  * only: responses are still serialised through the schemas the routes declare.
  */
-
-/** The error body of each surface (CONTRACT.md section 3, app/error-format.ts). */
-export const ERROR_BODIES: Record<ErrorSurface, TSchema> = {
-  native: Type.Object(
-    {
-      errors: Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())]), {
-        description: '`{"error": "message"}`, or for a validation error each field with its messages.',
-      }),
-    },
-    { title: 'NativeError' },
-  ),
-  plain: Type.Object({ error: Type.String() }, { title: 'PlainError' }),
-  'status-envelope': Type.Object({ status: Type.Literal('error'), message: Type.String() }, { title: 'StatusError' }),
-};
 
 const RETRY_AFTER = { 'Retry-After': Type.Integer({ description: 'Seconds to wait before trying again.' }) };
 const PAGINATION = {
@@ -218,7 +204,7 @@ export function completeOperation(schema: FastifySchema | undefined, url: string
   } as FastifySchema;
 }
 
-/** The answers the route's config documents beyond its response schemas (app/documented-responses.ts). */
+/** The answers the route's config documents beyond its response schemas (routes/http/documented-responses.ts). */
 function documentedResponses(route: RouteOptions): Record<string, TSchema> {
   return Object.fromEntries(Object.entries(route.config?.documentedResponses ?? {}));
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ForbiddenError, UnauthorizedError } from '../infra/errors.js';
-import type { AuthMode } from './auth.js';
+import type { AuthMode } from '../routes/http/auth.js';
 import { PERMISSIONS, permissionFor, refusalFor, type Permission, type PermissionTable } from './permissions.js';
 
 declare module 'fastify' {

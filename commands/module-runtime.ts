@@ -10,8 +10,9 @@ import type { CommandContext } from './command-context.js';
 
 /**
  * What a module's importers and workers use of a runtime: its configuration, ports and
- * projections, and the context its commands run in. Types only. The app's `Runtime`
- * (app/kernel.ts) extends it with what only the composition knows (the modules, their
+ * projections, and the context its commands run in. Types only. What routes take
+ * (RouteRuntime, routes/http/routes-plugin.ts) extends it, and the app's `Runtime`
+ * (app/kernel.ts) extends that with what only the composition knows (the modules, their
  * instances, starting and closing), so commands/ and workers/ import nothing from app/.
  */
 export interface ModuleRuntime {

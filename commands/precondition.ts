@@ -7,7 +7,7 @@ import type { StoredEvent } from '../infra/event-store/port.js';
  * and the retry reads the new version and refuses).
  */
 export interface VersionPrecondition {
-  /** The versions the client's If-Match names (app/conditional/entity-tag.ts). */
+  /** The versions the client's If-Match names (routes/http/conditional/entity-tag.ts). */
   accepted: readonly number[];
   /**
    * The event types that make the resource's version: those its read model folds into its

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import type { RoutesPlugin } from '../app/kernel.js';
+import type { RoutesPlugin } from './http/routes-plugin.js';
 import { sha256, verifySecret } from '../infra/crypto/secret-hash.js';
 import { RateLimitedError, UnauthorizedError } from '../infra/errors.js';
 import { createFailedLogins } from '../infra/failed-logins/select.js';
 import { findUserByEmail } from '../queries/users.js';
 import { SESSION_COOKIE } from '../infra/session-store/cookie.js';
-import { ERROR_BODIES } from '../app/openapi-operations.js';
+import { ERROR_BODIES } from './http/error-format.js';
 
 const LoginBody = Type.Object({
   email: Type.String({ minLength: 1, maxLength: 320 }),

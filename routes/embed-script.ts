@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
-import type { RoutesPlugin } from '../app/kernel.js';
+import type { RoutesPlugin } from './http/routes-plugin.js';
 import { projectFile } from '../infra/project-root.js';
 
 export interface EmbedScript {

@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { formatTag, noneMatch, parseTagList, versionTag, type EntityTag } from './entity-tag.js';
-import { declaredVersion } from './resource-version.js';
+import {
+  formatTag,
+  noneMatch,
+  parseTagList,
+  versionTag,
+  type EntityTag,
+} from '../../routes/http/conditional/entity-tag.js';
+import { declaredVersion } from '../../routes/http/conditional/resource-version.js';
 import { viewerOf, type Viewer } from './viewer.js';
 
 /** Anonymous answers: caches may keep them but must ask again (with If-None-Match) before reuse. */

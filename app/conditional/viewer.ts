@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Credential } from '../permissions.js';
-import { queryText } from '../query-text.js';
+import { queryText } from '../../routes/http/query-text.js';
 import { SESSION_COOKIE } from '../../infra/session-store/cookie.js';
 
 /**

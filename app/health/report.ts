@@ -12,6 +12,7 @@ import { lastScheduledBackup, type LastScheduledBackupDoc } from '../../queries/
 import { answers } from './probe.js';
 import { cohereReachable } from './provider-probe.js';
 import { storageReport, type StorageReport } from './storage.js';
+import { PORTS, type PortName } from '../../routes/health/ports.js';
 
 export type Adapter = 'embedded' | 'production';
 
@@ -19,18 +20,6 @@ export interface PortHealth {
   adapter: Adapter;
   reachable: boolean;
 }
-
-export const PORTS = [
-  'event_store',
-  'event_bus',
-  'document_store',
-  'vector_index',
-  'job_queue',
-  'embedder',
-  'session_store',
-  'file_storage',
-] as const;
-export type PortName = (typeof PORTS)[number];
 
 /** Without these nothing can be read or written: /health answers 503 while either is away. */
 export const CORE_PORTS: readonly PortName[] = ['event_store', 'document_store'];

@@ -4,6 +4,7 @@ import type { VectorIndex } from '../../infra/vector-index/port.js';
 import type { ReadingProgress } from '../../queries/chatbot/reading-progress.js';
 import { healthRoutes } from '../../routes/health/index.js';
 import { filesDir } from '../runtime.js';
+import { healthReport, type ModulePorts } from '../health/report.js';
 
 /** The ports /health checks that another module builds; app/modules.ts says which one. */
 export interface OperationsSources {
@@ -17,11 +18,12 @@ export function createOperationsModule(sources: OperationsSources): AppModule {
   return {
     name: 'operations',
     create(runtime) {
+      const modulePorts: ModulePorts = {
+        vectorIndex: () => sources.vectorIndex(runtime),
+        chatbotReading: () => sources.chatbotReading(runtime),
+      };
       return {
-        routes: healthRoutes({
-          vectorIndex: () => sources.vectorIndex(runtime),
-          chatbotReading: () => sources.chatbotReading(runtime),
-        }),
+        routes: healthRoutes((sessions) => healthReport(runtime, sessions, modulePorts)),
         async startWorkers() {
           // Wall-clock times, not runtime.clock: they are compared with the files' modification times.
           const now = Date.now();

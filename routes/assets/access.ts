@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { SESSION_ONLY, type Principal } from '../../app/auth.js';
+import { SESSION_ONLY, type Principal } from '../http/auth.js';
 import { isEditorOrAbove } from '../../commands/users/roles.js';
 import { ForbiddenError, UnauthorizedError } from '../../infra/errors.js';
 

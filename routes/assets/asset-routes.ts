@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AssetRoutesOptions } from './options.js';
-import type { RoutesPlugin } from '../../app/kernel.js';
-import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
+import type { RoutesPlugin } from '../http/routes-plugin.js';
+import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../http/conditional/resource-version.js';
 import { bulkDeleteAssets, bulkUpdateAssets, deleteAsset } from '../../commands/assets/asset-handlers.js';
 import { BulkBody } from '../../commands/assets/schemas.js';
 import { invalid } from '../../commands/assets/rules.js';

@@ -1,8 +1,8 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { answerIn, BINARY, emptyAnswer } from '../../app/documented-responses.js';
-import { noneMatch, parseTagList } from '../../app/conditional/entity-tag.js';
+import { answerIn, BINARY, emptyAnswer } from '../http/documented-responses.js';
+import { noneMatch, parseTagList } from '../http/conditional/entity-tag.js';
 import type { AssetRoutesOptions } from './options.js';
-import type { RoutesPlugin } from '../../app/kernel.js';
+import type { RoutesPlugin } from '../http/routes-plugin.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { findAsset } from '../../queries/assets/assets.js';
 import { requestedRange } from './byte-range.js';

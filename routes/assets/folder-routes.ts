@@ -1,11 +1,11 @@
 import type { FastifyReply } from 'fastify';
-import type { RoutesPlugin } from '../../app/kernel.js';
+import type { RoutesPlugin } from '../http/routes-plugin.js';
 import {
   answerVersion,
   CREATED_ETAG_CONFIG,
   IF_MATCH_CONFIG,
   ifMatchOf,
-} from '../../app/conditional/resource-version.js';
+} from '../http/conditional/resource-version.js';
 import { createFolder, deleteFolder, updateFolder } from '../../commands/assets/folder-handlers.js';
 import { FolderCreateBody, FolderUpdateBody } from '../../commands/assets/schemas.js';
 import { NotFoundError } from '../../infra/errors.js';

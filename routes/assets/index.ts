@@ -1,5 +1,5 @@
 import multipart from '@fastify/multipart';
-import type { RoutesPlugin } from '../../app/kernel.js';
+import type { RoutesPlugin } from '../http/routes-plugin.js';
 import type { AssetRoutesOptions } from './options.js';
 import { assetRoutes } from './asset-routes.js';
 import { fileRoutes } from './file-routes.js';

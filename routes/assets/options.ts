@@ -1,4 +1,4 @@
-import type { RoutesOptions } from '../../app/kernel.js';
+import type { RoutesOptions } from '../http/routes-plugin.js';
 import type { FileStorage } from '../../infra/file-storage/port.js';
 
 /** The routes that read or write uploaded files get the storage the module keeps them in. */

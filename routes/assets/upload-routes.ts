@@ -1,5 +1,5 @@
 import type { AssetRoutesOptions } from './options.js';
-import type { RoutesPlugin } from '../../app/kernel.js';
+import type { RoutesPlugin } from '../http/routes-plugin.js';
 import { replaceAssetFile, uploadAsset } from '../../commands/assets/asset-handlers.js';
 import { invalid } from '../../commands/assets/rules.js';
 import { NotFoundError } from '../../infra/errors.js';

@@ -1,4 +1,4 @@
-import type { RoutesPlugin } from '../../app/kernel.js';
+import type { RoutesPlugin } from '../http/routes-plugin.js';
 import { recordAssetUsage } from '../../commands/assets/asset-handlers.js';
 import { UsageBody } from '../../commands/assets/schemas.js';
 import { NotFoundError } from '../../infra/errors.js';

@@ -1,10 +1,10 @@
 import fp from 'fastify-plugin';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { RoutesPlugin } from '../../app/kernel.js';
-import { KEY_OR_SESSION, type Principal } from '../../app/auth.js';
-import { installJsonBodyParser } from '../../app/json-body.js';
-import { refuseOtherMethods } from '../../app/method-not-allowed.js';
+import type { RoutesPlugin } from '../http/routes-plugin.js';
+import { KEY_OR_SESSION, type Principal } from '../http/auth.js';
+import { installJsonBodyParser } from '../http/json-body.js';
+import { refuseOtherMethods } from '../http/method-not-allowed.js';
 import { deleteBackup } from '../../commands/backups/handlers.js';
 import { CreateBackupBody, includesFrom } from '../../commands/backups/schemas.js';
 import { isAdmin } from '../../commands/users/roles.js';

@@ -1,4 +1,4 @@
-import type { RoutesPlugin } from '../../app/kernel.js';
+import type { RoutesPlugin } from '../http/routes-plugin.js';
 import { legacyBlogRoutes } from './legacy.js';
 import { nativeCategoryRoutes } from './native-categories.js';
 import { nativeCommentRoutes } from './native-comments.js';

@@ -1,9 +1,9 @@
-import { answerVersion } from '../../app/conditional/resource-version.js';
+import { answerVersion } from '../http/conditional/resource-version.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { RoutesPlugin } from '../../app/kernel.js';
-import { SESSION_ONLY, type Principal } from '../../app/auth.js';
-import { refuseOtherMethods } from '../../app/method-not-allowed.js';
+import type { RoutesPlugin } from '../http/routes-plugin.js';
+import { SESSION_ONLY, type Principal } from '../http/auth.js';
+import { refuseOtherMethods } from '../http/method-not-allowed.js';
 import { postComment } from '../../commands/blog/comment-handlers.js';
 import { createPost } from '../../commands/blog/post-handlers.js';
 import {

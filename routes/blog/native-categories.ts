@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import type { RoutesPlugin } from '../../app/kernel.js';
+import type { RoutesPlugin } from '../http/routes-plugin.js';
 import {
   answerVersion,
   CREATED_ETAG_CONFIG,
   IF_MATCH_CONFIG,
   ifMatchOf,
-} from '../../app/conditional/resource-version.js';
+} from '../http/conditional/resource-version.js';
 import { createCategory, deleteCategory, updateCategory } from '../../commands/blog/category-handlers.js';
 import { CreateCategoryBody, UpdateCategoryBody } from '../../commands/blog/schemas.js';
 import { NotFoundError } from '../../infra/errors.js';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type { RoutesPlugin } from '../../app/kernel.js';
-import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
+import type { RoutesPlugin } from '../http/routes-plugin.js';
+import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../http/conditional/resource-version.js';
 import { deleteComment, moderateComment, postComment } from '../../commands/blog/comment-handlers.js';
 import { CreateCommentBody, ModerateCommentBody } from '../../commands/blog/schemas.js';
 import { COMMENT_STATUSES } from '../../commands/blog/events.js';

@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import type { RoutesPlugin } from '../../app/kernel.js';
+import type { RoutesPlugin } from '../http/routes-plugin.js';
 import { POST_STATUSES } from '../../commands/blog/events.js';
 import {
   answerVersion,
   CREATED_ETAG_CONFIG,
   IF_MATCH_CONFIG,
   ifMatchOf,
-} from '../../app/conditional/resource-version.js';
+} from '../http/conditional/resource-version.js';
 import { createPost, deletePost, updatePost } from '../../commands/blog/post-handlers.js';
 import { CreatePostBody, UpdatePostBody } from '../../commands/blog/schemas.js';
 import { NotFoundError } from '../../infra/errors.js';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { RoutesPlugin } from '../../app/kernel.js';
+import type { RoutesPlugin } from '../http/routes-plugin.js';
 import { MethodNotAllowedError, NotFoundError } from '../../infra/errors.js';
 import { findTag, listTags } from '../../queries/blog/taxonomy.js';
 import { PageQuery, pageWindow, setPaginationHeaders } from '../json-ld.js';

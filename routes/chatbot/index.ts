@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { sometimesSent } from '../../app/documented-responses.js';
-import type { RoutesOptions, RoutesPlugin } from '../../app/kernel.js';
-import { refuseOtherMethods } from '../../app/method-not-allowed.js';
+import { sometimesSent } from '../http/documented-responses.js';
+import type { RoutesOptions, RoutesPlugin } from '../http/routes-plugin.js';
+import { refuseOtherMethods } from '../http/method-not-allowed.js';
 import { answerQuestion } from '../../queries/chatbot/chat.js';
 import { streamAnswer } from '../../queries/chatbot/chat-stream.js';
 import { searchCollection } from '../../queries/chatbot/search.js';

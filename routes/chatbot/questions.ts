@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type { RoutesPlugin } from '../../app/kernel.js';
-import { refuseOtherMethods } from '../../app/method-not-allowed.js';
+import type { RoutesPlugin } from '../http/routes-plugin.js';
+import { refuseOtherMethods } from '../http/method-not-allowed.js';
 import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
 import type { RecordedQuestion } from '../../infra/question-log/port.js';
 import type { PatronQuestions } from '../../queries/chatbot/questions.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { clientAddress, trustedProxies } from '../../app/client-address.js';
-import { rateLimitHook, type RateLimitHook } from '../../app/rate-limit.js';
-import type { Runtime } from '../../app/kernel.js';
+import { clientAddress, trustedProxies } from '../http/client-address.js';
+import { rateLimitHook, type RateLimitHook } from '../http/rate-limit.js';
+import type { RouteRuntime } from '../http/routes-plugin.js';
 import { RateLimitedError } from '../../infra/errors.js';
 import { deploymentPrefix } from '../../infra/redis/deployment-prefix.js';
 
@@ -10,12 +10,12 @@ export const RATE_LIMIT_STORE_AWAY_MESSAGE = 'The rate limit store is unavailabl
 
 /**
  * The seed's limit, for the onRequest of both POST endpoints: CHATBOT_RATE_LIMIT requests per
- * CHATBOT_RATE_WINDOW_SECONDS per client address (app/client-address.ts: the seed's headers, or
+ * CHATBOT_RATE_WINDOW_SECONDS per client address (routes/http/client-address.ts: the seed's headers, or
  * TRUST_PROXY's rule), one budget for the two. With Redis away the request is refused (503)
  * rather than let through uncounted: the endpoints are public and each answer costs an
  * embedding, and perhaps a hosted model's reply.
  */
-export function chatbotRateLimit(scope: FastifyInstance, runtime: Runtime): Promise<RateLimitHook> {
+export function chatbotRateLimit(scope: FastifyInstance, runtime: RouteRuntime): Promise<RateLimitHook> {
   const { chatbotRateLimit: max, chatbotRateWindowSeconds } = runtime.config;
   const trust = trustedProxies(runtime.config);
   return rateLimitHook(scope, runtime.infra.requestRedis, {

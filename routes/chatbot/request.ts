@@ -1,4 +1,4 @@
-import { isFormBody } from '../../app/validation.js';
+import { isFormBody } from '../http/validation.js';
 import { BadRequestError } from '../../infra/errors.js';
 import type { ChatParams } from '../../queries/chatbot/chat.js';
 import type { SearchParams } from '../../queries/chatbot/search.js';

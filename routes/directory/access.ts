@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Runtime } from '../../app/kernel.js';
-import { queryText } from '../../app/query-text.js';
+import type { RouteRuntime } from '../http/routes-plugin.js';
+import { queryText } from '../http/query-text.js';
 import { planAllowsApi } from '../../commands/directory/values.js';
 import { normalizeOrigin } from '../../infra/net/origin.js';
 import { sha256 } from '../../infra/crypto/secret-hash.js';
@@ -34,7 +34,7 @@ export function presentedToken(request: FastifyRequest): string | null {
   return queryText(request, 'token') ?? null;
 }
 
-export async function tokenFor(runtime: Runtime, token: string): Promise<TokenDoc | null> {
+export async function tokenFor(runtime: RouteRuntime, token: string): Promise<TokenDoc | null> {
   return token ? findActiveToken(runtime.documents, sha256(token)) : null;
 }
 
@@ -65,7 +65,7 @@ function refuseToken(reply: FastifyReply, origin: string | undefined, message: s
  * revoked (401), an Origin the token allows (403, and no CORS headers, so browsers on other
  * sites cannot read the answer), a library plan with API access (403).
  */
-export function directoryAccessHook(runtime: Runtime) {
+export function directoryAccessHook(runtime: RouteRuntime) {
   return async function checkDirectoryAccess(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (request.method === 'OPTIONS') return;
     reply.header('Vary', 'Origin');

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { RoutesPlugin } from '../../app/kernel.js';
-import { KEY_OR_SESSION, type Principal } from '../../app/auth.js';
-import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
+import type { RoutesPlugin } from '../http/routes-plugin.js';
+import { KEY_OR_SESSION, type Principal } from '../http/auth.js';
+import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../http/conditional/resource-version.js';
 import {
   configureLibrary,
   generateToken,

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type { RoutesPlugin } from '../../app/kernel.js';
-import { answerVersion } from '../../app/conditional/resource-version.js';
+import type { RoutesPlugin } from '../http/routes-plugin.js';
+import { answerVersion } from '../http/conditional/resource-version.js';
 import { ACCESS_VALUES } from '../../commands/directory/values.js';
 import { NotFoundError } from '../../infra/errors.js';
 import {

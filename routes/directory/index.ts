@@ -1,4 +1,4 @@
-import type { RoutesPlugin } from '../../app/kernel.js';
+import type { RoutesPlugin } from '../http/routes-plugin.js';
 import { directoryAccessHook } from './access.js';
 import { directoryAdminRoutes } from './admin.js';
 import { directoryApiRoutes } from './api-v1.js';

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { answerIn } from '../../app/documented-responses.js';
-import type { RoutesPlugin } from '../../app/kernel.js';
-import type { Runtime } from '../../app/kernel.js';
+import { answerIn } from '../http/documented-responses.js';
+import type { RoutesPlugin } from '../http/routes-plugin.js';
+import type { RouteRuntime } from '../http/routes-plugin.js';
 import { recordClick } from '../../commands/directory/handlers.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { findVisibleDatabase, findVisibleDatabaseDoc } from '../../queries/directory/databases.js';
@@ -32,7 +32,7 @@ function wantsHtml(request: FastifyRequest): boolean {
   return /text\/html/i.test(request.headers.accept ?? '');
 }
 
-async function notFound(request: FastifyRequest, reply: FastifyReply, runtime: Runtime): Promise<FastifyReply> {
+async function notFound(request: FastifyRequest, reply: FastifyReply, runtime: RouteRuntime): Promise<FastifyReply> {
   if (!wantsHtml(request)) throw new NotFoundError('Database not found.');
   const library = await findLibrary(runtime.documents);
   return reply

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Runtime } from '../../app/kernel.js';
-import { errorBody } from '../../app/error-format.js';
+import type { RouteRuntime } from '../http/routes-plugin.js';
+import { errorBody } from '../http/error-format.js';
 import { allowCors, originAllowed, presentedToken, tokenFor } from './access.js';
 
 /**
@@ -8,7 +8,7 @@ import { allowCors, originAllowed, presentedToken, tokenFor } from './access.js'
  * preflight carries no Authorization header, so the origin is checked only when the token is in
  * the query; otherwise the real request is checked and refused without CORS headers if need be.
  */
-export function directoryPreflight(runtime: Runtime) {
+export function directoryPreflight(runtime: RouteRuntime) {
   return async function preflight(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const origin = request.headers.origin;
     reply.header('Vary', 'Origin');

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { clientAddress, trustedProxies } from '../../app/client-address.js';
-import { rateLimitHook } from '../../app/rate-limit.js';
-import type { Runtime } from '../../app/kernel.js';
+import { clientAddress, trustedProxies } from '../http/client-address.js';
+import { rateLimitHook } from '../http/rate-limit.js';
+import type { RouteRuntime } from '../http/routes-plugin.js';
 import { RateLimitedError } from '../../infra/errors.js';
 import { deploymentPrefix } from '../../infra/redis/deployment-prefix.js';
 import { accessOf } from './access.js';
@@ -14,7 +14,7 @@ export const DIRECTORY_RATE_LIMIT = { max: 120, timeWindowMs: 60_000 } as const;
  * order), so the key is the token's hash. With Redis away, requests are let through uncounted
  * rather than refused: library sites embed the directory, and it costs little to answer.
  */
-export async function registerTokenRateLimit(scope: FastifyInstance, runtime: Runtime): Promise<void> {
+export async function registerTokenRateLimit(scope: FastifyInstance, runtime: RouteRuntime): Promise<void> {
   const trust = trustedProxies(runtime.config);
   const { max, timeWindowMs } = DIRECTORY_RATE_LIMIT;
   const hook = await rateLimitHook(scope, runtime.infra.requestRedis, {
@@ -22,7 +22,7 @@ export async function registerTokenRateLimit(scope: FastifyInstance, runtime: Ru
     deployment: deploymentPrefix(runtime.config.dataDir),
     max,
     windowMs: timeWindowMs,
-    // A request without a valid token is counted per client address, by the chatbot's rule (app/client-address.ts).
+    // A request without a valid token is counted per client address, by the chatbot's rule (routes/http/client-address.ts).
     key: (request) => accessOf(request)?.tokenHash ?? `ip:${clientAddress(request, trust)}`,
     counts: (request) => request.method !== 'OPTIONS',
     refusal: (seconds) =>

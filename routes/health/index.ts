@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import type { RoutesPlugin } from '../../app/kernel.js';
-import { healthReport, PORTS, type ModulePorts } from '../../app/health/report.js';
+import type { RoutesPlugin } from '../http/routes-plugin.js';
+import type { SessionStore } from '../../infra/session-store/port.js';
+import { PORTS } from './ports.js';
 import { OPERATIONS_TAG } from '../../infra/operations-tag.js';
 
 const Port = Type.Object({
@@ -163,12 +164,15 @@ const HealthBody = Type.Object({
 });
 
 /**
- * GET /health: what a load balancer or an operator checks; no credentials, no secrets. The
- * ports other modules build are given by the composition (app/modules.ts).
+ * The report /health answers, built by the composition (app/health/report.ts, which checks the
+ * ports other modules build) and asked for with the app's session store at each request.
  */
+export type HealthSource = (sessions: SessionStore) => Promise<{ status: 'ok' | 'degraded' | 'unavailable' }>;
+
+/** GET /health: what a load balancer or an operator checks; no credentials, no secrets. */
 export const healthRoutes =
-  (modulePorts: ModulePorts): RoutesPlugin =>
-  async (app, { runtime }) => {
+  (healthReport: HealthSource): RoutesPlugin =>
+  async (app) => {
     app.get(
       '/health',
       {
@@ -181,7 +185,7 @@ export const healthRoutes =
         },
       },
       async (_request, reply) => {
-        const report = await healthReport(runtime, app.sessions, modulePorts);
+        const report = await healthReport(app.sessions);
         return reply
           .status(report.status === 'unavailable' ? 503 : 200)
           .header('cache-control', 'no-store')

@@ -1,7 +1,7 @@
-import type { RoutesPlugin } from '../../app/kernel.js';
-import { installJsonBodyParser } from '../../app/json-body.js';
-import { refuseOtherMethods } from '../../app/method-not-allowed.js';
-import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../../app/conditional/resource-version.js';
+import type { RoutesPlugin } from '../http/routes-plugin.js';
+import { installJsonBodyParser } from '../http/json-body.js';
+import { refuseOtherMethods } from '../http/method-not-allowed.js';
+import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../http/conditional/resource-version.js';
 import { revertPage } from '../../commands/page-versioning/handlers.js';
 import { RevertBody } from '../../commands/page-versioning/schemas.js';
 import { BadRequestError, NotFoundError } from '../../infra/errors.js';

@@ -3,7 +3,7 @@ import { Type, type TObject, type TProperties, type TSchema } from '@sinclair/ty
 /**
  * What the OpenAPI document says the platform resources take and answer, beside the schemas the
  * routes validate and serialise with. The routes answer through the open JsonLdObject, so these
- * representations are documentation (route config, app/documented-responses.ts): declared as
+ * representations are documentation (route config, routes/http/documented-responses.ts): declared as
  * response schemas they would make fast-json-stringify reshape what the routes send.
  */
 

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { RoutesPlugin } from '../../app/kernel.js';
+import type { RoutesPlugin } from '../http/routes-plugin.js';
 import { contextUrl } from '../json-ld.js';
 import { itemRoutes, itemSetRoutes, mediaRoutes, sitePageRoutes, siteRoutes } from './definitions.js';
 import { resourceRoutes } from './resource-routes.js';

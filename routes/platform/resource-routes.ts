@@ -1,13 +1,13 @@
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { RoutesPlugin } from '../../app/kernel.js';
-import { KEY_OR_SESSION, type Principal } from '../../app/auth.js';
+import type { RoutesPlugin } from '../http/routes-plugin.js';
+import { KEY_OR_SESSION, type Principal } from '../http/auth.js';
 import {
   answerVersion,
   CREATED_ETAG_CONFIG,
   IF_MATCH_CONFIG,
   ifMatchOf,
-} from '../../app/conditional/resource-version.js';
+} from '../http/conditional/resource-version.js';
 import { isEditorOrAbove } from '../../commands/users/roles.js';
 import { createResource, deleteResource, updateResource, type KindSpec } from '../../commands/platform/handlers.js';
 import type { Document, Filter } from '../../infra/document-store/port.js';

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import type { LightMyRequestResponse } from 'fastify';
-import { surfaceFor } from '../../app/error-format.js';
+import { surfaceFor } from '../../routes/http/error-format.js';
 import { buildTestApp, keyFor, ROLE_USERS, sessionFor } from '../helper.js';
 
 /**

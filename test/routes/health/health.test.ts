@@ -9,7 +9,7 @@ import { DependencyUnavailableError } from '../../../infra/errors.js';
 import { SqliteEventStore } from '../../../infra/event-store/sqlite.js';
 import type { VectorIndex } from '../../../infra/vector-index/port.js';
 import { defineHandlerProjection, type Projected } from '../../../projections/projection.js';
-import { PORTS } from '../../../app/health/report.js';
+import { PORTS } from '../../../routes/health/ports.js';
 import { buildTestApp, ROLE_USERS } from '../../helper.js';
 
 const meta = { userId: null, at: '2026-01-01T00:00:00.000Z' };

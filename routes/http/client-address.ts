@@ -1,4 +1,4 @@
-import { compileTrustedProxies, type TrustedProxy } from '../infra/net/trusted-proxies.js';
+import { compileTrustedProxies, type TrustedProxy } from '../../infra/net/trusted-proxies.js';
 import type { FastifyRequest } from 'fastify';
 
 /** What this needs of the configuration (infra/config.ts reads TRUST_PROXY with compileTrustedProxies). */

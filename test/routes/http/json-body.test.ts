@@ -1,6 +1,6 @@
 import t from 'tap';
-import { JSON_LIMITS, jsonLimitBreach } from '../../app/json-body.js';
-import { buildTestApp, json, keyFor, ROLE_USERS, sessionFor } from '../helper.js';
+import { JSON_LIMITS, jsonLimitBreach } from '../../../routes/http/json-body.js';
+import { buildTestApp, json, keyFor, ROLE_USERS, sessionFor } from '../../helper.js';
 
 /** A JSON text of `levels` objects inside one another: `{"a":{"a":...{"a":1}}}`. */
 function nested(levels: number): string {

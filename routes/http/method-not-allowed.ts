@@ -1,5 +1,5 @@
 import type { FastifyInstance, HTTPMethods } from 'fastify';
-import { MethodNotAllowedError } from '../infra/errors.js';
+import { MethodNotAllowedError } from '../../infra/errors.js';
 
 const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 

@@ -1,7 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import { DependencyUnavailableError, type RateLimitedError } from '../infra/errors.js';
+import { DependencyUnavailableError, type RateLimitedError } from '../../infra/errors.js';
 
 /**
  * What a limit does when Redis, which keeps its counts, cannot be asked (within the request

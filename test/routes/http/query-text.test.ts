@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import t from 'tap';
-import { queryText } from '../../app/query-text.js';
+import { queryText } from '../../../routes/http/query-text.js';
 
 const withQuery = (query: unknown) => ({ query }) as unknown as FastifyRequest;
 

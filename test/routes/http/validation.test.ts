@@ -2,7 +2,7 @@ import formbody from '@fastify/formbody';
 import Fastify from 'fastify';
 import { parse as parseQueryString } from 'fast-querystring';
 import t from 'tap';
-import { markFormBody, validatorCompiler } from '../../app/validation.js';
+import { markFormBody, validatorCompiler } from '../../../routes/http/validation.js';
 
 async function appWithRoute() {
   const app = Fastify();
@@ -75,7 +75,7 @@ t.test('text that reads as an infinite number is refused, in the query, the path
 });
 
 t.test('page=1e400 on the lists that once answered 500', async (t) => {
-  const { buildTestApp, ROLE_USERS, sessionFor } = await import('../helper.js');
+  const { buildTestApp, ROLE_USERS, sessionFor } = await import('../../helper.js');
   const { app } = await buildTestApp(t, { fixture: { users: ROLE_USERS } });
   const cookie = await sessionFor(app, 'editor');
   for (const [url, status, shape] of [

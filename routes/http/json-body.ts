@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { BadRequestError, ValidationError } from '../infra/errors.js';
+import { BadRequestError, ValidationError } from '../../infra/errors.js';
 import { surfaceFor, validationStatusFor } from './error-format.js';
 
 /**

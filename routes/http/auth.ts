@@ -1,13 +1,13 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { sha256, verifySecret } from '../infra/crypto/secret-hash.js';
-import { ForbiddenError } from '../infra/errors.js';
-import type { Role } from '../commands/users/roles.js';
-import { findApiKey, findUser } from '../queries/users.js';
-import type { Runtime } from './runtime.js';
-import type { SessionStore } from '../infra/session-store/port.js';
-import { createSessionStore } from '../infra/session-store/select.js';
-import { SESSION_COOKIE } from '../infra/session-store/cookie.js';
+import { sha256, verifySecret } from '../../infra/crypto/secret-hash.js';
+import { ForbiddenError } from '../../infra/errors.js';
+import type { Role } from '../../commands/users/roles.js';
+import { findApiKey, findUser } from '../../queries/users.js';
+import type { RouteRuntime } from './routes-plugin.js';
+import type { SessionStore } from '../../infra/session-store/port.js';
+import { createSessionStore } from '../../infra/session-store/select.js';
+import { SESSION_COOKIE } from '../../infra/session-store/cookie.js';
 import { queryText } from './query-text.js';
 
 export interface Principal {
@@ -45,7 +45,7 @@ declare module 'fastify' {
  * checked with scrypt once is remembered by a SHA-256 of its credential, so later requests cost
  * a map lookup; revoking the key ends that.
  */
-export const authPlugin = fp(async (app: FastifyInstance, opts: { runtime: Runtime; sessions?: SessionStore }) => {
+export const authPlugin = fp(async (app: FastifyInstance, opts: { runtime: RouteRuntime; sessions?: SessionStore }) => {
   const { documents, config, clock, infra } = opts.runtime;
   const sessions = opts.sessions ?? (await createSessionStore(config, clock, infra.requestRedis));
   // A store passed in belongs to its caller, who closes it.

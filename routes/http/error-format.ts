@@ -1,3 +1,5 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+
 /**
  * Each API surface has its own error body (CONTRACT.md section 3 and the seeds). The surface is
  * known from the URL, so the one error handler and the not-found handler can answer in its shape.
@@ -33,3 +35,17 @@ export function errorBody(
       return { status: 'error', message };
   }
 }
+
+/** The error body of each surface (CONTRACT.md section 3), as the OpenAPI document describes it. */
+export const ERROR_BODIES: Record<ErrorSurface, TSchema> = {
+  native: Type.Object(
+    {
+      errors: Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())]), {
+        description: '`{"error": "message"}`, or for a validation error each field with its messages.',
+      }),
+    },
+    { title: 'NativeError' },
+  ),
+  plain: Type.Object({ error: Type.String() }, { title: 'PlainError' }),
+  'status-envelope': Type.Object({ status: Type.Literal('error'), message: Type.String() }, { title: 'StatusError' }),
+};

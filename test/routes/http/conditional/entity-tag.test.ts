@@ -6,7 +6,7 @@ import {
   parseTagList,
   versionOf,
   versionTag,
-} from '../../../app/conditional/entity-tag.js';
+} from '../../../../routes/http/conditional/entity-tag.js';
 
 t.test('parseTagList: lists, *, weak tags; members that do not parse are dropped', async (t) => {
   t.equal(parseTagList(undefined), undefined);
