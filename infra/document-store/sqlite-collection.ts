@@ -23,8 +23,8 @@ import { SqliteTextIndex } from './sqlite-text-index.js';
 import type { TextIndexWriter } from './text-index-writer.js';
 import { requireTextFields, textFields } from './text-search.js';
 
-const ANSWER_CACHE_LIMIT = 200;
-const ANSWER_DOCUMENTS_LIMIT = 500;
+/** Element index counts kept at most (a list's page and its total ask alike). */
+const HOLDER_COUNTS_LIMIT = 200;
 /**
  * Up to this many text matches drive a query: each is looked up by rowid and the other
  * conditions are tested on those rows alone (a few microseconds each: its document is parsed).
@@ -94,7 +94,7 @@ export interface TextFile {
 export interface CollectionHost {
   readonly db: Database.Database;
   statement(sql: string): Database.Statement;
-  /** Forgets remembered answers when another connection has committed since the last look (the rebuild CLI). */
+  /** Forgets what the collections counted and matched when another connection has committed since the last look (the rebuild CLI). */
   noticeOtherWriters(): void;
   /** Runs `work` inside the open write transaction, which commits within the commit interval. */
   write<T>(work: () => T): T;
@@ -183,9 +183,8 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
       tables: new Map([...this.elements].map(([field, index]) => [field, index.table])),
       rowid: `${this.table}.rowid`,
       rowsHolding: (table, values, limit) => {
-        // A list's page and its total ask alike, and a remembered answer is looked up only after
-        // its SQL is built: counted once until the collection changes (a stale count only picks
-        // the other plan, never other rows).
+        // A list's page and its total ask alike: counted once until the collection changes (a
+        // stale count only picks the other plan, never other rows).
         const key = `${table}\u0000${limit}\u0000${JSON.stringify(values)}`;
         let rows = this.holders.get(key);
         if (rows === undefined) {
@@ -195,7 +194,7 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
             )
             .pluck()
             .get(...values, limit) as number;
-          if (this.holders.size >= ANSWER_CACHE_LIMIT) this.holders.clear();
+          if (this.holders.size >= HOLDER_COUNTS_LIMIT) this.holders.clear();
           this.holders.set(key, rows);
         }
         return rows;
@@ -425,48 +424,29 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
     return { sql, params };
   }
 
-  /**
-   * Answers of reads since the collection last changed, by statement and parameters: lists read
-   * far more often than they change, and a hit skips the query and the JSON parsing. The
-   * documents are shared, as the port allows (callers never change them).
-   */
-  private readonly answers = new Map<string, unknown>();
-
-  private remembered<R>(sql: string, params: readonly (string | number)[], read: () => R): R {
-    this.host.noticeOtherWriters();
-    const key = `${sql}\u0000${JSON.stringify(params)}`;
-    if (this.answers.has(key)) return this.answers.get(key) as R;
-    const answer = read();
-    // A long list (every post, for an index the caller keeps itself) is read seldom: not kept twice.
-    if (Array.isArray(answer) && answer.length > ANSWER_DOCUMENTS_LIMIT) return answer;
-    if (this.answers.size >= ANSWER_CACHE_LIMIT) this.answers.clear();
-    this.answers.set(key, answer);
-    return answer;
-  }
-
-  /** Forgets every remembered answer: the collection changed (here or in another process). */
+  /** Forgets what was counted and matched: the collection changed (here or in another process). */
   changed(): void {
     this.host.noteChange();
-    if (this.answers.size > 0) this.answers.clear();
     if (this.holders.size > 0) this.holders.clear();
     this.text?.changed();
   }
 
-  /** Matching documents; `fresh` ones are parsed for this caller alone (an update changes them in place). */
-  private rows(filter: Filter, options?: FindOptions, fresh = false): T[] {
+  /**
+   * Matching documents, read and parsed for this caller (an update changes them in place). Not
+   * remembered here: the blog list's whole answers are (routes/remembered-answers.ts), and a
+   * second cache below it paid nothing in the read and write benchmarks (docs/perf-history.md).
+   */
+  private rows(filter: Filter, options?: FindOptions): T[] {
     this.ensure();
+    this.host.noticeOtherWriters();
     if (options?.fields) return this.picked(filter, options, checkedFields(options.fields));
     const { sql, params } = this.select('doc', filter, options);
-    const read = () =>
-      (
-        this.host
-          .statement(sql)
-          .pluck()
-          .all(...params) as string[]
-      ).map((json) => JSON.parse(json) as T);
-    // A text search is not remembered here: its parameters hold the matching rowids (the text
-    // index remembers those). A copy of a remembered list: a caller may sort or splice what it gets.
-    return fresh || options?.text ? read() : this.remembered(sql, params, read).slice();
+    return (
+      this.host
+        .statement(sql)
+        .pluck()
+        .all(...params) as string[]
+    ).map((json) => JSON.parse(json) as T);
   }
 
   /** `_id` and the asked fields of matching documents: only those fields are read out of the JSON and parsed. */
@@ -474,22 +454,20 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
     // `->` gives each value as JSON (strings quoted, so they come back as strings), NULL when absent.
     const columns = ['_id', ...fields.map((field) => `doc -> '$.${field}'`)].join(', ');
     const { sql, params } = this.select(columns, filter, options);
-    const read = () =>
-      (
-        this.host
-          .statement(sql)
-          .raw()
-          .all(...params) as unknown[][]
-      ).map((row) => {
-        const doc: Document = { _id: row[0] as T['_id'] };
-        fields.forEach((field, i) => {
-          const json = row[i + 1] as string | null;
-          if (json !== null) doc[field] = JSON.parse(json) as unknown;
-        });
-        // The port's overload gives callers `Pick<T, fields | '_id'>`: this is that document.
-        return doc as T;
+    return (
+      this.host
+        .statement(sql)
+        .raw()
+        .all(...params) as unknown[][]
+    ).map((row) => {
+      const doc: Document = { _id: row[0] as T['_id'] };
+      fields.forEach((field, i) => {
+        const json = row[i + 1] as string | null;
+        if (json !== null) doc[field] = JSON.parse(json) as unknown;
       });
-    return options.text ? read() : this.remembered(sql, params, read).slice();
+      // The port's overload gives callers `Pick<T, fields | '_id'>`: this is that document.
+      return doc as T;
+    });
   }
 
   /** The steps SQLite plans for a find (EXPLAIN QUERY PLAN), for tests that check an index serves it. */
@@ -524,12 +502,11 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
     this.ensure();
     const where = this.where(filter, options);
     const sql = `SELECT count(*) FROM ${where.from} WHERE ${where.sql}`;
-    const read = () =>
-      this.host
-        .statement(sql)
-        .pluck()
-        .get(...where.params) as number;
-    return options.text ? read() : this.remembered(sql, where.params, read);
+    this.host.noticeOtherWriters();
+    return this.host
+      .statement(sql)
+      .pluck()
+      .get(...where.params) as number;
   }
 
   /** Writes each document as [its id, its JSON, the document itself (for the element indexes)]. */
@@ -596,7 +573,7 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
       return 1;
     }
     this.flushBatch();
-    const docs = this.rows(filter, limit === undefined ? {} : { limit }, true);
+    const docs = this.rows(filter, limit === undefined ? {} : { limit });
     const rows = docs.map((doc): [T['_id'], string, T] => {
       const id = doc._id;
       applyUpdate(doc, update);

@@ -82,7 +82,7 @@ export class SqliteDocumentStore implements DocumentStore {
   private transactionBegan = 0;
   private readonly commitIntervalMs: number;
   private readonly host: CollectionHost;
-  /** Changes when another connection commits to the file: remembered answers may be stale then. */
+  /** Changes when another connection commits to the file: what the collections counted and matched may be stale then. */
   private readonly dataVersion: Database.Statement;
   private lastDataVersion: number;
   /** Writes (and other processes' commits) seen so far: the change mark. */
