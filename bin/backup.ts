@@ -8,6 +8,7 @@ import { runBackupJob } from '../workers/backups/backup-job.js';
 import { makeBackup } from '../workers/backups/make-backup.js';
 import { parseBackupFlags } from './backup-flags.js';
 import { progressBar, type ProgressBar } from './progress.js';
+import { errorMessage } from '../infra/errors.js';
 
 /**
  * `npm run backup -- [--no-db] [--no-files] [--no-themes] [--no-modules] [--no-api]`: the backup
@@ -66,7 +67,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(`Backup failed: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`Backup failed: ${errorMessage(error)}`);
     process.exit(1);
   },
 );

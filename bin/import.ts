@@ -5,6 +5,7 @@ import { countFixture, FixtureRefusedError, importFixture } from '../app/import-
 import type { Fixture } from '../commands/fixture.js';
 import { progressBar } from './progress.js';
 import { appModules } from '../app/modules.js';
+import { errorMessage } from '../infra/errors.js';
 
 /**
  * `npm run import -- FILE.json`: validates the whole fixture first (all or nothing), then imports
@@ -21,9 +22,7 @@ async function main(): Promise<number> {
   try {
     fixture = JSON.parse(await readFile(file, 'utf8'));
   } catch (error) {
-    console.error(
-      `Import refused: $: cannot read ${file} as JSON (${error instanceof Error ? error.message : String(error)}).`,
-    );
+    console.error(`Import refused: $: cannot read ${file} as JSON (${errorMessage(error)}).`);
     return 1;
   }
   const config = { ...loadConfig(), logLevel: process.env.LOG_LEVEL ?? 'warn' };
@@ -53,7 +52,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(`Import failed: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`Import failed: ${errorMessage(error)}`);
     process.exit(1);
   },
 );

@@ -3,6 +3,7 @@ import { createRuntime } from '../app/runtime.js';
 import { progressBar } from './progress.js';
 import { rebuildReadModels } from '../projections/rebuild.js';
 import { appModules } from '../app/modules.js';
+import { errorMessage } from '../infra/errors.js';
 
 /**
  * `npm run rebuild`: drops every read model and replays the whole log into them (the SQLite
@@ -24,6 +25,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(`Rebuild failed: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`Rebuild failed: ${errorMessage(error)}`);
   process.exit(1);
 });

@@ -8,6 +8,7 @@ import { describeProgress, readingProgress } from '../queries/chatbot/reading-pr
 import { allResources } from '../workers/chatbot/all-resources.js';
 import { indexResource, type IndexOptions, type IndexOutcome } from '../workers/chatbot/index-resource.js';
 import { progressBar, type ProgressBar } from './progress.js';
+import { errorMessage } from '../infra/errors.js';
 
 /**
  * Resources indexed at once: while one is written, the next ones wait at the model, so its
@@ -80,6 +81,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(`Reindex failed: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`Reindex failed: ${errorMessage(error)}`);
   process.exit(1);
 });

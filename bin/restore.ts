@@ -3,6 +3,7 @@ import { createLogger } from '../app/logger.js';
 import { loadConfig } from '../infra/config.js';
 import { restoreArchive, RestoreRefusedError, type RestoreProgress } from '../workers/backups/restore.js';
 import { progressBar } from './progress.js';
+import { errorMessage } from '../infra/errors.js';
 
 /**
  * `npm run restore -- ARCHIVE.zip`: restores a backup into an empty DATA_DIR. The archive is
@@ -50,9 +51,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(
-      `Restore failed, the target was left as it was: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    console.error(`Restore failed, the target was left as it was: ${errorMessage(error)}`);
     process.exit(1);
   },
 );

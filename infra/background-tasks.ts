@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { errorMessage } from '../infra/errors.js';
 
 /** What a task says of itself as it goes. */
 export interface TaskProgress {
@@ -57,7 +58,7 @@ export class BackgroundTasks {
           this.logger.info({ task: name, done: report.done }, `background task ${name} done`);
       } catch (error) {
         report.state = 'failed';
-        report.error = error instanceof Error ? error.message : String(error);
+        report.error = errorMessage(error);
         this.logger.error({ err: error, task: name }, `background task ${name} failed`);
       } finally {
         report.finished_at = new Date().toISOString();

@@ -5,6 +5,7 @@ import { SEQUENCE_ROW, type TextIndexSpec } from './text-index-messages.js';
 import type { TextIndexWriter } from './text-index-writer.js';
 import { containsText } from './text-search.js';
 import { TrigramSample } from './trigram-sample.js';
+import { errorMessage } from '../../infra/errors.js';
 
 /** What the text index asks of its collection's store. */
 export interface TextIndexHost {
@@ -287,9 +288,7 @@ export class SqliteTextIndex {
       // stay in the file, where searches check their documents, and a start sends them to the
       // thread again. A full disk has been told to the store's watchers already.
       if (!isStorageFailure(error))
-        process.emitWarning(
-          `The text index could not clear its settled marks: ${error instanceof Error ? error.message : String(error)}`,
-        );
+        process.emitWarning(`The text index could not clear its settled marks: ${errorMessage(error)}`);
     }
   }
 

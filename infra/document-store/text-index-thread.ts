@@ -10,6 +10,7 @@ import {
   type TextIndexSpec,
   type TextIndexThreadData,
 } from './text-index-messages.js';
+import { errorMessage } from '../../infra/errors.js';
 
 /**
  * The read models' text index writer: a thread of its own, so the FTS5 trigram rows of a post
@@ -172,7 +173,7 @@ port.on('message', (request: TextIndexRequest) => {
     failed = true;
     port.postMessage({
       op: 'failed',
-      message: error instanceof Error ? error.message : String(error),
+      message: errorMessage(error),
     } satisfies TextIndexReply);
   }
 });

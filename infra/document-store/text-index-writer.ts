@@ -1,6 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { startWorkerThread } from '../worker-thread.js';
 import type { TextIndexReply, TextIndexRequest, TextIndexThreadData } from './text-index-messages.js';
+import { errorMessage } from '../../infra/errors.js';
 
 /** The text index thread's script, from the project root. */
 export const TEXT_INDEX_THREAD = 'infra/document-store/text-index-thread';
@@ -123,7 +124,7 @@ export class TextIndexWriter {
     if (this.thread !== thread) return;
     this.thread = null;
     this.outstanding = 0;
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     for (const waiter of this.droppedAll.splice(0)) waiter.reject(new Error(message));
     process.emitWarning(`The read models' text index thread failed; it is started again: ${message}`);
     // Not unref'd: a CLI waiting for the index to settle must not end meanwhile.

@@ -3,6 +3,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { CheckpointRequests } from './checkpoint-requests.js';
 import { groupCommitter, openEventLog, type GroupAppend } from './sqlite-log.js';
 import type { CommitReply, CommitThreadData } from './thread-group-writer.js';
+import { errorMessage } from '../../infra/errors.js';
 
 /**
  * The event log's commit thread: its own connection to the log file, committing each group
@@ -34,7 +35,7 @@ port.on('message', (appends: GroupAppend[] | null) => {
   } catch (error) {
     reply = {
       error: {
-        message: error instanceof Error ? error.message : String(error),
+        message: errorMessage(error),
         code: error instanceof Database.SqliteError ? error.code : undefined,
       },
     };

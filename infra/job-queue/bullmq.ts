@@ -12,6 +12,7 @@ import {
   type QueueBacklog,
   type WorkerOptions,
 } from './port.js';
+import { errorMessage } from '../../infra/errors.js';
 
 const DEPENDENCY = 'Redis';
 const DRAIN_POLL_MS = 50;
@@ -75,13 +76,9 @@ export function fromBullMqJobId(id: string): string {
   return id.replace(/^%N/, '').replace(/%25|%3A/g, (c) => (c === '%25' ? '%' : ':'));
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** ioredis reports a closed or unreachable connection with plain Errors; these are their messages. */
 function isConnectionError(error: unknown): boolean {
-  const message = messageOf(error);
+  const message = errorMessage(error);
   return /enableOfflineQueue|Connection is closed|Command timed out|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|EPIPE|Reached the max retries/i.test(
     message,
   );

@@ -11,6 +11,7 @@ import {
   type QueueBacklog,
   type WorkerOptions,
 } from './port.js';
+import { errorMessage } from '../../infra/errors.js';
 
 interface PendingJob {
   id: string;
@@ -192,7 +193,7 @@ export class InProcessJobQueue implements JobQueue {
       } else {
         this.finished(state, job);
         state.failed += 1;
-        const message = error instanceof Error ? error.message : String(error);
+        const message = errorMessage(error);
         for (const waiter of job.settle ?? []) waiter.reject(new JobFailedError(message));
       }
     } finally {

@@ -1,4 +1,5 @@
 import cronParser from 'cron-parser';
+import { errorMessage } from '../../infra/errors.js';
 
 /** A cron expression and the time zone its times of day are read in. */
 export interface CronSchedule {
@@ -63,9 +64,7 @@ export function parseCronSchedule(expression: string, timezone: string, names: S
   try {
     parsed = cronParser.parseExpression(text, { tz: timezone });
   } catch (error) {
-    throw new Error(
-      `${names.expression} must be ${shape}, got "${expression}": ${error instanceof Error ? error.message : String(error)}.`,
-    );
+    throw new Error(`${names.expression} must be ${shape}, got "${expression}": ${errorMessage(error)}.`);
   }
   const interval = shortestIntervalMinutes(parsed.fields);
   if (interval < MIN_INTERVAL_MINUTES) {

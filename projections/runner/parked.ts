@@ -2,6 +2,7 @@ import type { EventStore, StoredEvent } from '../../infra/event-store/port.js';
 import { controlRequest, PROJECTIONS_CONTROL_STREAM } from '../control-events.js';
 import type { Projection } from '../projection.js';
 import type { ProjectionLogger } from './logger.js';
+import { errorMessage } from '../../infra/errors.js';
 
 /** A projection stopped at an event its handler failed on: it applies nothing after it until retried or skipped. */
 export interface ParkedProjection {
@@ -26,10 +27,6 @@ export interface ResumeContext {
   applyOrPark(projection: Projection, event: StoredEvent): Promise<boolean>;
   /** The projection's checkpoint is to be saved with the batch. */
   touch(name: string): void;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -75,7 +72,7 @@ export class ParkedProjections {
       name,
       position: event.position,
       eventType: event.type,
-      error: messageOf(error),
+      error: errorMessage(error),
       since: new Date().toISOString(),
     });
   }

