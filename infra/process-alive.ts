@@ -1,3 +1,4 @@
+import { errorField } from './errors.js';
 /** Whether a process of this host with that pid exists (signal 0 checks without sending one). */
 export function isAlive(pid: number): boolean {
   try {
@@ -5,6 +6,6 @@ export function isAlive(pid: number): boolean {
     return true;
   } catch (error) {
     // EPERM: it exists, under another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return errorField(error, 'code') === 'EPERM';
   }
 }

@@ -13,6 +13,7 @@ import {
   type StoredFileEntry,
   type StoredFileInfo,
 } from './port.js';
+import { errorField } from '../errors.js';
 
 /** file-type needs at most this many leading bytes to recognise a format. */
 const HEAD_BYTES = 4100;
@@ -118,7 +119,7 @@ export class LocalFileStorage implements FileStorage {
     try {
       entries = await readdir(this.storeDir, { withFileTypes: true });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      if (errorField(error, 'code') === 'ENOENT') return [];
       throw error;
     }
     const listed: StoredFileEntry[] = [];

@@ -3,6 +3,7 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { isAlive } from '../process-alive.js';
+import { errorField } from '../errors.js';
 
 /** Where uploads are written until their command is decided; never archived by a backup. */
 export const TMP_FOLDER = 'tmp';
@@ -61,7 +62,7 @@ export async function removeLeftoverUploads(root: string, options: LeftoverOptio
   try {
     names = await readdir(dir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if (errorField(error, 'code') === 'ENOENT') return [];
     throw error;
   }
   const removed: string[] = [];
