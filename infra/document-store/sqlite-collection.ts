@@ -500,9 +500,9 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
   async count(filter: Filter = {}, options: TextQuery = {}): Promise<number> {
     this.flushBatch();
     this.ensure();
+    this.host.noticeOtherWriters();
     const where = this.where(filter, options);
     const sql = `SELECT count(*) FROM ${where.from} WHERE ${where.sql}`;
-    this.host.noticeOtherWriters();
     return this.host
       .statement(sql)
       .pluck()
