@@ -1,10 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { CachedEmbedder } from '../infra/embedder/cached.js';
 import { HybridEmbedder, SEMANTIC_WEIGHT, WORD_WEIGHT } from '../infra/embedder/hybrid.js';
 import { LocalEmbedder } from '../infra/embedder/local.js';
 import { SentenceModel } from '../infra/embedder/sentence-model/client.js';
+import { COMPILED_MODEL_THREAD } from '../infra/embedder/sentence-model/start-thread.js';
+import { projectFile } from '../infra/project-root.js';
 import { SENTENCE_DIMENSION } from '../infra/embedder/sentence-model/protocol.js';
 import { SqliteVectorIndex } from '../infra/vector-index/sqlite.js';
 import { ExtractiveAnswerer } from '../infra/answerer/extractive.js';
@@ -40,9 +43,12 @@ function normaliseInto(from: Float32Array, into: Float32Array, offset: number, w
 export async function embeddingBenchmark(options: BenchOptions): Promise<BenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-embedding-'));
   const english = new EnglishGenerator();
-  const model = new SentenceModel();
+  // The model threads run the compiled thread (`npm run bench` builds first), as `npm start` runs
+  // it: from the TypeScript source, tsx doubles a thread's start (0.95 s against 0.5).
+  const threadScript = pathToFileURL(projectFile(COMPILED_MODEL_THREAD));
+  const model = new SentenceModel({ threadScript });
   // The server's path: the cache in front of the model; unique questions miss it, as real ones do.
-  const cached = new CachedEmbedder(new HybridEmbedder(), join(dir, 'embeddings.sqlite'));
+  const cached = new CachedEmbedder(new HybridEmbedder({ threadScript }), join(dir, 'embeddings.sqlite'));
   try {
     // 1. The model alone: texts of about 60 words, in batches of 16, after a warm-up.
     await model.embed([english.description(60)], 'document');
@@ -82,6 +88,7 @@ export async function embeddingBenchmark(options: BenchOptions): Promise<BenchRe
       text: english.description(80),
     }));
     const whileIndexing: number[] = [];
+    let firstSearch = 0;
     const chatsWhileIndexing: number[] = [];
     let indexing = true;
     let peakRss = 0;
@@ -94,7 +101,11 @@ export async function embeddingBenchmark(options: BenchOptions): Promise<BenchRe
         const question = `${english.question()} (${n})`;
         if (n % 2 === 0) {
           await retrieve({ embedder: cached, vectorIndex: indexed }, { text: question, filter: {} });
-          whileIndexing.push(performance.now() - asked);
+          // The first comes as the model threads start: it waits for a thread to load the model,
+          // once a process. Over 20,000 items it is one search in thousands; over the few
+          // hundred indexed here it would be the p99 alone, so it has a figure of its own.
+          if (n === 0) firstSearch = performance.now() - asked;
+          else whileIndexing.push(performance.now() - asked);
         } else {
           const retrieved = (
             await retrieve({ embedder: cached, vectorIndex: indexed }, { text: question, filter: {} })
@@ -228,6 +239,7 @@ export async function embeddingBenchmark(options: BenchOptions): Promise<BenchRe
         figure('search p99 while indexing', round(percentile(whileIndexing, 99), 1), 'ms', {
           target: { op: '<=', value: 150 },
         }),
+        figure('first search, 0.5 s into indexing (the model threads starting)', round(firstSearch, 1), 'ms'),
         figure(
           `chat p50 while indexing (${chatsWhileIndexing.length} chats)`,
           round(percentile(chatsWhileIndexing, 50), 1),

@@ -39,19 +39,19 @@ const DEFAULTS = {
   queryTimeoutMs: 10_000,
   documentTimeoutMs: 60_000,
   batchTimeoutMs: 20_000,
-  queryBatchPieces: 2,
+  queryBatchPieces: 4,
   documentBatchPieces: 8,
   documentThreads: 2,
   documentIdleMs: 30_000,
   startTimeoutMs: 30_000,
 };
-/** A piece takes about 25 ms on one idle core; this leaves room for a busy machine. */
+/** A piece takes about 8 ms on one idle core; this leaves room for a busy machine. */
 const PER_PIECE_MS = 1_000;
 /**
  * Document threads past the first take a batch only when no query has been asked for this long:
  * on two cores, a second document thread would take the core the queries need. Within it,
  * documents go in batches of queryBatchPieces, so a query that comes shares the cores with at
- * most two pieces of documents.
+ * most four pieces of documents (about 30 ms).
  */
 export const QUIET_MS = 2_000;
 
@@ -96,12 +96,13 @@ function unavailable(message: string): DependencyUnavailableError {
  * The sentence model on worker threads, so no request waits on the event loop behind an
  * embedding. Texts are cut into bounded pieces (a text's vector is the normalised mean of its
  * pieces'). Queries have a thread of their own, so a question never waits behind documents
- * being read: it waits at most for a batch of another query (queries take turns, two pieces at
+ * being read: it waits at most for a batch of another query (queries take turns, four pieces at
  * a time), and no document batch starts while a query is being embedded, so the query shares
- * the cores with the one batch already running at most (two pieces when a query came lately).
- * The query thread starts at the first query; until it has loaded the model (about 0.5 s, far
- * more on a busy machine), a document thread that is free takes queries before documents, so
- * only those first queries may wait for the document batch then running. Documents go to threads of their own: one, and a second while no query
+ * the cores with the one batch already running at most (four pieces when a query came lately).
+ * The query thread starts at the first query (once no document thread is loading the model);
+ * until it has loaded the model (about 0.5 s, far more on a busy machine), a document thread
+ * that is free takes queries before documents, so only those first queries may wait for the
+ * document batch then running. Documents go to threads of their own: one, and a second while no query
  * has been asked for QUIET_MS and the machine has a core for it; a document thread idle for
  * documentIdleMs is ended, so once the collection is read only the query thread holds a model.
  *
@@ -211,7 +212,12 @@ export class SentenceModel {
    */
   private dispatch(): void {
     if (this.closed) return;
-    this.feed(this.queryLane, this.queries, this.options.queryBatchPieces);
+    // One load at a time: while a document thread loads the model, the query thread waits to
+    // start (two loads would halve each other's cores), and a query goes to the first thread
+    // that has the model (`stranded` below).
+    const documentLoading = this.documentLanes.some((lane) => lane.running && !lane.loaded);
+    if (this.queryLane.running || !documentLoading)
+      this.feed(this.queryLane, this.queries, this.options.queryBatchPieces);
     const quiet = this.queries.length === 0 && performance.now() - this.lastQueryAt >= QUIET_MS;
     const batchPieces = quiet ? this.options.documentBatchPieces : this.options.queryBatchPieces;
     // Until the query thread has the model, a free document thread takes the queries first.

@@ -10,13 +10,14 @@ import { startSourceThread } from '../../worker-thread.js';
 export const COMPILED_MODEL_THREAD = 'dist/infra/embedder/sentence-model/thread.js';
 
 /**
- * Starts the model thread (or, in tests, another script speaking its protocol). Compiled, it
- * runs dist's JavaScript; under tsx it registers tsx in the worker first, since a worker does
- * not inherit the hooks `--import tsx` installed (privatenumber/tsx#354).
+ * Starts the model thread (or, in tests, another script speaking its protocol; the benchmark
+ * passes the compiled thread, as `npm start` runs it). Compiled, it runs dist's JavaScript;
+ * under tsx it runs the TypeScript source, registering tsx in the worker first, since a worker
+ * does not inherit the hooks `--import tsx` installed (privatenumber/tsx#354).
  */
 export function startModelThread(script?: URL): Worker {
-  const typescript = import.meta.url.endsWith('.ts');
-  script ??= typescript ? new URL('./thread.js', import.meta.url) : pathToFileURL(projectFile(COMPILED_MODEL_THREAD));
-  const entry = typescript && script.href.endsWith('.js') ? new URL(script.href.replace(/\.js$/, '.ts')) : script;
-  return entry.href.endsWith('.ts') ? startSourceThread(entry) : new Worker(entry);
+  script ??= import.meta.url.endsWith('.ts')
+    ? new URL('./thread.ts', import.meta.url)
+    : pathToFileURL(projectFile(COMPILED_MODEL_THREAD));
+  return script.href.endsWith('.ts') ? startSourceThread(script) : new Worker(script);
 }

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import { BroadcastChannel } from 'node:worker_threads';
 import { SentenceModel, type SentenceModelOptions } from '../../../infra/embedder/sentence-model/client.js';
-import { RELEASE_CHANNEL } from '../../fixtures/chatbot/held-model-release.js';
+import { LOAD_MS, RELEASE_CHANNEL } from '../../fixtures/chatbot/held-model-release.js';
 
 const threadScript = new URL('../../fixtures/chatbot/held-model-thread.ts', import.meta.url);
 
@@ -126,3 +126,24 @@ t.test('a second document thread reads only when the machine has a core to spare
   );
   t.equal(model.threadsRunning, 1, 'one document thread (and no query thread: nothing was asked)');
 });
+
+t.test(
+  'one load at a time: a query asked while a document thread loads goes to it, then the query thread loads',
+  async (t) => {
+    const model = new SentenceModel({
+      threadScript: new URL('../../fixtures/chatbot/slow-loading-model-thread.ts', import.meta.url),
+      documentThreads: 1,
+    });
+    t.teardown(() => model.close());
+    const documents = model.embed(['a document'], 'document');
+    await new Promise((r) => setTimeout(r, 200));
+    const query = model.embed(['a question asked while the document thread loads'], 'query');
+    await new Promise((r) => setTimeout(r, LOAD_MS / 2));
+    t.equal(model.threadsRunning, 1, 'the query thread waits to start while the document thread loads');
+    const [vector] = await query;
+    t.equal(vector.length, 512, 'the query is answered by the document thread once it has loaded');
+    await documents;
+    for (let i = 0; i < 50 && model.threadsRunning < 2; i++) await new Promise((r) => setTimeout(r, 100));
+    t.equal(model.threadsRunning, 2, 'and the query thread starts then');
+  },
+);
