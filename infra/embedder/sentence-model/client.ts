@@ -33,6 +33,8 @@ export interface SentenceModelOptions {
   documentIdleMs?: number;
   /** What a new thread may take to load the model (about a second, far more on a busy machine), on top of the other limits. */
   startTimeoutMs?: number;
+  /** What a thread asked to close may take to end its batch and release the model; then it is terminated. */
+  closeTimeoutMs?: number;
 }
 
 const DEFAULTS = {
@@ -44,6 +46,7 @@ const DEFAULTS = {
   documentThreads: 2,
   documentIdleMs: 30_000,
   startTimeoutMs: 30_000,
+  closeTimeoutMs: 30_000,
 };
 /** A piece takes about 8 ms on one idle core; this leaves room for a busy machine. */
 const PER_PIECE_MS = 1_000;
@@ -130,6 +133,7 @@ export class SentenceModel {
       threadScript: this.options.threadScript,
       batchTimeoutMs: this.options.batchTimeoutMs,
       startTimeoutMs: this.options.startTimeoutMs,
+      closeTimeoutMs: this.options.closeTimeoutMs,
     };
     this.queryLane = this.lane(limits, 'query');
     this.documentLanes = Array.from({ length: Math.max(1, this.options.documentThreads) }, () =>

@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import type { ModelLoaded, ModelReply, ModelRequest } from './protocol.js';
+import type { ModelClose, ModelLoaded, ModelReply, ModelRequest } from './protocol.js';
 import { startModelThread } from './start-thread.js';
 
 /** What a lane tells the model that owns it. */
@@ -18,13 +18,17 @@ export interface LaneLimits {
   batchTimeoutMs: number;
   /** What a new thread may take to load the model. */
   startTimeoutMs: number;
+  /** What a thread asked to close may take to end its batch and release the model before it is terminated. */
+  closeTimeoutMs: number;
 }
 
 /**
  * One model thread and the one batch it holds at a time. The thread starts when woken or sent a
  * batch, and again after it ended; a batch past its deadline, or a load past its own, gets the
- * thread stopped, and its exit is reported with the batch it held. `retire` ends an idle thread
- * (its model's memory goes with it) without reporting anything.
+ * thread given up: reported at once as stopped with the batch it held, asked to close, and the
+ * next batch starts a new thread. `retire` ends an idle thread (its model's memory goes with it)
+ * without reporting anything. A thread is asked to close rather than terminated (ModelClose), and
+ * terminated only when it has not ended closeTimeoutMs later (its JavaScript is stuck).
  */
 export class ModelLane<Batch> {
   private worker: Worker | null = null;
@@ -68,7 +72,7 @@ export class ModelLane<Batch> {
     const worker = this.thread();
     worker.ref();
     const id = this.nextId++;
-    this.flight = { id, batch, timer: setTimeout(() => void worker.terminate(), this.limits.batchTimeoutMs) };
+    this.flight = { id, batch, timer: setTimeout(() => this.giveUp(worker, 1), this.limits.batchTimeoutMs) };
     worker.postMessage({ id, texts } satisfies ModelRequest);
   }
 
@@ -84,7 +88,40 @@ export class ModelLane<Batch> {
     this.loadedNow = false;
     if (this.flight) clearTimeout(this.flight.timer);
     this.flight = null;
-    if (worker) await worker.terminate();
+    if (worker) await this.stop(worker);
+  }
+
+  /**
+   * A thread past a deadline: reported now as stopped (`code` stands for its exit), with the
+   * batch it held, and asked to close; its own exit, later, is not reported again.
+   */
+  private giveUp(worker: Worker, code: number): void {
+    if (this.worker !== worker) return;
+    const flight = this.flight;
+    const wasLoaded = this.loadedNow;
+    this.worker = null;
+    this.loadedNow = false;
+    this.flight = null;
+    if (flight) clearTimeout(flight.timer);
+    void this.stop(worker);
+    this.events.stopped(flight?.batch ?? null, wasLoaded, code);
+  }
+
+  /** Asks the thread to close, terminating it only if it has not ended closeTimeoutMs later. */
+  private stop(worker: Worker): Promise<void> {
+    return new Promise((resolve) => {
+      // An ended thread's id is -1: it will not say so again.
+      if (worker.threadId < 0) return resolve();
+      const stuck = setTimeout(() => void worker.terminate(), this.limits.closeTimeoutMs);
+      stuck.unref();
+      worker.once('exit', () => {
+        clearTimeout(stuck);
+        resolve();
+      });
+      // Until it has ended: the process waits for the model to be released.
+      worker.ref();
+      worker.postMessage({ close: true } satisfies ModelClose);
+    });
   }
 
   private thread(): Worker {
@@ -93,7 +130,7 @@ export class ModelLane<Batch> {
     this.threadsStarted++;
     this.loadedNow = false;
     this.lastUsed = performance.now();
-    const startTimer = setTimeout(() => void worker.terminate(), this.limits.startTimeoutMs);
+    const startTimer = setTimeout(() => this.giveUp(worker, 1), this.limits.startTimeoutMs);
     worker.on('message', (message: ModelReply | ModelLoaded) => {
       if (this.worker !== worker) return;
       if ('loaded' in message) {

@@ -4,6 +4,15 @@ export interface ModelRequest {
   texts: string[];
 }
 
+/**
+ * Asks the thread to end once its batch (or its load) is done, releasing the model first. A
+ * thread is never terminated while ONNX Runtime runs on it: the run's completion would reach a
+ * torn-down thread, and the native error thrown there aborts the whole process.
+ */
+export interface ModelClose {
+  close: true;
+}
+
 /** The vectors of a batch, row after row, in one transferable array. */
 export type ModelReply = { id: number; vectors: Float32Array } | { id: number; error: string };
 

@@ -5,7 +5,13 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { parentPort } from 'node:worker_threads';
 import { MODEL_OUTPUT, modelInputs, onnxModelOf } from './onnx-graph.js';
-import { SENTENCE_DIMENSION, type ModelLoaded, type ModelReply, type ModelRequest } from './protocol.js';
+import {
+  SENTENCE_DIMENSION,
+  type ModelClose,
+  type ModelLoaded,
+  type ModelReply,
+  type ModelRequest,
+} from './protocol.js';
 import { errorMessage } from '../../../infra/errors.js';
 
 /**
@@ -52,13 +58,30 @@ loading.then(
   () => port.postMessage({ loaded: true } satisfies ModelLoaded),
 );
 
-port.on('message', (request: ModelRequest) => {
-  void answer(request).then((reply) => {
+/** The batch being embedded (the client sends one at a time), so that a close waits for it. */
+let working: Promise<unknown> = loading.catch(() => {});
+
+port.on('message', (message: ModelRequest | ModelClose) => {
+  if ('close' in message) {
+    void working.then(close);
+    return;
+  }
+  working = answer(message).then((reply) => {
     // Made with new Float32Array(n), so its buffer is an ArrayBuffer and can be handed over without a copy.
     if ('vectors' in reply) port.postMessage(reply, [reply.vectors.buffer as ArrayBuffer]);
     else port.postMessage(reply);
   });
 });
+
+/** Releases the model once no run is in flight (ModelClose says why), then ends the thread. */
+async function close(): Promise<void> {
+  try {
+    await (await loading).session.release();
+  } catch {
+    // A model that failed to load has nothing to release.
+  }
+  process.exit(0);
+}
 
 async function answer({ id, texts }: ModelRequest): Promise<ModelReply> {
   try {

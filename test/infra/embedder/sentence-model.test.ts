@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { HybridEmbedder } from '../../../infra/embedder/hybrid.js';
 import { SentenceModel } from '../../../infra/embedder/sentence-model/client.js';
@@ -115,4 +117,19 @@ t.test('the hybrid embedder', async (t) => {
     stopwords.every((x) => Number.isFinite(x)),
     'no NaN for a text without content words',
   );
+});
+
+t.test('closing the model while its threads run batches ends the process normally (no abort)', async (t) => {
+  const script = fileURLToPath(new URL('../../fixtures/chatbot/close-mid-batch.ts', import.meta.url));
+  for (let round = 1; round <= 2; round++) {
+    const { code, signal, stdout } = await new Promise<{ code: number | null; signal: string | null; stdout: string }>(
+      (resolve) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+        let stdout = '';
+        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+        child.on('exit', (code, signal) => resolve({ code, signal, stdout }));
+      },
+    );
+    t.same({ code, signal, stdout }, { code: 0, signal: null, stdout: 'closed\n' }, `round ${round}`);
+  }
 });

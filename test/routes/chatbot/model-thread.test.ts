@@ -10,7 +10,11 @@ t.test('a model thread that stops or hangs fails only the search it holds, and t
   const { app, runtime } = await buildTestApp(t, { fixture: chatbotFixture, config: { chatbotRateLimit: 0 } });
   await settle(runtime);
   // Not cached: every query goes to the thread.
-  const embedder = new HybridEmbedder({ threadScript: misbehavingThread, batchTimeoutMs: 1_000 });
+  const embedder = new HybridEmbedder({
+    threadScript: misbehavingThread,
+    batchTimeoutMs: 1_000,
+    closeTimeoutMs: 1_000,
+  });
   const original = runtime.module(chatbotModule).services.embedder;
   t.teardown(async () => {
     await embedder.close();
