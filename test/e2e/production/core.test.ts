@@ -166,15 +166,20 @@ t.test(
     });
     t.equal(media.status, 201, `media: ${JSON.stringify(media.body)}`);
     const mediaId = (media.body as { 'o:id': number })['o:id'];
-    const search = async (query: string) =>
-      (await send('POST', '/chatbot/api/search', { query })).body as { results: { url: string }[]; total: number };
-    const urls = (
-      await eventually(
-        () => search('brass astrolabe Toledo'),
-        (b) => b.results.some((r) => r.url === `/item/${itemId}`),
-      )
-    ).results.map((r) => r.url);
-    t.equal(urls[0], `/item/${itemId}`, `the new item first (${urls.join(' ')})`);
+    // A search refused (a 503 while an engine is slow under load) is asked again by `eventually`;
+    // the last refusal shows in the messages below.
+    const search = async (query: string) => {
+      const answer = await send('POST', '/chatbot/api/search', { query });
+      return answer.status === 200
+        ? (answer.body as { results: { url: string }[]; total: number; refused?: string })
+        : { results: [], total: 0, refused: `${answer.status} ${JSON.stringify(answer.body)}` };
+    };
+    const astrolabe = await eventually(
+      () => search('brass astrolabe Toledo'),
+      (b) => b.results.some((r) => r.url === `/item/${itemId}`),
+    );
+    const urls = astrolabe.results.map((r) => r.url);
+    t.equal(urls[0], `/item/${itemId}`, `the new item first (${urls.join(' ')}${astrolabe.refused ?? ''})`);
     const mediaUrls = (
       await eventually(
         () => search('rete star pointers'),

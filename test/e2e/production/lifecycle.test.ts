@@ -45,10 +45,14 @@ function client(server: ServerProcess) {
   };
   const send = (method: string, path: string, body: object = {}) =>
     call(`${path}${path.includes('?') ? '&' : '?'}${KEY}`, { method, body: JSON.stringify(body) });
-  const search = async (query: string) =>
-    (await call('/chatbot/api/search', { method: 'POST', body: JSON.stringify({ query }) })).body as {
-      results: { url: string }[];
-    };
+  // A search refused (a 503 while an engine is slow under load) is asked again by `eventually`;
+  // the last refusal shows in the messages.
+  const search = async (query: string) => {
+    const answer = await call('/chatbot/api/search', { method: 'POST', body: JSON.stringify({ query }) });
+    return answer.status === 200
+      ? (answer.body as { results: { url: string }[]; refused?: string })
+      : { results: [], refused: `${answer.status} ${JSON.stringify(answer.body)}` };
+  };
   return { call, send, search };
 }
 
@@ -90,7 +94,7 @@ async function searchFinds(t: Test, server: ServerProcess, itemId: number, what:
   t.equal(
     found.results[0]?.url,
     `/item/${itemId}`,
-    `${what}: the chatbot finds the new item first (${found.results.map((r) => r.url).join(' ')})`,
+    `${what}: the chatbot finds the new item first (${found.results.map((r) => r.url).join(' ')}${found.refused ?? ''})`,
   );
   const violin = await eventually(
     () => search('Stradivari violin'),
