@@ -84,11 +84,19 @@ export class ModelLane<Batch> {
 
   async close(): Promise<void> {
     const worker = this.worker;
+    this.detach();
+    if (worker) await this.stop(worker);
+  }
+
+  /** Forgets the thread and the batch it held (its deadline cleared), saying what they were. */
+  private detach(): { batch: Batch | null; wasLoaded: boolean } {
+    const flight = this.flight;
+    const wasLoaded = this.loadedNow;
     this.worker = null;
     this.loadedNow = false;
-    if (this.flight) clearTimeout(this.flight.timer);
     this.flight = null;
-    if (worker) await this.stop(worker);
+    if (flight) clearTimeout(flight.timer);
+    return { batch: flight?.batch ?? null, wasLoaded };
   }
 
   /**
@@ -97,14 +105,9 @@ export class ModelLane<Batch> {
    */
   private giveUp(worker: Worker, code: number): void {
     if (this.worker !== worker) return;
-    const flight = this.flight;
-    const wasLoaded = this.loadedNow;
-    this.worker = null;
-    this.loadedNow = false;
-    this.flight = null;
-    if (flight) clearTimeout(flight.timer);
+    const { batch, wasLoaded } = this.detach();
     void this.stop(worker);
-    this.events.stopped(flight?.batch ?? null, wasLoaded, code);
+    this.events.stopped(batch, wasLoaded, code);
   }
 
   /** Asks the thread to close, terminating it only if it has not ended closeTimeoutMs later. */
@@ -152,13 +155,8 @@ export class ModelLane<Batch> {
     worker.on('exit', (code) => {
       clearTimeout(startTimer);
       if (this.worker !== worker) return;
-      this.worker = null;
-      const wasLoaded = this.loadedNow;
-      this.loadedNow = false;
-      const flight = this.flight;
-      this.flight = null;
-      if (flight) clearTimeout(flight.timer);
-      this.events.stopped(flight?.batch ?? null, wasLoaded, code);
+      const { batch, wasLoaded } = this.detach();
+      this.events.stopped(batch, wasLoaded, code);
     });
     this.worker = worker;
     return worker;

@@ -1,7 +1,6 @@
 import onnxProto from 'onnx-proto';
 import { Tensor } from 'onnxruntime-node';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readGraphModel, type TfNode, type Weight } from './graph-model-file.js';
 
 /**
  * The Universal Sentence Encoder lite ships as a TensorFlow.js graph model (model.json and its
@@ -19,66 +18,6 @@ const { onnx } = onnxProto;
 const DataType = onnx.TensorProto.DataType;
 const AttributeType = onnx.AttributeProto.AttributeType;
 const INT64_MAX = 9223372036854775807n;
-
-/**
- * The parts of model.json the translation reads. Checked by hand rather than by a TypeBox
- * schema: this runs on the model thread, where importing TypeBox alone costs 150 to 200 ms of
- * every thread's start (the server's schemas live on the main thread).
- */
-interface TfAttribute {
-  i?: string;
-  b?: boolean;
-  type?: number | string;
-  list?: { i?: string[] };
-}
-interface TfNode {
-  name: string;
-  op: string;
-  input?: string[];
-  attr?: Record<string, TfAttribute>;
-}
-interface WeightSpec {
-  name: string;
-  shape: number[];
-  dtype: 'float32' | 'int32';
-}
-interface GraphModelFile {
-  modelTopology: { node: TfNode[] };
-  weightsManifest: { paths: string[]; weights: WeightSpec[] }[];
-}
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
-const isStrings = (value: unknown): value is string[] =>
-  Array.isArray(value) && value.every((item) => typeof item === 'string');
-
-/** Where `file` is not a graph model of the kind translated here, what is wrong first; else null. */
-function graphModelProblem(file: unknown): string | null {
-  if (!isObject(file) || !isObject(file.modelTopology) || !Array.isArray(file.modelTopology.node))
-    return 'no modelTopology.node';
-  for (const node of file.modelTopology.node) {
-    if (!isObject(node) || typeof node.name !== 'string' || typeof node.op !== 'string')
-      return 'a node without name or op';
-    if (node.input !== undefined && !isStrings(node.input)) return `${node.name}'s inputs`;
-    if (node.attr !== undefined && !isObject(node.attr)) return `${node.name}'s attributes`;
-  }
-  if (!Array.isArray(file.weightsManifest)) return 'no weightsManifest';
-  for (const group of file.weightsManifest) {
-    if (!isObject(group) || !isStrings(group.paths) || !Array.isArray(group.weights)) return 'a weights group';
-    for (const spec of group.weights) {
-      if (!isObject(spec) || typeof spec.name !== 'string') return 'a weight without name';
-      if (spec.dtype !== 'float32' && spec.dtype !== 'int32') return `${spec.name} of type ${String(spec.dtype)}`;
-      // Quantised weights would need dequantising first; this model has none.
-      if (spec.quantization !== undefined) return `${spec.name} is quantised`;
-      if (!Array.isArray(spec.shape) || !spec.shape.every((size) => Number.isInteger(size) && size >= 0))
-        return `${spec.name}'s shape`;
-    }
-  }
-  return null;
-}
-
-function isGraphModel(file: unknown): file is GraphModelFile {
-  return graphModelProblem(file) === null;
-}
 
 /** The graph's inputs (the sparse token ids) and output (one unit vector per text). */
 export const MODEL_INPUTS = { indices: 'indices', values: 'values' } as const;
@@ -103,12 +42,6 @@ export function modelInputs(tokens: number[][]): Record<string, Tensor> {
   };
 }
 
-interface Weight {
-  dtype: 'float32' | 'int32';
-  shape: number[];
-  bytes: Buffer;
-}
-
 /** TensorFlow's data types as they appear in the graph's attributes, and what they become. */
 function onnxTypeOf(tfType: number | string | undefined): number {
   switch (tfType) {
@@ -126,23 +59,6 @@ function onnxTypeOf(tfType: number | string | undefined): number {
     default:
       throw new Error(`The sentence model's graph uses a data type ONNX translation does not cover: ${tfType}.`);
   }
-}
-
-function readWeights(modelDir: string, file: GraphModelFile): Map<string, Weight> {
-  const weights = new Map<string, Weight>();
-  for (const group of file.weightsManifest) {
-    const data = Buffer.concat(group.paths.map((path) => readFileSync(join(modelDir, path))));
-    let offset = 0;
-    for (const spec of group.weights) {
-      // Both float32 and int32 take four bytes a value.
-      const length = spec.shape.reduce((product, size) => product * size, 1) * 4;
-      weights.set(spec.name, { dtype: spec.dtype, shape: spec.shape, bytes: data.subarray(offset, offset + length) });
-      offset += length;
-    }
-    if (offset !== data.length)
-      throw new Error(`The sentence model's weights take ${data.length} bytes, not ${offset}.`);
-  }
-  return weights;
 }
 
 class OnnxGraph {
@@ -429,14 +345,9 @@ function translate(graph: OnnxGraph, node: TfNode, weights: Map<string, Weight>)
 
 /** The ONNX model (serialised) of the TensorFlow.js graph model in `modelDir`. */
 export function onnxModelOf(modelDir: string): Uint8Array {
-  const file: unknown = JSON.parse(readFileSync(join(modelDir, 'model.json'), 'utf8'));
-  if (!isGraphModel(file)) {
-    const problem = graphModelProblem(file);
-    throw new Error(`${join(modelDir, 'model.json')} is not a graph model this translation reads: ${problem}.`);
-  }
-  const weights = readWeights(modelDir, file);
+  const { nodes, weights } = readGraphModel(modelDir);
   const graph = new OnnxGraph();
-  for (const node of file.modelTopology.node) translate(graph, node, weights);
+  for (const node of nodes) translate(graph, node, weights);
   const tensor = (name: string, elemType: number, dims: (number | string)[]): onnxProto.onnx.IValueInfoProto => ({
     name,
     type: {
