@@ -4,6 +4,12 @@ import { isSecretHashCost, SECRET_HASH_COST } from './crypto/secret-hash.js';
 import { parseCronSchedule, type CronSchedule } from './schedule/cron.js';
 import { compileTrustedProxies } from './net/trusted-proxies.js';
 
+export interface CohereConfig {
+  apiKey: string;
+  /** A Cohere-compatible endpoint in place of Cohere's own (a proxy, a private deployment); undefined: Cohere's. */
+  baseUrl?: string;
+}
+
 export interface AppConfig {
   host: string;
   port: number;
@@ -19,7 +25,8 @@ export interface AppConfig {
    * each need their own, or each one's chatbot finds (and its reindex clears) the other's chunks.
    */
   elasticsearchIndex: string;
-  cohereApiKey?: string;
+  /** COHERE_API_KEY (and COHERE_BASE_URL): Cohere's embeddings and chat; undefined, the embedded ones. */
+  cohere?: CohereConfig;
   chatbotRateLimit: number;
   chatbotRateWindowSeconds: number;
   /** Origins whose pages may call the chatbot from a browser (CORS); empty: any origin. */
@@ -90,6 +97,18 @@ function oneOf<T extends string>(value: string | undefined, choices: readonly [T
   return choice;
 }
 
+/** COHERE_API_KEY with COHERE_BASE_URL, an http(s) URL; a base URL without a key stops start-up rather than go unused. */
+function cohere(env: NodeJS.ProcessEnv): CohereConfig | undefined {
+  const apiKey = optional(env.COHERE_API_KEY);
+  const baseUrl = optional(env.COHERE_BASE_URL);
+  if (baseUrl !== undefined) {
+    if (!apiKey) throw new Error('COHERE_BASE_URL is set without COHERE_API_KEY: set both, or neither.');
+    if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol))
+      throw new Error(`COHERE_BASE_URL must be an http or https URL, got "${baseUrl}".`);
+  }
+  return apiKey ? { apiKey, baseUrl } : undefined;
+}
+
 function optional(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
@@ -119,7 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     redisUrl: optional(env.REDIS_URL),
     elasticsearchUrl: optional(env.ELASTICSEARCH_URL),
     elasticsearchIndex: elasticsearchIndexName(env.ELASTICSEARCH_INDEX),
-    cohereApiKey: optional(env.COHERE_API_KEY),
+    cohere: cohere(env),
     chatbotRateLimit: positiveInt(env.CHATBOT_RATE_LIMIT, 10, 'CHATBOT_RATE_LIMIT'),
     chatbotRateWindowSeconds: positiveInt(env.CHATBOT_RATE_WINDOW_SECONDS, 60, 'CHATBOT_RATE_WINDOW_SECONDS'),
     chatbotAllowedOrigins: origins(env.CHATBOT_ALLOWED_ORIGINS, 'CHATBOT_ALLOWED_ORIGINS'),

@@ -63,7 +63,7 @@ function adapterOf(config: AppConfig, port: PortName): Adapter {
     document_store: config.mongoUrl,
     vector_index: config.elasticsearchUrl,
     job_queue: config.redisUrl,
-    embedder: config.cohereApiKey,
+    embedder: config.cohere,
     session_store: config.redisUrl,
     // DATA_DIR/files in both; production mounts a shared volume there.
     file_storage: undefined,
@@ -120,7 +120,7 @@ export async function healthReport(
         ? answers(() => (runtime.jobs.ping as () => Promise<void>).call(runtime.jobs))
         : Promise.resolve(true),
     // The local model runs in this process; Cohere is asked whether the key is good.
-    embedder: () => (config.cohereApiKey ? cohereReachable(config) : Promise.resolve(true)),
+    embedder: () => (config.cohere ? cohereReachable(config.cohere) : Promise.resolve(true)),
     session_store: () => answers(() => sessions.userIdFor(PROBE_TOKEN)),
     file_storage: () =>
       answers(() => access(existsSync(files) ? files : config.dataDir, constants.R_OK | constants.W_OK)),

@@ -1,4 +1,4 @@
-import { CohereClient } from 'cohere-ai';
+import type { CohereClient } from 'cohere-ai';
 import { providerError } from '../embedder/cohere.js';
 import { DEFAULT_SYSTEM_PROMPT, type Answerer, type AnswerRequest } from './port.js';
 
@@ -28,15 +28,10 @@ export function withMarkers(text: string, citations: Citation[]): string {
 
 /** Cohere chat with the evidence as documents; system_prompt replaces the default preamble. */
 export class CohereAnswerer implements Answerer {
-  private readonly client: CohereClient;
-
   constructor(
-    apiKey: string,
+    private readonly client: CohereClient,
     private readonly model = 'command-r-plus',
-    client?: CohereClient,
-  ) {
-    this.client = client ?? new CohereClient({ token: apiKey });
-  }
+  ) {}
 
   private chatRequest({ question, evidence, systemPrompt }: AnswerRequest) {
     return {

@@ -8,7 +8,10 @@ import type { Answerer } from './port.js';
  * answerer otherwise, which ranks sentences with the embedder retrieval uses (and its cache).
  */
 export async function createAnswerer(config: AppConfig, embedder: Embedder): Promise<Answerer> {
-  return config.cohereApiKey
-    ? new (await import('./cohere.js')).CohereAnswerer(config.cohereApiKey)
-    : new ExtractiveAnswerer(embedder);
+  if (!config.cohere) return new ExtractiveAnswerer(embedder);
+  const [{ CohereAnswerer }, { cohereClient }] = await Promise.all([
+    import('./cohere.js'),
+    import('../embedder/cohere.js'),
+  ]);
+  return new CohereAnswerer(cohereClient(config.cohere));
 }

@@ -1,4 +1,5 @@
 import { CohereClient, CohereError } from 'cohere-ai';
+import type { CohereConfig } from '../config.js';
 import { DependencyUnavailableError } from '../errors.js';
 import type { Embedder, EmbedPurpose } from './port.js';
 
@@ -14,18 +15,18 @@ export function providerError(what: string, error: unknown): DependencyUnavailab
   );
 }
 
+/** The client of Cohere's API, at COHERE_BASE_URL when one is given. */
+export function cohereClient({ apiKey, baseUrl }: CohereConfig): CohereClient {
+  return new CohereClient({ token: apiKey, environment: baseUrl });
+}
+
 /** Cohere embeddings: `search_document` for stored chunks, `search_query` for questions. */
 export class CohereEmbedder implements Embedder {
-  private readonly client: CohereClient;
-
   constructor(
-    apiKey: string,
+    private readonly client: CohereClient,
     readonly model = 'embed-multilingual-v3.0',
     readonly dimension = 1024,
-    client?: CohereClient,
-  ) {
-    this.client = client ?? new CohereClient({ token: apiKey });
-  }
+  ) {}
 
   async embed(texts: string[], purpose: EmbedPurpose): Promise<Float32Array[]> {
     const vectors: Float32Array[] = [];

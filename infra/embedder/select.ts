@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { AppConfig } from '../config.js';
+import type { AppConfig, CohereConfig } from '../config.js';
 import { CachedEmbedder } from './cached.js';
 import { HybridEmbedder } from './hybrid.js';
 import { LocalEmbedder } from './local.js';
@@ -15,10 +15,15 @@ export function embeddingCacheFile(config: AppConfig): string {
  * Cohere's client is imported only when configured: loading it costs tens of megabytes of RSS.
  */
 export async function createEmbedder(config: AppConfig): Promise<CachedEmbedder> {
-  const inner: Embedder = config.cohereApiKey
-    ? new (await import('./cohere.js')).CohereEmbedder(config.cohereApiKey)
+  const inner: Embedder = config.cohere
+    ? await cohereEmbedder(config.cohere)
     : config.chatbotSentenceModel
       ? new HybridEmbedder()
       : new LocalEmbedder();
   return new CachedEmbedder(inner, embeddingCacheFile(config));
+}
+
+async function cohereEmbedder(config: CohereConfig): Promise<Embedder> {
+  const { CohereEmbedder, cohereClient } = await import('./cohere.js');
+  return new CohereEmbedder(cohereClient(config));
 }

@@ -22,6 +22,25 @@ t.test('CHATBOT_ALLOWED_ORIGINS', async (t) => {
   );
 });
 
+t.test('COHERE_API_KEY and COHERE_BASE_URL', async (t) => {
+  t.equal(loadConfig({}).cohere, undefined, 'neither: the embedded embedder and answerer');
+  t.same(loadConfig({ COHERE_API_KEY: 'k' }).cohere, { apiKey: 'k', baseUrl: undefined }, "Cohere's own endpoint");
+  t.same(loadConfig({ COHERE_API_KEY: 'k', COHERE_BASE_URL: 'https://llm.example.edu/cohere' }).cohere, {
+    apiKey: 'k',
+    baseUrl: 'https://llm.example.edu/cohere',
+  });
+  t.throws(
+    () => loadConfig({ COHERE_BASE_URL: 'https://llm.example.edu' }),
+    /COHERE_BASE_URL is set without COHERE_API_KEY/,
+  );
+  for (const bad of ['llm.example.edu', 'ftp://llm.example.edu'])
+    t.throws(
+      () => loadConfig({ COHERE_API_KEY: 'k', COHERE_BASE_URL: bad }),
+      { message: `COHERE_BASE_URL must be an http or https URL, got "${bad}".` },
+      bad,
+    );
+});
+
 t.test('CHATBOT_SENTENCE_MODEL', async (t) => {
   t.equal(loadConfig({}).chatbotSentenceModel, true, 'on by default');
   t.equal(loadConfig({ CHATBOT_SENTENCE_MODEL: 'OFF' }).chatbotSentenceModel, false);

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { join } from 'node:path';
 import { CachedEmbedder } from '../../../infra/embedder/cached.js';
-import { CohereEmbedder } from '../../../infra/embedder/cohere.js';
+import { CohereEmbedder, cohereClient } from '../../../infra/embedder/cohere.js';
 import { HybridEmbedder } from '../../../infra/embedder/hybrid.js';
 import { LocalEmbedder } from '../../../infra/embedder/local.js';
 import type { Embedder, EmbedPurpose } from '../../../infra/embedder/port.js';
@@ -13,7 +13,7 @@ const adapters: [string, () => Embedder][] = [
   ['hybrid (sentence model and words)', () => new HybridEmbedder()],
 ];
 if (process.env.COHERE_API_KEY)
-  adapters.push(['cohere', () => new CohereEmbedder(process.env.COHERE_API_KEY as string)]);
+  adapters.push(['cohere', () => new CohereEmbedder(cohereClient({ apiKey: process.env.COHERE_API_KEY as string }))]);
 
 for (const [name, create] of adapters) {
   t.test(`${name} embedder contract`, async (t) => {

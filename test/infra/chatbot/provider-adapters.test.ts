@@ -20,7 +20,7 @@ t.test('Cohere embedder: input types, float embeddings, batches of 96, failures 
       return { responseType: 'embeddings_by_type', id: 'x', embeddings: { float: texts.map(() => [0.6, 0.8]) } };
     },
   } as unknown as CohereClient;
-  const embedder = new CohereEmbedder('key', 'embed-english-v3.0', 2, client);
+  const embedder = new CohereEmbedder(client, 'embed-english-v3.0', 2);
   const vectors = await embedder.embed(
     Array.from({ length: 100 }, (_, i) => `text ${i}`),
     'document',
@@ -35,11 +35,15 @@ t.test('Cohere embedder: input types, float embeddings, batches of 96, failures 
   await embedder.embed(['question'], 'query');
   t.equal(calls[2].inputType, 'search_query');
 
-  const failing = new CohereEmbedder('key', 'm', 2, {
-    embed: async () => {
-      throw new CohereError({ message: 'invalid api token: secret-details', statusCode: 401 });
-    },
-  } as unknown as CohereClient);
+  const failing = new CohereEmbedder(
+    {
+      embed: async () => {
+        throw new CohereError({ message: 'invalid api token: secret-details', statusCode: 401 });
+      },
+    } as unknown as CohereClient,
+    'm',
+    2,
+  );
   const error = await failing.embed(['x'], 'query').catch((e: unknown) => e);
   t.ok(error instanceof DependencyUnavailableError);
   t.equal((error as Error).message, 'The language model provider returned an error while embedding text (HTTP 401).');
@@ -56,7 +60,7 @@ t.test('Cohere answerer: evidence as documents, the system prompt as preamble, c
       };
     },
   } as unknown as CohereClient;
-  const answerer = new CohereAnswerer('key', 'command-r-plus', client);
+  const answerer = new CohereAnswerer(client, 'command-r-plus');
   const evidence = [
     { number: 1, title: 'Map', text: 'A map.' },
     { number: 2, title: 'Violin', text: 'Made by Stradivari.' },
@@ -72,11 +76,14 @@ t.test('Cohere answerer: evidence as documents, the system prompt as preamble, c
   });
   await answerer.answer({ question: 'q', evidence, systemPrompt: 'Be brief.' });
   t.equal(calls[1].preamble, 'Be brief.', 'system_prompt replaces the default');
-  const failing = new CohereAnswerer('key', 'm', {
-    chat: async () => {
-      throw new Error('socket hang up');
-    },
-  } as unknown as CohereClient);
+  const failing = new CohereAnswerer(
+    {
+      chat: async () => {
+        throw new Error('socket hang up');
+      },
+    } as unknown as CohereClient,
+    'm',
+  );
   const error = await failing.answer({ question: 'q', evidence }).catch((e: unknown) => e);
   t.ok(error instanceof DependencyUnavailableError);
   t.equal((error as Error).message, 'The language model provider returned an error while answering.');
@@ -125,7 +132,7 @@ t.test(
       { number: 2, title: 'Violin', text: 'Made by Stradivari.' },
     ];
     const signal = new AbortController().signal;
-    const answerer = new CohereAnswerer('key', 'command-r-plus', client);
+    const answerer = new CohereAnswerer(client, 'command-r-plus');
     t.same(await drain(answerer.stream({ question: 'Who made it?', evidence, systemPrompt: 'Be brief.' }, signal)), {
       pieces: ['Stradivari ', 'made it.'],
       answer: 'Stradivari made it.[2]',
@@ -140,10 +147,7 @@ t.test(
 
     const failingWith = async (chatStream: unknown) => {
       const error = await drain(
-        new CohereAnswerer('key', 'm', { chatStream } as unknown as CohereClient).stream(
-          { question: 'q', evidence },
-          signal,
-        ),
+        new CohereAnswerer({ chatStream } as unknown as CohereClient, 'm').stream({ question: 'q', evidence }, signal),
       ).catch((e: unknown) => e);
       t.ok(error instanceof DependencyUnavailableError);
       return (error as Error).message;
@@ -173,15 +177,18 @@ t.test(
 
     // Aborted: the provider's stream fails with the abort, which is no error of the provider's.
     const controller = new AbortController();
-    const aborting = new CohereAnswerer('key', 'm', {
-      chatStream: async (_request: unknown, options: { abortSignal: AbortSignal }) =>
-        (async function* () {
-          yield { eventType: 'text-generation', text: 'Str' };
-          await new Promise((_resolve, reject) =>
-            options.abortSignal.addEventListener('abort', () => reject(new Error('This operation was aborted'))),
-          );
-        })(),
-    } as unknown as CohereClient);
+    const aborting = new CohereAnswerer(
+      {
+        chatStream: async (_request: unknown, options: { abortSignal: AbortSignal }) =>
+          (async function* () {
+            yield { eventType: 'text-generation', text: 'Str' };
+            await new Promise((_resolve, reject) =>
+              options.abortSignal.addEventListener('abort', () => reject(new Error('This operation was aborted'))),
+            );
+          })(),
+      } as unknown as CohereClient,
+      'm',
+    );
     const stream = aborting.stream({ question: 'q', evidence }, controller.signal);
     t.same(await stream.next(), { value: 'Str', done: false });
     const rest = stream.next();
