@@ -1,7 +1,7 @@
 import t from 'tap';
 import { importFixtureFile, startServer } from '../process.js';
 import { chatbotFixture } from '../../routes/chatbot/support.js';
-import { eventually, freshDataDir, skipUnlessStack, stackEnv } from './stack.js';
+import { eventually, freshDataDir, searchBody, skipUnlessStack, stackEnv } from './stack.js';
 
 /**
  * The real server on Kafka, MongoDB, Elasticsearch and Redis (issue 37, item 3): the event log
@@ -166,14 +166,7 @@ t.test(
     });
     t.equal(media.status, 201, `media: ${JSON.stringify(media.body)}`);
     const mediaId = (media.body as { 'o:id': number })['o:id'];
-    // A search refused (a 503 while an engine is slow under load) is asked again by `eventually`;
-    // the last refusal shows in the messages below.
-    const search = async (query: string) => {
-      const answer = await send('POST', '/chatbot/api/search', { query });
-      return answer.status === 200
-        ? (answer.body as { results: { url: string }[]; total: number; refused?: string })
-        : { results: [], total: 0, refused: `${answer.status} ${JSON.stringify(answer.body)}` };
-    };
+    const search = async (query: string) => searchBody(await send('POST', '/chatbot/api/search', { query }));
     const astrolabe = await eventually(
       () => search('brass astrolabe Toledo'),
       (b) => b.results.some((r) => r.url === `/item/${itemId}`),

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import t, { type Test } from 'tap';
 import { importFixtureFile, runCli, startServer, type ServerProcess } from '../process.js';
 import { chatbotFixture } from '../../routes/chatbot/support.js';
-import { eventually, freshDataDir, skipUnlessStack, stackEnv, type StackEnv } from './stack.js';
+import { eventually, freshDataDir, searchBody, skipUnlessStack, stackEnv, type StackEnv } from './stack.js';
 
 /**
  * Issue 37, item 3, the operator's side on the production engines: a backup made by the BullMQ
@@ -45,14 +45,8 @@ function client(server: ServerProcess) {
   };
   const send = (method: string, path: string, body: object = {}) =>
     call(`${path}${path.includes('?') ? '&' : '?'}${KEY}`, { method, body: JSON.stringify(body) });
-  // A search refused (a 503 while an engine is slow under load) is asked again by `eventually`;
-  // the last refusal shows in the messages.
-  const search = async (query: string) => {
-    const answer = await call('/chatbot/api/search', { method: 'POST', body: JSON.stringify({ query }) });
-    return answer.status === 200
-      ? (answer.body as { results: { url: string }[]; refused?: string })
-      : { results: [], refused: `${answer.status} ${JSON.stringify(answer.body)}` };
-  };
+  const search = async (query: string) =>
+    searchBody(await call('/chatbot/api/search', { method: 'POST', body: JSON.stringify({ query }) }));
   return { call, send, search };
 }
 

@@ -51,6 +51,23 @@ export async function eventually<T>(read: () => Promise<T>, done: (value: T) => 
   return value;
 }
 
+export interface SearchBody {
+  results: { url: string }[];
+  total: number;
+  /** The status and body of a refused search (a 503 while an engine is slow under load). */
+  refused?: string;
+}
+
+/**
+ * A chatbot search's answer as its body; a refusal as no results and what was refused, so that
+ * `eventually` asks again and, when the refusal lasts, the test's message shows it.
+ */
+export function searchBody(answer: { status: number; body: unknown }): SearchBody {
+  return answer.status === 200
+    ? (answer.body as SearchBody)
+    : { results: [], total: 0, refused: `${answer.status} ${JSON.stringify(answer.body)}` };
+}
+
 /**
  * A DATA_DIR no earlier run used: tap's test directory has the same path at every run, and the
  * Kafka topic named after it would still hold the last run's log.
