@@ -9,7 +9,7 @@ import { authPlugin } from '../routes/http/auth.js';
 import { installConditionalRequests } from './conditional/hook.js';
 import { trustedProxies } from '../routes/http/client-address.js';
 import { installErrorHandler } from './error-handler.js';
-import { installJsonBodyParser, JSON_LIMITS } from '../routes/http/json-body.js';
+import { installJsonBodyParser, JSON_BODY_LIMIT, JSON_LIMITS } from '../routes/http/json-body.js';
 import { lazyChildLoggerFactory } from './lazy-request-logger.js';
 import { completeOperation, nameOperations } from './openapi-operations.js';
 import { installPermissionGate } from './permission-gate.js';
@@ -18,8 +18,6 @@ import type { TypeBoxRequestProvider } from '../routes/http/type-provider.js';
 import { buildSerializerOnFirstUse } from './serialization.js';
 import { markFormBody, validatorCompiler } from '../routes/http/validation.js';
 import { authRoutes } from '../routes/auth.js';
-
-export const JSON_BODY_LIMIT = 1024 * 1024;
 
 /**
  * Builds the HTTP app on a runtime: plugins, the one error handler, the OpenAPI document, and

@@ -151,6 +151,14 @@ export const PERMISSIONS: PermissionTable = {
   // Host platform resources (CONTRACT.md section 6): reads for everyone, writes Editor and above.
   ...Object.assign({}, ...PLATFORM_RESOURCES.map((path) => nativeResource(path, PLATFORM_WRITE))),
 
+  // Media files and their IIIF image service (CONTRACT.md section 9): as the media's record,
+  // everyone for a public media, Editor and above for a private one (404 for others, by the route).
+  'GET /files/original/:file': NATIVE_READ,
+  'GET /files/:type/:file': NATIVE_READ,
+  'GET /iiif/3/image/:id': NATIVE_READ,
+  'GET /iiif/3/image/:id/info.json': NATIVE_READ,
+  'GET /iiif/3/image/:id/:region/:size/:rotation/:file': NATIVE_READ,
+
   // Native blog resources (seed 001): reads for everyone, writes Editor and above; comments may be posted by anyone.
   ...nativeResource('blog_posts', BLOG_WRITE),
   ...nativeResource('blog_categories', BLOG_WRITE),

@@ -1,5 +1,5 @@
+import { filesRoot } from '../infra/file-storage/select.js';
 import type { Logger } from 'pino';
-import { join } from 'node:path';
 import { metadataFor } from '../commands/command-context.js';
 import { releaseReservedIds } from '../commands/sequence.js';
 import { systemClock, type Clock } from '../infra/clock/port.js';
@@ -142,5 +142,5 @@ function logReadModelsReady(logger: Logger, projections: ProjectionRunner): void
 }
 
 export function filesDir(config: AppConfig): string {
-  return join(config.dataDir, 'files');
+  return filesRoot(config);
 }

@@ -2,7 +2,7 @@ import type { AppModule } from '../kernel.js';
 import { assetProjections } from '../../projections/assets/index.js';
 import { assetLibraryRoutes } from '../../routes/assets/index.js';
 import { LocalFileStorage } from '../../infra/file-storage/local.js';
-import { removeOrphanFiles } from '../../workers/assets/orphan-files.js';
+import { removeOrphanAssetFiles } from '../../workers/assets/orphan-files.js';
 import { filesDir } from '../runtime.js';
 
 /** The asset library: folders, uploaded assets, their files and usage records. */
@@ -17,7 +17,7 @@ export const assetsModule: AppModule = {
         // Once the server listens (never in app.inject or a CLI), in the background: a large
         // library's listing must not hold the start, and requests are served meanwhile.
         app.addHook('onListen', async () => {
-          sweep ??= removeOrphanFiles(runtime, storage, Date.now()).then(
+          sweep ??= removeOrphanAssetFiles(runtime, storage, Date.now()).then(
             (count) => {
               if (count > 0) runtime.logger.info({ count }, `removed ${count} asset files no asset record owns`);
             },

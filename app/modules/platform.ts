@@ -1,12 +1,29 @@
-import type { AppModule } from '../kernel.js';
+import type { AppModule, ModuleInstance } from '../kernel.js';
 import { platformProjections } from '../../projections/platform/resources.js';
 import { platformRoutes } from '../../routes/platform/index.js';
 import { platformImporter } from '../../commands/platform/importer.js';
+import { createImageServices, type ImageServices } from '../../workers/platform/image-services.js';
+import { mediaFileListener, startMediaFileWorker } from '../../workers/platform/media-file-worker.js';
 
-/** Host platform resources: sites, item sets, items, media, site pages. */
-export const platformModule: AppModule = {
+/** What the platform module runs in one runtime. */
+export interface PlatformModuleInstance extends ModuleInstance {
+  /** The media files' storage, render slots and cache: `npm run derivatives` and tests use them. */
+  images: ImageServices;
+}
+
+/** Host platform resources: sites, item sets, items, media (with their files and image service), site pages. */
+export const platformModule: AppModule<PlatformModuleInstance> = {
   name: 'platform',
   projections: platformProjections,
-  create: () => ({ routes: platformRoutes }),
+  create(runtime) {
+    const images = createImageServices(runtime.config);
+    // A CLI's runtime enqueues nothing: the server's projections see its events and do.
+    if (runtime.runsWorkers) runtime.projections.onBatch(mediaFileListener(runtime, images));
+    return {
+      images,
+      routes: platformRoutes(images),
+      startWorkers: () => startMediaFileWorker(runtime, images),
+    };
+  },
   importer: platformImporter,
 };

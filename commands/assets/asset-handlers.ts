@@ -3,6 +3,7 @@ import type { FileStorage, PendingFile } from '../../infra/file-storage/port.js'
 import { findAsset, findAssets } from '../../queries/assets/assets.js';
 import { folderExists } from '../../queries/assets/folders.js';
 import type { CommandContext } from '../command-context.js';
+import { commitThen } from '../file-commit.js';
 import { handleCommand } from '../handle-command.js';
 import { ifMatching } from '../precondition.js';
 import { nextId } from '../sequence.js';
@@ -25,20 +26,6 @@ function assetFile(pending: PendingFile, info: UploadedFileInfo): AssetFile {
 async function requireFolder(ctx: CommandContext, folderId: number | null, field = 'folder_id'): Promise<void> {
   if (folderId !== null && !(await folderExists(ctx.documents, folderId)))
     throw invalid(field, `Folder ${folderId} does not exist.`);
-}
-
-/**
- * Moves the received file to its stored name, then records it. If the command is refused or
- * fails, the stored file is removed again, so nothing is left half written.
- */
-async function commitThen<T>(storage: FileStorage, pending: PendingFile, record: () => Promise<T>): Promise<T> {
-  await pending.commit();
-  try {
-    return await record();
-  } catch (error) {
-    await storage.remove(pending.storedName);
-    throw error;
-  }
 }
 
 /** An upload: the file received (`pending`, kept in `storage` once recorded) and what describes it. */

@@ -4,7 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
  * The asset library's write bodies: the routes validate them (routes/assets/), the handlers take
  * their types (folder-handlers.ts, asset-handlers.ts), so a field is declared once. The schema
  * checks shape; the handlers and deciders check what a value means (a folder that exists, a
- * title that is not blank). An upload's form is read as a stream (routes/assets/multipart-upload.ts).
+ * title that is not blank). An upload's form is read as a stream (routes/http/multipart-upload.ts).
  */
 
 /**

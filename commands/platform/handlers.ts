@@ -8,6 +8,7 @@ import { checkPrecondition, ifMatching } from '../precondition.js';
 import { attachedChildIds, attachToParent, PARENT_WRITE_RETRIES } from '../reservations/parent-guard.js';
 import { releaseKeyQuietly, withKey, type KeyReservation } from '../reservations/reservations.js';
 import { idFor } from '../sequence.js';
+import { MEDIA_FILE_EVENTS } from './media-files.js';
 import type { ItemFields, ItemSetFields, MediaFields, SiteFields, SitePageFields } from './fields.js';
 import {
   ITEM_EVENTS,
@@ -169,7 +170,7 @@ export const MEDIA: KindSpec<MediaFields> = {
   label: 'Media',
   stream: mediaStream,
   decider: mediaDecider,
-  versionedBy: versionedBy(MEDIA_EVENTS),
+  versionedBy: versionedBy(MEDIA_EVENTS, ...Object.values(MEDIA_FILE_EVENTS)),
   collection: (ctx) => mediaDocs(ctx.documents),
   async checkReferences(ctx, fields) {
     if (fields.item_id !== undefined)

@@ -106,6 +106,10 @@ export class LocalFileStorage implements FileStorage {
     }
   }
 
+  async localPath(storedName: string): Promise<string | null> {
+    return (await this.stat(storedName)) ? this.pathOf(storedName) : null;
+  }
+
   openRead(storedName: string, range?: ByteRange): Readable {
     return createReadStream(this.pathOf(storedName), range ? { start: range.start, end: range.end } : {});
   }

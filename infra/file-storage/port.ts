@@ -49,6 +49,12 @@ export interface FileStorage {
   openRead(storedName: string, range?: ByteRange): Readable;
   /** Removes a stored file; a missing file is not an error. */
   remove(storedName: string): Promise<void>;
+  /**
+   * A path on this machine holding the stored file's bytes, for a library that reads a file at
+   * random offsets (an image's tiles): the file itself here; an adapter keeping files elsewhere
+   * answers a local copy. Null when the file does not exist.
+   */
+  localPath(storedName: string): Promise<string | null>;
   /** Every stored file of this area (names of the storage's own form only; temporary uploads are not listed). */
   list(): Promise<StoredFileEntry[]>;
 }

@@ -6,6 +6,7 @@ import type {
   SiteFields,
   SitePageFields,
 } from '../../commands/platform/fields.js';
+import type { Derivatives, MediaFile } from '../../commands/platform/media-files.js';
 
 interface Tracked {
   _id: number;
@@ -20,8 +21,24 @@ interface Tracked {
 
 export type SiteDoc = Tracked & SiteFields;
 export type ItemSetDoc = Tracked & ItemSetFields;
-export type ItemDoc = Tracked & ItemFields & { media_ids: number[] };
-export type MediaDoc = Tracked & MediaFields;
+/**
+ * What the derivative worker owes a media's file: `none` (no file, or not an image), `pending`,
+ * `made`, or `failed` (the image could not be decoded; kept, never retried by itself).
+ */
+export type FileStatus = 'none' | 'pending' | 'made' | 'failed';
+
+/** One media of an item that has a file (the item's `files`, in media id order). */
+export interface ItemFileEntry {
+  id: number;
+  is_public: boolean;
+  /** Its derivatives exist. */
+  thumbnails: boolean;
+}
+
+export type ItemDoc = Tracked & ItemFields & { media_ids: number[]; files?: ItemFileEntry[] };
+/** Documents written before media had files lack the file's keys. */
+export type MediaDoc = Tracked &
+  MediaFields & { file?: MediaFile | null; derivatives?: Derivatives | null; file_status?: FileStatus };
 export type SitePageDoc = Tracked & SitePageFields;
 
 export const PLATFORM_COLLECTIONS = {
@@ -34,7 +51,7 @@ export const PLATFORM_COLLECTIONS = {
 
 /** The fields looked up other than _id (the SQLite store indexes them): slug clashes, a site's pages, an item's media. */
 const SITE_INDEXES = { indexes: ['slug'] } as const;
-const MEDIA_INDEXES = { indexes: ['item_id'] } as const;
+const MEDIA_INDEXES = { indexes: ['item_id', 'file_status'] } as const;
 const SITE_PAGE_INDEXES = { indexes: [['site_id', 'slug']] } as const;
 
 export const sites = (d: DocumentStore) => d.collection<SiteDoc>(PLATFORM_COLLECTIONS.sites, SITE_INDEXES);

@@ -5,8 +5,8 @@ import type { AssetRoutesOptions } from './options.js';
 import type { RoutesPlugin } from '../http/routes-plugin.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { findAsset } from '../../queries/assets/assets.js';
-import { requestedRange } from './byte-range.js';
-import { ASSET_FILE_CSP, contentDisposition, SERVED_TYPES, servingPolicy } from './file-policy.js';
+import { requestedRange } from '../http/byte-range.js';
+import { ASSET_FILE_CSP, contentDisposition, SERVED_TYPES, servingPolicy } from '../http/file-policy.js';
 import { TAG } from './schemas.js';
 
 const header = (description: string) => Type.String({ description });

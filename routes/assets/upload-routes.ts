@@ -5,7 +5,7 @@ import { invalid } from '../../commands/assets/rules.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { findAsset } from '../../queries/assets/assets.js';
 import { requireAssetWriter } from './access.js';
-import { receiveUpload, type ReceivedUpload } from './multipart-upload.js';
+import { receiveUpload, type ReceivedUpload } from '../http/multipart-upload.js';
 import { representAsset } from './representation.js';
 import {
   AssetEnvelope,

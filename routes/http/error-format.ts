@@ -16,6 +16,8 @@ export function surfaceFor(url: string): ErrorSurface {
 
 /** Status for a request that failed schema validation on this surface. */
 export function validationStatusFor(surface: ErrorSurface, url: string): number {
+  // The IIIF Image API: a malformed request is a 400 (its body is the native one).
+  if (url.startsWith('/iiif/')) return 400;
   if (surface === 'native') return 422;
   if (url.startsWith('/api/blog/')) return 422;
   return 400;

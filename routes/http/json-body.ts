@@ -8,6 +8,9 @@ import { surfaceFor, validationStatusFor } from './error-format.js';
  * only overflow a recursive walk later on (JSON.stringify overflowed at about 4,200 levels), or
  * break the production read models (MongoDB refuses documents nested past 100 levels).
  */
+/** The largest JSON (or form) body, in bytes: 413 past it (CONTRACT.md section 7). */
+export const JSON_BODY_LIMIT = 1024 * 1024;
+
 export const JSON_LIMITS = {
   /** Objects and arrays inside one another; the body itself is the first level. */
   depth: 64,

@@ -23,6 +23,7 @@ import {
 import { definedKeys } from '../../commands/defined-keys.js';
 import { referenceTo, representation } from './documented-schemas.js';
 import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
+import { ItemFileKeys, itemFileKeys, MediaFileKeys, mediaFileKeys } from './media-file-urls.js';
 
 const titleField = { 'o:title': Type.String({ maxLength: 1000 }) };
 const isPublicField = { 'o:is_public': Type.Boolean() };
@@ -99,6 +100,7 @@ export const itemRoutes: ResourceRoutes<ItemFields, ItemDoc, typeof ItemBody> = 
     'o:item_set': Type.Array(referenceTo('item_sets', 'An item set it is in; private ones only for Editor and above.')),
     'o:site': Type.Array(referenceTo('sites', 'A site it belongs to.')),
     'o:media': Type.Array(referenceTo('media', 'One of its media, by id; private ones only for Editor and above.')),
+    ...ItemFileKeys,
   }),
   requiredOnCreate: ['o:title'],
   defaults: () => ({ title: '', description: '', is_public: true, item_set_ids: [], site_ids: [] }),
@@ -120,6 +122,8 @@ export const itemRoutes: ResourceRoutes<ItemFields, ItemDoc, typeof ItemBody> = 
       'o:media': [...visibleIds(doc.media_ids, hidden.media)]
         .sort((a, b) => a - b)
         .map((id) => reference(baseUrl, 'media', id)),
+      // Below Editor, `hidden` holds the item's private media: their files are not shown either.
+      ...itemFileKeys(doc.files, baseUrl, (entry) => !hidden.media.has(entry.id)),
       ...stamps(doc, baseUrl),
     }),
   isPrivate: (doc) => !doc.is_public,
@@ -149,6 +153,7 @@ export const mediaRoutes: ResourceRoutes<MediaFields, MediaDoc, typeof MediaBody
     ...titleField,
     'o:text': Type.String(),
     ...isPublicField,
+    ...MediaFileKeys,
   }),
   requiredOnCreate: ['o:item', 'o:title'],
   defaults: () => ({ item_id: 0, title: '', text: '', is_public: true }),
@@ -165,6 +170,7 @@ export const mediaRoutes: ResourceRoutes<MediaFields, MediaDoc, typeof MediaBody
       'o:title': doc.title,
       'o:text': doc.text,
       'o:is_public': doc.is_public,
+      ...mediaFileKeys(doc, baseUrl),
       ...stamps(doc, baseUrl),
     }),
   // A media of a private item is private too: the public site does not show it, and its

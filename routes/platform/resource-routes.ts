@@ -1,5 +1,7 @@
-import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
+import multipart from '@fastify/multipart';
+import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import type { CommandContext } from '../../commands/command-context.js';
 import type { RoutesPlugin } from '../http/routes-plugin.js';
 import { KEY_OR_SESSION, type Principal } from '../http/auth.js';
 import {
@@ -52,17 +54,53 @@ export interface ResourceRoutes<Fields extends object, Doc extends VersionedDocu
 
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 
+/** A multipart body is read as a stream by the create itself: nothing for the validator to check. */
+const MULTIPART = { type: ['object', 'null'] };
+const TOO_LARGE = Type.Object(
+  { errors: Type.Object({ error: Type.String() }) },
+  { description: 'The file is larger than MAX_UPLOAD_BYTES, or the form has too many parts.' },
+);
+
+/** A create that may also come as multipart/form-data (a media with its file, routes/platform/media-upload.ts). */
+export interface MultipartCreate {
+  /** The form, as the OpenAPI document shows it. */
+  form: TSchema;
+  /** The largest text part (the JSON body) and file the form may hold. */
+  limits: { fieldSize: number; fileSize: number };
+  /** Reads the form and creates the record; answers its id. */
+  create(request: FastifyRequest, ctx: CommandContext): Promise<number>;
+}
+
 /** A record's document with the version its projection keeps (the ETag's). */
 type VersionedDocument = Document & { version?: number };
 
 /** The list, read, create, update and delete routes of one resource, registered under the prefix `/api/{path}`. */
 export function resourceRoutes<Fields extends object, Doc extends VersionedDocument, Body extends TObject>(
   def: ResourceRoutes<Fields, Doc, Body>,
+  upload?: MultipartCreate,
 ): RoutesPlugin {
   return async (app, { runtime }) => {
     const answers = representationAnswers(def.representation);
     // The required keys are the handler's check (missingOnCreate), whose 422 names each one.
-    const createBody = documentedBody(def.body, def.requiredOnCreate);
+    const jsonBody = documentedBody(def.body, def.requiredOnCreate);
+    const createBody: TSchema = upload
+      ? Type.Unsafe({
+          content: { 'application/json': { schema: jsonBody }, 'multipart/form-data': { schema: upload.form } },
+        })
+      : jsonBody;
+    if (upload) {
+      // In this plugin's scope only: the other resources keep refusing multipart bodies.
+      await app.register(multipart, {
+        limits: {
+          fileSize: upload.limits.fileSize,
+          files: 10,
+          fields: 10,
+          fieldSize: upload.limits.fieldSize,
+          parts: 20,
+        },
+        throwFileSizeLimit: true,
+      });
+    }
     const collection = () => runtime.documents.collection<Doc>(def.path);
     const baseUrl = runtime.config.baseUrl;
     const privacy =
@@ -105,6 +143,14 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
      */
     // eslint-disable-next-line no-restricted-syntax -- the one boundary of a generic schema, see above
     const bodyOf = (request: { body: unknown }): Static<Body> => request.body as Static<Body>;
+
+    async function createFromJson(request: { body: unknown }, ctx: CommandContext): Promise<number> {
+      const body = bodyOf(request);
+      const missing = missingOnCreate(body);
+      if (missing) throw new ValidationError('Required fields are missing.', missing);
+      const fields: Fields = { ...def.defaults(), ...def.fromBody(body) };
+      return createResource(ctx, { spec: def.spec, fields });
+    }
 
     /** The record just written: the write waited for its projection, so it is there (unless deleted since). */
     async function written(id: number): Promise<Doc> {
@@ -175,18 +221,22 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
         schema: {
           tags: [def.tag],
           summary: `Create one of ${def.path}`,
-          body: def.body,
+          body: upload
+            ? { content: { 'application/json': { schema: def.body }, 'multipart/form-data': { schema: MULTIPART } } }
+            : def.body,
           response: { 201: JsonLdObject },
         },
-        config: { ...CREATED_ETAG_CONFIG, documentedResponses: answers.created, documentedBody: createBody },
+        config: {
+          ...CREATED_ETAG_CONFIG,
+          documentedResponses: upload ? { ...answers.created, 413: TOO_LARGE } : answers.created,
+          documentedBody: createBody,
+        },
       },
       async (request, reply) => {
         const user = await requireEditor(request);
-        const body = bodyOf(request);
-        const missing = missingOnCreate(body);
-        if (missing) throw new ValidationError('Required fields are missing.', missing);
-        const fields: Fields = { ...def.defaults(), ...def.fromBody(body) };
-        const id = await createResource(runtime.commandContext(user.id, request.id), { spec: def.spec, fields });
+        const ctx = runtime.commandContext(user.id, request.id);
+        const id =
+          upload && request.isMultipart() ? await upload.create(request, ctx) : await createFromJson(request, ctx);
         const doc = await written(id);
         answerVersion(reply, doc.version);
         // Writers are Editor and above, who see every child.

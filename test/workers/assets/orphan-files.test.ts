@@ -7,7 +7,8 @@ import t from 'tap';
 import { filesDir } from '../../../app/runtime.js';
 import { LocalFileStorage } from '../../../infra/file-storage/local.js';
 import { findAsset } from '../../../queries/assets/assets.js';
-import { ORPHAN_AGE_MS, removeOrphanFiles } from '../../../workers/assets/orphan-files.js';
+import { removeOrphanAssetFiles as removeOrphanFiles } from '../../../workers/assets/orphan-files.js';
+import { ORPHAN_AGE_MS } from '../../../workers/files/orphan-files.js';
 import { buildTestApp, json, ROLE_USERS, sessionFor, type TestApp } from '../../helper.js';
 import { multipart, PNG } from '../../routes/assets/support.js';
 

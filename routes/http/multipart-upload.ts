@@ -2,8 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { MultipartFile } from '@fastify/multipart';
 import { PassThrough } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { invalid } from '../../commands/assets/rules.js';
-import { AppError, BadRequestError, errorField, PayloadTooLargeError } from '../../infra/errors.js';
+import { AppError, BadRequestError, errorField, PayloadTooLargeError, ValidationError } from '../../infra/errors.js';
 import type { FileStorage, PendingFile } from '../../infra/file-storage/port.js';
 import { sniffMimeType } from '../../infra/file-storage/sniff.js';
 import { boundaryOf, ClosingDelimiterWatch } from './closing-delimiter.js';
@@ -11,6 +10,8 @@ import { extensionOf, sanitiseFilename } from './filename.js';
 
 export interface ReceivedUpload {
   pending: PendingFile;
+  /** The form field the file came in (one of the accepted names). */
+  field: string;
   filename: string;
   extension: string;
   mimeType: string;
@@ -84,10 +85,16 @@ async function drain(part: MultipartFile, connectionLost: AbortSignal): Promise<
   await finished(file);
 }
 
+/** A refusal of the form's content (a missing file, a field too long): 400 naming the field. */
+function invalid(field: string, message: string): ValidationError {
+  return ValidationError.field(field, message, 400);
+}
+
 /**
- * Reads a multipart upload: the first file part whose field is one of `fileFields` is streamed
- * to the storage's temporary area (never held in memory); text fields are collected. Any
- * refusal discards the temporary file, so a failed upload leaves nothing behind.
+ * Reads a multipart upload (the asset library's, a media's): the first file part whose field is
+ * one of `fileFields` is streamed to the storage's temporary area (never held in memory); text
+ * fields are collected. Any refusal discards the temporary file, so a failed upload leaves
+ * nothing behind. Limits on the parts are @fastify/multipart's, registered by the surface.
  */
 export async function receiveUpload(
   request: FastifyRequest,
@@ -127,7 +134,13 @@ export async function receiveUpload(
       const filename = sanitiseFilename(part.filename);
       const extension = extensionOf(filename);
       const pending = await storage.receive(fileOf(part, lost.signal), extension);
-      received = { pending, filename, extension, mimeType: await sniffMimeType(pending.head, extension) };
+      received = {
+        pending,
+        field: part.fieldname,
+        filename,
+        extension,
+        mimeType: await sniffMimeType(pending.head, extension),
+      };
       if (pending.truncated) throw tooLarge(maxBytes);
     }
     if (!closing.seen) throw new BadRequestError('The multipart body ended before its closing boundary.');

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { boundaryOf, ClosingDelimiterWatch } from '../../../routes/assets/closing-delimiter.js';
+import { boundaryOf, ClosingDelimiterWatch } from '../../../routes/http/closing-delimiter.js';
 
 const BODY = '--XyZ\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nabc\r\n--XyZ--\r\n';
 

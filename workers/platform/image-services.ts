@@ -1,0 +1,26 @@
+import { join } from 'node:path';
+import type { AppConfig } from '../../infra/config.js';
+import { DecodeSlots, DEFAULT_DECODE_SLOTS } from '../../infra/images/decode-slots.js';
+import type { FileStorage } from '../../infra/file-storage/port.js';
+import { mediaFileStorage } from '../../infra/file-storage/select.js';
+
+/**
+ * What the platform module's media files need in one runtime, built once by its create and
+ * handed to the upload route, the file and image routes, the derivative worker and the CLI.
+ */
+export interface ImageServices {
+  /** Originals, derivatives and pyramids (DATA_DIR/files/media). */
+  storage: FileStorage;
+  /** Caps the images decoded at once, tile requests and derivative jobs alike. */
+  slots: DecodeSlots;
+  /** Where rendered image requests are kept (DATA_DIR/cache/iiif): a cache, never backed up. */
+  cacheDir: string;
+}
+
+export function createImageServices(config: AppConfig): ImageServices {
+  return {
+    storage: mediaFileStorage(config),
+    slots: new DecodeSlots(DEFAULT_DECODE_SLOTS),
+    cacheDir: join(config.dataDir, 'cache', 'iiif'),
+  };
+}
