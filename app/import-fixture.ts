@@ -1,4 +1,4 @@
-import type { Fixture, FixtureImporter, FixtureProblem, ImportProgress } from '../commands/fixture.js';
+import type { Fixture, FixtureImporter, FixtureProblem, FixtureSource, ImportProgress } from '../commands/fixture.js';
 import type { AppModule } from './kernel.js';
 import { JSON_LIMITS } from '../routes/http/json-body.js';
 import type { Runtime } from './runtime.js';
@@ -52,7 +52,11 @@ export function firstTooDeep(root: unknown, maxDepth: number): string | null {
 }
 
 /** Every problem of the fixture, each with its JSON path; empty means it can be imported whole. */
-export async function validateFixture(runtime: Runtime, fixture: unknown): Promise<FixtureProblem[]> {
+export async function validateFixture(
+  runtime: Runtime,
+  fixture: unknown,
+  source: FixtureSource = { dir: process.cwd() },
+): Promise<FixtureProblem[]> {
   if (fixture === null || typeof fixture !== 'object' || Array.isArray(fixture)) {
     return [{ path: '$', message: 'The fixture must be a JSON object.' }];
   }
@@ -67,7 +71,7 @@ export async function validateFixture(runtime: Runtime, fixture: unknown): Promi
       path: `$.${key}`,
       message: `Unknown key "${key}"; the keys allowed here are ${known.join(', ')}.`,
     }));
-  for (const importer of importers) problems.push(...(await importer.validate(fixture as Fixture, runtime)));
+  for (const importer of importers) problems.push(...(await importer.validate(fixture as Fixture, runtime, source)));
   return problems;
 }
 
@@ -89,10 +93,12 @@ export async function importFixture(
   runtime: Runtime,
   fixture: unknown,
   progress: ImportProgress = { tick() {} },
+  source: FixtureSource = { dir: process.cwd() },
 ): Promise<number> {
-  const problems = await validateFixture(runtime, fixture);
+  const problems = await validateFixture(runtime, fixture, source);
   if (problems.length > 0) throw new FixtureRefusedError(problems);
-  for (const importer of importersOf(runtime.modules)) await importer.import(fixture as Fixture, runtime, progress);
+  for (const importer of importersOf(runtime.modules))
+    await importer.import(fixture as Fixture, runtime, progress, source);
   await runtime.projections.catchUp();
   return countFixture(runtime, fixture as Fixture);
 }

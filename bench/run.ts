@@ -3,6 +3,7 @@ import { backupBenchmark } from './backup.js';
 import { blogSearchBenchmark } from './blog-search.js';
 import { embeddingBenchmark } from './embedding.js';
 import { firstStartBenchmark } from './first-start.js';
+import { imagesBenchmark } from './images.js';
 import { importBenchmark } from './import.js';
 import { startContentServer, type ContentServer } from './content-server.js';
 import { memoryBenchmark } from './memory.js';
@@ -95,6 +96,12 @@ const BENCHMARKS: readonly Benchmark[] = [
     title: 'embedded sentence model: speed, indexing, search',
     needs: ['chatbot'],
     run: embeddingBenchmark,
+  },
+  {
+    name: 'images',
+    title: 'IIIF images and derivatives beside iiif-processor',
+    needs: ['platform'],
+    run: imagesBenchmark,
   },
   // Skipped, with the reason, unless KAFKA_BROKERS, MONGO_URL and ELASTICSEARCH_URL are set.
   {

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { loadConfig } from '../infra/config.js';
 import { createRuntime } from '../app/runtime.js';
 import { countFixture, FixtureRefusedError, importFixture } from '../app/import-fixture.js';
@@ -32,7 +33,7 @@ async function main(): Promise<number> {
     fixture && typeof fixture === 'object' ? countFixture(runtime, fixture as Fixture) : 0,
   );
   try {
-    const total = await importFixture(runtime, fixture, bar);
+    const total = await importFixture(runtime, fixture, bar, { dir: dirname(resolve(file)) });
     bar.stop();
     console.log(`Imported ${total} records into ${config.dataDir}.`);
     return 0;

@@ -28,6 +28,11 @@ export interface ImportProgress {
   tick(): void;
 }
 
+/** Where the fixture came from: files it names (a media's `file`) are read relative to `dir`. */
+export interface FixtureSource {
+  dir: string;
+}
+
 /**
  * A module's part of the fixture import. validate sees the whole fixture (references may cross
  * modules) and the runtime's read models (ids that already exist are refused); import runs the
@@ -38,9 +43,9 @@ export interface FixtureImporter {
   order: number;
   /** The top-level keys of the fixture this module reads, each with its schema (docs/fixture.schema.json is made of these). */
   sections: Record<string, TSchema>;
-  validate(fixture: Fixture, runtime: ModuleRuntime): Promise<FixtureProblem[]>;
+  validate(fixture: Fixture, runtime: ModuleRuntime, source: FixtureSource): Promise<FixtureProblem[]>;
   count(fixture: Fixture): number;
-  import(fixture: Fixture, runtime: ModuleRuntime, progress: ImportProgress): Promise<void>;
+  import(fixture: Fixture, runtime: ModuleRuntime, progress: ImportProgress, source: FixtureSource): Promise<void>;
 }
 
 /** Turns a JSON pointer (`/users/0/email`) into a JSON path (`$.users[0].email`). */

@@ -10,6 +10,7 @@ import type { ReadingProgress } from '../../queries/chatbot/reading-progress.js'
 import { nextRun } from '../../infra/schedule/cron.js';
 import { lastScheduledBackup, type LastScheduledBackupDoc } from '../../queries/backups/schedule.js';
 import { answers } from './probe.js';
+import { imageCounts, type ImageCounts } from '../../queries/platform/media-files.js';
 import { cohereReachable } from './provider-probe.js';
 import { storageReport, type StorageReport } from './storage.js';
 import { PORTS, type PortName } from '../../routes/health/ports.js';
@@ -51,6 +52,8 @@ export interface HealthReport {
   storage: StorageReport;
   /** How far the chatbot has read the collection; null when the document store did not answer. */
   chatbot: ReadingProgress | null;
+  /** Media images still owed their derivatives, and those that could not be decoded; null when the document store did not answer. */
+  images: ImageCounts | null;
 }
 
 /** A lookup of a token no session can have: a read of the store that changes nothing. */
@@ -125,11 +128,12 @@ export async function healthReport(
     file_storage: () =>
       answers(() => access(existsSync(files) ? files : config.dataDir, constants.R_OK | constants.W_OK)),
   };
-  const [reachable, queues, schedule, reading] = await Promise.all([
+  const [reachable, queues, schedule, reading, images] = await Promise.all([
     Promise.all(PORTS.map((port) => checks[port]())),
     backlogOf(runtime),
     backupScheduleOf(runtime),
     readingOf(modulePorts),
+    imagesOf(runtime),
   ]);
   const ports = Object.fromEntries(
     PORTS.map((port, i) => [port, { adapter: adapterOf(config, port), reachable: reachable[i] }]),
@@ -162,7 +166,16 @@ export async function healthReport(
     background: runtime.background.report(),
     storage,
     chatbot: reading,
+    images,
   };
+}
+
+async function imagesOf(runtime: Runtime): Promise<ImageCounts | null> {
+  let counts: ImageCounts | null = null;
+  await answers(async () => {
+    counts = await imageCounts(runtime.documents);
+  });
+  return counts;
 }
 
 async function readingOf(modulePorts: ModulePorts): Promise<ReadingProgress | null> {

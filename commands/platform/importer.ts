@@ -7,8 +7,19 @@ import {
   type Fixture,
   type FixtureImporter,
   type FixtureProblem,
+  type FixtureSource,
 } from '../fixture.js';
 import type { ModuleRuntime } from '../module-runtime.js';
+import { createReadStream } from 'node:fs';
+import { access, constants, stat } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import type { CommandContext } from '../command-context.js';
+import type { FileStorage } from '../../infra/file-storage/port.js';
+import { mediaFileStorage } from '../../infra/file-storage/select.js';
+import { sniffMimeType } from '../../infra/file-storage/sniff.js';
+import { extensionOf, sanitiseFilename } from '../../infra/file-storage/filename.js';
+import type { MediaFields } from './fields.js';
+import { createMediaWithFile } from './media-file-handlers.js';
 import { inLanes } from '../in-lanes.js';
 import { idsInOrder } from '../sequence.js';
 import { createResource, ITEM, ITEM_SET, MEDIA, SITE, SITE_PAGE, type KindSpec } from './handlers.js';
@@ -38,6 +49,9 @@ const MediaSchema = fixtureObject({
   title: Type.String({ minLength: 1 }),
   text: Type.Optional(Type.String()),
   is_public: Type.Optional(Type.Boolean()),
+  file: Type.Optional(
+    Type.String({ minLength: 1, description: "The media's file, relative to the fixture (`images/a.jpg`)." }),
+  ),
 });
 const ItemSchema = fixtureObject({
   id: Type.Optional(Id),
@@ -65,6 +79,36 @@ const PageSchema = fixtureObject({
     ),
   ),
 });
+
+/** A media's `file`: relative to the fixture's folder (an absolute path is taken as it is). */
+function fixtureFile(source: FixtureSource, file: string): string {
+  return resolve(source.dir, file);
+}
+
+async function isReadableFile(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.R_OK);
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** A media with the fixture's file, stored and recorded as an upload is (its type sniffed from the bytes). */
+async function importMediaFile(
+  ctx: CommandContext,
+  { storage, path, fields, givenId }: { storage: FileStorage; path: string; fields: MediaFields; givenId: number },
+): Promise<void> {
+  const filename = sanitiseFilename(basename(path));
+  const extension = extensionOf(filename);
+  const pending = await storage.receive(createReadStream(path), extension);
+  try {
+    const mimeType = await sniffMimeType(pending.head, extension);
+    await createMediaWithFile(ctx, { storage, fields, givenId, upload: { pending, filename, extension, mimeType } });
+  } finally {
+    await pending.discard();
+  }
+}
 
 /** What the id checks read of a kind: its label and its streams. */
 type KindName = Pick<KindSpec<object>, 'label' | 'stream'>;
@@ -117,7 +161,7 @@ function ids(list: { id?: number }[]): Set<number> {
 export const platformImporter: FixtureImporter = {
   order: 20,
   sections: Object.fromEntries(SECTIONS.map((section) => [section.key, Type.Array(section.schema)])),
-  async validate(fixture, runtime) {
+  async validate(fixture, runtime, source) {
     const problems: FixtureProblem[] = [];
     for (const section of SECTIONS) {
       const value = fixture[section.key];
@@ -139,6 +183,10 @@ export const platformImporter: FixtureImporter = {
       ['site_pages', pages],
     ] as const) {
       problems.push(...duplicateIdProblems(list, `$.${key}`));
+    }
+    for (const m of media) {
+      if (m.file !== undefined && !(await isReadableFile(fixtureFile(source, m.file))))
+        problems.push({ path: `${m.path}.file`, message: `No readable file at ${m.file} (relative to the fixture).` });
     }
     const seenMedia = new Set<number>();
     for (const m of media) {
@@ -191,8 +239,9 @@ export const platformImporter: FixtureImporter = {
       listOf(fixture, 'site_pages', PageSchema).length
     );
   },
-  async import(fixture: Fixture, runtime, progress) {
+  async import(fixture: Fixture, runtime, progress, source) {
     const ctx = runtime.commandContext(null);
+    const storage = mediaFileStorage(runtime.config);
     for (const site of listOf(fixture, 'sites', SiteSchema)) {
       await createResource(ctx, { spec: SITE, fields: { slug: site.slug, title: site.title }, givenId: site.id });
       progress.tick();
@@ -240,11 +289,10 @@ export const platformImporter: FixtureImporter = {
       });
       progress.tick();
       for (const [j, media] of (item.media ?? []).entries()) {
-        await createResource(ctx, {
-          spec: MEDIA,
-          fields: { item_id: itemId, title: media.title, text: media.text ?? '', is_public: media.is_public ?? true },
-          givenId: mediaIds[firstMedia[i] + j],
-        });
+        const fields = { item_id: itemId, title: media.title, text: media.text ?? '', is_public: media.is_public ?? true };
+        const givenId = mediaIds[firstMedia[i] + j];
+        if (media.file === undefined) await createResource(ctx, { spec: MEDIA, fields, givenId });
+        else await importMediaFile(ctx, { storage, path: fixtureFile(source, media.file), fields, givenId });
         progress.tick();
       }
     });

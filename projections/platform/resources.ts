@@ -17,7 +17,8 @@ import type {
   SitePageFields,
 } from '../../commands/platform/fields.js';
 import { PLATFORM_COLLECTIONS, items, type FileStatus, type ItemFileEntry } from '../../queries/platform/documents.js';
-import { isImageFile, MEDIA_FILE_EVENTS, type MediaFileEvent } from '../../commands/platform/media-files.js';
+import { isImageFile, MEDIA_FILE_EVENTS, type MediaFile, type MediaFileEvent } from '../../commands/platform/media-files.js';
+import { IIIF_IMAGE_TYPES } from '../../infra/images/image-size.js';
 import { type Projected, type ProjectedEventShape, type Projection } from '../projection.js';
 
 /**
@@ -152,10 +153,13 @@ async function linkMediaToItem(
 const mediaCollection = (documents: DocumentStore) =>
   documents.collection<TrackedDoc<MediaFields>>(PLATFORM_COLLECTIONS.media);
 
-/** A file's status as the media document keeps it: what the derivative worker still owes. */
-function ingestedStatus(event: Projected<MediaFileEvent>): FileStatus {
-  if (event.type !== MEDIA_FILE_EVENTS.ingested) return 'none';
-  return isImageFile(event.data.file) ? 'pending' : 'none';
+/**
+ * A new file's status as the media document keeps it: an image is owed its derivatives, or
+ * failed already when not even its header could be read; any other file is owed nothing.
+ */
+function ingestedStatus(file: MediaFile): FileStatus {
+  if (!IIIF_IMAGE_TYPES.has(file.media_type)) return 'none';
+  return isImageFile(file) ? 'pending' : 'failed';
 }
 
 /** A media's file events set its `file`, `derivatives` and `file_status`. */
@@ -164,7 +168,7 @@ const MEDIA_FILE_AMENDMENTS: Amendments<MediaFields, MediaFileEvent> = {
   keys(_previous, event) {
     switch (event.type) {
       case 'MediaFileIngested':
-        return { file: event.data.file, derivatives: null, file_status: ingestedStatus(event) };
+        return { file: event.data.file, derivatives: null, file_status: ingestedStatus(event.data.file) };
       case 'MediaDerivativesMade':
         return { derivatives: event.data.derivatives, file_status: 'made' };
       case 'MediaDerivativesFailed':

@@ -29,7 +29,43 @@ export async function mediaOwingDerivatives(documents: DocumentStore, afterId: n
   );
 }
 
-/** How many media images could not be decoded (/health). */
-export function undecodableImages(documents: DocumentStore): Promise<number> {
-  return mediaDocs(documents).count({ file_status: 'failed' });
+/** Media images still owed their derivatives, and those that could not be decoded (/health). */
+export interface ImageCounts {
+  derivatives_pending: number;
+  undecodable: number;
+}
+
+export async function imageCounts(documents: DocumentStore): Promise<ImageCounts> {
+  const [pending, failed] = await Promise.all([
+    mediaDocs(documents).count({ file_status: 'pending' }),
+    mediaDocs(documents).count({ file_status: 'failed' }),
+  ]);
+  return { derivatives_pending: pending, undecodable: failed };
+}
+
+/** A media whose file is an image, as `npm run derivatives` works through them. */
+export interface MediaImage {
+  id: number;
+  sha256: string;
+}
+
+/**
+ * The media with an image file (whatever their derivatives' state), in id order: all of them,
+ * an item's, or those of an item set's items.
+ */
+export async function mediaWithImages(
+  documents: DocumentStore,
+  scope: { itemId?: number; itemSetId?: number },
+): Promise<MediaImage[]> {
+  const itemIds =
+    scope.itemSetId !== undefined
+      ? (await items(documents).find({ item_set_ids: scope.itemSetId }, { fields: ['id'] })).map((item) => item._id)
+      : scope.itemId !== undefined
+        ? [scope.itemId]
+        : null;
+  const filter = itemIds === null ? {} : { item_id: { $in: itemIds } };
+  const docs = await mediaDocs(documents).find(filter, { sort: { _id: 1 }, fields: ['file', 'file_status'] });
+  return docs.flatMap((doc) =>
+    doc.file && doc.file_status !== undefined && doc.file_status !== 'none' ? [{ id: doc._id, sha256: doc.file.sha256 }] : [],
+  );
 }

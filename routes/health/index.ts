@@ -134,6 +134,18 @@ const HealthBody = Type.Object({
     { description: 'Scheduled backups (BACKUP_SCHEDULE); null when unset.' },
   ),
   chatbot: ChatbotReading,
+  images: Type.Union(
+    [
+      Type.Object({
+        derivatives_pending: Type.Integer({ description: 'Media images whose derivatives the worker has still to make.' }),
+        undecodable: Type.Integer({
+          description: 'Media images that could not be decoded: kept, with no derivatives and no image service (`npm run derivatives` tries again).',
+        }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'Media images and their derivatives; null when the document store did not answer.' },
+  ),
   background: Type.Array(
     Type.Object({
       name: Type.String({

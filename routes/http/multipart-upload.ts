@@ -6,7 +6,7 @@ import { AppError, BadRequestError, errorField, PayloadTooLargeError, Validation
 import type { FileStorage, PendingFile } from '../../infra/file-storage/port.js';
 import { sniffMimeType } from '../../infra/file-storage/sniff.js';
 import { boundaryOf, ClosingDelimiterWatch } from './closing-delimiter.js';
-import { extensionOf, sanitiseFilename } from './filename.js';
+import { extensionOf, sanitiseFilename } from '../../infra/file-storage/filename.js';
 
 export interface ReceivedUpload {
   pending: PendingFile;

@@ -237,9 +237,10 @@ export const iiifImageRoutes =
       async (request, reply) => {
         const { served, size } = await visibleImage(request, request.params.id);
         const type = infoType(request.headers.accept);
-        const body = JSON.stringify(imageInfo(baseUrl, served.media, size));
+        // Bytes, so the media type goes out as written (Fastify would add a charset to a string's).
+        const body = Buffer.from(JSON.stringify(imageInfo(baseUrl, served.media, size)));
         reply.header('Vary', 'Accept');
-        if (cachedAnswer(request, reply, served, sha1(`${type}\n${body}`))) return reply.status(304).send();
+        if (cachedAnswer(request, reply, served, sha1(`${type}\n${body.toString()}`))) return reply.status(304).send();
         return reply.header('Content-Type', type).send(body);
       },
     );

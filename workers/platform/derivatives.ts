@@ -19,6 +19,7 @@ import {
 import { errorMessage } from '../../infra/errors.js';
 import type { FileStorage } from '../../infra/file-storage/port.js';
 import { planImageRequest, type ImageSize } from '../../infra/images/iiif-request.js';
+import { IIIF_IMAGE_TYPES } from '../../infra/images/image-size.js';
 import { makePyramid, renderImage, type ImageSource } from '../../infra/images/render.js';
 import type { ImageServices } from './image-services.js';
 
@@ -115,7 +116,9 @@ export async function runDerivativesJob(
   const ctx = runtime.commandContext(null);
   const state = await mediaFileState(ctx, job.media_id);
   const file = state.file;
-  if (state.media.status !== 'live' || !file || file.sha256 !== job.sha256 || !isImageFile(file)) return 'skipped';
+  if (state.media.status !== 'live' || !file || file.sha256 !== job.sha256) return 'skipped';
+  // An image whose header could not be read at ingest: its read model says so already.
+  if (!isImageFile(file)) return IIIF_IMAGE_TYPES.has(file.media_type) ? 'failed' : 'skipped';
   if (state.derivatives && !job.replace) return 'skipped';
   const fail = async (reason: string): Promise<DerivativesOutcome> => {
     runtime.logger.warn({ media: job.media_id, reason }, 'a media image could not be decoded: no derivatives');

@@ -5,6 +5,9 @@ import { usersImporter } from '../../../commands/users/importer.js';
 import { findApiKey, findUserByEmail } from '../../../queries/users.js';
 import { buildTestApp } from '../../helper.js';
 
+/** A fixture object of a test has no file of its own: files it names are read from the working folder. */
+const HERE = { dir: process.cwd() };
+
 const USERS = 10;
 
 const fixture = {
@@ -53,7 +56,7 @@ t.test('users are hashed several at once, and written in the fixture order, each
   const { runtime } = await buildTestApp(t);
   const hasher = countingHasher();
   let ticks = 0;
-  await usersImporter.import(fixture, withHasher(runtime, hasher.hash), { tick: () => ticks++ });
+  await usersImporter.import(fixture, withHasher(runtime, hasher.hash), { tick: () => ticks++ }, HERE);
   await runtime.projections.catchUp();
   t.equal(ticks, USERS);
   t.ok(hasher.seen.most > 1 && hasher.seen.most <= 4, `hashes at once: ${hasher.seen.most}`);
@@ -74,14 +77,14 @@ t.test('users are hashed several at once, and written in the fixture order, each
 t.test('at a cost whose hash takes 64 MiB or more, one user is hashed at a time', async (t) => {
   const { runtime } = await buildTestApp(t);
   const hasher = countingHasher();
-  await usersImporter.import(fixture, withHasher(runtime, hasher.hash, 2 ** 16), { tick() {} });
+  await usersImporter.import(fixture, withHasher(runtime, hasher.hash, 2 ** 16), { tick() {} }, HERE);
   t.equal(hasher.seen.most, 1);
 });
 
 t.test('a hash that fails stops the import there: the users before it are written, none after', async (t) => {
   const { runtime } = await buildTestApp(t);
   const hasher = countingHasher('secret-3');
-  await t.rejects(usersImporter.import(fixture, withHasher(runtime, hasher.hash), { tick() {} }), {
+  await t.rejects(usersImporter.import(fixture, withHasher(runtime, hasher.hash), { tick() {} }, HERE), {
     message: 'cannot hash secret-3',
   });
   await runtime.projections.catchUp();
