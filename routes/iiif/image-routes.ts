@@ -3,7 +3,6 @@ import { createReadStream } from 'node:fs';
 import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Type } from '@sinclair/typebox';
-import type { FastifyReply } from 'fastify';
 import { isImageFile, THUMBNAIL_TYPES } from '../../commands/platform/media-files.js';
 import { BadRequestError, errorMessage, NotFoundError } from '../../infra/errors.js';
 import {
@@ -135,6 +134,10 @@ export const iiifImageRoutes =
   (services: ImageServices): RoutesPlugin =>
   async (app, { runtime }) => {
     const baseUrl = runtime.config.baseUrl;
+    // Every answer, the refusals too: a viewer on another site reads a 404 or a 400 as such.
+    app.addHook('onSend', async (_request, reply) => {
+      reply.header('Access-Control-Allow-Origin', '*');
+    });
 
     async function visibleImage(request: Parameters<typeof mediaForCaller>[0], id: number) {
       const image = imageOf(await mediaForCaller(request, runtime.documents, id));
@@ -183,10 +186,6 @@ export const iiifImageRoutes =
       return path;
     }
 
-    function cors(reply: FastifyReply): FastifyReply {
-      return reply.header('Access-Control-Allow-Origin', '*');
-    }
-
     app.get(
       '/iiif/3/image/:id',
       {
@@ -207,7 +206,7 @@ export const iiifImageRoutes =
       },
       async (request, reply) => {
         await visibleImage(request, request.params.id);
-        return cors(reply).redirect(`${imageServiceUrl(baseUrl, request.params.id)}/info.json`, 303);
+        return reply.redirect(`${imageServiceUrl(baseUrl, request.params.id)}/info.json`, 303);
       },
     );
 
@@ -291,12 +290,10 @@ export const iiifImageRoutes =
         } catch (error) {
           if (!(error instanceof ImageRequestError)) throw error;
           if (error.status === 400) throw new BadRequestError(error.message);
-          return cors(reply)
-            .status(501)
-            .send({ errors: { error: error.message } });
+          return reply.status(501).send({ errors: { error: error.message } });
         }
         const sha256 = served.media.file?.sha256 ?? '';
-        cors(reply).header('Link', `<${imageServiceUrl(baseUrl, id)}/${plan.canonical}>;rel="canonical"`);
+        reply.header('Link', `<${imageServiceUrl(baseUrl, id)}/${plan.canonical}>;rel="canonical"`);
         if (cachedAnswer(request, reply, served, `${sha256.slice(0, 32)}-${sha1(plan.canonical).slice(0, 16)}`))
           return reply.status(304).send();
         const path = await renderedPath(served.media, size, plan, sha256);

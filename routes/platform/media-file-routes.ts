@@ -82,10 +82,7 @@ export function cachedAnswer(
   served: ServedMedia,
   opaque: string,
 ): boolean {
-  reply
-    .header('ETag', `"${opaque}"`)
-    .header('Cache-Control', served.isPublic ? PUBLIC_FILE_CACHE : PRIVATE_FILE_CACHE)
-    .header('Access-Control-Allow-Origin', '*');
+  reply.header('ETag', `"${opaque}"`).header('Cache-Control', served.isPublic ? PUBLIC_FILE_CACHE : PRIVATE_FILE_CACHE);
   if (!served.isPublic) reply.header('Vary', 'Cookie');
   const ifNoneMatch = parseTagList(request.headers['if-none-match']);
   return ifNoneMatch !== undefined && !noneMatch(ifNoneMatch, { weak: false, opaque });
@@ -96,6 +93,10 @@ const NOT_FOUND = 'File not found.';
 export const mediaFileRoutes =
   (storage: FileStorage): RoutesPlugin =>
   async (app, { runtime }) => {
+    // Every answer, the refusals too: a page on another site reads a 404 as such.
+    app.addHook('onSend', async (_request, reply) => {
+      reply.header('Access-Control-Allow-Origin', '*');
+    });
     app.get(
       `${FILES_PREFIX}/original/:file`,
       {
