@@ -216,11 +216,14 @@ export const iiifImageRoutes =
         config: {
           documentedResponses: {
             200: answerIn(
-              'The image service description.',
-              { [INFO_TYPE]: ImageInfo, 'application/json': ImageInfo },
-              CACHING,
+              `The image service description: \`${INFO_TYPE}\`, or \`application/json\` when asked for.`,
+              { 'application/ld+json': ImageInfo, 'application/json': ImageInfo },
+              { ...CACHING, Vary: header('`Accept`.') },
             ),
-            304: NOT_MODIFIED,
+            304: emptyAnswer('Not modified: If-None-Match names its ETag. No body.', {
+              ...CACHING,
+              Vary: header('`Accept`.'),
+            }),
           },
         },
         schema: {
@@ -293,9 +296,9 @@ export const iiifImageRoutes =
           return reply.status(501).send({ errors: { error: error.message } });
         }
         const sha256 = served.media.file?.sha256 ?? '';
-        reply.header('Link', `<${imageServiceUrl(baseUrl, id)}/${plan.canonical}>;rel="canonical"`);
         if (cachedAnswer(request, reply, served, `${sha256.slice(0, 32)}-${sha1(plan.canonical).slice(0, 16)}`))
           return reply.status(304).send();
+        reply.header('Link', `<${imageServiceUrl(baseUrl, id)}/${plan.canonical}>;rel="canonical"`);
         const path = await renderedPath(served.media, size, plan, sha256);
         return reply.header('Content-Type', CONTENT_TYPES[plan.format]).send(createReadStream(path));
       },

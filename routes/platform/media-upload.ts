@@ -34,7 +34,6 @@ export const MediaUploadData = Type.Composite(
 export const MEDIA_UPLOAD_FORM = Type.Object(
   {
     data: Type.String({
-      contentMediaType: 'application/json',
       description:
         'The media as JSON: `o:item` (required), `o:title` (default: the file name), `o:text`, `o:is_public`, `o:ingester: "upload"`, `file_index` (default 0).',
     }),

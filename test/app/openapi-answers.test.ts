@@ -1,6 +1,7 @@
 import t from 'tap';
 import { buildTestApp, json, keyFor, ROLE_USERS, sessionFor } from '../helper.js';
 import { GIF, multipart, PNG } from '../routes/assets/support.js';
+import { derivativesMade, photograph } from '../routes/platform/media-support.js';
 import { directoryFixture, OPEN_TOKEN } from '../routes/directory/fixture.js';
 import { mediaTypeOf, OpenApiCheck, operationsOf, type OpenApiDocument } from './openapi-check.js';
 
@@ -62,7 +63,7 @@ const FIXTURE = {
 t.test(
   'every operation of the document answers as the document declares: status, media type, body schema, headers',
   async (t) => {
-    const { app } = await buildTestApp(t, { fixture: FIXTURE });
+    const { app, runtime } = await buildTestApp(t, { fixture: FIXTURE });
     const doc = json<OpenApiDocument>(await app.inject({ method: 'GET', url: '/api/docs.json' }));
     const check = new OpenApiCheck(app, doc, t);
     const answer = check.answer.bind(check);
@@ -409,6 +410,76 @@ t.test(
     );
     await answer('get /asset-files/{file}', { method: 'GET', url: file, headers: { range: 'bytes=100000-' } }, 416);
     await answer('get /asset-files/{file}', { method: 'GET', url: '/asset-files/999.png' }, 404);
+
+    // media files: a form upload (201, 413), the original, a derivative, the IIIF image service.
+    const photo = await photograph(300, 200);
+    const mediaForm = multipart([
+      { name: 'data', value: JSON.stringify({ 'o:item': { 'o:id': 100 }, 'o:ingester': 'upload' }) },
+      { name: 'file[0]', filename: 'photo.jpg', content: photo, contentType: 'image/jpeg' },
+    ]);
+    const withFile = await answer(
+      'post /api/media',
+      { method: 'POST', url: `/api/media${admin}`, headers: mediaForm.headers, payload: mediaForm.payload },
+      201,
+    );
+    const mediaId = id(withFile);
+    await derivativesMade(runtime);
+    const original = `/files/original/${mediaId}.jpg`;
+    const wholeOriginal = await answer('get /files/original/{file}', { method: 'GET', url: original }, 200);
+    t.equal(mediaTypeOf(wholeOriginal), 'image/jpeg');
+    await answer('get /files/original/{file}', { method: 'GET', url: original, headers: { range: 'bytes=0-9' } }, 206);
+    await answer(
+      'get /files/original/{file}',
+      { method: 'GET', url: original, headers: { 'if-none-match': String(wholeOriginal.headers.etag) } },
+      304,
+    );
+    await answer(
+      'get /files/original/{file}',
+      { method: 'GET', url: original, headers: { range: 'bytes=9999999-' } },
+      416,
+    );
+    await answer('get /files/original/{file}', { method: 'GET', url: '/files/original/999.jpg' }, 404);
+    const square = await answer(
+      'get /files/{type}/{file}',
+      { method: 'GET', url: `/files/square/${mediaId}.jpg` },
+      200,
+    );
+    await answer(
+      'get /files/{type}/{file}',
+      { method: 'GET', url: `/files/square/${mediaId}.jpg`, headers: { 'if-none-match': String(square.headers.etag) } },
+      304,
+    );
+    await answer('get /files/{type}/{file}', { method: 'GET', url: `/files/huge/${mediaId}.jpg` }, 404);
+    const image = `/iiif/3/image/${mediaId}`;
+    await answer('get /iiif/3/image/{id}', { method: 'GET', url: image }, 303);
+    await answer('get /iiif/3/image/{id}', { method: 'GET', url: '/iiif/3/image/999' }, 404);
+    const info = await answer('get /iiif/3/image/{id}/info.json', { method: 'GET', url: `${image}/info.json` }, 200);
+    await answer(
+      'get /iiif/3/image/{id}/info.json',
+      { method: 'GET', url: `${image}/info.json`, headers: { accept: 'application/json' } },
+      200,
+    );
+    await answer(
+      'get /iiif/3/image/{id}/info.json',
+      { method: 'GET', url: `${image}/info.json`, headers: { 'if-none-match': String(info.headers.etag) } },
+      304,
+    );
+    const request = 'get /iiif/3/image/{id}/{region}/{size}/{rotation}/{file}';
+    const tile = await answer(request, { method: 'GET', url: `${image}/0,0,100,100/50,/0/default.jpg` }, 200);
+    await answer(request, { method: 'GET', url: `${image}/full/max/0/gray.png` }, 200);
+    await answer(request, { method: 'GET', url: `${image}/full/max/0/default.webp` }, 200);
+    await answer(
+      request,
+      {
+        method: 'GET',
+        url: `${image}/0,0,100,100/50,/0/default.jpg`,
+        headers: { 'if-none-match': String(tile.headers.etag) },
+      },
+      304,
+    );
+    await answer(request, { method: 'GET', url: `${image}/full/max/0/nonsense.jpg` }, 400);
+    await answer(request, { method: 'GET', url: `${image}/full/max/45/default.jpg` }, 501);
+    await answer(request, { method: 'GET', url: '/iiif/3/image/999/full/max/0/default.jpg' }, 404);
     await answer(`delete ${assets}/{id}`, { method: 'DELETE', url: `${assets}/${asset.id}`, headers: asEditor }, 200);
     await answer(
       `patch ${assets}/bulk`,

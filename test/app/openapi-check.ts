@@ -120,7 +120,7 @@ export class OpenApiCheck {
     }
     if ((body.schema as { format?: string }).format === 'binary') return res;
     const validate = this.validator(body.schema);
-    const value: unknown = mediaType === 'application/json' ? JSON.parse(res.body) : res.body;
+    const value: unknown = /^application\/(.+\+)?json$/.test(mediaType) ? JSON.parse(res.body) : res.body;
     t.ok(validate(value), `${name}: the ${mediaType} body matches the documented schema`, {
       errors: validate.errors,
       body: res.body.slice(0, 500),
