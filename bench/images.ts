@@ -1,4 +1,16 @@
-import { existsSync, mkdirSync, openAsBlob, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openAsBlob,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -30,7 +42,7 @@ import { median, percentile, round } from './stats.js';
 
 const MB = 2 ** 20;
 /** Bump when the generated sources change: the cache folder is named after it. */
-const SOURCES_VERSION = 1;
+const SOURCES_VERSION = 2;
 const SOURCES_DIR = join(tmpdir(), `bench-images-v${SOURCES_VERSION}`);
 const TILE = 512;
 /** Tiles' x and y step: the pyramid's own tile size, so a region never repeats and still lies on its tiles. */
@@ -57,7 +69,10 @@ interface SourceFile {
 interface Sources {
   version: number;
   jpeg: SourceFile;
+  /** The TIFF measured: its IFD before the pixels. */
   tiff: SourceFile;
+  /** The same pixels as libvips writes them (the IFD after the pixels): only checked to be taken as an image. */
+  libvipsTiff: SourceFile;
   photos: SourceFile[];
 }
 
@@ -135,6 +150,82 @@ async function photographPixels(width: number, height: number, seed: number): Pr
   return base;
 }
 
+/**
+ * Writes an uncompressed 8-bit RGB TIFF in strips of 16 rows with its IFD right after the header,
+ * before the pixels, as scanner software and Photoshop lay masters out. libvips writes the IFD
+ * after the pixels, past the 4,100 bytes the upload's type sniffing reads (see the README).
+ */
+function writeTiffIfdFirst(file: string, pixels: Buffer, width: number, height: number): void {
+  const rowsPerStrip = 16;
+  const strips = Math.ceil(height / rowsPerStrip);
+  const SHORT = 3;
+  const LONG = 4;
+  const RATIONAL = 5;
+  const entries = 13;
+  const ifdAt = 8;
+  const bitsAt = ifdAt + 2 + entries * 12 + 4;
+  const xResAt = bitsAt + 6;
+  const yResAt = xResAt + 8;
+  const offsetsAt = yResAt + 8;
+  const countsAt = offsetsAt + 4 * strips;
+  const pixelsAt = countsAt + 4 * strips;
+  const head = Buffer.alloc(pixelsAt);
+  head.write('II', 0, 'latin1');
+  head.writeUInt16LE(42, 2);
+  head.writeUInt32LE(ifdAt, 4);
+  head.writeUInt16LE(entries, ifdAt);
+  let at = ifdAt + 2;
+  const entry = (tag: number, type: number, count: number, value: number) => {
+    head.writeUInt16LE(tag, at);
+    head.writeUInt16LE(type, at + 2);
+    head.writeUInt32LE(count, at + 4);
+    if (type === SHORT && count === 1) head.writeUInt16LE(value, at + 8);
+    else head.writeUInt32LE(value, at + 8);
+    at += 12;
+  };
+  entry(256, LONG, 1, width);
+  entry(257, LONG, 1, height);
+  entry(258, SHORT, 3, bitsAt);
+  entry(259, SHORT, 1, 1); // no compression
+  entry(262, SHORT, 1, 2); // RGB
+  entry(273, LONG, strips, offsetsAt);
+  entry(277, SHORT, 1, 3);
+  entry(278, LONG, 1, rowsPerStrip);
+  entry(279, LONG, strips, countsAt);
+  entry(282, RATIONAL, 1, xResAt);
+  entry(283, RATIONAL, 1, yResAt);
+  entry(284, SHORT, 1, 1); // chunky
+  entry(296, SHORT, 1, 2); // inches
+  head.writeUInt32LE(0, at); // no next IFD
+  for (let i = 0; i < 3; i++) head.writeUInt16LE(8, bitsAt + 2 * i);
+  for (const resAt of [xResAt, yResAt]) {
+    head.writeUInt32LE(600, resAt);
+    head.writeUInt32LE(1, resAt + 4);
+  }
+  const rowBytes = width * 3;
+  for (let n = 0; n < strips; n++) {
+    head.writeUInt32LE(pixelsAt + n * rowsPerStrip * rowBytes, offsetsAt + 4 * n);
+    head.writeUInt32LE(Math.min(rowsPerStrip, height - n * rowsPerStrip) * rowBytes, countsAt + 4 * n);
+  }
+  const fd = openSync(file, 'w');
+  try {
+    for (const part of [head, pixels])
+      for (let done = 0; done < part.length;) done += writeSync(fd, part, done, part.length - done);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Checks that sharp reads back the size and a few pixels written. */
+async function checkReadsBack(file: string, pixels: Buffer, width: number, height: number): Promise<void> {
+  const { width: w, height: h, channels } = await sharp(file).metadata();
+  if (w !== width || h !== height || channels !== 3) throw new Error(`${file} reads back as ${w} x ${h} x ${channels}`);
+  const [left, top] = [Math.floor(width * 0.37), Math.floor(height * 0.61)];
+  const got = await sharp(file).extract({ left, top, width: 4, height: 1 }).raw().toBuffer();
+  const want = pixels.subarray((top * width + left) * 3, (top * width + left + 4) * 3);
+  if (!got.equals(want)) throw new Error(`${file} reads back other pixels than written`);
+}
+
 function sourceFile(file: string, width: number, height: number): SourceFile {
   return { file, width, height, bytes: statSync(file).size };
 }
@@ -148,7 +239,7 @@ async function sources(photos: number): Promise<Sources> {
   const manifestFile = join(SOURCES_DIR, 'sources.json');
   if (existsSync(manifestFile)) {
     const kept = JSON.parse(readFileSync(manifestFile, 'utf8')) as Sources;
-    const files = [kept.jpeg, kept.tiff, ...kept.photos];
+    const files = [kept.jpeg, kept.tiff, kept.libvipsTiff, ...kept.photos];
     if (
       kept.version === SOURCES_VERSION &&
       kept.photos.length >= photos &&
@@ -165,7 +256,10 @@ async function sources(photos: number): Promise<Sources> {
   const scan = { width: 10_000, height: 8000, channels: 3 } as const;
   const scanPixels = await photographPixels(scan.width, scan.height, 23);
   const tiffFile = join(SOURCES_DIR, 'scan-10000x8000.tif');
-  await sharp(scanPixels, { raw: scan }).tiff({ compression: 'none' }).toFile(tiffFile);
+  writeTiffIfdFirst(tiffFile, scanPixels, scan.width, scan.height);
+  await checkReadsBack(tiffFile, scanPixels, scan.width, scan.height);
+  const libvipsTiffFile = join(SOURCES_DIR, 'scan-10000x8000-libvips.tif');
+  await sharp(scanPixels, { raw: scan }).tiff({ compression: 'none' }).toFile(libvipsTiffFile);
   const made: SourceFile[] = [];
   for (let n = 0; n < Math.max(photos, 100); n++) {
     const file = join(SOURCES_DIR, 'photos', `photo-${String(n).padStart(3, '0')}.jpg`);
@@ -184,6 +278,7 @@ async function sources(photos: number): Promise<Sources> {
     version: SOURCES_VERSION,
     jpeg: sourceFile(jpegFile, 6000, 4000),
     tiff: sourceFile(tiffFile, scan.width, scan.height),
+    libvipsTiff: sourceFile(libvipsTiffFile, scan.width, scan.height),
     photos: made,
   };
   writeFileSync(`${manifestFile}.part`, JSON.stringify(kept));
@@ -225,8 +320,14 @@ async function importFixture(dataDir: string): Promise<void> {
   rmSync(fixture);
 }
 
-/** POST /api/media as Omeka S's multipart form (`data`, then `file[0]` streamed from disk); answers the media id. */
-async function upload(url: string, item: number, source: SourceFile, type: string): Promise<number> {
+interface Uploaded {
+  id: number;
+  /** What the server sniffed from the bytes. */
+  mediaType: string;
+}
+
+/** POST /api/media as Omeka S's multipart form (`data`, then `file[0]` streamed from disk). */
+async function upload(url: string, item: number, source: SourceFile, type: string): Promise<Uploaded> {
   const form = new FormData();
   form.set('data', JSON.stringify({ 'o:item': { 'o:id': item }, 'o:ingester': 'upload' }));
   const name = source.file.slice(source.file.lastIndexOf('/') + 1);
@@ -238,7 +339,8 @@ async function upload(url: string, item: number, source: SourceFile, type: strin
   });
   const text = await response.text();
   if (response.status !== 201) throw new Error(`POST /api/media answered ${response.status}: ${text.slice(0, 500)}`);
-  return Number((JSON.parse(text) as Record<string, unknown>)['o:id']);
+  const media = JSON.parse(text) as Record<string, unknown>;
+  return { id: Number(media['o:id']), mediaType: String(media['o:media_type']) };
 }
 
 type MediaRecord = Record<string, unknown>;
@@ -301,8 +403,10 @@ async function uploadBigImage(
   seed: number,
 ): Promise<BigImage> {
   const began = performance.now();
-  const id = await upload(url, item, source, type);
+  const { id, mediaType } = await upload(url, item, source, type);
   const uploadSeconds = (performance.now() - began) / 1000;
+  // Anything else is not an image to the server: no derivatives would ever come.
+  if (mediaType !== type) throw new Error(`${label}: uploaded as ${mediaType}, not ${type}`);
   const derivativeSeconds = await waitForDerivatives(url, id);
   const peerId = source.file.slice(source.file.lastIndexOf('/') + 1);
   return {
@@ -681,6 +785,8 @@ export async function imagesBenchmark(options: BenchOptions): Promise<BenchResul
     // The album: the photographs' derivatives, then the peer asked the same three sizes of each.
     const albumRun = await album(server, src.photos);
     const peerAlbum = await peerDerivatives(peer, src.photos);
+    // Last, as it could start another pyramid: the same TIFF laid out as libvips and libtiff write it.
+    const libvipsTiff = await upload(server.url, ITEM_TIFF, src.libvipsTiff, 'image/tiff');
 
     const loadAfter = loadavg();
     const figures: Figure[] = [];
@@ -732,6 +838,12 @@ export async function imagesBenchmark(options: BenchOptions): Promise<BenchResul
       figure('CPU a photograph (upload and derivatives)', round(albumRun.cpuMsPerPhoto), 'ms', {
         baseline: { value: round(peerAlbum.cpuMs), unit: 'ms', label: `${PEER}, 3 sizes` },
       }),
+      figure(
+        'a TIFF with its IFD after the pixels (as libvips writes it) is taken as an image',
+        libvipsTiff.mediaType === 'image/tiff' ? 1 : 0,
+        `(${libvipsTiff.mediaType})`,
+        { target: { op: '>=', value: 1 } },
+      ),
     );
     return {
       name: 'images',

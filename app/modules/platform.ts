@@ -3,7 +3,11 @@ import { platformProjections } from '../../projections/platform/resources.js';
 import { platformRoutes } from '../../routes/platform/index.js';
 import { platformImporter } from '../../commands/platform/importer.js';
 import { createImageServices, type ImageServices } from '../../workers/platform/image-services.js';
-import { mediaFileListener, startMediaFileWorker } from '../../workers/platform/media-file-worker.js';
+import {
+  mediaFileListener,
+  removeOrphanMediaFiles,
+  startMediaFileWorker,
+} from '../../workers/platform/media-file-worker.js';
 
 /** What the platform module runs in one runtime. */
 export interface PlatformModuleInstance extends ModuleInstance {
@@ -19,10 +23,25 @@ export const platformModule: AppModule<PlatformModuleInstance> = {
     const images = createImageServices(runtime.config);
     // A CLI's runtime enqueues nothing: the server's projections see its events and do.
     if (runtime.runsWorkers) runtime.projections.onBatch(mediaFileListener(runtime, images));
+    let sweep: Promise<void> | null = null;
     return {
       images,
-      routes: platformRoutes(images),
+      routes: async (app) => {
+        // Once the server listens (never in app.inject or a CLI), in the background, as the asset library's.
+        app.addHook('onListen', async () => {
+          sweep ??= removeOrphanMediaFiles(runtime, images, Date.now()).then(
+            (count) => {
+              if (count > 0) runtime.logger.info({ count }, `removed ${count} media files no media owns`);
+            },
+            (error: unknown) => runtime.logger.error({ err: error }, 'orphan media files could not be removed'),
+          );
+        });
+        await app.register(platformRoutes(images), { runtime });
+      },
       startWorkers: () => startMediaFileWorker(runtime, images),
+      async stop() {
+        await sweep;
+      },
     };
   },
   importer: platformImporter,

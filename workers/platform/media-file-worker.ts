@@ -9,7 +9,7 @@ import { Value } from '@sinclair/typebox/value';
 import { Type } from '@sinclair/typebox';
 import { errorMessage } from '../../infra/errors.js';
 import { mediaDocs } from '../../queries/platform/documents.js';
-import { mediaOwingDerivatives } from '../../queries/platform/media-files.js';
+import { imageCounts, mediaOwingDerivatives } from '../../queries/platform/media-files.js';
 import { removeOrphanFiles } from '../files/orphan-files.js';
 import { DERIVATIVES_QUEUE, derivativesJobId, runDerivativesJob, type DerivativesJob } from './derivatives.js';
 import type { ImageServices } from './image-services.js';
@@ -77,7 +77,10 @@ async function enqueueOwed(runtime: ModuleRuntime, signal: AbortSignal): Promise
   }
 }
 
-/** Starts the derivative jobs' worker, then (in the background) the owed jobs and the orphan sweep. */
+/**
+ * Starts the derivative jobs' worker, then, when some image is still owed its derivatives (a
+ * crash or a restart lost the in-process queue's jobs), enqueues them in the background.
+ */
 export async function startMediaFileWorker(runtime: ModuleRuntime, services: ImageServices): Promise<void> {
   await runtime.jobs.process<DerivativesJob, string>(
     DERIVATIVES_QUEUE,
@@ -91,21 +94,26 @@ export async function startMediaFileWorker(runtime: ModuleRuntime, services: Ima
     },
     { concurrency: JOB_CONCURRENCY },
   );
-  runtime.background.run('media derivatives owed', (_progress, signal) => enqueueOwed(runtime, signal));
-  runtime.background.run('media files no media owns', async () => {
-    const removed = await removeOrphanFiles(
-      runtime,
-      services.storage,
-      {
-        label: 'media files',
-        projection: 'platform-media',
-        async ownedNames() {
-          const docs = await mediaDocs(runtime.documents).find({}, { fields: ['file', 'derivatives'] });
-          return new Set(docs.flatMap((doc) => storedNamesOf(doc.file ?? null, doc.derivatives ?? null)));
-        },
+  if ((await imageCounts(runtime.documents)).derivatives_pending > 0)
+    runtime.background.run('media-derivatives-owed', (_progress, signal) => enqueueOwed(runtime, signal));
+}
+
+/**
+ * Removes the media files no media owns (workers/files/orphan-files.ts): a crash between storing
+ * a file and recording it, or between a delete and the removal of its files.
+ */
+export function removeOrphanMediaFiles(runtime: ModuleRuntime, services: ImageServices, now: number): Promise<number> {
+  return removeOrphanFiles(
+    runtime,
+    services.storage,
+    {
+      label: 'media files',
+      projection: 'platform-media',
+      async ownedNames() {
+        const docs = await mediaDocs(runtime.documents).find({}, { fields: ['file', 'derivatives'] });
+        return new Set(docs.flatMap((doc) => storedNamesOf(doc.file ?? null, doc.derivatives ?? null)));
       },
-      Date.now(),
-    );
-    if (removed > 0) runtime.logger.info({ count: removed }, `removed ${removed} media files no media owns`);
-  });
+    },
+    now,
+  );
 }
