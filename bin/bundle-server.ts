@@ -16,6 +16,7 @@ const EXTERNAL = [
   'better-sqlite3',
   'sqlite-vec',
   'usearch',
+  'sharp',
   // files read beside the package: swagger-ui's assets, pino's transport threads, the model
   '@fastify/swagger-ui',
   'pino',

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import sharp from 'sharp';
 import t from 'tap';
 import { importFixtureFile, SERVER_BUNDLE, startServer } from './process.js';
 
@@ -23,6 +24,7 @@ const fixture = {
     },
   ],
   sites: [{ id: 1, slug: 'main', title: 'Main' }],
+  items: [{ id: 1, title: 'Portrait of a sailor' }],
   blog: {
     posts: [
       {
@@ -86,6 +88,30 @@ t.test(
     });
     t.equal(created.status, 201, 'a write goes through the commit thread and the projections');
     t.equal(((await created.json()) as { 'o:title': string })['o:title'], 'Tide tables');
+
+    // A media with an image: sharp reads its size at upload, the worker makes its derivatives.
+    const form = new FormData();
+    form.append('data', JSON.stringify({ 'o:item': { 'o:id': 1 } }));
+    const photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#369' } })
+      .jpeg()
+      .toBuffer();
+    form.append('file[0]', new Blob([photo], { type: 'image/jpeg' }), 'photo.jpg');
+    const media = await fetch(`${base}/api/media?key_identity=ED&key_credential=ED-SECRET`, {
+      method: 'POST',
+      body: form,
+    });
+    t.equal(media.status, 201, 'a media with its file');
+    const mediaId = ((await media.json()) as { 'o:id': number })['o:id'];
+    let thumbnails: Record<string, string> = {};
+    for (let tries = 0; tries < 100 && !thumbnails.square; tries++) {
+      const read = await fetch(`${base}/api/media/${mediaId}`);
+      thumbnails = ((await read.json()) as { 'o:thumbnail_urls': Record<string, string> })['o:thumbnail_urls'];
+      if (!thumbnails.square) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    t.ok(thumbnails.square, 'its derivatives are made');
+    const tile = await fetch(`${base}/iiif/3/image/${mediaId}/0,0,32,24/16,/0/default.jpg`);
+    t.equal(tile.status, 200, 'the image service renders a region');
+    t.equal((await sharp(Buffer.from(await tile.arrayBuffer())).metadata()).width, 16);
 
     const reference = await fetch(`${base}/api/docs.json`);
     t.equal(reference.status, 200);

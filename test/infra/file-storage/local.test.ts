@@ -96,3 +96,18 @@ t.test('sniffing trusts content, not names', async (t) => {
     'a head cut inside a character is still text',
   );
 });
+
+t.test('localPath answers a path holding the stored bytes, for libraries that read at random offsets', async (t) => {
+  const root = t.testdir();
+  const storage = new LocalFileStorage(root, 'media');
+  const content = Buffer.from('tiles at random offsets');
+  const pending = await storage.receive(Readable.from([content]), 'tif');
+  t.equal(await storage.localPath(pending.storedName), null, 'not before commit');
+  await pending.commit();
+  const path = await storage.localPath(pending.storedName);
+  t.ok(path, 'a path once committed');
+  t.same(readFileSync(path ?? ''), content, 'holding the bytes');
+  await storage.remove(pending.storedName);
+  t.equal(await storage.localPath(pending.storedName), null, 'none once removed');
+  t.equal(await storage.localPath('../escape.tif'), null, 'a name it did not make names no file');
+});
