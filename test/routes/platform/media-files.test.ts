@@ -351,3 +351,29 @@ t.test('a fixture names its media files', async (t) => {
     { path: '$.items[0].media[0].file', message: /No readable file at images\/none.jpg/ },
   ]);
 });
+
+t.test('JPEG, PNG, TIFF, WebP and GIF all get their derivatives', async (t) => {
+  const { app, runtime } = await buildTestApp(t, { fixture });
+  const ids: [string, number][] = [];
+  for (const format of ['jpeg', 'png', 'tiff', 'webp', 'gif'] as const) {
+    const content = await photograph(300, 240, { format });
+    const res = await uploadMedia(
+      app,
+      keyFor('editor'),
+      { 'o:item': { 'o:id': 100 } },
+      { filename: `a.${format}`, content },
+    );
+    t.equal(res.statusCode, 201, format);
+    t.equal(json<Record<string, unknown>>(res)['o:media_type'], `image/${format}`, `${format} is sniffed`);
+    ids.push([format, Number(json<Record<string, unknown>>(res)['o:id'])]);
+  }
+  await derivativesMade(runtime);
+  for (const [format, id] of ids) {
+    const square = await app.inject({ method: 'GET', url: `/files/square/${id}.jpg` });
+    t.equal(square.statusCode, 200, `${format}: a square thumbnail`);
+    const meta = await decoded(square.rawPayload);
+    t.same([meta.format, meta.width, meta.height], ['jpeg', 200, 200], `${format}: a 200 x 200 JPEG`);
+    const large = await decoded((await app.inject({ method: 'GET', url: `/files/large/${id}.jpg` })).rawPayload);
+    t.same([large.width, large.height], [300, 240], `${format}: large is never enlarged`);
+  }
+});
