@@ -1,3 +1,4 @@
+import { sendStoredFile, uploadedFileHeaders } from '../http/stored-file.js';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { answerIn, BINARY, emptyAnswer } from '../http/documented-responses.js';
 import { noneMatch, parseTagList } from '../http/conditional/entity-tag.js';
@@ -5,8 +6,7 @@ import type { AssetRoutesOptions } from './options.js';
 import type { RoutesPlugin } from '../http/routes-plugin.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { findAsset } from '../../queries/assets/assets.js';
-import { requestedRange } from '../http/byte-range.js';
-import { ASSET_FILE_CSP, contentDisposition, SERVED_TYPES, servingPolicy } from '../http/file-policy.js';
+import { ASSET_FILE_CSP, SERVED_TYPES } from '../http/file-policy.js';
 import { TAG } from './schemas.js';
 
 const header = (description: string) => Type.String({ description });
@@ -63,30 +63,18 @@ export const fileRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runtim
       if (!match || !asset || asset.extension !== (match[2] ?? '')) throw new NotFoundError('File not found.');
       const info = await storage.stat(asset.stored_name);
       if (!info) throw new NotFoundError('File not found.');
-      const policy = servingPolicy(asset.mime_type);
-      const etag = `"${asset.sha256}"`;
-      reply
-        .header('X-Content-Type-Options', 'nosniff')
-        .header('Content-Security-Policy', ASSET_FILE_CSP)
-        .header('Content-Disposition', contentDisposition(policy.disposition, asset.filename))
-        .header('Cache-Control', 'no-cache')
-        .header('ETag', etag);
+      const policy = uploadedFileHeaders(reply, asset.mime_type, asset.filename);
+      reply.header('Cache-Control', 'no-cache').header('ETag', `"${asset.sha256}"`);
       // As every other read answers it (app/conditional/hook.ts): a list of tags, weak comparison.
       const ifNoneMatch = parseTagList(request.headers['if-none-match']);
       if (ifNoneMatch !== undefined && !noneMatch(ifNoneMatch, { weak: false, opaque: asset.sha256 }))
         return reply.status(304).send();
-      reply.header('Accept-Ranges', 'bytes');
-      const range = requestedRange(request.headers.range, info.size);
-      if (range === 'unsatisfiable') return reply.status(416).header('Content-Range', `bytes */${info.size}`).send();
-      reply.header('Content-Type', policy.contentType);
-      if (range) {
-        return reply
-          .status(206)
-          .header('Content-Range', `bytes ${range.start}-${range.end}/${info.size}`)
-          .header('Content-Length', range.end - range.start + 1)
-          .send(storage.openRead(asset.stored_name, range));
-      }
-      return reply.header('Content-Length', info.size).send(storage.openRead(asset.stored_name));
+      return sendStoredFile(request, reply, {
+        storage,
+        storedName: asset.stored_name,
+        size: info.size,
+        contentType: policy.contentType,
+      });
     },
   );
 };

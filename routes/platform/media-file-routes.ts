@@ -1,3 +1,4 @@
+import { sendStoredFile, uploadedFileHeaders } from '../http/stored-file.js';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isEditorOrAbove } from '../../commands/users/roles.js';
@@ -7,10 +8,9 @@ import type { FileStorage } from '../../infra/file-storage/port.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { servedMedia, type ServedMedia } from '../../queries/platform/media-files.js';
 import { KEY_OR_SESSION } from '../http/auth.js';
-import { requestedRange } from '../http/byte-range.js';
 import { noneMatch, parseTagList } from '../http/conditional/entity-tag.js';
 import { answerIn, BINARY, emptyAnswer, sometimesSent } from '../http/documented-responses.js';
-import { ASSET_FILE_CSP, contentDisposition, SERVED_TYPES, servingPolicy } from '../http/file-policy.js';
+import { ASSET_FILE_CSP, SERVED_TYPES } from '../http/file-policy.js';
 import type { RoutesPlugin } from '../http/routes-plugin.js';
 import { FILES_PREFIX } from './media-file-urls.js';
 
@@ -117,24 +117,14 @@ export const mediaFileRoutes =
         if (!match || !served || !file || file.extension !== (match[2] ?? '')) throw new NotFoundError(NOT_FOUND);
         const info = await storage.stat(file.stored_name);
         if (!info) throw new NotFoundError(NOT_FOUND);
-        const policy = servingPolicy(file.media_type);
-        reply
-          .header('X-Content-Type-Options', 'nosniff')
-          .header('Content-Security-Policy', ASSET_FILE_CSP)
-          .header('Content-Disposition', contentDisposition(policy.disposition, file.source));
+        const policy = uploadedFileHeaders(reply, file.media_type, file.source);
         if (cachedAnswer(request, reply, served, file.sha256)) return reply.status(304).send();
-        reply.header('Accept-Ranges', 'bytes');
-        const range = requestedRange(request.headers.range, info.size);
-        if (range === 'unsatisfiable') return reply.status(416).header('Content-Range', `bytes */${info.size}`).send();
-        reply.header('Content-Type', policy.contentType);
-        if (range) {
-          return reply
-            .status(206)
-            .header('Content-Range', `bytes ${range.start}-${range.end}/${info.size}`)
-            .header('Content-Length', range.end - range.start + 1)
-            .send(storage.openRead(file.stored_name, range));
-        }
-        return reply.header('Content-Length', info.size).send(storage.openRead(file.stored_name));
+        return sendStoredFile(request, reply, {
+          storage,
+          storedName: file.stored_name,
+          size: info.size,
+          contentType: policy.contentType,
+        });
       },
     );
 
