@@ -231,9 +231,10 @@ function sourceFile(file: string, width: number, height: number): SourceFile {
 }
 
 /**
- * The 6,000 x 4,000 JPEG (quality 90), the 10,000 x 8,000 TIFF (uncompressed, in strips, as a
- * scanner's master) and `photos` 3,000 x 2,000 JPEGs (each a different window of the TIFF's
- * pixels, every other one mirrored), made once and kept in SOURCES_DIR.
+ * The 6,000 x 4,000 JPEG (quality 90), the 10,000 x 8,000 TIFF (uncompressed, in strips, its
+ * IFD first, as a scanner's master; the same pixels as libvips lays them out beside it) and
+ * `photos` 3,000 x 2,000 JPEGs (each a different window of the TIFF's pixels, every other one
+ * mirrored), made once and kept in SOURCES_DIR.
  */
 async function sources(photos: number): Promise<Sources> {
   const manifestFile = join(SOURCES_DIR, 'sources.json');
@@ -856,6 +857,7 @@ export async function imagesBenchmark(options: BenchOptions): Promise<BenchResul
           height: src.tiff.height,
           mb: round(src.tiff.bytes / MB, 1),
           compression: 'none',
+          layout: 'IFD before the pixels',
         },
         photos: { count: src.photos.length, mb_each: round(median(src.photos.map((p) => p.bytes)) / MB, 2) },
         sources_dir: SOURCES_DIR,

@@ -24,6 +24,17 @@ function looksLikeText(head: Buffer): boolean {
   return head.length === 0;
 }
 
+/**
+ * A TIFF's byte-order mark and magic number (`II*\0` or `MM\0*`). file-type follows the TIFF's
+ * first directory to tell its kind, and answers nothing when that directory lies past the head:
+ * libtiff and libvips write it after the pixels, so most large TIFFs look so.
+ */
+function isTiff(head: Buffer): boolean {
+  if (head.length < 4) return false;
+  const mark = head.subarray(0, 4).toString('latin1');
+  return mark === 'II*\u0000' || mark === 'MM\u0000*';
+}
+
 function isSvg(head: Buffer): boolean {
   return /<svg[\s>]/i.test(head.toString('utf8'));
 }
@@ -38,6 +49,7 @@ export async function sniffMimeType(head: Buffer, extension: string): Promise<st
   const { fileTypeFromBuffer } = await import('file-type');
   const detected = await fileTypeFromBuffer(head);
   if (detected) return detected.mime === 'application/xml' && isSvg(head) ? 'image/svg+xml' : detected.mime;
+  if (isTiff(head)) return 'image/tiff';
   if (!looksLikeText(head) || head.length === 0) return 'application/octet-stream';
   if (isSvg(head)) return 'image/svg+xml';
   return TEXT_TYPES_BY_EXTENSION[extension] ?? 'text/plain';

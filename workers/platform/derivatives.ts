@@ -129,7 +129,7 @@ export async function runDerivativesJob(
   if (!originalPath) return fail('The stored file is missing.');
   let derivatives: Derivatives;
   try {
-    derivatives = await services.slots.run(() => makeDerivatives(services.storage, originalPath, file.pixels));
+    derivatives = await makeDerivatives(services.storage, originalPath, file.pixels);
   } catch (error) {
     if (error instanceof UndecodableImage) return fail(error.message);
     throw error;

@@ -11,7 +11,7 @@ import { mediaFileStorage } from '../../infra/file-storage/select.js';
 export interface ImageServices {
   /** Originals, derivatives and pyramids (DATA_DIR/files/media). */
   storage: FileStorage;
-  /** Caps the images decoded at once, tile requests and derivative jobs alike. */
+  /** Caps the images the image requests decode at once (the derivative jobs are capped by their queue's concurrency). */
   slots: DecodeSlots;
   /** Where rendered image requests are kept (DATA_DIR/cache/iiif): a cache, never backed up. */
   cacheDir: string;

@@ -20,8 +20,12 @@ import type { ImageServices } from './image-services.js';
  * media's files, and a sweep of the files no media owns.
  */
 
-/** Derivatives are made one at a time: a render slot stays free for the image requests meanwhile. */
-const JOB_CONCURRENCY = 1;
+/**
+ * Two images at a time: libvips runs each pipeline on one thread here (sharp's default on glibc),
+ * so one job at a time left the second core idle (docs/perf-history.md). They take no render
+ * slot of the image requests, which go on meanwhile.
+ */
+const JOB_CONCURRENCY = 2;
 const PAGE = 500;
 
 const IngestedData = Type.Object({ id: Type.Integer(), file: Type.Object({ sha256: Type.String() }) });

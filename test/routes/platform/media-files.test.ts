@@ -1,5 +1,6 @@
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import t from 'tap';
 import type { LightMyRequestResponse } from 'fastify';
 import { FixtureRefusedError, importFixture } from '../../../app/import-fixture.js';
@@ -376,4 +377,24 @@ t.test('JPEG, PNG, TIFF, WebP and GIF all get their derivatives', async (t) => {
     const large = await decoded((await app.inject({ method: 'GET', url: `/files/large/${id}.jpg` })).rawPayload);
     t.same([large.width, large.height], [300, 240], `${format}: large is never enlarged`);
   }
+});
+
+t.test('a TIFF whose directory comes after its pixels (as libtiff writes it) is an image', async (t) => {
+  const { app, runtime } = await buildTestApp(t, { fixture });
+  const tiff = await sharp({ create: { width: 400, height: 300, channels: 3, background: '#396' } })
+    .tiff({ compression: 'none' })
+    .toBuffer();
+  t.ok(tiff.readUInt32LE(4) > 4100, 'its first directory lies past the head the type is sniffed from');
+  const res = await uploadMedia(
+    app,
+    keyFor('editor'),
+    { 'o:item': { 'o:id': 100 } },
+    { filename: 'scan.tif', content: tiff },
+  );
+  t.equal(json<Record<string, unknown>>(res)['o:media_type'], 'image/tiff');
+  await derivativesMade(runtime);
+  const id = Number(json<Record<string, unknown>>(res)['o:id']);
+  const info = json<Record<string, unknown>>(await app.inject({ method: 'GET', url: `/iiif/3/image/${id}/info.json` }));
+  t.same([info.width, info.height], [400, 300]);
+  t.equal((await app.inject({ method: 'GET', url: `/files/square/${id}.jpg` })).statusCode, 200);
 });
