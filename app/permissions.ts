@@ -158,6 +158,10 @@ export const PERMISSIONS: PermissionTable = {
   'GET /iiif/3/image/:id': NATIVE_READ,
   'GET /iiif/3/image/:id/info.json': NATIVE_READ,
   'GET /iiif/3/image/:id/:region/:size/:rotation/:file': NATIVE_READ,
+  // IIIF Presentation (CONTRACT.md section 9): what a caller sees of the items, sets and media.
+  'GET /iiif/3/item/:id/manifest': NATIVE_READ,
+  'GET /iiif/3/item-set/:id/collection': NATIVE_READ,
+  'GET /iiif/3/collection': NATIVE_READ,
 
   // Native blog resources (seed 001): reads for everyone, writes Editor and above; comments may be posted by anyone.
   ...nativeResource('blog_posts', BLOG_WRITE),

@@ -48,6 +48,13 @@ export interface AppConfig {
   /** BACKUP_SCHEDULE and BACKUP_SCHEDULE_TZ: when the job queue makes a backup by itself; null: never. */
   backupSchedule: CronSchedule | null;
   maxUploadBytes: number;
+  /**
+   * COLLECTION_NAME: who publishes the collection (a manifest's `provider`, OAI-PMH's
+   * `repositoryName`); null: the directory library's name, else "Collections".
+   */
+  collectionName: string | null;
+  /** COLLECTION_ATTRIBUTION: the statement every manifest carries (`requiredStatement`); null: none. */
+  collectionAttribution: string | null;
   /** Failed logins for one email from one address before further tries are refused (0: no limit). */
   loginMaxFailures: number;
   loginFailureWindowSeconds: number;
@@ -152,6 +159,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     backupRetention: positiveInt(env.BACKUP_RETENTION, 5, 'BACKUP_RETENTION'),
     backupSchedule: backupSchedule(env),
     maxUploadBytes: positiveInt(env.MAX_UPLOAD_BYTES, 50 * 1024 * 1024, 'MAX_UPLOAD_BYTES'),
+    collectionName: optional(env.COLLECTION_NAME) ?? null,
+    collectionAttribution: optional(env.COLLECTION_ATTRIBUTION) ?? null,
     loginMaxFailures: positiveInt(env.LOGIN_MAX_FAILURES, 10, 'LOGIN_MAX_FAILURES'),
     loginFailureWindowSeconds: Math.max(
       1,

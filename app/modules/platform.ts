@@ -1,5 +1,6 @@
 import type { AppModule, ModuleInstance } from '../kernel.js';
 import { platformProjections } from '../../projections/platform/resources.js';
+import { manifestsProjection } from '../../projections/iiif/manifests.js';
 import { platformRoutes } from '../../routes/platform/index.js';
 import { platformImporter } from '../../commands/platform/importer.js';
 import { createImageServices, type ImageServices } from '../../workers/platform/image-services.js';
@@ -18,7 +19,7 @@ export interface PlatformModuleInstance extends ModuleInstance {
 /** Host platform resources: sites, item sets, items, media (with their files and image service), site pages. */
 export const platformModule: AppModule<PlatformModuleInstance> = {
   name: 'platform',
-  projections: platformProjections,
+  projections: [...platformProjections, manifestsProjection],
   create(runtime) {
     const images = createImageServices(runtime.config);
     // A CLI's runtime enqueues nothing: the server's projections see its events and do.

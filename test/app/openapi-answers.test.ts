@@ -480,6 +480,23 @@ t.test(
     await answer(request, { method: 'GET', url: `${image}/full/max/0/nonsense.jpg` }, 400);
     await answer(request, { method: 'GET', url: `${image}/full/max/45/default.jpg` }, 501);
     await answer(request, { method: 'GET', url: '/iiif/3/image/999/full/max/0/default.jpg' }, 404);
+
+    // IIIF Presentation: the item's manifest, its set's collection, the collection of sets.
+    for (const [operation, url] of [
+      ['get /iiif/3/item/{id}/manifest', '/iiif/3/item/100/manifest'],
+      ['get /iiif/3/item-set/{id}/collection', '/iiif/3/item-set/10/collection'],
+      ['get /iiif/3/collection', '/iiif/3/collection'],
+    ]) {
+      const document = await answer(operation, { method: 'GET', url }, 200);
+      await answer(operation, { method: 'GET', url, headers: { accept: 'application/json' } }, 200);
+      await answer(operation, { method: 'GET', url, headers: { 'if-none-match': String(document.headers.etag) } }, 304);
+    }
+    await answer('get /iiif/3/item/{id}/manifest', { method: 'GET', url: '/iiif/3/item/999/manifest' }, 404);
+    await answer(
+      'get /iiif/3/item-set/{id}/collection',
+      { method: 'GET', url: '/iiif/3/item-set/999/collection' },
+      404,
+    );
     await answer(`delete ${assets}/{id}`, { method: 'DELETE', url: `${assets}/${asset.id}`, headers: asEditor }, 200);
     await answer(
       `patch ${assets}/bulk`,
