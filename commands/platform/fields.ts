@@ -16,6 +16,8 @@ export interface ItemFields {
   is_public: boolean;
   item_set_ids: number[];
   site_ids: number[];
+  /** A Creative Commons or RightsStatements.org URI in its http:// form (commands/platform/rights.ts); absent or null: none. */
+  rights?: string | null;
 }
 
 export interface MediaFields {

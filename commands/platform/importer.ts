@@ -20,6 +20,8 @@ import { sniffMimeType } from '../../infra/file-storage/sniff.js';
 import { extensionOf, sanitiseFilename } from '../../infra/file-storage/filename.js';
 import type { MediaFields } from './fields.js';
 import { createMediaWithFile } from './media-file-handlers.js';
+import { normalisedRights } from './rights.js';
+import { errorMessage } from '../../infra/errors.js';
 import { inLanes } from '../in-lanes.js';
 import { idsInOrder } from '../sequence.js';
 import { createResource, ITEM, ITEM_SET, MEDIA, SITE, SITE_PAGE, type KindSpec } from './handlers.js';
@@ -60,6 +62,9 @@ const ItemSchema = fixtureObject({
   item_set_ids: Type.Optional(Ids),
   site_ids: Type.Optional(Ids),
   is_public: Type.Optional(Type.Boolean()),
+  rights: Type.Optional(
+    Type.String({ description: 'A Creative Commons or RightsStatements.org URI (`https://` is kept as `http://`).' }),
+  ),
   media: Type.Optional(Type.Array(MediaSchema)),
 });
 const PageSchema = fixtureObject({
@@ -184,6 +189,14 @@ export const platformImporter: FixtureImporter = {
     ] as const) {
       problems.push(...duplicateIdProblems(list, `$.${key}`));
     }
+    items.forEach((item, i) => {
+      if (item.rights === undefined) return;
+      try {
+        normalisedRights(item.rights);
+      } catch (error) {
+        problems.push({ path: `$.items[${i}].rights`, message: errorMessage(error) });
+      }
+    });
     for (const m of media) {
       if (m.file !== undefined && !(await isReadableFile(fixtureFile(source, m.file))))
         problems.push({ path: `${m.path}.file`, message: `No readable file at ${m.file} (relative to the fixture).` });
@@ -284,12 +297,18 @@ export const platformImporter: FixtureImporter = {
           is_public: item.is_public ?? true,
           item_set_ids: item.item_set_ids ?? [],
           site_ids: item.site_ids ?? [],
+          ...(item.rights === undefined ? {} : { rights: normalisedRights(item.rights) }),
         },
         givenId: itemIds[i],
       });
       progress.tick();
       for (const [j, media] of (item.media ?? []).entries()) {
-        const fields = { item_id: itemId, title: media.title, text: media.text ?? '', is_public: media.is_public ?? true };
+        const fields = {
+          item_id: itemId,
+          title: media.title,
+          text: media.text ?? '',
+          is_public: media.is_public ?? true,
+        };
         const givenId = mediaIds[firstMedia[i] + j];
         if (media.file === undefined) await createResource(ctx, { spec: MEDIA, fields, givenId });
         else await importMediaFile(ctx, { storage, path: fixtureFile(source, media.file), fields, givenId });

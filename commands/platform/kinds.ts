@@ -1,5 +1,6 @@
 import { ValidationError } from '../../infra/errors.js';
 import type { DomainEvent } from '../decider.js';
+import { normalisedRights } from './rights.js';
 import { resourceDecider, resourceEventNames, type ResourceState } from './resource-decider.js';
 import type { ItemFields, ItemSetFields, MediaFields, SiteFields, SitePageFields } from './fields.js';
 
@@ -43,6 +44,8 @@ export const itemDecider = resourceDecider<ItemFields>({
   label: 'Item',
   check(f) {
     requireText(f.title, 'o:title');
+    if (f.rights !== undefined && f.rights !== null && normalisedRights(f.rights) !== f.rights)
+      throw ValidationError.field('o:rights', 'Rights URIs are kept in their http:// form.');
     requireIds(f.item_set_ids, 'o:item_set');
     requireIds(f.site_ids, 'o:site');
   },

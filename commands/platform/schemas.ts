@@ -48,6 +48,12 @@ export const ItemBody = Type.Object(
     'o:is_public': Type.Optional(IsPublic),
     'o:item_set': Type.Optional(Type.Array(Ref, { description: 'The item sets it is in (replaces the list).' })),
     'o:site': Type.Optional(Type.Array(Ref, { description: 'The sites it belongs to (replaces the list).' })),
+    'o:rights': Type.Optional(
+      Type.Union([Type.String({ maxLength: 300 }), Type.Null()], {
+        description:
+          'A Creative Commons or RightsStatements.org URI (an `https://` one is stored as `http://`, as IIIF wants); anything else is a 422. null removes it.',
+      }),
+    ),
   },
   OPEN_BODY,
 );

@@ -62,6 +62,7 @@ async function itemWritten(documents: DocumentStore, id: number, fields: ItemFie
     description: fields.description,
     is_public: fields.is_public,
     item_set_ids: fields.item_set_ids,
+    rights: fields.rights ?? null,
     canvases: previous?.canvases ?? [],
     public_canvases: previous?.public_canvases ?? 0,
     revision: (previous?.revision ?? 0) + 1,

@@ -23,6 +23,8 @@ export interface ManifestDoc {
   description: string;
   is_public: boolean;
   item_set_ids: number[];
+  /** Its rights URI (http:// form), or null. */
+  rights: string | null;
   /** Its image media in media id order. */
   canvases: CanvasEntry[];
   /** How many of them are public: an anonymous caller's manifest exists when the item is public and this is above 0. */

@@ -180,6 +180,7 @@ export const iiifPresentationRoutes: RoutesPlugin = async (app, { runtime }) => 
           homepage: [{ id: `${baseUrl}/`, type: 'Text', label: text(provider), format: 'text/html' }],
         },
       ],
+      ...(doc.rights ? { rights: doc.rights } : {}),
       ...(runtime.config.collectionAttribution
         ? { requiredStatement: { label: { en: ['Attribution'] }, value: text(runtime.config.collectionAttribution) } }
         : {}),

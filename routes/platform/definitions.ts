@@ -23,6 +23,7 @@ import {
 import { definedKeys } from '../../commands/defined-keys.js';
 import { referenceTo, representation } from './documented-schemas.js';
 import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
+import { normalisedRights } from '../../commands/platform/rights.js';
 import { ItemFileKeys, itemFileKeys, MediaFileKeys, mediaFileKeys } from './media-file-urls.js';
 
 const titleField = { 'o:title': Type.String({ maxLength: 1000 }) };
@@ -30,6 +31,11 @@ const isPublicField = { 'o:is_public': Type.Boolean() };
 
 function refIds(value: RefInput[] | undefined): number[] | undefined {
   return value?.map((r) => r['o:id']);
+}
+
+/** `o:rights` as a body gives it: a URI checked and in its http:// form, null to remove it. */
+function rightsOf(value: string | null | undefined): string | null | undefined {
+  return typeof value === 'string' ? normalisedRights(value) : value;
 }
 
 function refId(value: RefInput | undefined): number | undefined {
@@ -97,6 +103,7 @@ export const itemRoutes: ResourceRoutes<ItemFields, ItemDoc, typeof ItemBody> = 
     ...titleField,
     'o:description': Type.String(),
     ...isPublicField,
+    'o:rights': Type.Optional(Type.String({ description: 'Its rights URI, when it has one.' })),
     'o:item_set': Type.Array(referenceTo('item_sets', 'An item set it is in; private ones only for Editor and above.')),
     'o:site': Type.Array(referenceTo('sites', 'A site it belongs to.')),
     'o:media': Type.Array(referenceTo('media', 'One of its media, by id; private ones only for Editor and above.')),
@@ -111,12 +118,14 @@ export const itemRoutes: ResourceRoutes<ItemFields, ItemDoc, typeof ItemBody> = 
       is_public: b['o:is_public'],
       item_set_ids: refIds(b['o:item_set']),
       site_ids: refIds(b['o:site']),
+      rights: rightsOf(b['o:rights']),
     }),
   represent: (doc, baseUrl, hidden) =>
     jsonLd(baseUrl, 'o:Item', 'items', doc.id, {
       'o:title': doc.title,
       'o:description': doc.description,
       'o:is_public': doc.is_public,
+      ...(doc.rights ? { 'o:rights': doc.rights } : {}),
       'o:item_set': visibleIds(doc.item_set_ids, hidden.itemSets).map((id) => reference(baseUrl, 'item_sets', id)),
       'o:site': doc.site_ids.map((id) => reference(baseUrl, 'sites', id)),
       'o:media': [...visibleIds(doc.media_ids, hidden.media)]

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { importFixture, validateFixture } from '../../../app/import-fixture.js';
 import { buildTestApp, json, keyFor, ROLE_USERS } from '../../helper.js';
 import { derivativesMade, photograph, uploadMedia } from '../platform/media-support.js';
 import { presentationProblems } from './presentation-schema.js';
@@ -226,4 +227,49 @@ t.test('a manifest of an item with many canvases validates', async (t) => {
   const manifest = json<Record<string, unknown>>(await app.inject({ method: 'GET', url: '/iiif/3/item/1/manifest' }));
   t.equal((manifest.items as unknown[]).length, 25);
   t.same(presentationProblems(manifest), []);
+});
+
+t.test("an item's rights: Creative Commons or RightsStatements.org, shown in its manifest", async (t) => {
+  const { app, runtime } = await buildTestApp(t, {
+    fixture: { users: ROLE_USERS, items: [{ id: 1, title: 'Chart' }] },
+  });
+  const editor = keyFor('editor');
+  const patch = (rights: unknown) =>
+    app.inject({ method: 'PATCH', url: `/api/items/1?${editor}`, payload: { 'o:rights': rights } });
+  for (const bad of ['https://example.org/licence', 'All rights reserved', 'http://creativecommons.org/licenses/']) {
+    const res = await patch(bad);
+    t.equal(res.statusCode, 422, `${bad}: 422`);
+    t.ok(json<{ errors: Record<string, unknown> }>(res).errors['o:rights'], 'naming o:rights');
+  }
+  const cc = await patch('https://creativecommons.org/licenses/by/4.0/');
+  t.equal(cc.statusCode, 200);
+  t.equal(
+    json<Record<string, unknown>>(cc)['o:rights'],
+    'http://creativecommons.org/licenses/by/4.0/',
+    'kept as http://',
+  );
+  await uploadMedia(app, editor, { 'o:item': { 'o:id': 1 } }, { filename: 'c.jpg', content: await photograph(60, 40) });
+  await derivativesMade(runtime);
+  const manifest = json<Record<string, unknown>>(await app.inject({ method: 'GET', url: '/iiif/3/item/1/manifest' }));
+  t.equal(manifest.rights, 'http://creativecommons.org/licenses/by/4.0/');
+  t.same(presentationProblems(manifest), []);
+  t.equal((await patch('http://rightsstatements.org/vocab/InC/1.0/')).statusCode, 200);
+  const statement = json<Record<string, unknown>>(await app.inject({ method: 'GET', url: '/iiif/3/item/1/manifest' }));
+  t.equal(statement.rights, 'http://rightsstatements.org/vocab/InC/1.0/');
+  t.same(presentationProblems(statement), []);
+  const cleared = await patch(null);
+  t.notOk('o:rights' in json<Record<string, unknown>>(cleared), 'null removes it');
+  const none = json<Record<string, unknown>>(await app.inject({ method: 'GET', url: '/iiif/3/item/1/manifest' }));
+  t.notOk('rights' in none);
+});
+
+t.test("a fixture's rights are checked and kept in their http:// form", async (t) => {
+  const { runtime, app } = await buildTestApp(t);
+  const refused = await validateFixture(runtime, { items: [{ title: 'A', rights: 'mine' }] });
+  t.match(refused, [{ path: '$.items[0].rights', message: /Creative Commons/ }]);
+  await importFixture(runtime, {
+    items: [{ id: 5, title: 'B', rights: 'https://rightsstatements.org/vocab/NoC-US/1.0/' }],
+  });
+  const item = json<Record<string, unknown>>(await app.inject({ method: 'GET', url: '/api/items/5' }));
+  t.equal(item['o:rights'], 'http://rightsstatements.org/vocab/NoC-US/1.0/');
 });
