@@ -98,7 +98,7 @@ export async function importFixture(
   const problems = await validateFixture(runtime, fixture, source);
   if (problems.length > 0) throw new FixtureRefusedError(problems);
   for (const importer of importersOf(runtime.modules))
-    await importer.import(fixture as Fixture, runtime, progress, source);
+    await importer.import(fixture as Fixture, runtime, { progress, source });
   await runtime.projections.catchUp();
   return countFixture(runtime, fixture as Fixture);
 }

@@ -33,6 +33,12 @@ export interface FixtureSource {
   dir: string;
 }
 
+/** What one import gives each importer: its progress, and where the fixture came from. */
+export interface ImportRun {
+  progress: ImportProgress;
+  source: FixtureSource;
+}
+
 /**
  * A module's part of the fixture import. validate sees the whole fixture (references may cross
  * modules) and the runtime's read models (ids that already exist are refused); import runs the
@@ -45,7 +51,7 @@ export interface FixtureImporter {
   sections: Record<string, TSchema>;
   validate(fixture: Fixture, runtime: ModuleRuntime, source: FixtureSource): Promise<FixtureProblem[]>;
   count(fixture: Fixture): number;
-  import(fixture: Fixture, runtime: ModuleRuntime, progress: ImportProgress, source: FixtureSource): Promise<void>;
+  import(fixture: Fixture, runtime: ModuleRuntime, run: ImportRun): Promise<void>;
 }
 
 /** Turns a JSON pointer (`/users/0/email`) into a JSON path (`$.users[0].email`). */

@@ -225,7 +225,7 @@ export const blogImporter: FixtureImporter = {
       (blog.comments?.length ?? 0)
     );
   },
-  async import(fixture, runtime, progress) {
+  async import(fixture, runtime, { progress }) {
     if (fixture.blog === undefined) return;
     const blog = blogOf(fixture);
     const ctx = runtime.commandContext(null);

@@ -238,7 +238,7 @@ export const directoryImporter: FixtureImporter = {
       [dir.tokens, dir.subjects, dir.types, dir.databases, dir.lists].reduce((n, list) => n + (list?.length ?? 0), 0)
     );
   },
-  async import(fixture, runtime, progress) {
+  async import(fixture, runtime, { progress }) {
     if (fixture.directory === undefined) return;
     const dir = directoryOf(fixture);
     const ctx = runtime.commandContext(null);

@@ -252,7 +252,7 @@ export const platformImporter: FixtureImporter = {
       listOf(fixture, 'site_pages', PageSchema).length
     );
   },
-  async import(fixture: Fixture, runtime, progress, source) {
+  async import(fixture: Fixture, runtime, { progress, source }) {
     const ctx = runtime.commandContext(null);
     const storage = mediaFileStorage(runtime.config);
     for (const site of listOf(fixture, 'sites', SiteSchema)) {

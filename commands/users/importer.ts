@@ -99,7 +99,7 @@ export const usersImporter: FixtureImporter = {
     return out;
   },
   count: (fixture) => usersOf(fixture).length,
-  async import(fixture, runtime, progress) {
+  async import(fixture, runtime, { progress }) {
     const ctx = runtime.commandContext(null);
     // In the fixture's order (ids taken in turn), each user's secrets hashed while earlier users are written.
     const atOnce = usersHashedAtOnce(runtime.config.secretHashCost);

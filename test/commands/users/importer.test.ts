@@ -56,7 +56,10 @@ t.test('users are hashed several at once, and written in the fixture order, each
   const { runtime } = await buildTestApp(t);
   const hasher = countingHasher();
   let ticks = 0;
-  await usersImporter.import(fixture, withHasher(runtime, hasher.hash), { tick: () => ticks++ }, HERE);
+  await usersImporter.import(fixture, withHasher(runtime, hasher.hash), {
+    progress: { tick: () => ticks++ },
+    source: HERE,
+  });
   await runtime.projections.catchUp();
   t.equal(ticks, USERS);
   t.ok(hasher.seen.most > 1 && hasher.seen.most <= 4, `hashes at once: ${hasher.seen.most}`);
@@ -77,16 +80,22 @@ t.test('users are hashed several at once, and written in the fixture order, each
 t.test('at a cost whose hash takes 64 MiB or more, one user is hashed at a time', async (t) => {
   const { runtime } = await buildTestApp(t);
   const hasher = countingHasher();
-  await usersImporter.import(fixture, withHasher(runtime, hasher.hash, 2 ** 16), { tick() {} }, HERE);
+  await usersImporter.import(fixture, withHasher(runtime, hasher.hash, 2 ** 16), {
+    progress: { tick() {} },
+    source: HERE,
+  });
   t.equal(hasher.seen.most, 1);
 });
 
 t.test('a hash that fails stops the import there: the users before it are written, none after', async (t) => {
   const { runtime } = await buildTestApp(t);
   const hasher = countingHasher('secret-3');
-  await t.rejects(usersImporter.import(fixture, withHasher(runtime, hasher.hash), { tick() {} }, HERE), {
-    message: 'cannot hash secret-3',
-  });
+  await t.rejects(
+    usersImporter.import(fixture, withHasher(runtime, hasher.hash), { progress: { tick() {} }, source: HERE }),
+    {
+      message: 'cannot hash secret-3',
+    },
+  );
   await runtime.projections.catchUp();
   for (let i = 0; i < USERS; i++) {
     const user = await findUserByEmail(runtime.documents, `user${i}@example.org`);

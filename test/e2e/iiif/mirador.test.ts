@@ -96,7 +96,7 @@ function hostPage(manifestId: string): string {
   var mirador = Mirador.viewer({
     id: 'mirador',
     windows: [{ id: WINDOW_ID, manifestId: manifestId }],
-    osdConfig: { drawer: 'canvas', crossOriginPolicy: 'Anonymous', blendTime: 0, animationTime: 0, immediateRender: false },
+    osdConfig: { drawer: 'canvas', crossOriginPolicy: 'Anonymous', blendTime: 0, animationTime: 0, immediateRender: false, preserveViewport: false },
   });
   function osd() {
     var ref = Mirador.OSDReferences.get(WINDOW_ID);
