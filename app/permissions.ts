@@ -162,6 +162,9 @@ export const PERMISSIONS: PermissionTable = {
   'GET /iiif/3/item/:id/manifest': NATIVE_READ,
   'GET /iiif/3/item-set/:id/collection': NATIVE_READ,
   'GET /iiif/3/collection': NATIVE_READ,
+  // IIIF Change Discovery: what became of public manifests and collections, for everyone.
+  'GET /iiif/discovery/changes': PUBLIC,
+  'GET /iiif/discovery/changes/page/:page': PUBLIC,
 
   // Native blog resources (seed 001): reads for everyone, writes Editor and above; comments may be posted by anyone.
   ...nativeResource('blog_posts', BLOG_WRITE),

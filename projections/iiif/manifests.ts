@@ -1,30 +1,120 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import type { ItemFields, MediaFields } from '../../commands/platform/fields.js';
+import type { ItemFields, ItemSetFields, MediaFields } from '../../commands/platform/fields.js';
 import { isImageFile, type MediaFileEvent } from '../../commands/platform/media-files.js';
 import type { ResourceCreated, ResourceDeleted, ResourceUpdated } from '../../commands/platform/resource-decider.js';
 import {
+  activityCount,
+  activityDocs,
+  collectionSets,
   manifestDocs,
   manifestMedia,
+  type ActivityChange,
   type CanvasEntry,
+  type CollectionSetDoc,
   type ManifestDoc,
+  type ManifestFields,
   type ManifestMediaDoc,
 } from '../../queries/iiif/documents.js';
 import { defineHandlerProjection, type Projected } from '../projection.js';
 
 /**
- * The IIIF Presentation read model: each item's manifest as the log leaves it (its fields and
- * its image media as canvases, with their upright sizes recorded at ingest), so the manifest
- * route reads one document however many canvases it has. A media's file events do not name its
- * item: the media's own document here does.
+ * The IIIF read model: each item's manifest as the log leaves it (its fields and its image media
+ * as canvases, with their upright sizes recorded at ingest), so the manifest route reads one
+ * document however many canvases it has; the item sets as collections; and IIIF Change
+ * Discovery's activities. A manifest's activity is a change of what an anonymous caller sees of
+ * it: Create when it appears (a public item with a public image), Update when that changes,
+ * Delete when it goes (deleted, made private, its last public image gone). A media's file events
+ * do not name its item: the media's own document here does.
  */
-type ManifestEvent =
+type IiifEvent =
   | ResourceCreated<ItemFields, 'Item'>
   | ResourceUpdated<ItemFields, 'Item'>
   | ResourceDeleted<'Item'>
   | ResourceCreated<MediaFields, 'Media'>
   | ResourceUpdated<MediaFields, 'Media'>
   | ResourceDeleted<'Media'>
+  | ResourceCreated<ItemSetFields, 'ItemSet'>
+  | ResourceUpdated<ItemSetFields, 'ItemSet'>
+  | ResourceDeleted<'ItemSet'>
   | MediaFileEvent;
+
+/** The collection of every item set, as an activity's object. */
+export const TOP_COLLECTION = 0;
+
+type Change = ActivityChange;
+
+/** One event's writes: its documents, and the activities it makes, recorded once. */
+class Fold {
+  readonly changes: Change[] = [];
+  constructor(readonly documents: DocumentStore) {}
+
+  /** What an anonymous caller's manifest shows, as JSON; null when they have none. */
+  private static publicView(doc: ManifestFields | null): string | null {
+    if (!doc || !doc.is_public || doc.public_canvases === 0) return null;
+    const { title, description, rights, item_set_ids } = doc;
+    return JSON.stringify({
+      title,
+      description,
+      rights,
+      item_set_ids,
+      canvases: doc.canvases.filter((c) => c.is_public),
+    });
+  }
+
+  private static transition(before: string | null, after: string | null): Change['type'] | null {
+    if (before === after) return null;
+    if (before === null) return 'Create';
+    return after === null ? 'Delete' : 'Update';
+  }
+
+  /** Writes the manifest (null: removes it) and notes the activity of a change of its public view. */
+  async manifest(id: number, next: ManifestFields | null): Promise<void> {
+    const docs = manifestDocs(this.documents);
+    const before = await docs.findOne({ _id: id });
+    const view = Fold.publicView(next);
+    if (next) await docs.put({ ...next, public_view: view });
+    else await docs.deleteOne({ _id: id });
+    const type = Fold.transition(before?.public_view ?? null, view);
+    if (!type) return;
+    this.changes.push({ type, object_type: 'Manifest', object_id: id });
+    // A manifest that appears or goes changes the collections of its public sets.
+    if (type !== 'Update') {
+      for (const setId of new Set([...(before?.item_set_ids ?? []), ...(next?.item_set_ids ?? [])])) {
+        const set = await collectionSets(this.documents).findOne({ _id: setId });
+        if (set?.is_public) this.changes.push({ type: 'Update', object_type: 'Collection', object_id: setId });
+      }
+    }
+  }
+
+  /** Writes the item set (null: removes it) and notes its collection's activity and the top collection's. */
+  async set(id: number, next: CollectionSetDoc | null): Promise<void> {
+    const sets = collectionSets(this.documents);
+    const before = await sets.findOne({ _id: id });
+    if (next) await sets.put(next);
+    else await sets.deleteOne({ _id: id });
+    const view = (doc: CollectionSetDoc | null) => (doc?.is_public ? doc.title : null);
+    const type = Fold.transition(view(before), view(next));
+    if (!type) return;
+    this.changes.push({ type, object_type: 'Collection', object_id: id });
+    this.changes.push({ type: 'Update', object_type: 'Collection', object_id: TOP_COLLECTION });
+  }
+
+  /** Records the activities noted, numbered on from the last, unless this event recorded them already. */
+  async record(event: Projected<IiifEvent>): Promise<void> {
+    if (this.changes.length === 0) return;
+    const counts = activityCount(this.documents);
+    const count = (await counts.findOne({ _id: 'activities' })) ?? {
+      _id: 'activities' as const,
+      count: 0,
+      position: 0,
+    };
+    if (event.position <= count.position) return;
+    const unique = [...new Map(this.changes.map((c) => [`${c.type} ${c.object_type} ${c.object_id}`, c])).values()];
+    for (const [i, change] of unique.entries())
+      await activityDocs(this.documents).put({ _id: count.count + i + 1, ...change, end_time: event.metadata.at });
+    await counts.put({ _id: 'activities', count: count.count + unique.length, position: event.position });
+  }
+}
 
 /** The item's manifest with `canvas` (of media `mediaId`) put in, replaced or (null) taken out. */
 function withCanvas(doc: ManifestDoc, mediaId: number, canvas: CanvasEntry | null): ManifestDoc {
@@ -38,25 +128,25 @@ function withCanvas(doc: ManifestDoc, mediaId: number, canvas: CanvasEntry | nul
   };
 }
 
-async function placeCanvas(documents: DocumentStore, itemId: number, mediaId: number, canvas: CanvasEntry | null) {
-  const doc = await manifestDocs(documents).findOne({ _id: itemId });
-  if (doc) await manifestDocs(documents).put(withCanvas(doc, mediaId, canvas));
+async function placeCanvas(fold: Fold, itemId: number, mediaId: number, canvas: CanvasEntry | null) {
+  const doc = await manifestDocs(fold.documents).findOne({ _id: itemId });
+  if (doc) await fold.manifest(itemId, withCanvas(doc, mediaId, canvas));
 }
 
 /** Writes the media's document and moves its canvas to where it now belongs. */
-async function mediaChanged(documents: DocumentStore, before: ManifestMediaDoc | null, after: ManifestMediaDoc | null) {
-  if (after) await manifestMedia(documents).put(after);
-  else if (before) await manifestMedia(documents).deleteOne({ _id: before._id });
+async function mediaChanged(fold: Fold, before: ManifestMediaDoc | null, after: ManifestMediaDoc | null) {
+  const media = manifestMedia(fold.documents);
+  if (after) await media.put(after);
+  else if (before) await media.deleteOne({ _id: before._id });
   const id = (after ?? before)?._id;
   if (id === undefined) return;
-  if (before && before.item_id !== after?.item_id && before.canvas)
-    await placeCanvas(documents, before.item_id, id, null);
-  if (after && (after.canvas || before?.canvas)) await placeCanvas(documents, after.item_id, id, after.canvas);
+  if (before && before.item_id !== after?.item_id && before.canvas) await placeCanvas(fold, before.item_id, id, null);
+  if (after && (after.canvas || before?.canvas)) await placeCanvas(fold, after.item_id, id, after.canvas);
 }
 
-async function itemWritten(documents: DocumentStore, id: number, fields: ItemFields) {
-  const previous = await manifestDocs(documents).findOne({ _id: id });
-  await manifestDocs(documents).put({
+async function itemWritten(fold: Fold, id: number, fields: ItemFields) {
+  const previous = await manifestDocs(fold.documents).findOne({ _id: id });
+  await fold.manifest(id, {
     _id: id,
     title: fields.title,
     description: fields.description,
@@ -69,10 +159,10 @@ async function itemWritten(documents: DocumentStore, id: number, fields: ItemFie
   });
 }
 
-async function mediaWritten(documents: DocumentStore, id: number, fields: MediaFields) {
-  const before = await manifestMedia(documents).findOne({ _id: id });
+async function mediaWritten(fold: Fold, id: number, fields: MediaFields) {
+  const before = await manifestMedia(fold.documents).findOne({ _id: id });
   const canvas = before?.canvas ? { ...before.canvas, title: fields.title, is_public: fields.is_public } : null;
-  await mediaChanged(documents, before, {
+  await mediaChanged(fold, before, {
     _id: id,
     item_id: fields.item_id,
     title: fields.title,
@@ -82,13 +172,56 @@ async function mediaWritten(documents: DocumentStore, id: number, fields: MediaF
 }
 
 /** A file event: the media's canvas as it now is (null: not an image, or one that cannot be decoded). */
-async function fileChanged(
-  documents: DocumentStore,
-  id: number,
-  canvasOf: (media: ManifestMediaDoc) => CanvasEntry | null,
-) {
-  const before = await manifestMedia(documents).findOne({ _id: id });
-  if (before) await mediaChanged(documents, before, { ...before, canvas: canvasOf(before) });
+async function fileChanged(fold: Fold, id: number, canvasOf: (media: ManifestMediaDoc) => CanvasEntry | null) {
+  const before = await manifestMedia(fold.documents).findOne({ _id: id });
+  if (before) await mediaChanged(fold, before, { ...before, canvas: canvasOf(before) });
+}
+
+async function apply(fold: Fold, event: Projected<IiifEvent>): Promise<void> {
+  switch (event.type) {
+    case 'ItemCreated':
+    case 'ItemUpdated':
+      return itemWritten(fold, event.data.id, event.data.fields);
+    case 'ItemDeleted':
+      return fold.manifest(event.data.id, null);
+    case 'MediaCreated':
+    case 'MediaUpdated':
+      return mediaWritten(fold, event.data.id, event.data.fields);
+    case 'MediaDeleted':
+      return mediaChanged(fold, await manifestMedia(fold.documents).findOne({ _id: event.data.id }), null);
+    case 'MediaFileIngested': {
+      const file = event.data.file;
+      return fileChanged(fold, event.data.id, (media) =>
+        isImageFile(file)
+          ? {
+              media_id: media._id,
+              title: media.title,
+              is_public: media.is_public,
+              width: file.pixels.width,
+              height: file.pixels.height,
+              thumbnails: false,
+            }
+          : null,
+      );
+    }
+    case 'MediaDerivativesMade':
+      return fileChanged(fold, event.data.id, (media) => (media.canvas ? { ...media.canvas, thumbnails: true } : null));
+    case 'MediaDerivativesFailed':
+      return fileChanged(fold, event.data.id, () => null);
+    case 'ItemSetCreated':
+    case 'ItemSetUpdated':
+      return fold.set(event.data.id, {
+        _id: event.data.id,
+        title: event.data.fields.title,
+        is_public: event.data.fields.is_public,
+      });
+    case 'ItemSetDeleted':
+      return fold.set(event.data.id, null);
+    default: {
+      const _exhaustive: never = event;
+      return;
+    }
+  }
 }
 
 export const manifestsProjection = defineHandlerProjection({
@@ -103,45 +236,13 @@ export const manifestsProjection = defineHandlerProjection({
     'MediaFileIngested',
     'MediaDerivativesMade',
     'MediaDerivativesFailed',
+    'ItemSetCreated',
+    'ItemSetUpdated',
+    'ItemSetDeleted',
   ],
-  async handle(event: Projected<ManifestEvent>, documents) {
-    switch (event.type) {
-      case 'ItemCreated':
-      case 'ItemUpdated':
-        return itemWritten(documents, event.data.id, event.data.fields);
-      case 'ItemDeleted':
-        await manifestDocs(documents).deleteOne({ _id: event.data.id });
-        return;
-      case 'MediaCreated':
-      case 'MediaUpdated':
-        return mediaWritten(documents, event.data.id, event.data.fields);
-      case 'MediaDeleted':
-        return mediaChanged(documents, await manifestMedia(documents).findOne({ _id: event.data.id }), null);
-      case 'MediaFileIngested': {
-        const file = event.data.file;
-        return fileChanged(documents, event.data.id, (media) =>
-          isImageFile(file)
-            ? {
-                media_id: media._id,
-                title: media.title,
-                is_public: media.is_public,
-                width: file.pixels.width,
-                height: file.pixels.height,
-                thumbnails: false,
-              }
-            : null,
-        );
-      }
-      case 'MediaDerivativesMade':
-        return fileChanged(documents, event.data.id, (media) =>
-          media.canvas ? { ...media.canvas, thumbnails: true } : null,
-        );
-      case 'MediaDerivativesFailed':
-        return fileChanged(documents, event.data.id, () => null);
-      default: {
-        const _exhaustive: never = event;
-        return;
-      }
-    }
+  async handle(event: Projected<IiifEvent>, documents) {
+    const fold = new Fold(documents);
+    await apply(fold, event);
+    await fold.record(event);
   },
 });

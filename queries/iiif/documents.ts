@@ -17,7 +17,8 @@ export interface CanvasEntry {
   thumbnails: boolean;
 }
 
-export interface ManifestDoc {
+/** What the manifest says of its item. */
+export interface ManifestFields {
   _id: number;
   title: string;
   description: string;
@@ -31,6 +32,11 @@ export interface ManifestDoc {
   public_canvases: number;
   /** Moves on every change of the document: the manifest's ETag names it. */
   revision: number;
+}
+
+export interface ManifestDoc extends ManifestFields {
+  /** What an anonymous caller's manifest shows, as JSON (null: none): a change of it is a Change Discovery activity. */
+  public_view?: string | null;
   [key: string]: unknown;
 }
 
@@ -51,3 +57,41 @@ const MEDIA_INDEXES = { indexes: ['item_id'] } as const;
 export const manifestDocs = (d: DocumentStore) => d.collection<ManifestDoc>(IIIF_COLLECTIONS.manifests);
 export const manifestMedia = (d: DocumentStore) =>
   d.collection<ManifestMediaDoc>(IIIF_COLLECTIONS.media, MEDIA_INDEXES);
+
+/** An item set as the collections know it. */
+export interface CollectionSetDoc {
+  _id: number;
+  title: string;
+  is_public: boolean;
+  [key: string]: unknown;
+}
+
+/**
+ * One activity of IIIF Change Discovery, numbered from 1 in log order: what became of a manifest
+ * (`object_id` an item's) or a collection (an item set's, or 0: the collection of every set).
+ */
+/** What an activity says happened, to what. */
+export interface ActivityChange {
+  type: 'Create' | 'Update' | 'Delete';
+  object_type: 'Manifest' | 'Collection';
+  object_id: number;
+}
+
+export interface ActivityDoc extends ActivityChange {
+  _id: number;
+  /** When the change was made: the event's time, ISO 8601. */
+  end_time: string;
+  [key: string]: unknown;
+}
+
+/** How many activities there are, and the last log position that recorded some (a redelivered event records none). */
+export interface ActivityCountDoc {
+  _id: 'activities';
+  count: number;
+  position: number;
+  [key: string]: unknown;
+}
+
+export const collectionSets = (d: DocumentStore) => d.collection<CollectionSetDoc>('iiif_sets');
+export const activityDocs = (d: DocumentStore) => d.collection<ActivityDoc>('iiif_activities');
+export const activityCount = (d: DocumentStore) => d.collection<ActivityCountDoc>('iiif_activity_count');

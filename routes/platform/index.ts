@@ -9,6 +9,7 @@ import { createUploadedMedia, MEDIA_UPLOAD_FORM } from './media-upload.js';
 import { mediaFileRoutes } from './media-file-routes.js';
 import { iiifImageRoutes } from '../iiif/image-routes.js';
 import { iiifPresentationRoutes } from '../iiif/presentation-routes.js';
+import { iiifDiscoveryRoutes } from '../iiif/discovery-routes.js';
 import type { ImageServices } from '../../workers/platform/image-services.js';
 import { JSON_BODY_LIMIT } from '../http/json-body.js';
 
@@ -63,4 +64,5 @@ export const platformRoutes =
     await app.register(mediaFileRoutes(images.storage), { runtime });
     await app.register(iiifImageRoutes(images), { runtime });
     await app.register(iiifPresentationRoutes, { runtime });
+    await app.register(iiifDiscoveryRoutes, { runtime });
   };

@@ -497,6 +497,19 @@ t.test(
       { method: 'GET', url: '/iiif/3/item-set/999/collection' },
       404,
     );
+    for (const [operation, url] of [
+      ['get /iiif/discovery/changes', '/iiif/discovery/changes'],
+      ['get /iiif/discovery/changes/page/{page}', '/iiif/discovery/changes/page/0'],
+    ]) {
+      const document = await answer(operation, { method: 'GET', url }, 200);
+      await answer(operation, { method: 'GET', url, headers: { accept: 'application/json' } }, 200);
+      await answer(operation, { method: 'GET', url, headers: { 'if-none-match': String(document.headers.etag) } }, 304);
+    }
+    await answer(
+      'get /iiif/discovery/changes/page/{page}',
+      { method: 'GET', url: '/iiif/discovery/changes/page/99' },
+      404,
+    );
     await answer(`delete ${assets}/{id}`, { method: 'DELETE', url: `${assets}/${asset.id}`, headers: asEditor }, 200);
     await answer(
       `patch ${assets}/bulk`,

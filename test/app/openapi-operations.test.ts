@@ -22,6 +22,7 @@ const NO_CLIENT_ERROR = new Set([
   'get /widget.js',
   'get /chat-widget.js',
   'get /health',
+  'get /iiif/discovery/changes',
 ]);
 
 /** 4xx answers without a body by design: a range outside the file says only its size, in Content-Range. */

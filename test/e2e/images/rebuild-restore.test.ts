@@ -8,7 +8,7 @@ import { runCli, startServer, importFixtureFile, type ServerProcess } from '../p
 /**
  * A media's file, its derivatives and its image service are facts of the log and files under
  * DATA_DIR/files: `npm run rebuild` and a backup restored into an empty DATA_DIR give back the
- * same representations, the same info.json and the same bytes.
+ * same representations, the same info.json, manifest and change pages, and the same bytes.
  */
 t.setTimeout(300_000);
 
@@ -44,6 +44,9 @@ async function seen(server: ServerProcess, id: number) {
     original: await bytes(`/files/original/${id}.jpg`),
     large: await bytes(`/files/large/${id}.jpg`),
     tile: await bytes(`/iiif/3/image/${id}/0,0,256,256/128,/0/default.jpg`),
+    manifest: await text('/iiif/3/item/1/manifest'),
+    changes: await text('/iiif/discovery/changes'),
+    firstChanges: await text('/iiif/discovery/changes/page/0'),
   };
 }
 
@@ -73,6 +76,10 @@ t.test('a rebuild and a restore keep media files, derivatives and the image serv
   const before = await seen(server, id);
   t.match(before.info, /"width":600,"height":900/, 'upright size');
   t.match(before.large, /^200 /);
+  t.match(
+    before.firstChanges,
+    /"type":"Create","object":\{"id":"http:\/\/images-e2e.test\/iiif\/3\/item\/1\/manifest"/,
+  );
   const backup = await fetch(`${server.baseUrl}/api/backups?${KEY}`, { method: 'POST' });
   t.equal(backup.status, 201, 'a backup');
   const archive = ((await backup.json()) as { 'o:path': string })['o:path'];
