@@ -34,16 +34,24 @@ async function main(): Promise<number> {
     const bar = progressBar('derivatives', todo.length, { eta: true });
     const outcomes: Record<DerivativesOutcome, number[]> = { made: [], failed: [], skipped: [] };
     for (const media of todo) {
-      const outcome = await runDerivativesJob(runtime, images, { media_id: media.id, sha256: media.sha256, replace: true });
+      const outcome = await runDerivativesJob(runtime, images, {
+        media_id: media.id,
+        sha256: media.sha256,
+        replace: true,
+      });
       outcomes[outcome].push(media.id);
       bar.tick();
     }
     bar.stop();
     console.log(`Made the derivatives of ${outcomes.made.length} of ${todo.length} media images.`);
     if (outcomes.failed.length > 0)
-      console.log(`${outcomes.failed.length} could not be decoded (kept, with no derivatives): media ${outcomes.failed.join(', ')}.`);
+      console.log(
+        `${outcomes.failed.length} could not be decoded (kept, with no derivatives): media ${outcomes.failed.join(', ')}.`,
+      );
     if (outcomes.skipped.length > 0)
-      console.log(`${outcomes.skipped.length} changed or were deleted meanwhile: media ${outcomes.skipped.join(', ')}.`);
+      console.log(
+        `${outcomes.skipped.length} changed or were deleted meanwhile: media ${outcomes.skipped.join(', ')}.`,
+      );
     return 0;
   } finally {
     await runtime.close();

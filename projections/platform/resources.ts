@@ -17,7 +17,12 @@ import type {
   SitePageFields,
 } from '../../commands/platform/fields.js';
 import { PLATFORM_COLLECTIONS, items, type FileStatus, type ItemFileEntry } from '../../queries/platform/documents.js';
-import { isImageFile, MEDIA_FILE_EVENTS, type MediaFile, type MediaFileEvent } from '../../commands/platform/media-files.js';
+import {
+  isImageFile,
+  MEDIA_FILE_EVENTS,
+  type MediaFile,
+  type MediaFileEvent,
+} from '../../commands/platform/media-files.js';
 import { IIIF_IMAGE_TYPES } from '../../infra/images/image-size.js';
 import { type Projected, type ProjectedEventShape, type Projection } from '../projection.js';
 

@@ -66,6 +66,8 @@ export async function mediaWithImages(
   const filter = itemIds === null ? {} : { item_id: { $in: itemIds } };
   const docs = await mediaDocs(documents).find(filter, { sort: { _id: 1 }, fields: ['file', 'file_status'] });
   return docs.flatMap((doc) =>
-    doc.file && doc.file_status !== undefined && doc.file_status !== 'none' ? [{ id: doc._id, sha256: doc.file.sha256 }] : [],
+    doc.file && doc.file_status !== undefined && doc.file_status !== 'none'
+      ? [{ id: doc._id, sha256: doc.file.sha256 }]
+      : [],
   );
 }

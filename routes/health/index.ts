@@ -137,9 +137,12 @@ const HealthBody = Type.Object({
   images: Type.Union(
     [
       Type.Object({
-        derivatives_pending: Type.Integer({ description: 'Media images whose derivatives the worker has still to make.' }),
+        derivatives_pending: Type.Integer({
+          description: 'Media images whose derivatives the worker has still to make.',
+        }),
         undecodable: Type.Integer({
-          description: 'Media images that could not be decoded: kept, with no derivatives and no image service (`npm run derivatives` tries again).',
+          description:
+            'Media images that could not be decoded: kept, with no derivatives and no image service (`npm run derivatives` tries again).',
         }),
       }),
       Type.Null(),

@@ -25,7 +25,12 @@ t.test('IIIF Image API', async (t) => {
   const { app, runtime } = await buildTestApp(t, { fixture });
   // 400 x 300: red top left, green top right, blue bottom left, white bottom right.
   const png = await photograph(400, 300, { format: 'png' });
-  const created = await uploadMedia(app, keyFor('editor'), { 'o:item': { 'o:id': 100 } }, { filename: 'q.png', content: png });
+  const created = await uploadMedia(
+    app,
+    keyFor('editor'),
+    { 'o:item': { 'o:id': 100 } },
+    { filename: 'q.png', content: png },
+  );
   t.equal(created.statusCode, 201, created.body);
   const id = json<{ 'o:id': number }>(created)['o:id'];
   const base = `/iiif/3/image/${id}`;
@@ -111,6 +116,7 @@ t.test('IIIF Image API', async (t) => {
   t.test('rotation and mirroring', async (t) => {
     const turned = await sized(t, 'full/max/90/default.png', 300, 400);
     near(t, await pixel(turned.rawPayload, 299, 0), RED, 'turned 90: red at the top right');
+    near(t, await pixel(turned.rawPayload, 0, 0), BLUE, 'turned 90: blue at the top left');
     const mirrored = await sized(t, 'full/max/!0/default.png', 400, 300);
     near(t, await pixel(mirrored.rawPayload, 0, 0), GREEN, 'mirrored: green at the top left');
     near(t, await pixel(mirrored.rawPayload, 399, 0), RED, 'mirrored: red at the top right');
@@ -121,6 +127,7 @@ t.test('IIIF Image API', async (t) => {
     near(t, await pixel(both.rawPayload, 0, 0), WHITE, 'mirrored then turned 90: white at the top left');
     near(t, await pixel(both.rawPayload, 299, 0), GREEN, 'mirrored then turned 90: green at the top right');
     near(t, await pixel(both.rawPayload, 299, 399), RED, 'mirrored then turned 90: red at the bottom right');
+    near(t, await pixel(both.rawPayload, 0, 399), BLUE, 'mirrored then turned 90: blue at the bottom left');
     await sized(t, 'full/max/270/default.png', 300, 400);
   });
 
@@ -132,7 +139,10 @@ t.test('IIIF Image API', async (t) => {
     t.ok(r === g && g === b, 'gray is gray');
     const bitonal = await get('full/max/0/bitonal.png');
     const raw = await sharp(bitonal.rawPayload).greyscale().raw().toBuffer();
-    t.ok([...raw].every((v) => v === 0 || v === 255), 'bitonal is black and white only');
+    t.ok(
+      [...raw].every((v) => v === 0 || v === 255),
+      'bitonal is black and white only',
+    );
     for (const [format, expected] of [
       ['jpg', 'jpeg'],
       ['png', 'png'],
