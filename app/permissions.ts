@@ -165,6 +165,9 @@ export const PERMISSIONS: PermissionTable = {
   // IIIF Change Discovery: what became of public manifests and collections, for everyone.
   'GET /iiif/discovery/changes': PUBLIC,
   'GET /iiif/discovery/changes/page/:page': PUBLIC,
+  // OAI-PMH (CONTRACT.md section 9): harvesters, with no credentials; public records only.
+  'GET /oai-pmh': PUBLIC,
+  'POST /oai-pmh': PUBLIC,
 
   // Native blog resources (seed 001): reads for everyone, writes Editor and above; comments may be posted by anyone.
   ...nativeResource('blog_posts', BLOG_WRITE),

@@ -55,6 +55,14 @@ export interface AppConfig {
   collectionName: string | null;
   /** COLLECTION_ATTRIBUTION: the statement every manifest carries (`requiredStatement`); null: none. */
   collectionAttribution: string | null;
+  /**
+   * OAI_REPOSITORY_IDENTIFIER: the middle of OAI-PMH identifiers (`oai:{it}:{item id}`); null:
+   * BASE_URL's host name when it is a domain name with a dot, else `localhost.localdomain`
+   * (oaiRepositoryIdentifier below).
+   */
+  oaiRepositoryIdentifier: string | null;
+  /** OAI_ADMIN_EMAIL: Identify's adminEmail; null: the first global administrator's email. */
+  oaiAdminEmail: string | null;
   /** Failed logins for one email from one address before further tries are refused (0: no limit). */
   loginMaxFailures: number;
   loginFailureWindowSeconds: number;
@@ -161,6 +169,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     maxUploadBytes: positiveInt(env.MAX_UPLOAD_BYTES, 50 * 1024 * 1024, 'MAX_UPLOAD_BYTES'),
     collectionName: optional(env.COLLECTION_NAME) ?? null,
     collectionAttribution: optional(env.COLLECTION_ATTRIBUTION) ?? null,
+    oaiRepositoryIdentifier: domainName(env.OAI_REPOSITORY_IDENTIFIER, 'OAI_REPOSITORY_IDENTIFIER'),
+    oaiAdminEmail: optional(env.OAI_ADMIN_EMAIL) ?? null,
     loginMaxFailures: positiveInt(env.LOGIN_MAX_FAILURES, 10, 'LOGIN_MAX_FAILURES'),
     loginFailureWindowSeconds: Math.max(
       1,
@@ -170,6 +180,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     trustProxy: trustProxyList(env.TRUST_PROXY),
     logLevel: optional(env.LOG_LEVEL) ?? 'info',
   };
+}
+
+const DOMAIN_NAME = /^[a-zA-Z][a-zA-Z0-9-]*(\.[a-zA-Z][a-zA-Z0-9-]*)+$/;
+
+/** A domain name with a dot (collections.example.org), or null when unset. */
+function domainName(value: string | undefined, name: string): string | null {
+  const given = optional(value);
+  if (given === undefined) return null;
+  if (!DOMAIN_NAME.test(given))
+    throw new Error(`${name} must be a domain name such as collections.example.org, not "${given}".`);
+  return given;
+}
+
+/** OAI-PMH's repository identifier: OAI_REPOSITORY_IDENTIFIER, else BASE_URL's host when it is a domain name with a dot. */
+export function oaiRepositoryIdentifier(config: Pick<AppConfig, 'oaiRepositoryIdentifier' | 'baseUrl'>): string {
+  if (config.oaiRepositoryIdentifier) return config.oaiRepositoryIdentifier;
+  const host = new URL(config.baseUrl).hostname;
+  return DOMAIN_NAME.test(host) ? host : 'localhost.localdomain';
 }
 
 /** Elasticsearch's rules for an index name, checked now so a typo stops the start rather than the first write. */

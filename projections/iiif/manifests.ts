@@ -16,6 +16,8 @@ import {
   type ManifestMediaDoc,
 } from '../../queries/iiif/documents.js';
 import { defineHandlerProjection, type Projected } from '../projection.js';
+import { oaiRecordChanged } from '../oai/records.js';
+import type { OaiContent } from '../../queries/oai/documents.js';
 
 /**
  * The IIIF read model: each item's manifest as the log leaves it (its fields and its image media
@@ -23,8 +25,9 @@ import { defineHandlerProjection, type Projected } from '../projection.js';
  * document however many canvases it has; the item sets as collections; and IIIF Change
  * Discovery's activities. A manifest's activity is a change of what an anonymous caller sees of
  * it: Create when it appears (a public item with a public image), Update when that changes,
- * Delete when it goes (deleted, made private, its last public image gone). A media's file events
- * do not name its item: the media's own document here does.
+ * Delete when it goes (deleted, made private, its last public image gone). Each item's OAI-PMH
+ * record is folded beside its manifest (projections/oai/records.ts). A media's file events do not
+ * name its item: the media's own document here does.
  */
 type IiifEvent =
   | ResourceCreated<ItemFields, 'Item'>
@@ -46,7 +49,10 @@ type Change = ActivityChange;
 /** One event's writes: its documents, and the activities it makes, recorded once. */
 class Fold {
   readonly changes: Change[] = [];
-  constructor(readonly documents: DocumentStore) {}
+  constructor(
+    readonly documents: DocumentStore,
+    readonly event: Projected<IiifEvent>,
+  ) {}
 
   /** What an anonymous caller's manifest shows, as JSON; null when they have none. */
   private static publicView(doc: ManifestFields | null): string | null {
@@ -74,6 +80,10 @@ class Fold {
     const view = Fold.publicView(next);
     if (next) await docs.put({ ...next, public_view: view });
     else await docs.deleteOne({ _id: id });
+    await oaiRecordChanged(this.documents, id, next?.is_public ? oaiContent(next) : null, {
+      position: this.event.position,
+      at: this.event.metadata.at,
+    });
     const type = Fold.transition(before?.public_view ?? null, view);
     if (!type) return;
     this.changes.push({ type, object_type: 'Manifest', object_id: id });
@@ -100,7 +110,8 @@ class Fold {
   }
 
   /** Records the activities noted, numbered on from the last, unless this event recorded them already. */
-  async record(event: Projected<IiifEvent>): Promise<void> {
+  async record(): Promise<void> {
+    const event = this.event;
     if (this.changes.length === 0) return;
     const counts = activityCount(this.documents);
     const count = (await counts.findOne({ _id: 'activities' })) ?? {
@@ -114,6 +125,18 @@ class Fold {
       await activityDocs(this.documents).put({ _id: count.count + i + 1, ...change, end_time: event.metadata.at });
     await counts.put({ _id: 'activities', count: count.count + unique.length, position: event.position });
   }
+}
+
+/** What the item's OAI-PMH record says (projections/oai/records.ts). */
+function oaiContent(fields: ManifestFields): OaiContent {
+  return {
+    title: fields.title,
+    description: fields.description,
+    rights: fields.rights,
+    item_set_ids: fields.item_set_ids,
+    has_image: fields.public_canvases > 0,
+    created: fields.created,
+  };
 }
 
 /** The item's manifest with `canvas` (of media `mediaId`) put in, replaced or (null) taken out. */
@@ -156,6 +179,7 @@ async function itemWritten(fold: Fold, id: number, fields: ItemFields) {
     canvases: previous?.canvases ?? [],
     public_canvases: previous?.public_canvases ?? 0,
     revision: (previous?.revision ?? 0) + 1,
+    created: previous?.created ?? fold.event.metadata.at,
   });
 }
 
@@ -241,8 +265,8 @@ export const manifestsProjection = defineHandlerProjection({
     'ItemSetDeleted',
   ],
   async handle(event: Projected<IiifEvent>, documents) {
-    const fold = new Fold(documents);
+    const fold = new Fold(documents, event);
     await apply(fold, event);
-    await fold.record(event);
+    await fold.record();
   },
 });

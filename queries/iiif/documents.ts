@@ -32,6 +32,8 @@ export interface ManifestFields {
   public_canvases: number;
   /** Moves on every change of the document: the manifest's ETag names it. */
   revision: number;
+  /** When the item was created, ISO 8601. */
+  created: string;
 }
 
 export interface ManifestDoc extends ManifestFields {

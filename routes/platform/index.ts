@@ -10,6 +10,7 @@ import { mediaFileRoutes } from './media-file-routes.js';
 import { iiifImageRoutes } from '../iiif/image-routes.js';
 import { iiifPresentationRoutes } from '../iiif/presentation-routes.js';
 import { iiifDiscoveryRoutes } from '../iiif/discovery-routes.js';
+import { oaiPmhRoutes } from '../oai/oai-pmh.js';
 import type { ImageServices } from '../../workers/platform/image-services.js';
 import { JSON_BODY_LIMIT } from '../http/json-body.js';
 
@@ -65,4 +66,5 @@ export const platformRoutes =
     await app.register(iiifImageRoutes(images), { runtime });
     await app.register(iiifPresentationRoutes, { runtime });
     await app.register(iiifDiscoveryRoutes, { runtime });
+    await app.register(oaiPmhRoutes, { runtime });
   };

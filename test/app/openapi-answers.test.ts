@@ -510,6 +510,17 @@ t.test(
       { method: 'GET', url: '/iiif/discovery/changes/page/99' },
       404,
     );
+    // OAI-PMH: a record, an error (both HTTP 200), a form POST, and a POST that is not a form.
+    await answer('get /oai-pmh', { method: 'GET', url: '/oai-pmh?verb=ListRecords&metadataPrefix=oai_dc' }, 200);
+    await answer('get /oai-pmh', { method: 'GET', url: '/oai-pmh?verb=Nonsense' }, 200);
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    await answer('post /oai-pmh', { method: 'POST', url: '/oai-pmh', headers: form, payload: 'verb=Identify' }, 200);
+    await answer('post /oai-pmh', { method: 'POST', url: '/oai-pmh', payload: { verb: 'Identify' } }, 415);
+    await answer(
+      'post /oai-pmh',
+      { method: 'POST', url: '/oai-pmh', headers: form, payload: `verb=${'x'.repeat(2_000_000)}` },
+      413,
+    );
     await answer(`delete ${assets}/{id}`, { method: 'DELETE', url: `${assets}/${asset.id}`, headers: asEditor }, 200);
     await answer(
       `patch ${assets}/bulk`,

@@ -23,6 +23,7 @@ const NO_CLIENT_ERROR = new Set([
   'get /chat-widget.js',
   'get /health',
   'get /iiif/discovery/changes',
+  'get /oai-pmh',
 ]);
 
 /** 4xx answers without a body by design: a range outside the file says only its size, in Content-Range. */

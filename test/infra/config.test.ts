@@ -1,5 +1,5 @@
 import t from 'tap';
-import { embeddedConfig, loadConfig } from '../../infra/config.js';
+import { embeddedConfig, loadConfig, oaiRepositoryIdentifier } from '../../infra/config.js';
 
 t.test('CHATBOT_ALLOWED_ORIGINS', async (t) => {
   t.same(loadConfig({}).chatbotAllowedOrigins, [], 'unset: any origin');
@@ -119,4 +119,18 @@ t.test('ELASTICSEARCH_INDEX', async (t) => {
       name.slice(0, 10),
     );
   }
+});
+
+t.test('OAI_REPOSITORY_IDENTIFIER and its default from BASE_URL', async (t) => {
+  const identifier = (env: NodeJS.ProcessEnv) => oaiRepositoryIdentifier(loadConfig(env));
+  t.equal(identifier({ OAI_REPOSITORY_IDENTIFIER: 'oai.museum.example' }), 'oai.museum.example');
+  t.equal(identifier({ BASE_URL: 'https://collections.museum.example/' }), 'collections.museum.example');
+  t.equal(identifier({ BASE_URL: 'http://127.0.0.1:8080' }), 'localhost.localdomain', 'an address is no domain name');
+  t.equal(identifier({ BASE_URL: 'http://localhost:8080' }), 'localhost.localdomain', 'a name without a dot');
+  for (const bad of ['museum', 'a b.org', 'oai:museum.org', '-museum.org'])
+    t.throws(
+      () => loadConfig({ OAI_REPOSITORY_IDENTIFIER: bad }),
+      { message: /^OAI_REPOSITORY_IDENTIFIER must be a domain name such as collections\.example\.org/ },
+      bad,
+    );
 });

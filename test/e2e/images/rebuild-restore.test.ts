@@ -8,7 +8,7 @@ import { runCli, startServer, importFixtureFile, type ServerProcess } from '../p
 /**
  * A media's file, its derivatives and its image service are facts of the log and files under
  * DATA_DIR/files: `npm run rebuild` and a backup restored into an empty DATA_DIR give back the
- * same representations, the same info.json, manifest and change pages, and the same bytes.
+ * same representations, the same info.json, manifest, change pages and OAI-PMH records, and the same bytes.
  */
 t.setTimeout(300_000);
 
@@ -47,6 +47,8 @@ async function seen(server: ServerProcess, id: number) {
     manifest: await text('/iiif/3/item/1/manifest'),
     changes: await text('/iiif/discovery/changes'),
     firstChanges: await text('/iiif/discovery/changes/page/0'),
+    // The OAI-PMH records, datestamps included (the answer's own time aside).
+    oai: (await text('/oai-pmh?verb=ListRecords&metadataPrefix=oai_dc')).replace(/<responseDate>[^<]*</, '<'),
   };
 }
 
@@ -80,6 +82,7 @@ t.test('a rebuild and a restore keep media files, derivatives and the image serv
     before.firstChanges,
     /"type":"Create","object":\{"id":"http:\/\/images-e2e.test\/iiif\/3\/item\/1\/manifest"/,
   );
+  t.match(before.oai, /<identifier>oai:images-e2e\.test:1<\/identifier>/, 'the item is an OAI-PMH record');
   const backup = await fetch(`${server.baseUrl}/api/backups?${KEY}`, { method: 'POST' });
   t.equal(backup.status, 201, 'a backup');
   const archive = ((await backup.json()) as { 'o:path': string })['o:path'];

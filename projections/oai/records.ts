@@ -1,0 +1,41 @@
+import type { DocumentStore } from '../../infra/document-store/port.js';
+import { oaiRecords, oaiVersions, type OaiContent } from '../../queries/oai/documents.js';
+
+/**
+ * Folds an item's change into its OAI-PMH record. A record exists once the item has been public:
+ * each change of what harvesters see (its oai_dc content, or its becoming private or deleted: a
+ * deleted record, kept for ever, `deletedRecord` persistent) is a new version with the change's
+ * datestamp and log position; the version it replaces is kept, so a harvest begun before the
+ * change still reads it. An item never public has no record at all, not even a deleted one.
+ */
+
+/** `YYYY-MM-DDThh:mm:ssZ`: OAI-PMH's seconds granularity. */
+export function datestampOf(iso: string): string {
+  return `${iso.slice(0, 19)}Z`;
+}
+
+export async function oaiRecordChanged(
+  documents: DocumentStore,
+  itemId: number,
+  content: OaiContent | null,
+  change: { position: number; at: string },
+): Promise<void> {
+  const records = oaiRecords(documents);
+  const current = await records.findOne({ _id: itemId });
+  if (!current && content === null) return;
+  if (current && JSON.stringify(current.content) === JSON.stringify(content)) return;
+  if (current && current.seq >= change.position) return;
+  if (current) {
+    const { _id: _current, ...fields } = current;
+    await oaiVersions(documents).put({ ...fields, _id: `${itemId}:${current.seq}`, superseded: change.position });
+  }
+  await records.put({
+    _id: itemId,
+    item_id: itemId,
+    seq: change.position,
+    datestamp: datestampOf(change.at),
+    deleted: content === null,
+    set_ids: content?.item_set_ids ?? current?.set_ids ?? [],
+    content,
+  });
+}
