@@ -1,11 +1,14 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
-import { importFixtureFile, startServer } from '../process.js';
+import { importFixtureFile, ROOT, runCli, startServer } from '../process.js';
 import { parseOai } from '../../routes/oai/support.js';
 
 /**
  * OAI-PMH through the real server, harvested by a harvester no one here wrote: HTTP::OAI's
- * `oai_pmh` (Debian's libhttp-oai-perl), which follows the resumption tokens itself. Then a
+ * `oai_pmh` (Debian's libhttp-oai-perl), which follows the resumption tokens itself, over the
+ * example library and over a collection of several pages. Then a
  * harvest that the server's restart interrupts between two pages: the token issued before the
  * restart goes on after it, and the whole harvest has every record once.
  */
@@ -73,4 +76,20 @@ t.test('a real harvester, and a harvest across a restart', async (t) => {
     next = answer.token?.value ?? '';
   }
   t.same([...seen].sort(), expected, 'the interrupted harvest has every record once');
+});
+
+t.test('the example library, harvested: one record per public item', async (t) => {
+  const file = join(ROOT, 'examples', 'library.json');
+  const library = JSON.parse(readFileSync(file, 'utf8')) as { items: { id: number; is_public?: boolean }[] };
+  const expected = library.items
+    .filter((item) => item.is_public !== false)
+    .map((item) => `oai:localhost.localdomain:${item.id}`)
+    .sort();
+  t.ok(expected.length > 0 && expected.length < library.items.length, 'it has public and private items');
+  const dataDir = `${t.testdir()}/data`;
+  const imported = await runCli('import.ts', [file], { DATA_DIR: dataDir });
+  t.equal(imported.code, 0, imported.stderr);
+  const server = await startServer({ DATA_DIR: dataDir });
+  t.teardown(() => server.stop());
+  t.same(harvestWithPerl(server.baseUrl).sort(), expected);
 });

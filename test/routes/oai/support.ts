@@ -75,16 +75,26 @@ export async function oai(app: FastifyInstance, query: string, method: 'GET' | '
 }
 
 /** Every header of a list harvest followed to its end: [identifier, datestamp, deleted][]. */
-export async function harvest(
+export function harvest(
   app: FastifyInstance,
+  query: string,
+  onPage: (answer: OaiAnswer) => Promise<void> | void = () => {},
+): Promise<{ headers: [string, string, boolean][]; pages: OaiAnswer[] }> {
+  return harvestOver((next) => oai(app, next), query, onPage);
+}
+
+/** A harvest through `get` (a query string in, the parsed answer out), following the tokens to the end. */
+export async function harvestOver(
+  get: (query: string) => Promise<OaiAnswer>,
   query: string,
   onPage: (answer: OaiAnswer) => Promise<void> | void = () => {},
 ): Promise<{ headers: [string, string, boolean][]; pages: OaiAnswer[] }> {
   const headers: [string, string, boolean][] = [];
   const pages: OaiAnswer[] = [];
+  const verb = new URLSearchParams(query).get('verb');
   let next: string | null = query;
   while (next !== null) {
-    const answer = await oai(app, next);
+    const answer = await get(next);
     pages.push(answer);
     if (answer.error) break;
     for (const header of answer.elements('header')) {
@@ -97,7 +107,6 @@ export async function harvest(
       ]);
     }
     await onPage(answer);
-    const verb = new URLSearchParams(query).get('verb');
     next = answer.token?.value ? `verb=${verb}&resumptionToken=${encodeURIComponent(answer.token.value)}` : null;
   }
   return { headers, pages };
