@@ -23,6 +23,9 @@ export const appModules: readonly AppModule[] = [
   // /health checks the vector index the chatbot module built in the same runtime.
   createOperationsModule({
     vectorIndex: (runtime) => runtime.module(chatbotModule).services.vectorIndex,
-    chatbotReading: (runtime) => readingProgress(runtime.documents, runtime.clock.now()),
+    chatbotReading: async (runtime) => ({
+      ...(await readingProgress(runtime.documents, runtime.clock.now())),
+      ...runtime.module(chatbotModule).skippedWrites(),
+    }),
   }),
 ];

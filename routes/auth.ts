@@ -70,7 +70,8 @@ export const authRoutes: RoutesPlugin = async (app, { runtime }) => {
     { schema: { tags: ['auth'], summary: 'End the login session', response: { 204: Type.Null() } } },
     async (request, reply) => {
       const token = request.cookies[SESSION_COOKIE];
-      // Awaited: a session store that is away answers 503 rather than a logout that did not happen.
+      // Never refused: a removal the store cannot take now (a full disk, Redis away) is refused
+      // here at once and retried (infra/session-store/revocations.ts).
       if (token) await app.sessions.destroy(token);
       reply.clearCookie(SESSION_COOKIE, { path: '/' });
       return reply.status(204).send();

@@ -7,6 +7,9 @@ import type { QueueBacklog } from '../../infra/job-queue/port.js';
 import type { SessionStore } from '../../infra/session-store/port.js';
 import type { VectorIndex } from '../../infra/vector-index/port.js';
 import type { ReadingProgress } from '../../queries/chatbot/reading-progress.js';
+
+/** How far the chatbot has read the collection, and the writes that only save work it skipped on a refusing disk. */
+export type ChatbotHealth = ReadingProgress & { questions_not_recorded: number; embeddings_not_cached: number };
 import { nextRun } from '../../infra/schedule/cron.js';
 import { lastScheduledBackup, type LastScheduledBackupDoc } from '../../queries/backups/schedule.js';
 import { answers } from './probe.js';
@@ -51,7 +54,7 @@ export interface HealthReport {
   background: BackgroundTaskReport[];
   storage: StorageReport;
   /** How far the chatbot has read the collection; null when the document store did not answer. */
-  chatbot: ReadingProgress | null;
+  chatbot: ChatbotHealth | null;
   /** Media images still owed their derivatives, and those that could not be decoded; null when the document store did not answer. */
   images: ImageCounts | null;
 }
@@ -90,7 +93,7 @@ async function backlogOf(runtime: Runtime): Promise<QueueBacklog[] | null> {
 export interface ModulePorts {
   vectorIndex(): VectorIndex;
   /** How far the chatbot has read the collection (queries/chatbot/reading-progress.ts). */
-  chatbotReading(): Promise<ReadingProgress>;
+  chatbotReading(): Promise<ChatbotHealth>;
 }
 
 /**
@@ -178,8 +181,8 @@ async function imagesOf(runtime: Runtime): Promise<ImageCounts | null> {
   return counts;
 }
 
-async function readingOf(modulePorts: ModulePorts): Promise<ReadingProgress | null> {
-  let progress: ReadingProgress | null = null;
+async function readingOf(modulePorts: ModulePorts): Promise<ChatbotHealth | null> {
+  let progress: ChatbotHealth | null = null;
   await answers(async () => {
     progress = await modulePorts.chatbotReading();
   });

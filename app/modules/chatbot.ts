@@ -23,6 +23,8 @@ export interface ChatbotModuleInstance extends ModuleInstance {
    * every minute, a test when it moves its clock. Nothing without workers.
    */
   checkScheduledPosts(): Promise<void>;
+  /** Writes that only save work, skipped on a refusing disk since the start (/health). */
+  skippedWrites(): { questions_not_recorded: number; embeddings_not_cached: number };
 }
 
 /**
@@ -33,7 +35,7 @@ export const chatbotModule: AppModule<ChatbotModuleInstance> = {
   name: 'chatbot',
   projections: [chatbotBlogPostsProjection, chatbotIndexOutboxProjection],
   async create(runtime) {
-    const embedder = await createEmbedder(runtime.config);
+    const embedder = await createEmbedder(runtime.config, runtime.logger);
     const questionLog = new SqliteQuestionLog(questionLogFile(runtime.config));
     const services: ChatbotServices = {
       embedder,
@@ -75,6 +77,10 @@ export const chatbotModule: AppModule<ChatbotModuleInstance> = {
         worker = await startChatbotWorker(runtime, services);
         retention = startQuestionRetention(services.questions, runtime.logger);
       },
+      skippedWrites: () => ({
+        questions_not_recorded: services.questions.notRecorded,
+        embeddings_not_cached: embedder.skippedWrites,
+      }),
       async checkScheduledPosts() {
         await worker?.checkScheduledPosts();
       },

@@ -1,16 +1,15 @@
 import type { AppModule, Runtime } from '../kernel.js';
 import { removeLeftoverUploads } from '../../infra/file-storage/partial-uploads.js';
 import type { VectorIndex } from '../../infra/vector-index/port.js';
-import type { ReadingProgress } from '../../queries/chatbot/reading-progress.js';
 import { healthRoutes } from '../../routes/health/index.js';
 import { filesDir } from '../runtime.js';
-import { healthReport, type ModulePorts } from '../health/report.js';
+import { healthReport, type ChatbotHealth, type ModulePorts } from '../health/report.js';
 
 /** The ports /health checks that another module builds; app/modules.ts says which one. */
 export interface OperationsSources {
   vectorIndex(runtime: Runtime): VectorIndex;
   /** How far the chatbot has read the collection. */
-  chatbotReading(runtime: Runtime): Promise<ReadingProgress>;
+  chatbotReading(runtime: Runtime): Promise<ChatbotHealth>;
 }
 
 /** What operators look at and rely on: GET /health, and a start that clears what a crash left. */

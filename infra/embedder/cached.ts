@@ -2,12 +2,20 @@ import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { isStorageFailure } from '../storage-errors.js';
 import type { Embedder, EmbedPurpose } from './port.js';
+
+interface WarnLogger {
+  warn(details: object, message: string): void;
+  info(details: object, message: string): void;
+}
 
 /**
  * Wraps an embedder with a cache keyed by the hash of model, purpose and text, kept in a
  * SQLite file in DATA_DIR: replays and restarts find their vectors there instead of paying
  * the provider again. The model's name is in the key: vectors of another model are never served.
+ * The cache only saves work: a write it cannot make (a full disk) is skipped, the vectors are
+ * answered all the same, and the skipping is logged once per run of refusals.
  */
 export class CachedEmbedder implements Embedder {
   private readonly db: Database.Database;
@@ -15,12 +23,16 @@ export class CachedEmbedder implements Embedder {
   private readonly insert: Database.Statement<[string, Buffer]>;
   private closed = false;
   private embedded = 0;
+  private skipped = 0;
+  /** The storage refuses the cache's writes (since the first refusal of this run). */
+  private refusing = false;
   /** The inner embedder's stand-in vectors, when it has some (see the port); not cached, they are cheap. */
   readonly provisional?: (texts: string[]) => Float32Array[];
 
   constructor(
     private readonly inner: Embedder,
     file: string,
+    private readonly logger: WarnLogger | null = null,
   ) {
     const provisional = inner.provisional?.bind(inner);
     if (provisional) this.provisional = provisional;
@@ -87,10 +99,31 @@ export class CachedEmbedder implements Embedder {
               this.insert.run(keys[index], Buffer.from(fresh[n].buffer, fresh[n].byteOffset, fresh[n].byteLength)),
             );
           });
-      store();
+      this.stored(store, missing.length);
       missing.forEach((index, n) => (vectors[index] = fresh[n]));
     }
     return vectors as Float32Array[];
+  }
+
+  /** Runs the cache's write; a refusal of the storage skips it (counted, logged once per run). */
+  private stored(store: () => void, vectors: number): void {
+    try {
+      store();
+    } catch (error) {
+      if (!isStorageFailure(error)) throw error;
+      this.skipped += vectors;
+      if (!this.refusing)
+        this.logger?.warn({ err: error }, 'the embedding cache cannot write: vectors are answered uncached meanwhile');
+      this.refusing = true;
+      return;
+    }
+    if (this.refusing) this.logger?.info({ skipped: this.skipped }, 'the embedding cache writes again');
+    this.refusing = false;
+  }
+
+  /** Vectors not cached because the storage refused the write, since this cache was opened. */
+  get skippedWrites(): number {
+    return this.skipped;
   }
 
   /** Number of cached vectors (tests check that a restart re-embeds nothing). */

@@ -14,13 +14,16 @@ export function embeddingCacheFile(config: AppConfig): string {
  * (word features alone with CHATBOT_SENTENCE_MODEL=off); cached either way.
  * Cohere's client is imported only when configured: loading it costs tens of megabytes of RSS.
  */
-export async function createEmbedder(config: AppConfig): Promise<CachedEmbedder> {
+export async function createEmbedder(
+  config: AppConfig,
+  logger: ConstructorParameters<typeof CachedEmbedder>[2] = null,
+): Promise<CachedEmbedder> {
   const inner: Embedder = config.cohere
     ? await cohereEmbedder(config.cohere)
     : config.chatbotSentenceModel
       ? new HybridEmbedder()
       : new LocalEmbedder();
-  return new CachedEmbedder(inner, embeddingCacheFile(config));
+  return new CachedEmbedder(inner, embeddingCacheFile(config), logger);
 }
 
 async function cohereEmbedder(config: CohereConfig): Promise<Embedder> {

@@ -22,6 +22,7 @@ interface ChatAnswer {
 
 interface WarnLogger {
   warn(details: object, message: string): void;
+  info(details: object, message: string): void;
 }
 
 /**
@@ -34,6 +35,9 @@ export class PatronQuestions {
   private readonly clock: Clock;
   private readonly retentionDays: number;
   private readonly logger: WarnLogger;
+  private unrecorded = 0;
+  /** The log refuses to record (since the first refusal of this run). */
+  private refusing = false;
 
   constructor({
     log,
@@ -59,7 +63,8 @@ export class PatronQuestions {
 
   /**
    * Records a chat's question and what it cited, and hands the answer back. A failure to record
-   * is logged and the answer still goes out: the patron is not refused for the librarians' report.
+   * (a full disk) is counted (/health) and logged once per run of failures, and the answer still
+   * goes out: the patron is not refused for the librarians' report. Recording resumes by itself.
    */
   recorded<A extends ChatAnswer>(params: AskedQuestion, response: A): A {
     if (this.retentionDays === 0) return response;
@@ -77,9 +82,20 @@ export class PatronQuestions {
         })),
       });
     } catch (error) {
-      this.logger.warn({ err: error }, 'a chatbot question could not be recorded');
+      this.unrecorded++;
+      if (!this.refusing)
+        this.logger.warn({ err: error }, 'chatbot questions cannot be recorded: answered unrecorded meanwhile');
+      this.refusing = true;
+      return response;
     }
+    if (this.refusing) this.logger.info({ unrecorded: this.unrecorded }, 'chatbot questions are recorded again');
+    this.refusing = false;
     return response;
+  }
+
+  /** Questions answered but not recorded (the log refused them) since the start. */
+  get notRecorded(): number {
+    return this.unrecorded;
   }
 
   /** Deletes the questions past the retention; answers how many went. */

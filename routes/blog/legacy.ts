@@ -169,7 +169,7 @@ export const legacyBlogRoutes: RoutesPlugin = async (app, { runtime }) => {
         tags: [TAG],
         summary: 'Comment on a published post (legacy; no login needed)',
         description:
-          'Body author_name, author_email, body (all required). 201 {id, status: "pending"}; 403 when comments are disabled; 404 for an unknown post; 422 for a missing field or a post that is not published; 405 for other methods.',
+          'Body author_name, author_email, body (all required). 201 {id, status: "pending"}; 403 when comments are disabled; 422 for a missing field or a post that is not published (an id that does not exist answers the same); 405 for other methods.',
         params: IdParams,
         body: LegacyCommentBody,
         response: { 201: CommentCreated },
@@ -178,7 +178,8 @@ export const legacyBlogRoutes: RoutesPlugin = async (app, { runtime }) => {
     async (request, reply) => {
       const postId = request.params.id;
       const comment = legacyComment(postId, request.body ?? {});
-      if (!(await findPost(documents, postId))) throw new NotFoundError('Post not found.');
+      // No 404 for an id that does not exist: it answers as an unpublished post does (the seed's
+      // 422), so the answer never tells which unpublished posts exist.
       const user = await request.principal(SESSION_ONLY);
       const id = await postComment(runtime.commandContext(user?.id ?? null, request.id), comment);
       return reply.status(201).send({ id, status: 'pending' as const });

@@ -32,12 +32,20 @@ const ChatbotReading = Type.Union(
         description:
           'Estimated seconds until every resource is searchable by meaning, at the pace measured over the last two minutes; 0 when done, null when no pace was measured in the last five minutes.',
       }),
+      questions_not_recorded: Type.Integer({
+        description:
+          "Patrons' questions answered since the start but not recorded for the librarians' report: the disk refused them (recording resumes by itself).",
+      }),
+      embeddings_not_cached: Type.Integer({
+        description:
+          'Vectors computed since the start but not kept in the embedding cache: the disk refused them (searches answer all the same).',
+      }),
     }),
     Type.Null(),
   ],
   {
     description:
-      'How far the chatbot has read the collection (also `npm run reindex -- --status`); null when the document store did not answer.',
+      'How far the chatbot has read the collection (also `npm run reindex -- --status`), and what it could not write on a refusing disk; null when the document store did not answer.',
   },
 );
 

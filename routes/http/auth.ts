@@ -47,7 +47,7 @@ declare module 'fastify' {
  */
 export const authPlugin = fp(async (app: FastifyInstance, opts: { runtime: RouteRuntime; sessions?: SessionStore }) => {
   const { documents, config, clock, infra } = opts.runtime;
-  const sessions = opts.sessions ?? (await createSessionStore(config, clock, infra.requestRedis));
+  const sessions = opts.sessions ?? (await createSessionStore(config, clock, infra.requestRedis, opts.runtime.logger));
   // A store passed in belongs to its caller, who closes it.
   if (!opts.sessions) app.addHook('onClose', () => sessions.close());
   const verified = new Map<string, string>();

@@ -13,6 +13,8 @@ import { importFixtureFile, runCli, startServer, type ServerProcess } from './pr
  * while clients write. Writes answer 201 or 507 (never a 500, never a crash), reads and
  * /health go on, and once the filler is removed writes succeed again without a restart; every
  * write acknowledged is there, after a restart too, and the read models equal a rebuild.
+ * Issue 52: on the full disk the chatbot's search and chat answer 200 (a cache write or a
+ * question not recorded is skipped), and a logout ends the session, for good.
  * Mounting needs root and a kernel that lets this process mount: skipped otherwise.
  */
 
@@ -112,6 +114,26 @@ async function createItem(server: ServerProcess, title: string): Promise<Answer>
   return { status: res.status, body, retryAfter: res.headers.get('retry-after') };
 }
 
+const ADMIN = ROLE_USERS[0];
+
+/** POST a JSON body; the status and the parsed body. */
+async function post(server: ServerProcess, path: string, body: object, headers: Record<string, string> = {}) {
+  const res = await fetch(`${server.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as unknown) : null, headers: res.headers };
+}
+
+/** Whether the session cookie still opens a session-only route. */
+async function sessionWorks(server: ServerProcess, cookie: string): Promise<boolean> {
+  const res = await fetch(`${server.baseUrl}/api/asset-picker/folders`, { headers: { cookie } });
+  if (res.status !== 200 && res.status !== 401) throw new Error(`the folders answered ${res.status}`);
+  return res.status === 200;
+}
+
 async function until<T>(what: string, check: () => Promise<T | null>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -160,6 +182,11 @@ t.test(
       },
     );
 
+    const login = await post(server, '/login', { email: ADMIN?.email, password: ADMIN?.password });
+    t.equal(login.status, 204, 'logged in while there is room');
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    t.ok(await sessionWorks(server, cookie), 'the session opens the asset library');
+
     const filler = join(mountPoint, 'filler');
     // A little room left: the log's small appends fit for a while after the read models' larger
     // commits no longer do, so both stores' refusals are met (a disk filled to the byte refuses
@@ -183,6 +210,19 @@ t.test(
     t.ok(full.retryAfter !== null && Number(full.retryAfter) > 0, 'with Retry-After');
     t.equal(duringFull.status, 'degraded', '/health is degraded');
     t.equal(duringFull.storage.file_system, 'DATA_DIR', 'and names the file system');
+
+    // Reads to a patron: a question never asked before (its vector is not in the cache yet).
+    const query = { query: 'Item 7 on the full disk', per_page: 50 };
+    const search = await post(server, '/chatbot/api/search', query);
+    t.equal(search.status, 200, `a search answers on the full disk: ${JSON.stringify(search.body).slice(0, 200)}`);
+    const chat = await post(server, '/chatbot/api/chat', { question: 'Which item is the seventh, disk full?' });
+    t.equal(chat.status, 200, `a chat answers on the full disk: ${JSON.stringify(chat.body).slice(0, 200)}`);
+    const logout = await post(server, '/logout', {}, { cookie });
+    t.equal(logout.status, 204, 'a logout on the full disk answers 204');
+    t.match(logout.headers.get('set-cookie') ?? '', /sid=;.*Expires=Thu, 01 Jan 1970/, 'and expires the cookie');
+    t.notOk(await sessionWorks(server, cookie), 'the session is ended at once');
+    const refusedLogin = await post(server, '/login', { email: ADMIN?.email, password: ADMIN?.password });
+    t.ok([204, 507].includes(refusedLogin.status), `a login on the full disk: 204 or 507 (${refusedLogin.status})`);
     t.ok(
       duringFull.storage.full && duringFull.storage.refusing.length > 0,
       `and says it refuses writes (${duringFull.storage.refusing.join(', ')})`,
@@ -197,6 +237,15 @@ t.test(
       return report.status === 'ok' ? report : null;
     });
     t.same(recovered.storage.refusing, [], 'no store refuses writes any more');
+    const again = await post(server, '/chatbot/api/search', query);
+    // The fixture's items (ids 100 to 119), in order: the writers' items indexed meanwhile aside.
+    const fixtureItems = (body: unknown) =>
+      (body as { results: { resource_type: string; resource_id: number }[] }).results
+        .filter((r) => r.resource_type === 'item' && r.resource_id >= 100 && r.resource_id < 120)
+        .map((r) => r.resource_id);
+    t.ok(fixtureItems(search.body).length > 0, 'the full-disk search found the fixture items');
+    t.same(fixtureItems(again.body), fixtureItems(search.body), 'as the same search does with room');
+    t.notOk(await sessionWorks(server, cookie), 'the ended session stays ended once there is room');
     writing = false;
     await Promise.all(writers);
     const statuses = [...new Set(answers.map((answer) => answer.status))].sort();
@@ -217,6 +266,7 @@ t.test(
     const restarted = await startServer({ DATA_DIR: dataDir });
     t.teardown(() => restarted.stop('SIGKILL'));
     t.same(await missing(restarted.baseUrl), [], 'and after a restart');
+    t.notOk(await sessionWorks(restarted, cookie), 'the ended session stays ended after a restart');
     await restarted.stop();
 
     const caughtUp = readModels(dataDir);

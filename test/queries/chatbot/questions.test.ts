@@ -3,12 +3,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FixedClock } from '../../../infra/clock/port.js';
 import { SqliteQuestionLog } from '../../../infra/question-log/sqlite.js';
-import type { CitedResource } from '../../../infra/question-log/port.js';
+import type { CitedResource, QuestionLog } from '../../../infra/question-log/port.js';
 import { PatronQuestions } from '../../../queries/chatbot/questions.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const START = new Date('2026-03-01T12:00:00.000Z');
-const silent = { warn: () => undefined };
+const silent = { warn: () => undefined, info: () => undefined };
 
 const violin: CitedResource = { resource_type: 'item', resource_id: 101, title: 'Stradivari violin', url: '/item/101' };
 const map: CitedResource = { resource_type: 'item', resource_id: 100, title: 'Map of Lisbon', url: '/s/main/item/100' };
@@ -124,19 +124,47 @@ t.test('a retention of 0 days records nothing and the sweep drops what an earlie
   t.equal(log.count({}), 0);
 });
 
-t.test('a failure to record is logged and the answer still goes out', async (t) => {
-  const log = new SqliteQuestionLog(join(t.testdir(), 'q.sqlite'));
-  log.close();
-  const warnings: string[] = [];
+t.test('a failure to record is counted, logged once per run of failures, and the answer still goes out', async (t) => {
+  const real = new SqliteQuestionLog(join(t.testdir(), 'q.sqlite'));
+  t.teardown(() => real.close());
+  let full = true;
+  // The log as on a full disk: record refuses with SQLite's code until there is room again.
+  const log: QuestionLog = {
+    record: (entry) => {
+      if (full) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+      real.record(entry);
+    },
+    list: (filter, skip, limit) => real.list(filter, skip, limit),
+    texts: (filter) => real.texts(filter),
+    count: (filter) => real.count(filter),
+    mostCited: (filter, limit) => real.mostCited(filter, limit),
+    mostAskedUnanswered: (filter, limit) => real.mostAskedUnanswered(filter, limit),
+    deleteAskedBefore: (cutoff) => real.deleteAskedBefore(cutoff),
+    close: () => real.close(),
+  };
+  const logged: string[] = [];
   const questions = new PatronQuestions({
     log,
     clock: new FixedClock(START),
     retentionDays: 90,
-    logger: { warn: (_d, message) => warnings.push(message) },
+    logger: {
+      warn: (_d, message) => logged.push(`warn: ${message}`),
+      info: (_d, message) => logged.push(`info: ${message}`),
+    },
   });
   const answer = { sources: [violin] };
-  t.equal(questions.recorded({ question: 'q' }, answer), answer);
-  t.same(warnings, ['a chatbot question could not be recorded']);
+  t.equal(questions.recorded({ question: 'first' }, answer), answer);
+  t.equal(questions.recorded({ question: 'second' }, answer), answer);
+  t.equal(questions.notRecorded, 2);
+  full = false;
+  questions.recorded({ question: 'third' }, answer);
+  questions.recorded({ question: 'fourth' }, answer);
+  t.same(logged, [
+    'warn: chatbot questions cannot be recorded: answered unrecorded meanwhile',
+    'info: chatbot questions are recorded again',
+  ]);
+  t.equal(real.count({}), 2, 'recording resumed by itself');
+  t.equal(questions.notRecorded, 2);
 });
 
 t.test('summary of a seeded set: topics, most cited resources, unanswered most asked', async (t) => {

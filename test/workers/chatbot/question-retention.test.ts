@@ -16,7 +16,12 @@ t.test('the retention sweeps while running: questions go once their days pass, w
   const log = new SqliteQuestionLog(join(t.testdir(), 'q.sqlite'));
   t.teardown(() => log.close());
   const clock = new FixedClock(new Date('2026-03-01T00:00:00Z'));
-  const questions = new PatronQuestions({ log, clock, retentionDays: 30, logger: { warn: () => undefined } });
+  const questions = new PatronQuestions({
+    log,
+    clock,
+    retentionDays: 30,
+    logger: { warn: () => undefined, info: () => undefined },
+  });
   questions.recorded({ question: 'first' }, { sources: [] });
   const logged: string[] = [];
   const logger = { info: (_d: object, m: string) => logged.push(m), error: (_d: object, m: string) => logged.push(m) };
@@ -38,7 +43,7 @@ t.test('a failing sweep is logged and the timer goes on', async (t) => {
     log,
     clock: new FixedClock(new Date()),
     retentionDays: 30,
-    logger: { warn: () => undefined },
+    logger: { warn: () => undefined, info: () => undefined },
   });
   const errors: string[] = [];
   const retention = startQuestionRetention(questions, { info: () => undefined, error: (_d, m) => errors.push(m) }, 20);
