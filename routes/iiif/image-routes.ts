@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { isImageFile, THUMBNAIL_TYPES } from '../../commands/platform/media-files.js';
 import { BadRequestError, errorMessage, NotFoundError } from '../../infra/errors.js';
+import { isStorageFailure } from '../../infra/storage-errors.js';
 import {
   ImageRequestError,
   planImageRequest,
@@ -155,8 +156,19 @@ export const iiifImageRoutes =
       return { path: originalPath, levels: levelsOfOriginal(size), autoOrient: true };
     }
 
-    /** The rendered answer, from the disk cache or rendered now (and kept there). */
-    async function renderedPath(media: MediaDoc, size: ImageSize, plan: ImagePlan, sha256: string): Promise<string> {
+    /** The disk cache refuses writes (since the first refusal of this run: a full disk). */
+    let cacheRefusing = false;
+
+    /**
+     * The rendered answer, from the disk cache or rendered now and kept there: its path, or its
+     * bytes when the disk refuses to keep them (the cache only saves work: the answer goes out).
+     */
+    async function renderedImage(
+      media: MediaDoc,
+      size: ImageSize,
+      plan: ImagePlan,
+      sha256: string,
+    ): Promise<string | Buffer> {
       const dir = join(services.cacheDir, String(media.id), sha256.slice(0, 32));
       const path = join(dir, `${sha1(plan.canonical)}.${plan.format}`);
       if (
@@ -174,15 +186,24 @@ export const iiifImageRoutes =
         runtime.logger.warn({ media: media.id, err: errorMessage(error) }, 'an image request could not be rendered');
         throw new NotFoundError('The image cannot be decoded.');
       }
-      await mkdir(dir, { recursive: true });
       const part = `${path}.${randomUUID()}.part`;
       try {
+        await mkdir(dir, { recursive: true });
         await writeFile(part, data);
         await rename(part, path);
       } catch (error) {
         await rm(part, { force: true });
-        throw error;
+        if (!isStorageFailure(error)) throw error;
+        if (!cacheRefusing)
+          runtime.logger.warn(
+            { err: errorMessage(error) },
+            'the image cache cannot write: images are answered uncached',
+          );
+        cacheRefusing = true;
+        return data;
       }
+      if (cacheRefusing) runtime.logger.info({}, 'the image cache writes again');
+      cacheRefusing = false;
       return path;
     }
 
@@ -299,8 +320,10 @@ export const iiifImageRoutes =
         if (cachedAnswer(request, reply, served, `${sha256.slice(0, 32)}-${sha1(plan.canonical).slice(0, 16)}`))
           return reply.status(304).send();
         reply.header('Link', `<${imageServiceUrl(baseUrl, id)}/${plan.canonical}>;rel="canonical"`);
-        const path = await renderedPath(served.media, size, plan, sha256);
-        return reply.header('Content-Type', CONTENT_TYPES[plan.format]).send(createReadStream(path));
+        const rendered = await renderedImage(served.media, size, plan, sha256);
+        return reply
+          .header('Content-Type', CONTENT_TYPES[plan.format])
+          .send(typeof rendered === 'string' ? createReadStream(rendered) : rendered);
       },
     );
   };

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
+import sharp from 'sharp';
 import t from 'tap';
 import { ROLE_USERS } from '../helper.js';
 import { importFixtureFile, runCli, startServer, type ServerProcess } from './process.js';
@@ -187,6 +188,23 @@ t.test(
     const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
     t.ok(await sessionWorks(server, cookie), 'the session opens the asset library');
 
+    // A photograph, its derivatives made while there is room.
+    const form = new FormData();
+    form.append('data', JSON.stringify({ 'o:item': { 'o:id': 100 } }));
+    const photo = await sharp({ create: { width: 300, height: 200, channels: 3, background: '#c84' } })
+      .jpeg()
+      .toBuffer();
+    form.append('file[0]', new Blob([photo], { type: 'image/jpeg' }), 'photo.jpg');
+    const uploaded = await fetch(`${server.baseUrl}/api/media?${ADMIN_KEY}`, { method: 'POST', body: form });
+    t.equal(uploaded.status, 201, 'a photograph uploaded while there is room');
+    const mediaId = ((await uploaded.json()) as { 'o:id': number })['o:id'];
+    await until('its derivatives are made', async () => {
+      const media = (await (await fetch(`${server.baseUrl}/api/media/${mediaId}`)).json()) as {
+        'o:thumbnail_urls': Record<string, string>;
+      };
+      return media['o:thumbnail_urls'].large ? true : null;
+    });
+
     const filler = join(mountPoint, 'filler');
     // A little room left: the log's small appends fit for a while after the read models' larger
     // commits no longer do, so both stores' refusals are met (a disk filled to the byte refuses
@@ -217,6 +235,16 @@ t.test(
     t.equal(search.status, 200, `a search answers on the full disk: ${JSON.stringify(search.body).slice(0, 200)}`);
     const chat = await post(server, '/chatbot/api/chat', { question: 'Which item is the seventh, disk full?' });
     t.equal(chat.status, 200, `a chat answers on the full disk: ${JSON.stringify(chat.body).slice(0, 200)}`);
+    // An image region never asked before: rendered, answered, not kept (the cache only saves work).
+    const tile = await fetch(`${server.baseUrl}/iiif/3/image/${mediaId}/10,20,64,48/32,/0/default.jpg`);
+    t.equal(tile.status, 200, 'a new image region answers on the full disk');
+    t.same(
+      await sharp(Buffer.from(await tile.arrayBuffer()))
+        .metadata()
+        .then((m) => [m.format, m.width, m.height]),
+      ['jpeg', 32, 24],
+      'with the image it asks for',
+    );
     const logout = await post(server, '/logout', {}, { cookie });
     t.equal(logout.status, 204, 'a logout on the full disk answers 204');
     t.match(logout.headers.get('set-cookie') ?? '', /sid=;.*Expires=Thu, 01 Jan 1970/, 'and expires the cookie');
