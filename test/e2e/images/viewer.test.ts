@@ -1,13 +1,10 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import sharp from 'sharp';
-import { ROOT, runCli, startServer, type ServerProcess } from '../process.js';
+import { ROOT } from '../process.js';
+import { KEY, near, skipWithoutChromium, until, upload, viewerBench, type Rgb } from '../viewers.js';
 
 /**
  * The IIIF Image API through the real server, in a real viewer: a photograph with an EXIF
@@ -18,9 +15,7 @@ import { ROOT, runCli, startServer, type ServerProcess } from '../process.js';
  * resolution, and that a private image is not served to the anonymous browser.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
 const OSD_SCRIPT = join(ROOT, 'node_modules', 'openseadragon', 'build', 'openseadragon', 'openseadragon.min.js');
-const KEY = 'key_identity=editor-id&key_credential=editor-secret';
 const ITEM_ID = 100;
 /** As stored: 2400 x 1600 with EXIF orientation 6 (turn 90 degrees clockwise), so upright 1600 x 2400. */
 const STORED = { width: 2400, height: 1600 };
@@ -28,7 +23,6 @@ const UPRIGHT = { width: 1600, height: 2400 };
 /** The viewer element, of the upright image's aspect ratio, so the home view fills it. */
 const VIEWER = { width: 600, height: 900 };
 
-type Rgb = [number, number, number];
 const RED: Rgb = [255, 0, 0];
 const GREEN: Rgb = [0, 255, 0];
 const BLUE: Rgb = [0, 0, 255];
@@ -196,76 +190,16 @@ function tileOf(url: string, base: string): Omit<TileAnswer, 'status' | 'content
   return { url, region: box, scale: width / box[2] };
 }
 
-/** Resolves once `check` answers true, checking every `every` ms; rejects after `timeoutMs`, naming `what`. */
-async function until(what: string, timeoutMs: number, check: () => boolean | Promise<boolean>, every = 100) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, every));
-  }
-}
-
-/** Each channel within `tolerance` of the expected colour, and opaque. */
-function near(actual: number[], expected: Rgb, tolerance = 40): boolean {
-  return expected.every((channel, i) => Math.abs(actual[i] - channel) <= tolerance) && actual[3] === 255;
-}
-
-async function upload(base: string, data: object, jpeg: Buffer, filename: string): Promise<number> {
-  const form = new FormData();
-  form.append('data', JSON.stringify(data));
-  form.append('file[0]', new Blob([new Uint8Array(jpeg)], { type: 'image/jpeg' }), filename);
-  const res = await fetch(`${base}/api/media?${KEY}`, {
-    method: 'POST',
-    body: form,
-    signal: AbortSignal.timeout(15_000),
-  });
-  const body = await res.text();
-  if (res.status !== 201) throw new Error(`upload answered ${res.status}: ${body}`);
-  return Number((JSON.parse(body) as Record<string, unknown>)['o:id']);
-}
-
 // A server started from the sources and a browser on a busy 2-core machine: a generous bound (a run
 // takes about 15 seconds); every wait inside has its own, shorter one.
 t.setTimeout(150_000);
 
-const skip = existsSync(CHROMIUM)
-  ? false
-  : `${CHROMIUM} is missing: install the Debian chromium package (.ci/run does) to run the browser test`;
-
 t.test(
   'a photograph uploaded through the real server, opened in OpenSeadragon on another origin',
-  { skip },
+  { skip: skipWithoutChromium },
   async (t) => {
-    const work = await mkdtemp(join(tmpdir(), 'iiif-viewer-'));
-    const dataDir = join(work, 'data');
-    let server: ServerProcess | null = null;
-    let hostServer: Server | null = null;
-    let browser: Browser | null = null;
-    t.teardown(async () => {
-      await browser?.close().catch(() => undefined);
-      if (server) {
-        const running = server;
-        let timer: NodeJS.Timeout | undefined;
-        const gone = await Promise.race([
-          running.stop('SIGTERM').then(() => true),
-          new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 10_000))),
-        ]);
-        clearTimeout(timer);
-        if (!gone) await running.stop('SIGKILL');
-      }
-      if (hostServer) {
-        hostServer.closeAllConnections();
-        await new Promise<void>((resolve) => hostServer?.close(() => resolve()));
-      }
-      await rm(work, { recursive: true, force: true });
-    });
-
-    const fixtureFile = join(work, 'fixture.json');
-    writeFileSync(fixtureFile, JSON.stringify(fixture));
-    const imported = await runCli('import.ts', [fixtureFile], { DATA_DIR: dataDir });
-    t.equal(imported.code, 0, `import exits 0: ${imported.stderr}`);
-    server = await startServer({ DATA_DIR: dataDir }, 60_000);
-    const base = server.baseUrl;
+    const bench = await viewerBench(t, fixture, 'iiif-viewer-');
+    const base = bench.server.baseUrl;
 
     const jpeg = await photograph();
     const id = await upload(base, { 'o:item': { 'o:id': ITEM_ID }, 'o:ingester': 'upload' }, jpeg, 'Portrait.jpg');
@@ -297,37 +231,13 @@ t.test(
 
     // The host page on another origin (its own port), serving OpenSeadragon from node_modules.
     const osdScript = readFileSync(OSD_SCRIPT);
-    const host = createServer((req, res) => {
-      if (req.url === '/') {
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        res.end(hostPage(`${imageBase}/info.json`));
-      } else if (req.url === '/openseadragon.min.js') {
-        res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' });
-        res.end(osdScript);
-      } else {
-        res.writeHead(404, { 'content-type': 'text/plain' });
-        res.end('not found');
-      }
+    const hostOrigin = await bench.host({
+      '/': { type: 'text/html; charset=utf-8', body: hostPage(`${imageBase}/info.json`) },
+      '/openseadragon.min.js': { type: 'text/javascript; charset=utf-8', body: osdScript },
     });
-    hostServer = host;
-    await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
-    const hostOrigin = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
     t.not(hostOrigin, new URL(base).origin, 'the page and the image service are on different origins');
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      timeout: 30_000,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    const browser = await bench.browser();
     const page: Page = await browser.newPage({ viewport: { width: 800, height: 1000 }, deviceScaleFactor: 1 });
     page.setDefaultTimeout(20_000);
     const tiles: TileAnswer[] = [];
