@@ -1,13 +1,13 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { launchChromium, skipWithoutChromium } from '../browser.js';
 import { chatbotFixture } from '../../routes/chatbot/support.js';
 import { runCli, startServer } from '../process.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 /** Low enough that the test can spend it: every POST from the browser comes from 127.0.0.1. */
 const RATE_LIMIT = 4;
 
@@ -70,9 +70,7 @@ async function indexed(apiBase: string, resources: number): Promise<void> {
 // Server processes and a browser start slowly on a busy 2-core machine: allow more than the default.
 t.setTimeout(240_000);
 
-const skip = existsSync(CHROMIUM)
-  ? false
-  : `${CHROMIUM} is missing: install the Debian chromium package (.ci/run does) to run the browser test`;
+const skip = skipWithoutChromium;
 
 t.test('the chat panel embedded on another origin, in Chromium', { skip }, async (t) => {
   let apiBase = '';
@@ -98,19 +96,7 @@ t.test('the chat panel embedded on another origin, in Chromium', { skip }, async
   apiBase = server.baseUrl;
   await indexed(apiBase, 6);
 
-  const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const browser = await launchChromium();
   t.teardown(() => browser.close());
   const page = await browser.newPage({ viewport: { width: 900, height: 420 } });
   const requested: string[] = [];

@@ -1,15 +1,15 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { launchChromium, skipWithoutChromium } from '../browser.js';
 import { clickCounts } from '../../../queries/directory/clicks.js';
 import { buildTestApp } from '../../helper.js';
 import { directoryFixture, PROXY_PREFIX } from '../../routes/directory/fixture.js';
 import { freePort } from '../process.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const HOST_TOKEN = 'host-page-token-0123456789abcdefghij';
 const ELSEWHERE_TOKEN = 'elsewhere-token-0123456789abcdefghij';
 
@@ -47,9 +47,7 @@ async function cardHandles(page: Page, widget: string): Promise<string[]> {
 // Child processes (or a browser) start slowly on a busy 2-core machine: allow more than the default.
 t.setTimeout(240_000);
 
-const skip = existsSync(CHROMIUM)
-  ? false
-  : `${CHROMIUM} is missing: install the Debian chromium package (.ci/run does) to run the browser test`;
+const skip = skipWithoutChromium;
 
 t.test('the widget embedded on another origin, in Chromium', { skip }, async (t) => {
   let apiBase = '';
@@ -73,19 +71,7 @@ t.test('the widget embedded on another origin, in Chromium', { skip }, async (t)
   const { app, runtime } = await buildTestApp(t, { fixture: { directory: fixture }, config: { baseUrl: apiBase } });
   await app.listen({ host: '127.0.0.1', port: apiPort });
 
-  const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const browser = await launchChromium();
   t.teardown(() => browser.close());
   const page = await browser.newPage({ viewport: { width: 1100, height: 2400 } });
   const requested: string[] = [];

@@ -4,7 +4,7 @@ import t from 'tap';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { ROOT } from '../process.js';
-import { KEY, near, skipWithoutChromium, until, upload, viewerBench, type Rgb } from '../viewers.js';
+import { KEY, near, skipWithoutChromium, until, upload, viewerBench, type Rgb } from '../browser.js';
 
 /**
  * The IIIF Presentation API through the real server, in a real viewer: two photographs (one with

@@ -9,8 +9,9 @@ import { runCli, startServer, type ServerProcess } from './process.js';
 import type { TestContext } from '../helper.js';
 
 /**
- * What the IIIF viewers' browser tests share (images/viewer.test.ts, iiif/mirador.test.ts): the
- * real server on a fixture, a host page on another origin, headless Chromium, and their teardown.
+ * What the browser tests share: headless Chromium (launchChromium, skipWithoutChromium), and for
+ * the IIIF viewers' tests (images/viewer.test.ts, iiif/mirador.test.ts) the real server on a
+ * fixture, a host page on another origin, and their teardown (viewerBench).
  */
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -23,6 +24,24 @@ export type Rgb = [number, number, number];
 export const skipWithoutChromium: string | false = existsSync(CHROMIUM)
   ? false
   : `${CHROMIUM} is missing: install the Debian chromium package (.ci/run does) to run the browser test`;
+
+/** Debian's Chromium, headless, without the background traffic that would blur what a page asked for. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    timeout: 30_000,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
 
 /** Resolves once `check` answers true, checking every `every` ms; rejects after `timeoutMs`, naming `what`. */
 export async function until(what: string, timeoutMs: number, check: () => boolean | Promise<boolean>, every = 100) {
@@ -119,20 +138,7 @@ export async function viewerBench(t: TestContext, fixture: object, prefix: strin
       return `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
     },
     async browser() {
-      launched = await chromium.launch({
-        executablePath: CHROMIUM,
-        timeout: 30_000,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
+      launched = await launchChromium();
       return launched;
     },
   };
