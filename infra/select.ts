@@ -45,6 +45,11 @@ export function readModelsTextFile(config: AppConfig): string {
 
 /** The configured event store alone, for a CLI that only reads and appends (bin/projections.ts). */
 export async function createEventStore(config: AppConfig): Promise<EventStore> {
+  if (config.eventStoreUrl && /^postgres(ql)?:\/\//i.test(config.eventStoreUrl)) {
+    // postgres:// or postgresql://: the PostgreSQL adapter, its driver loaded only then.
+    const { PostgresEventStore } = await import('./event-store/postgres.js');
+    return new PostgresEventStore(config.eventStoreUrl);
+  }
   if (config.eventStoreUrl) {
     // Imported on demand so the gRPC client loads only when EventStoreDB is configured.
     const { EventStoreDbEventStore } = await import('./event-store/eventstoredb.js');
@@ -103,6 +108,7 @@ async function createJobQueue(config: AppConfig, logger: Logger, clock?: Clock):
 /** The variable that points at each production dependency, to name it and its address when it cannot be reached. */
 const SETTING_OF: Record<string, { variable: string; value(config: AppConfig): string | undefined }> = {
   EventStoreDB: { variable: 'EVENTSTORE_URL', value: (config) => config.eventStoreUrl },
+  PostgreSQL: { variable: 'EVENTSTORE_URL', value: (config) => config.eventStoreUrl },
   MongoDB: { variable: 'MONGO_URL', value: (config) => config.mongoUrl },
   Kafka: { variable: 'KAFKA_BROKERS', value: (config) => config.kafkaBrokers?.join(',') },
   Redis: { variable: 'REDIS_URL', value: (config) => config.redisUrl },

@@ -64,6 +64,7 @@ const PROBE_TOKEN = 'health-probe';
 
 function adapterOf(config: AppConfig, port: PortName): Adapter {
   const production: Record<PortName, unknown> = {
+    // EVENTSTORE_URL: PostgreSQL (postgres://) or EventStoreDB (esdb://), both production adapters.
     event_store: config.eventStoreUrl,
     event_bus: config.kafkaBrokers?.length,
     document_store: config.mongoUrl,

@@ -276,6 +276,11 @@ t.test(
         dependency: 'EventStoreDB',
       },
       {
+        variable: 'EVENTSTORE_URL',
+        value: `postgres://reader:pg-secret@127.0.0.1:${closedPort}/collections?sslmode=disable`,
+        dependency: 'PostgreSQL',
+      },
+      {
         variable: 'MONGO_URL',
         value: `mongodb://reader:mongo-secret@127.0.0.1:${closedPort}/collections?authSource=admin`,
         dependency: 'MongoDB',
@@ -290,9 +295,10 @@ t.test(
     // Each server listens on a port of its own, never the closed one: the server listens before its
     // workers first reach the vector index, which would otherwise find the server itself there.
     const runs = await Promise.all(
-      cases.map(async ({ variable, value }) =>
+      cases.map(async ({ variable, value }, i) =>
         runCli('serve.ts', [], {
-          DATA_DIR: join(t.testdir(), variable),
+          // Two cases set EVENTSTORE_URL: a directory per case.
+          DATA_DIR: join(t.testdir(), `${i}-${variable}`),
           PORT: String(await freePort()),
           [variable]: value,
         }),

@@ -4,7 +4,9 @@ import t from 'tap';
 import { DependencyUnavailableError, VersionConflictError } from '../../infra/errors.js';
 import { EventStoreDbEventStore } from '../../infra/event-store/eventstoredb.js';
 import type { EventStore, NewEvent, StoredEvent } from '../../infra/event-store/port.js';
+import { PostgresEventStore } from '../../infra/event-store/postgres.js';
 import { SqliteEventStore } from '../../infra/event-store/sqlite.js';
+import { dropSchema, freshSchema } from './event-store/postgres-schemas.js';
 
 interface Context {
   testdir(): string;
@@ -15,6 +17,8 @@ interface Context {
 type Factory = (t: Context) => Promise<EventStore>;
 
 const EVENTSTORE_URL = process.env.EVENTSTORE_URL;
+/** A postgres:// URL of a database the tests may create schemas in (.ci/run sets it when PostgreSQL answers). */
+const PG_EVENTSTORE_URL = process.env.PG_EVENTSTORE_URL;
 
 function event(type: string, data: Record<string, unknown> = {}): NewEvent {
   return { type, data, metadata: { userId: 7, at: '2026-01-02T03:04:05.000Z', requestId: 'req-1' } };
@@ -66,6 +70,17 @@ function eventStoreContract(name: string, factory: Factory | null, skip?: string
       t.same(read[0].metadata, { userId: 7, at: '2026-01-02T03:04:05.000Z', requestId: 'req-1' });
       t.equal(read[1].position, result.position, 'the append answers the position of its last event');
       t.ok(read[0].position < read[1].position, 'positions increase');
+    });
+
+    t.test('event data reads back as written: its keys in their order, and every character', async (t) => {
+      const store = await make(t);
+      const stream = freshStream();
+      const data = { z: 1, a: 'nul \u0000 and \u{1F5FA} and \u2028', m: { b: [2, { y: null, x: true }], a: 1.5 } };
+      await store.append(stream, [event('ThingCreated', data)], 0);
+      const [read] = await store.readStream(stream);
+      t.equal(JSON.stringify(read?.data), JSON.stringify(data));
+      const [fromAll] = (await store.readAll((read?.position ?? 1) - 1, 1)).filter((e) => e.streamId === stream);
+      t.equal(JSON.stringify(fromAll?.data), JSON.stringify(data), 'and from the whole log');
     });
 
     t.test('a missing stream reads as empty', async (t) => {
@@ -293,5 +308,38 @@ t.test('EventStoreDB: an unreachable server is DependencyUnavailableError', asyn
     const error = await rejection(attempt());
     t.ok(error instanceof DependencyUnavailableError, `${what}: DependencyUnavailableError`);
     t.equal((error as DependencyUnavailableError).dependency, 'EventStoreDB');
+  }
+});
+
+eventStoreContract(
+  'PostgreSQL event store',
+  PG_EVENTSTORE_URL
+    ? async (t) => {
+        // A schema per test, dropped after it: each test starts on an empty log of its own.
+        const schema = freshSchema();
+        const store = new PostgresEventStore(PG_EVENTSTORE_URL, { schema });
+        t.teardown(async () => {
+          await store.close();
+          await dropSchema(PG_EVENTSTORE_URL, schema);
+        });
+        return store;
+      }
+    : null,
+  PG_EVENTSTORE_URL ? undefined : 'PG_EVENTSTORE_URL unset (a postgres:// URL of a database to test against)',
+);
+
+t.test('PostgreSQL: an unreachable server is DependencyUnavailableError', async (t) => {
+  const store = new PostgresEventStore('postgres://postgres@127.0.0.1:1/test');
+  t.teardown(() => store.close());
+  for (const [what, attempt] of [
+    ['append', () => store.append(freshStream(), [event('A')], 0)],
+    ['readStream', () => store.readStream(freshStream())],
+    ['readAll', () => store.readAll(0, 10)],
+    ['lastPosition', () => store.lastPosition()],
+  ] as const) {
+    const error = await rejection(attempt());
+    t.ok(error instanceof DependencyUnavailableError, `${what}: DependencyUnavailableError`);
+    t.equal((error as DependencyUnavailableError).dependency, 'PostgreSQL');
+    t.equal((error as DependencyUnavailableError).statusCode, 503);
   }
 });

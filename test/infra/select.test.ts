@@ -5,7 +5,8 @@ import t from 'tap';
 import { loadConfig } from '../../infra/config.js';
 import type { StoredEvent } from '../../infra/event-store/port.js';
 import { DependencyUnavailableError } from '../../infra/errors.js';
-import { createInfrastructure, startupError } from '../../infra/select.js';
+import { PostgresEventStore } from '../../infra/event-store/postgres.js';
+import { createEventStore, createInfrastructure, startupError } from '../../infra/select.js';
 
 const KAFKA_BROKERS = process.env.KAFKA_BROKERS;
 const silent = pino({ level: 'silent' });
@@ -73,4 +74,21 @@ t.test('a dependency unavailable at start: the variable and its address in one l
   );
   const other = new Error('not a dependency');
   t.equal(startupError(other, config), other, 'other errors pass through');
+});
+
+t.test('EVENTSTORE_URL postgres:// or postgresql:// picks the PostgreSQL event store', async (t) => {
+  for (const url of ['postgres://user:secret@127.0.0.1:1/log', 'postgresql://user:secret@127.0.0.1:1/log']) {
+    // Nothing connects before the first use, so an address nobody answers at is enough.
+    const store = await createEventStore(loadConfig({ DATA_DIR: t.testdir(), EVENTSTORE_URL: url }));
+    t.ok(store instanceof PostgresEventStore, url.split(':')[0]);
+    await store.close();
+  }
+  const error = startupError(
+    new DependencyUnavailableError('PostgreSQL'),
+    loadConfig({ EVENTSTORE_URL: 'postgres://user:secret@db.example.org:5432/log' }),
+  );
+  t.equal(
+    (error as Error).message,
+    'Cannot start: PostgreSQL is unavailable at db.example.org:5432. Check EVENTSTORE_URL or unset it to use the embedded default.',
+  );
 });
