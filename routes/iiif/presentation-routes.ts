@@ -6,6 +6,7 @@ import { NotFoundError } from '../../infra/errors.js';
 import type { CanvasEntry } from '../../queries/iiif/documents.js';
 import {
   collectionName,
+  manifestRevision,
   visibleManifest,
   visibleSetCollection,
   visibleSets,
@@ -87,17 +88,25 @@ export const iiifPresentationRoutes: RoutesPlugin = async (app, { runtime }) => 
   async function answer(
     request: FastifyRequest,
     reply: FastifyReply,
-    { made, anonymous, build }: { made: string; anonymous: boolean; build: () => Promise<object> },
+    {
+      made,
+      anonymous,
+      build,
+    }: { made: string; anonymous: boolean; build: () => Promise<{ made: string; body: object }> },
   ) {
     const type = typeFor(request.headers.accept);
-    const opaque = createHash('sha1').update(`${type}\n${baseUrl}\n${made}`).digest('hex');
+    const tag = (from: string) => createHash('sha1').update(`${type}\n${baseUrl}\n${from}`).digest('hex');
+    const opaque = tag(made);
     reply
       .header('ETag', `"${opaque}"`)
       .header('Cache-Control', anonymous ? PUBLIC_CACHE : PRIVATE_CACHE)
       .header('Vary', 'Accept, Cookie');
     const ifNoneMatch = parseTagList(request.headers['if-none-match']);
     if (ifNoneMatch !== undefined && !noneMatch(ifNoneMatch, { weak: false, opaque })) return reply.status(304).send();
-    return reply.header('Content-Type', type).send(Buffer.from(JSON.stringify(await build())));
+    const built = await build();
+    // Changed between the tag and the build: the answer names what it was made from.
+    if (built.made !== made) reply.header('ETag', `"${tag(built.made)}"`);
+    return reply.header('Content-Type', type).send(Buffer.from(JSON.stringify(built.body)));
   }
 
   function canvas(manifest: string, entry: CanvasEntry) {
@@ -203,9 +212,18 @@ export const iiifPresentationRoutes: RoutesPlugin = async (app, { runtime }) => 
     },
     async (request, reply) => {
       const all = await seesAll(request);
-      const found = await visibleManifest(runtime.documents, request.params.id, all);
-      if (!found) throw new NotFoundError('Manifest not found.');
-      return answer(request, reply, { made: found.revision, anonymous: !all, build: () => manifest(found) });
+      // The tag first, from the document's head: a 304 reads no canvas.
+      const made = await manifestRevision(runtime.documents, request.params.id, all);
+      if (made === null) throw new NotFoundError('Manifest not found.');
+      return answer(request, reply, {
+        made,
+        anonymous: !all,
+        build: async () => {
+          const found = await visibleManifest(runtime.documents, request.params.id, all);
+          if (!found) throw new NotFoundError('Manifest not found.');
+          return { made: found.revision, body: await manifest(found) };
+        },
+      });
     },
   );
 
@@ -232,7 +250,11 @@ export const iiifPresentationRoutes: RoutesPlugin = async (app, { runtime }) => 
         label: text(found.set.title),
         items: found.manifests.map((item) => ({ id: manifestUrl(item.id), type: 'Manifest', label: text(item.title) })),
       };
-      return answer(request, reply, { made: JSON.stringify(body), anonymous: !all, build: async () => body });
+      return answer(request, reply, {
+        made: JSON.stringify(body),
+        anonymous: !all,
+        build: async () => ({ made: JSON.stringify(body), body }),
+      });
     },
   );
 
@@ -256,7 +278,11 @@ export const iiifPresentationRoutes: RoutesPlugin = async (app, { runtime }) => 
         label: text(await collectionName(runtime.documents, runtime.config)),
         items: sets.map((set) => ({ id: setUrl(set.id), type: 'Collection', label: text(set.title) })),
       };
-      return answer(request, reply, { made: JSON.stringify(body), anonymous: !all, build: async () => body });
+      return answer(request, reply, {
+        made: JSON.stringify(body),
+        anonymous: !all,
+        build: async () => ({ made: JSON.stringify(body), body }),
+      });
     },
   );
 };
