@@ -5,6 +5,7 @@ import { embeddingBenchmark } from './embedding.js';
 import { firstStartBenchmark } from './first-start.js';
 import { imagesBenchmark } from './images.js';
 import { importBenchmark } from './import.js';
+import { interopBenchmark } from './interop.js';
 import { startContentServer, type ContentServer } from './content-server.js';
 import { memoryBenchmark } from './memory.js';
 import { museumSearchBenchmark } from './museum-search.js';
@@ -102,6 +103,12 @@ const BENCHMARKS: readonly Benchmark[] = [
     title: 'IIIF images and derivatives beside iiif-processor',
     needs: ['platform'],
     run: imagesBenchmark,
+  },
+  {
+    name: 'interop',
+    title: 'IIIF manifest of 1,000 canvases, OAI-PMH harvest and GetRecord',
+    needs: ['platform'],
+    run: interopBenchmark,
   },
   // Skipped, with the reason, unless KAFKA_BROKERS, MONGO_URL and ELASTICSEARCH_URL are set.
   {
