@@ -70,8 +70,10 @@ async function snapshot(url: string): Promise<Record<string, { status: number; t
     .sort();
   const out: Record<string, { status: number; total: string | null; body: unknown }> = {};
   for (const path of paths) {
-    const res = await fetch(`${url}${path}?${ADMIN_KEY}&per_page=100`, { headers: { cookie } });
-    const text = await res.text();
+    // OAI-PMH takes its own arguments (every public record, with its datestamp); its answer's own time aside.
+    const query = path === '/oai-pmh' ? 'verb=ListRecords&metadataPrefix=oai_dc' : `${ADMIN_KEY}&per_page=100`;
+    const res = await fetch(`${url}${path}?${query}`, { headers: { cookie } });
+    const text = (await res.text()).replace(/<responseDate>[^<]*<\/responseDate>/, '');
     let body: unknown = text;
     try {
       body = JSON.parse(text);

@@ -266,13 +266,24 @@ t.test(
     });
     t.same(recovered.storage.refusing, [], 'no store refuses writes any more');
     const again = await post(server, '/chatbot/api/search', query);
-    // The fixture's items (ids 100 to 119), in order: the writers' items indexed meanwhile aside.
+    // The fixture's items (ids 100 to 119) with their distances: the writers' items indexed
+    // meanwhile aside, and items at equal distances in whichever order.
     const fixtureItems = (body: unknown) =>
-      (body as { results: { resource_type: string; resource_id: number }[] }).results
-        .filter((r) => r.resource_type === 'item' && r.resource_id >= 100 && r.resource_id < 120)
-        .map((r) => r.resource_id);
-    t.ok(fixtureItems(search.body).length > 0, 'the full-disk search found the fixture items');
-    t.same(fixtureItems(again.body), fixtureItems(search.body), 'as the same search does with room');
+      new Map(
+        (body as { results: { resource_type: string; resource_id: number; distance: number }[] }).results
+          .filter((r) => r.resource_type === 'item' && r.resource_id >= 100 && r.resource_id < 120)
+          .map((r) => [r.resource_id, r.distance.toFixed(6)]),
+      );
+    const onFullDisk = fixtureItems(search.body);
+    const withRoom = fixtureItems(again.body);
+    t.ok(onFullDisk.size > 0, 'the full-disk search found the fixture items');
+    t.equal([...onFullDisk.keys()][0], 107, 'the exact title first');
+    t.equal([...withRoom.keys()][0], 107, 'the exact title first with room too');
+    t.same(
+      [...onFullDisk].filter(([id]) => withRoom.has(id)).map(([id, distance]) => [id, withRoom.get(id) === distance]),
+      [...onFullDisk].filter(([id]) => withRoom.has(id)).map(([id]) => [id, true]),
+      'each fixture item at the same distance as the same search finds it with room',
+    );
     t.notOk(await sessionWorks(server, cookie), 'the ended session stays ended once there is room');
     writing = false;
     await Promise.all(writers);

@@ -77,7 +77,15 @@ t.test(
     }
     t.same(
       progress,
-      { resources: 10, searchable_by_words: 10, searchable_by_meaning: 10, reading: false, seconds_left: 0 },
+      {
+        resources: 10,
+        searchable_by_words: 10,
+        searchable_by_meaning: 10,
+        reading: false,
+        seconds_left: 0,
+        questions_not_recorded: 0,
+        embeddings_not_cached: 0,
+      },
       '/health: all read',
     );
     for (let i = 0; i < 50 && !/fully searchable by meaning/.test(server.stdout()); i++)

@@ -33,7 +33,15 @@ t.test('/health and the chat answer say how far the collection has been read', a
   // 4 items, 4 media, 2 site pages; no blog post.
   t.same(
     await health(),
-    { resources: 10, searchable_by_words: 10, searchable_by_meaning: 10, reading: false, seconds_left: 0 },
+    {
+      resources: 10,
+      searchable_by_words: 10,
+      searchable_by_meaning: 10,
+      reading: false,
+      seconds_left: 0,
+      questions_not_recorded: 0,
+      embeddings_not_cached: 0,
+    },
     'all read',
   );
   t.notOk('still_reading' in (await chat()), "a chat answer has the seed's fields only");
@@ -47,7 +55,15 @@ t.test('/health and the chat answer say how far the collection has been read', a
   await indexOutbox(runtime.documents).put({ ...outboxMark({ type: 'item', id: 101 }, 1), stage: 'embed' });
   t.same(
     await health(),
-    { resources: 10, searchable_by_words: 9, searchable_by_meaning: 8, reading: true, seconds_left: null },
+    {
+      resources: 10,
+      searchable_by_words: 9,
+      searchable_by_meaning: 8,
+      reading: true,
+      seconds_left: null,
+      questions_not_recorded: 0,
+      embeddings_not_cached: 0,
+    },
     'no pace measured: time left unknown',
   );
   await readingPace(runtime.documents).put({
