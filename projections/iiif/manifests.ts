@@ -16,7 +16,7 @@ import {
   type ManifestMediaDoc,
 } from '../../queries/iiif/documents.js';
 import { defineHandlerProjection, type Projected } from '../projection.js';
-import { oaiRecordChanged } from '../oai/records.js';
+import { oaiRecordChanged, oaiSetVisibilityChanged } from '../oai/records.js';
 import type { OaiContent } from '../../queries/oai/documents.js';
 
 /**
@@ -102,6 +102,11 @@ class Fold {
     const before = await sets.findOne({ _id: id });
     if (next) await sets.put(next);
     else await sets.deleteOne({ _id: id });
+    if (Boolean(before?.is_public) !== Boolean(next?.is_public))
+      await oaiSetVisibilityChanged(this.documents, id, {
+        position: this.event.position,
+        at: this.event.metadata.at,
+      });
     const view = (doc: CollectionSetDoc | null) => (doc?.is_public ? doc.title : null);
     const type = Fold.transition(view(before), view(next));
     if (!type) return;

@@ -245,6 +245,30 @@ t.test('OAI-PMH', async (t) => {
     t.same(answer.texts('relation', DC), ['http://test.local/iiif/3/item/6/manifest']);
   });
 
+  t.test("a set made private or public again: its records' headers change, with that change's datestamp", async (t) => {
+    const setPublic = async (is_public: boolean) =>
+      (
+        await app.inject({
+          method: 'PATCH',
+          url: `/api/item_sets/10?${editor}`,
+          payload: { 'o:is_public': is_public },
+        })
+      ).statusCode;
+    clock.set(new Date('2026-03-03T12:00:00Z'));
+    t.equal(await setPublic(false), 200);
+    const hidden = await ask(`verb=GetRecord&identifier=${ID(1)}&metadataPrefix=oai_dc`);
+    t.same(hidden.texts('setSpec'), [], 'no longer in the set for harvesters');
+    t.same(hidden.texts('datestamp'), ['2026-03-03T12:00:00Z']);
+    const since = await ask('verb=ListIdentifiers&metadataPrefix=oai_dc&from=2026-03-03T12:00:00Z');
+    t.same(since.texts('identifier'), [ID(1)], 'an incremental harvest brings the header again');
+    clock.set(new Date('2026-03-03T12:30:00Z'));
+    t.equal(await setPublic(true), 200);
+    const shown = await ask(`verb=GetRecord&identifier=${ID(1)}&metadataPrefix=oai_dc`);
+    t.same(shown.texts('setSpec'), ['10']);
+    t.same(shown.texts('datestamp'), ['2026-03-03T12:30:00Z']);
+    t.same(shown.texts('title', DC), [TITLE], 'the same record');
+  });
+
   t.test('a character XML cannot carry is replaced, not sent', async (t) => {
     const res = await app.inject({
       method: 'PATCH',
