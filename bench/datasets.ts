@@ -10,6 +10,17 @@ import { WikipediaText } from './wikipedia-text.js';
 
 export const ADMIN_KEY = { identity: 'bench-admin', credential: 'bench-admin-credential' };
 export const ADMIN_ID = 1;
+/** The benchmarks' global administrator, with ADMIN_KEY, as a fixture's `users` entry. */
+export const BENCH_ADMIN = {
+  id: ADMIN_ID,
+  email: 'bench@example.org',
+  name: 'Bench',
+  role: 'global_admin',
+  password: 'bench-password-1',
+  api_keys: [{ ...ADMIN_KEY, label: 'bench' }],
+};
+/** The one site of the benchmarks' fixtures. */
+export const BENCH_SITE = { id: 1, slug: 'main', title: 'Main site' };
 
 /** A fresh DATA_DIR; removed by `cleanup` unless BENCH_KEEP is set. */
 export function tempDataDir(name: string): { dir: string; cleanup(): void } {
@@ -28,17 +39,8 @@ export async function importAdmin(dataDir: string): Promise<void> {
   writeFileSync(
     fixture,
     JSON.stringify({
-      users: [
-        {
-          id: ADMIN_ID,
-          email: 'bench@example.org',
-          name: 'Bench',
-          role: 'global_admin',
-          password: 'bench-password-1',
-          api_keys: [{ ...ADMIN_KEY, label: 'bench' }],
-        },
-      ],
-      sites: [{ id: 1, slug: 'main', title: 'Main site' }],
+      users: [BENCH_ADMIN],
+      sites: [BENCH_SITE],
     }),
   );
   await runScript('bin/import.ts', [fixture], { ...EMBEDDED_ENV, DATA_DIR: dataDir });

@@ -15,7 +15,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { waitForIndexOutbox } from './content-server.js';
-import { ADMIN_ID, ADMIN_KEY, keyQuery, tempDataDir } from './datasets.js';
+import { BENCH_ADMIN, BENCH_SITE, keyQuery, tempDataDir } from './datasets.js';
 import type { PeerManifest } from './images-peer.js';
 import type { BenchOptions } from './options.js';
 import { scaled } from './options.js';
@@ -299,17 +299,8 @@ async function importFixture(dataDir: string): Promise<void> {
   writeFileSync(
     fixture,
     JSON.stringify({
-      users: [
-        {
-          id: ADMIN_ID,
-          email: 'bench@example.org',
-          name: 'Bench',
-          role: 'global_admin',
-          password: 'bench-password-1',
-          api_keys: [{ ...ADMIN_KEY, label: 'bench' }],
-        },
-      ],
-      sites: [{ id: 1, slug: 'main', title: 'Main site' }],
+      users: [BENCH_ADMIN],
+      sites: [BENCH_SITE],
       items: [
         { id: ITEM_JPEG, title: 'A photograph, 6,000 x 4,000', site_ids: [1], is_public: true },
         { id: ITEM_TIFF, title: 'A scan, 10,000 x 8,000', site_ids: [1], is_public: true },

@@ -4,7 +4,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { UNLIMITED_CHATBOT, waitForIndexOutbox } from './content-server.js';
-import { ADMIN_ID, ADMIN_KEY, tempDataDir } from './datasets.js';
+import { BENCH_ADMIN, BENCH_SITE, tempDataDir } from './datasets.js';
 import { EnglishGenerator } from './english.js';
 import type { BenchOptions } from './options.js';
 import { scaled } from './options.js';
@@ -98,17 +98,8 @@ function interopFixture(items: number, image: string): object {
     };
   });
   return {
-    users: [
-      {
-        id: ADMIN_ID,
-        email: 'bench@example.org',
-        name: 'Bench',
-        role: 'global_admin',
-        password: 'bench-password-1',
-        api_keys: [{ ...ADMIN_KEY, label: 'bench' }],
-      },
-    ],
-    sites: [{ id: 1, slug: 'main', title: 'Main site' }],
+    users: [BENCH_ADMIN],
+    sites: [BENCH_SITE],
     items: records,
   };
 }

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UNLIMITED_CHATBOT, waitForIndexOutbox } from './content-server.js';
-import { ADMIN_ID, ADMIN_KEY, tempDataDir, writeBlogPosts } from './datasets.js';
+import { BENCH_ADMIN, BENCH_SITE, tempDataDir, writeBlogPosts } from './datasets.js';
 import { EnglishGenerator } from './english.js';
 import { EventLogWriter } from './event-log.js';
 import type { BenchOptions } from './options.js';
@@ -48,17 +48,8 @@ function museumFixture(items: number): { fixture: object; titles: string[] } {
       media: [{ id: i + 1, title: `${title} (photograph)`, text: english.description(30), is_public: true }],
     };
   });
-  const users = [
-    {
-      id: ADMIN_ID,
-      email: 'bench@example.org',
-      name: 'Bench',
-      role: 'global_admin',
-      password: 'bench-password-1',
-      api_keys: [{ ...ADMIN_KEY, label: 'bench' }],
-    },
-  ];
-  return { fixture: { users, sites: [{ id: 1, slug: 'main', title: 'Main site' }], items: records }, titles };
+  const users = [BENCH_ADMIN];
+  return { fixture: { users, sites: [BENCH_SITE], items: records }, titles };
 }
 
 /**
