@@ -276,6 +276,8 @@ export const oaiPmhRoutes: RoutesPlugin = async (app, { runtime }) => {
 
   async function list(body: XMLBuilder, verb: 'ListIdentifiers' | 'ListRecords', args: Map<string, string>) {
     const given = args.get('resumptionToken');
+    // Read once: the set argument is checked against them, and the page's headers name them.
+    const sets = await publicSets();
     let token: Token;
     if (given !== undefined) {
       token = decodeToken(given);
@@ -284,7 +286,7 @@ export const oaiPmhRoutes: RoutesPlugin = async (app, { runtime }) => {
       const range = dateRange(args.get('from'), args.get('until'));
       const setSpec = args.get('set');
       const set = setSpec === undefined ? null : /^[1-9][0-9]{0,15}$/.test(setSpec) ? Number(setSpec) : -1;
-      if (set !== null && !(await publicSets()).has(set)) throw new OaiError('noRecordsMatch', `No set ${setSpec}.`);
+      if (set !== null && !sets.has(set)) throw new OaiError('noRecordsMatch', `No set ${setSpec}.`);
       const start = { s: set, f: range.from, u: range.until, p: runtime.projections.currentPosition, a: 0, c: 0 };
       const size = await harvestSize(runtime.documents, queryOf({ v: 1, ...start, n: 0 }));
       if (size === 0) throw new OaiError('noRecordsMatch', 'No record matches.');
@@ -292,7 +294,6 @@ export const oaiPmhRoutes: RoutesPlugin = async (app, { runtime }) => {
     }
     const page = await harvestPage(runtime.documents, queryOf(token), PAGE);
     if (page.length === 0 && given === undefined) throw new OaiError('noRecordsMatch', 'No record matches.');
-    const sets = await publicSets();
     const node = body.ele(verb);
     for (const found of page) {
       if (verb === 'ListRecords') record(node, found, sets);
