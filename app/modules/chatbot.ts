@@ -1,6 +1,7 @@
 import type { AppModule, ModuleInstance } from '../kernel.js';
 import { createAnswerer } from '../../infra/answerer/select.js';
 import { createEmbedder } from '../../infra/embedder/select.js';
+import { IndexModels } from '../../infra/vector-index/index-models.js';
 import { questionLogFile, SqliteQuestionLog } from '../../infra/question-log/sqlite.js';
 import { createVectorIndex } from '../../infra/vector-index/select.js';
 import { chatbotBlogPostsProjection } from '../../projections/chatbot/blog-posts.js';
@@ -40,6 +41,7 @@ export const chatbotModule: AppModule<ChatbotModuleInstance> = {
     const services: ChatbotServices = {
       embedder,
       vectorIndex: await createVectorIndex(runtime.config),
+      indexModels: new IndexModels(),
       answerer: await createAnswerer(runtime.config, embedder),
       indexing: new IndexScheduler(runtime.jobs, runtime.logger),
       embedding: new IndexScheduler(runtime.jobs, runtime.logger, EMBED_QUEUE),

@@ -28,6 +28,8 @@ export class CachedEmbedder implements Embedder {
   private refusing = false;
   /** The inner embedder's stand-in vectors, when it has some (see the port); not cached, they are cheap. */
   readonly provisional?: (texts: string[]) => Float32Array[];
+  /** The inner embedder's query vectors for another model's chunks, when it has some (see the port); not cached either. */
+  readonly legacyQuery?: (model: string, texts: string[]) => Float32Array[] | null;
 
   constructor(
     private readonly inner: Embedder,
@@ -36,6 +38,8 @@ export class CachedEmbedder implements Embedder {
   ) {
     const provisional = inner.provisional?.bind(inner);
     if (provisional) this.provisional = provisional;
+    const legacyQuery = inner.legacyQuery?.bind(inner);
+    if (legacyQuery) this.legacyQuery = legacyQuery;
     mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');

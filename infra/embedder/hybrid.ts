@@ -1,20 +1,31 @@
 import { LocalEmbedder } from './local.js';
 import type { Embedder, EmbedPurpose } from './port.js';
 import { SentenceModel, type SentenceModelOptions } from './sentence-model/client.js';
-import { PIECE_WORDS } from './sentence-model/pieces.js';
 import { SENTENCE_DIMENSION } from './sentence-model/protocol.js';
 
 /**
  * Weights of the two parts of a vector (each part unit length before weighting). The cosine of
  * two vectors is then (S² cos_meaning + W² cos_words) / (S² + W²): meaning leads, and the
- * words still put a question in a title's exact words ahead of a merely related one. Measured
- * on test/fixtures/chatbot (see the retrieval tests).
+ * words still put a question in a title's exact words ahead of a merely related one. Tuned on
+ * bench/retrieval's tuning half (questions sharing no word with their record, where any weight
+ * of the words costs a little: 0.2 cost 0.003 of MRR, 0.5 cost 0.035) and checked on
+ * test/fixtures/chatbot's questions in the collection's words (bench/README.md, "Retrieval").
  */
 export const SEMANTIC_WEIGHT = 1;
-export const WORD_WEIGHT = 0.5;
+export const WORD_WEIGHT = 0.2;
+/**
+ * The words' features take what the model leaves of 896 numbers, the vectors' length since the
+ * first model (512 + 384): an index read by the previous model keeps its dimension, and so can
+ * be searched by its words while the new model reads the collection again (`legacyQuery`).
+ */
+export const HYBRID_DIMENSION = 896;
+const WORD_DIMENSION = HYBRID_DIMENSION - SENTENCE_DIMENSION;
+
+/** A hybrid's name: its model, the model's dimension, then its word features' (local.ts) name and dimension. */
+const HYBRID_NAME = /^.+-(\d+)-p\d+\+(local-hashed-ngrams-v1)-(\d+):[\d.]+\/[\d.]+$/;
 
 /**
- * The embedded default: the Universal Sentence Encoder lite (meaning, on a worker thread)
+ * The embedded default: the sentence model (meaning, on worker threads; model-files.ts)
  * followed by the hashed word features of LocalEmbedder, weighted and normalised as one
  * vector, so the index still does one cosine kNN.
  */
@@ -25,11 +36,11 @@ export class HybridEmbedder implements Embedder {
   private readonly sentences: SentenceModel;
 
   constructor(options: SentenceModelOptions = {}) {
-    this.words = new LocalEmbedder();
+    this.words = new LocalEmbedder(WORD_DIMENSION);
     this.sentences = new SentenceModel(options);
     this.dimension = SENTENCE_DIMENSION + this.words.dimension;
     // Everything that shapes a vector is in the name, which keys the cache: a change re-embeds.
-    this.model = `use-lite-${SENTENCE_DIMENSION}-p${PIECE_WORDS}+${this.words.model}:${SEMANTIC_WEIGHT}/${WORD_WEIGHT}`;
+    this.model = `${this.sentences.spec.name}-${SENTENCE_DIMENSION}-p${this.sentences.pieceWords}+${this.words.model}:${SEMANTIC_WEIGHT}/${WORD_WEIGHT}`;
   }
 
   async embed(texts: string[], purpose: EmbedPurpose): Promise<Float32Array[]> {
@@ -43,6 +54,24 @@ export class HybridEmbedder implements Embedder {
    */
   provisional(texts: string[]): Float32Array[] {
     return texts.map((text) => this.combine(null, this.words.vector(text)));
+  }
+
+  /**
+   * Query vectors for the chunks of an earlier hybrid (another model, the same word features):
+   * the words alone, where that hybrid put them, so that its chunks are found by their words
+   * until the new model has read them again. Null for a model of another kind or dimension.
+   */
+  legacyQuery(model: string, texts: string[]): Float32Array[] | null {
+    const match = HYBRID_NAME.exec(model);
+    if (!match || model === this.model) return null;
+    const [meaning, words] = [Number(match[1]), Number(match[3])];
+    if (meaning + words !== this.dimension || `${match[2]}-${words}` !== new LocalEmbedder(words).model) return null;
+    const features = new LocalEmbedder(words);
+    return texts.map((text) => {
+      const vector = new Float32Array(this.dimension);
+      vector.set(features.vector(text), meaning);
+      return vector;
+    });
   }
 
   /** Threads the model has started (tests check a crashed one is replaced). */

@@ -16,5 +16,11 @@ export interface Embedder {
    * holds them until `embed` gives the real ones. Absent when `embed` is all there is.
    */
   provisional?(texts: string[]): Float32Array[];
+  /**
+   * Query vectors for the chunks of another model this embedder can still search (an index not
+   * yet read again after an upgrade): from the features both share, in that model's layout and
+   * of this embedder's dimension; null when it cannot. Absent when it never can.
+   */
+  legacyQuery?(model: string, texts: string[]): Float32Array[] | null;
   close(): Promise<void>;
 }

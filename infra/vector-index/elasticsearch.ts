@@ -319,6 +319,22 @@ export class ElasticsearchVectorIndex implements VectorIndex {
     }
   }
 
+  async models(): Promise<Record<string, number>> {
+    try {
+      await this.client.indices.refresh({ index: this.index });
+      const answer = await this.client.search<unknown, { models: { buckets: { key: string; doc_count: number }[] } }>({
+        index: this.index,
+        size: 0,
+        aggs: { models: { terms: { field: 'model', size: 1000 } } },
+      });
+      const buckets = answer.aggregations?.models.buckets ?? [];
+      return Object.fromEntries(buckets.map((bucket) => [bucket.key, bucket.doc_count]));
+    } catch (error) {
+      if (isIndexMissing(error)) return {};
+      throw unavailable(error);
+    }
+  }
+
   async clear(): Promise<void> {
     try {
       await this.client.indices.delete({ index: this.index, ignore_unavailable: true });

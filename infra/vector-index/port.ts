@@ -91,6 +91,8 @@ export interface VectorIndex {
   warm?(model: string): void;
   /** Number of chunks held. */
   size(): Promise<number>;
+  /** Chunks held by the model that made them: after an upgrade, the previous model's are read again. */
+  models(): Promise<Record<string, number>>;
   clear(): Promise<void>;
   close(): Promise<void>;
 }

@@ -219,6 +219,14 @@ export class SqliteVectorIndex implements VectorIndex {
     return (this.statements.get('select count(*) as n from vector_chunks').get() as { n: number }).n;
   }
 
+  async models(): Promise<Record<string, number>> {
+    const rows = this.statements.get('select model, count(*) as n from vector_chunks group by model').all() as {
+      model: string;
+      n: number;
+    }[];
+    return Object.fromEntries(rows.map((row) => [row.model, row.n]));
+  }
+
   async clear(): Promise<void> {
     this.db.transaction(() => {
       this.db.exec(

@@ -39,7 +39,12 @@ export interface Gathered {
   stillReading: boolean;
 }
 
-export async function gatherEvidence(services: ChatbotQueryPorts, params: ChatParams): Promise<Gathered> {
+export async function gatherEvidence(
+  services: Pick<ChatbotQueryPorts, 'embedder' | 'vectorIndex' | 'indexModels'> & {
+    reading: Pick<ChatbotQueryPorts['reading'], 'stillReading'>;
+  },
+  params: ChatParams,
+): Promise<Gathered> {
   // Asked beside the retrieval, so it adds no wait.
   const [found, stillReading] = await Promise.all([
     retrieve(services, {

@@ -26,16 +26,33 @@ export interface RetrievedResource {
 /**
  * Embeds the text as a query, fetches the nearest chunks of its model the filter allows and the
  * resources whose title the text names (at the distance of their title, title-match.ts), and
- * keeps one entry per resource URL with its best (nearest) hit, nearest first.
+ * keeps one entry per resource URL with its best (nearest) hit, nearest first. While the index
+ * still holds chunks of an earlier model (`indexModels`, after an upgrade), those are searched
+ * too, with the query vectors the embedder has for them (their words): a resource not yet read
+ * again by the new model is still found.
  */
 export async function retrieve(
-  deps: { embedder: Embedder; vectorIndex: VectorIndex },
+  deps: { embedder: Embedder; vectorIndex: VectorIndex; indexModels?: { readonly searched: readonly string[] } },
   { text, filter, siteSlug }: { text: string; filter: SearchFilter; siteSlug?: string },
 ): Promise<RetrievedResource[]> {
   // Only chunks embedded by the query's model are comparable with it.
   const scope: SearchFilter = { siteId: filter.siteId, itemSetIds: filter.itemSetIds, model: deps.embedder.model };
-  const { vector, titleHits } = await embedWithTitles(deps, { query: text, limit: fetchLimit(filter), filter: scope });
-  const hits = await deps.vectorIndex.search(vector, fetchLimit(filter), scope);
+  const earlier = (deps.indexModels?.searched ?? []).flatMap((model) => {
+    const vector = deps.embedder.legacyQuery?.(model, [text])?.[0];
+    return vector ? [{ vector, scope: { ...scope, model } }] : [];
+  });
+  const limit = fetchLimit(filter);
+  const { vector, titleHits } = await embedWithTitles(deps, {
+    query: text,
+    limit,
+    filters: [scope, ...earlier.map((other) => other.scope)],
+  });
+  const hits = (
+    await Promise.all([
+      deps.vectorIndex.search(vector, limit, scope),
+      ...earlier.map((other) => deps.vectorIndex.search(other.vector, limit, other.scope)),
+    ])
+  ).flat();
   const byUrl = new Map<string, RetrievedResource>();
   for (const hit of [...hits, ...titleHits].sort((a, b) => a.distance - b.distance)) {
     const url = publicUrl(hit.path, siteSlug);

@@ -1,5 +1,6 @@
 import type { Answerer } from '../../infra/answerer/port.js';
 import type { Embedder } from '../../infra/embedder/port.js';
+import type { IndexModels } from '../../infra/vector-index/index-models.js';
 import type { VectorIndex } from '../../infra/vector-index/port.js';
 import type { PatronQuestions } from './questions.js';
 import type { CollectionReading } from './reading-progress.js';
@@ -12,6 +13,8 @@ import type { CollectionReading } from './reading-progress.js';
 export interface ChatbotQueryPorts {
   embedder: Embedder;
   vectorIndex: VectorIndex;
+  /** The earlier models the index still holds chunks of, searched too until the collection is read again. */
+  indexModels: IndexModels;
   answerer: Answerer;
   /** What patrons asked: recorded by the chat, listed and summarised for librarians. */
   questions: PatronQuestions;

@@ -46,10 +46,14 @@ export function titlePhrases(query: string): string[] {
  */
 export async function embedWithTitles(
   deps: { embedder: Embedder; vectorIndex: VectorIndex },
-  { query, limit, filter }: { query: string; limit: number; filter: SearchFilter },
+  { query, limit, filters }: { query: string; limit: number; filters: SearchFilter[] },
 ): Promise<{ vector: Float32Array; titleHits: VectorHit[] }> {
   const phrases = titlePhrases(query);
-  const titled = phrases.length > 0 ? await deps.vectorIndex.titled(phrases, limit, filter) : [];
+  // One filter per model the index is searched in (its own, and an earlier one's while the collection is read again).
+  const titled =
+    phrases.length > 0
+      ? (await Promise.all(filters.map((filter) => deps.vectorIndex.titled(phrases, limit, filter)))).flat()
+      : [];
   const titles = [...new Set(titled.map((chunk) => chunk.title))].slice(0, MAX_TITLES_EMBEDDED);
   const [vector, ...titleVectors] = await deps.embedder.embed([query, ...titles], 'query');
   const distanceOf = new Map(titles.map((title, index) => [title, cosineDistance(vector, titleVectors[index])]));

@@ -30,8 +30,10 @@ export interface ChatbotWorker {
  * with requests, never with the plugins' registration.
  */
 export async function startChatbotWorker(runtime: ModuleRuntime, services: ChatbotServices): Promise<ChatbotWorker> {
+  const held = await heldModels(runtime, services);
   const refill =
-    runtime.documents.persistent && (!services.vectorIndex.persistent || (await services.vectorIndex.size()) === 0);
+    runtime.documents.persistent &&
+    (!services.vectorIndex.persistent || held.upgrade || (await services.vectorIndex.size()) === 0);
   const catchUp = refill ? new IndexCatchUp(runtime.documents, services.indexing, !runtime.jobs.durable) : null;
   const tracker = new ReadingTracker(runtime.documents, runtime.clock, runtime.logger);
   await runtime.jobs.process<ResourceRef, string>(
@@ -82,7 +84,12 @@ export async function startChatbotWorker(runtime: ModuleRuntime, services: Chatb
     );
   }, SCHEDULED_POST_CHECK_MS);
   timer.unref();
-  if (catchUp) runtime.background.run(INDEX_CATCH_UP_TASK, (progress, signal) => catchUp.run(progress, signal));
+  if (catchUp)
+    runtime.background.run(INDEX_CATCH_UP_TASK, async (progress, signal) => {
+      await catchUp.run(progress, signal);
+      // Read again: the earlier model's chunks went with the resources' new ones.
+      if (held.upgrade && !signal.aborted) await services.indexModels.refresh(services);
+    });
   // Later and in the background: the start's first requests go first, and after a rebuild or a
   // large import every resource is marked.
   const resume = setTimeout(() => {
@@ -99,4 +106,27 @@ export async function startChatbotWorker(runtime: ModuleRuntime, services: Chatb
       tracker.stop();
     },
   };
+}
+
+/**
+ * The models the index holds besides the embedder's (services.indexModels). After an upgrade the
+ * collection is read again (`upgrade`), the earlier model's chunks searched by their words
+ * meanwhile; chunks the embedder cannot search at all (another dimension) are cleared first, as
+ * the new model's could not go beside them.
+ */
+async function heldModels(runtime: ModuleRuntime, services: ChatbotServices): Promise<{ upgrade: boolean }> {
+  const { earlier, unsearchable } = await services.indexModels.refresh(services);
+  if (unsearchable.length > 0) {
+    runtime.logger.warn(
+      { models: unsearchable, model: services.embedder.model },
+      'the vector index holds chunks of another kind of model: it is cleared and the collection read again',
+    );
+    await services.vectorIndex.clear();
+  } else if (earlier.length > 0) {
+    runtime.logger.info(
+      { models: earlier, model: services.embedder.model },
+      "the vector index holds an earlier model's chunks: they are searched by their words while the collection is read again",
+    );
+  }
+  return { upgrade: earlier.length + unsearchable.length > 0 };
 }

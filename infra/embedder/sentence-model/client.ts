@@ -1,12 +1,17 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { DependencyUnavailableError } from '../../errors.js';
+import { DEFAULT_SENTENCE_MODEL, type SentenceModelSpec } from './model-files.js';
 import { ModelLane } from './model-lane.js';
-import { piecesOf } from './pieces.js';
+import { piecesOf, PIECE_WORDS } from './pieces.js';
 import { SENTENCE_DIMENSION, type ModelReply } from './protocol.js';
 
 export type ModelPriority = 'query' | 'document';
 
 export interface SentenceModelOptions {
+  /** The model the threads load; DEFAULT_SENTENCE_MODEL unless a benchmark compares another. */
+  spec?: SentenceModelSpec;
+  /** Words per piece a text is cut into (PIECE_WORDS); a benchmark compares others. */
+  pieceWords?: number;
   /** The threads' script; tests give one that misbehaves. */
   threadScript?: URL;
   /** The longest a query waits for its vector, start of a new thread included. */
@@ -115,6 +120,8 @@ function unavailable(message: string): DependencyUnavailableError {
  */
 export class SentenceModel {
   readonly dimension = SENTENCE_DIMENSION;
+  readonly spec: SentenceModelSpec;
+  readonly pieceWords: number;
   private readonly options: typeof DEFAULTS & {
     threadScript?: URL;
     spareCore?: (running: number, wanted: number) => boolean;
@@ -129,7 +136,10 @@ export class SentenceModel {
 
   constructor(options: SentenceModelOptions = {}) {
     this.options = { ...DEFAULTS, ...options };
+    this.spec = options.spec ?? DEFAULT_SENTENCE_MODEL;
+    this.pieceWords = options.pieceWords ?? PIECE_WORDS;
     const limits = {
+      spec: this.spec,
       threadScript: this.options.threadScript,
       batchTimeoutMs: this.options.batchTimeoutMs,
       startTimeoutMs: this.options.startTimeoutMs,
@@ -155,9 +165,10 @@ export class SentenceModel {
     if (this.closed) return Promise.reject(unavailable('The sentence model is closed.'));
     const pieces: string[] = [];
     const owners: number[] = [];
+    const prefix = priority === 'query' ? this.spec.queryPrefix : this.spec.documentPrefix;
     texts.forEach((text, index) => {
-      for (const piece of piecesOf(text)) {
-        pieces.push(piece);
+      for (const piece of piecesOf(text, this.pieceWords)) {
+        pieces.push(prefix + piece);
         owners.push(index);
       }
     });

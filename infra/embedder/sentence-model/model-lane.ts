@@ -1,4 +1,5 @@
 import type { Worker } from 'node:worker_threads';
+import type { SentenceModelSpec } from './model-files.js';
 import type { ModelClose, ModelLoaded, ModelReply, ModelRequest } from './protocol.js';
 import { startModelThread } from './start-thread.js';
 
@@ -14,6 +15,8 @@ export interface LaneEvents<Batch> {
 
 export interface LaneLimits {
   threadScript?: URL;
+  /** The model the thread loads. */
+  spec: SentenceModelSpec;
   /** The longest one batch may hold the thread before it is taken for hung and stopped. */
   batchTimeoutMs: number;
   /** What a new thread may take to load the model. */
@@ -129,7 +132,7 @@ export class ModelLane<Batch> {
 
   private thread(): Worker {
     if (this.worker) return this.worker;
-    const worker = startModelThread(this.limits.threadScript);
+    const worker = startModelThread(this.limits.spec, this.limits.threadScript);
     this.threadsStarted++;
     this.loadedNow = false;
     this.lastUsed = performance.now();

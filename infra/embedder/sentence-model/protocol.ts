@@ -21,5 +21,5 @@ export interface ModelLoaded {
   loaded: true;
 }
 
-/** Universal Sentence Encoder lite gives 512 numbers per text. */
-export const SENTENCE_DIMENSION = 512;
+/** The sentence models read here (MiniLM, e5-small, bge-small) give 384 numbers per text. */
+export const SENTENCE_DIMENSION = 384;

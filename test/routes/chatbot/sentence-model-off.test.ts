@@ -7,7 +7,7 @@ t.test('with CHATBOT_SENTENCE_MODEL=off the chatbot embeds by words alone, and s
   const { app, runtime } = await buildTestApp(t, { fixture: chatbotFixture, config: { chatbotSentenceModel: false } });
   await settle(runtime);
   const { embedder } = runtime.module(chatbotModule).services;
-  t.notMatch(embedder.model, /use-lite/, `the model is the word features alone (${embedder.model})`);
+  t.notMatch(embedder.model, /minilm/, `the model is the word features alone (${embedder.model})`);
   const res = await post(app, 'search', { query: 'Stradivari violin' });
   t.equal(res.statusCode, 200);
   const body = json<SearchBody>(res);

@@ -95,7 +95,7 @@ t.test('the embedded default: meaning and words', async (t) => {
   const vectorIndex = await indexCollection(embedder);
 
   t.test('questions in the words of the collection', async (t) => {
-    // Measured when written: recall@5 = 42/42, recall@1 = 41/42 (the bike question comes second).
+    // Measured with all-MiniLM-L6-v2: recall@5 = 42/42, recall@1 = 41/42 (as with the model before it).
     const { at1, at5 } = await recall(t, embedder, vectorIndex, collection.questions);
     t.ok(at5 >= 0.95, `recall@5 ${at5.toFixed(3)} >= 0.95`);
     t.ok(at1 >= 0.9, `recall@1 ${at1.toFixed(3)} >= 0.9`);
@@ -113,12 +113,13 @@ t.test('the embedded default: meaning and words', async (t) => {
       );
     }
     /**
-     * Measured when written (SEMANTIC_WEIGHT 1, WORD_WEIGHT 0.5): recall@5 = 35/36 = 0.972,
-     * recall@1 = 26/36 = 0.722; the word features alone score 4/36 at 5 and 1/36 at 1.
-     * Chance is 5/36 = 0.14 at 5. The floors leave room for two misses more.
+     * Measured with all-MiniLM-L6-v2 (SEMANTIC_WEIGHT 1, WORD_WEIGHT 0.2): recall@5 = 36/36,
+     * recall@1 = 33/36 = 0.917 (the Universal Sentence Encoder lite before it: 35/36 and 26/36);
+     * the word features alone score 4/36 at 5 and 1/36 at 1. Chance is 5/36 = 0.14 at 5. The
+     * floors leave room for two misses more.
      */
     const { at1, at5 } = await recall(t, embedder, vectorIndex, paraphrases);
-    t.ok(at5 >= 0.9, `recall@5 ${at5.toFixed(3)} >= 0.9`);
-    t.ok(at1 >= 0.65, `recall@1 ${at1.toFixed(3)} >= 0.65`);
+    t.ok(at5 >= 0.94, `recall@5 ${at5.toFixed(3)} >= 0.94`);
+    t.ok(at1 >= 0.86, `recall@1 ${at1.toFixed(3)} >= 0.86`);
   });
 });
