@@ -1,7 +1,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BLOG_EVENTS, BLOG_SEQUENCES, blogPostStream, type BlogPostFields } from '../commands/blog/events.js';
+import {
+  BLOG_EVENTS,
+  BLOG_SEQUENCES,
+  blogCategoryStream,
+  blogPostStream,
+  type BlogPostFields,
+} from '../commands/blog/events.js';
 import type { EventMetadata } from '../infra/event-store/port.js';
 import { EventLogWriter } from './event-log.js';
 import { EMBEDDED_ENV, runScript } from './processes.js';
@@ -84,6 +90,11 @@ export interface PostShape {
   contentWords: number;
   /** The words: made-up syllable words (`TextGenerator`, the default) or English by frequency (`WikipediaText`). */
   words?: 'syllables' | 'english';
+  /**
+   * Categories `category-1`.. and tags `topic-0`.. spread over the posts in turn (post n in
+   * category 1 + n % categories, tagged topic-(n % tags)); none without.
+   */
+  taxonomy?: { categories: number; tags: number };
 }
 
 /**
@@ -93,6 +104,22 @@ export interface PostShape {
 export function writeBlogPosts(log: EventLogWriter, count: number, shape: PostShape, firstId = 1): void {
   const text = shape.words === 'english' ? new WikipediaText() : new TextGenerator(7);
   const start = Date.UTC(2024, 0, 1);
+  const taxonomy = shape.taxonomy;
+  if (taxonomy) {
+    for (let id = 1; id <= taxonomy.categories; id++)
+      log.append(
+        blogCategoryStream(id),
+        BLOG_EVENTS.categoryCreated,
+        { id, fields: { name: `Category ${id}`, slug: `category-${id}`, description: '' } },
+        benchMetadata(new Date(start)),
+      );
+    log.append(
+      `sequence-${BLOG_SEQUENCES.category}`,
+      'IdAllocated',
+      { id: taxonomy.categories },
+      benchMetadata(new Date(start)),
+    );
+  }
   for (let n = 0; n < count; n++) {
     const id = firstId + n;
     const at = new Date(start + n * 60_000);
@@ -104,6 +131,10 @@ export function writeBlogPosts(log: EventLogWriter, count: number, shape: PostSh
       text.sentence(shape.contentWords),
       published,
     );
+    if (taxonomy) {
+      fields.category_id = 1 + (id % taxonomy.categories);
+      fields.tags = [`Topic ${id % taxonomy.tags}`];
+    }
     const metadata = benchMetadata(at);
     log.append(blogPostStream(id), BLOG_EVENTS.postCreated, { id, fields }, metadata);
     log.append(blogPostStream(id), BLOG_EVENTS.postPublished, { id, published_at: published }, metadata);

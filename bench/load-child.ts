@@ -40,15 +40,21 @@ const options = JSON.parse(process.argv[2] ?? '{}') as {
   method: string;
   headers: Record<string, string>;
   body?: string;
+  /** The request's path with `[<id>]` where each request puts an id of its own: every URL new. */
+  pathTemplate?: string;
 };
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 let next = 0;
 // A different id per process too, so two rounds against one server never repeat a body.
 const prefix = `${process.pid}-${Date.now().toString(36)}`;
 const body = options.body;
-const setupRequest = body?.includes(ID)
-  ? (request: Request): Request => ({ ...request, body: body.split(ID).join(`${prefix}-${(next += 1)}`) })
-  : undefined;
+const pathTemplate = options.pathTemplate;
+const fresh = () => `${prefix}-${(next += 1)}`;
+const setupRequest = pathTemplate?.includes(ID)
+  ? (request: Request): Request => ({ ...request, path: pathTemplate.split(ID).join(fresh()) })
+  : body?.includes(ID)
+    ? (request: Request): Request => ({ ...request, body: body.split(ID).join(fresh()) })
+    : undefined;
 const result = await autocannon({
   url: options.url,
   connections: options.connections,

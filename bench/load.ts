@@ -7,6 +7,8 @@ export interface LoadOptions {
   method?: 'GET' | 'POST';
   /** `[<id>]` in the body is replaced with a fresh id per request. */
   body?: string;
+  /** A path (from `url`'s origin) with `[<id>]`, replaced with a fresh id per request: every request a URL never asked before. */
+  pathTemplate?: string;
   headers?: Record<string, string>;
 }
 

@@ -13,6 +13,7 @@ import { missingModules, registeredModules } from './modules.js';
 import { loadBenchOptions, scaled, type BenchOptions } from './options.js';
 import { ROOT } from './processes.js';
 import { readBenchmark } from './read.js';
+import { readUncachedBenchmark } from './read-uncached.js';
 import { replayBenchmark } from './replay.js';
 import { retrievalBenchmark } from './retrieval.js';
 import { formatTable, skipped, writeResults, type BenchResult } from './report.js';
@@ -47,6 +48,12 @@ interface Benchmark {
 
 const BENCHMARKS: readonly Benchmark[] = [
   { name: 'read', title: 'blog list reads vs a bare route', needs: ['blog'], run: readBenchmark },
+  {
+    name: 'read-uncached',
+    title: 'reads no cache serves (a new URL each request) vs a bare route',
+    needs: ['blog', 'platform'],
+    run: readUncachedBenchmark,
+  },
   { name: 'write', title: 'create-post commands vs raw SQLite inserts', needs: ['blog'], run: writeBenchmark },
   { name: 'replay', title: 'rebuild every read model from the log', needs: ['blog'], run: replayBenchmark },
   {
