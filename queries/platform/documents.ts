@@ -53,10 +53,12 @@ export const PLATFORM_COLLECTIONS = {
 const SITE_INDEXES = { indexes: ['slug'] } as const;
 const MEDIA_INDEXES = { indexes: ['item_id', 'file_status'] } as const;
 const SITE_PAGE_INDEXES = { indexes: [['site_id', 'slug']] } as const;
+/** The items list's order, and its site and item set filters (one side table each, not every item's array). */
+export const ITEM_INDEXES = { indexes: ['id'], elementIndexes: ['site_ids', 'item_set_ids'] } as const;
 
 export const sites = (d: DocumentStore) => d.collection<SiteDoc>(PLATFORM_COLLECTIONS.sites, SITE_INDEXES);
 export const itemSets = (d: DocumentStore) => d.collection<ItemSetDoc>(PLATFORM_COLLECTIONS.itemSets);
-export const items = (d: DocumentStore) => d.collection<ItemDoc>(PLATFORM_COLLECTIONS.items);
+export const items = (d: DocumentStore) => d.collection<ItemDoc>(PLATFORM_COLLECTIONS.items, ITEM_INDEXES);
 export const mediaDocs = (d: DocumentStore) => d.collection<MediaDoc>(PLATFORM_COLLECTIONS.media, MEDIA_INDEXES);
 export const sitePages = (d: DocumentStore) =>
   d.collection<SitePageDoc>(PLATFORM_COLLECTIONS.sitePages, SITE_PAGE_INDEXES);

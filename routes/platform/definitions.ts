@@ -8,7 +8,14 @@ import type {
   SiteFields,
   SitePageFields,
 } from '../../commands/platform/fields.js';
-import type { ItemDoc, ItemSetDoc, MediaDoc, SiteDoc, SitePageDoc } from '../../queries/platform/documents.js';
+import {
+  ITEM_INDEXES,
+  type ItemDoc,
+  type ItemSetDoc,
+  type MediaDoc,
+  type SiteDoc,
+  type SitePageDoc,
+} from '../../queries/platform/documents.js';
 import { jsonLd, reference } from '../json-ld.js';
 import { visibleIds } from './hidden-ids.js';
 import type { ResourceRoutes } from './resource-routes.js';
@@ -67,6 +74,7 @@ export const siteRoutes: ResourceRoutes<SiteFields, SiteDoc, typeof SiteBody> = 
       ...stamps(doc, baseUrl),
     }),
   isPrivate: () => false,
+  publicFilter: {},
 };
 
 export const itemSetRoutes: ResourceRoutes<ItemSetFields, ItemSetDoc, typeof ItemSetBody> = {
@@ -91,6 +99,7 @@ export const itemSetRoutes: ResourceRoutes<ItemSetFields, ItemSetDoc, typeof Ite
       ...stamps(doc, baseUrl),
     }),
   isPrivate: (doc) => !doc.is_public,
+  publicFilter: { is_public: true },
 };
 
 export const itemRoutes: ResourceRoutes<ItemFields, ItemDoc, typeof ItemBody> = {
@@ -98,6 +107,7 @@ export const itemRoutes: ResourceRoutes<ItemFields, ItemDoc, typeof ItemBody> = 
   type: 'o:Item',
   tag: 'platform',
   spec: ITEM,
+  collectionOptions: ITEM_INDEXES,
   body: ItemBody,
   representation: representation('o:Item', 'items', {
     ...titleField,
@@ -136,6 +146,7 @@ export const itemRoutes: ResourceRoutes<ItemFields, ItemDoc, typeof ItemBody> = 
       ...stamps(doc, baseUrl),
     }),
   isPrivate: (doc) => !doc.is_public,
+  publicFilter: { is_public: true },
   references: (docs) => ({
     media: docs.flatMap((doc) => doc.media_ids),
     itemSets: docs.flatMap((doc) => doc.item_set_ids),
@@ -235,6 +246,7 @@ export const sitePageRoutes: ResourceRoutes<SitePageFields, SitePageDoc, typeof 
       ...stamps(doc, baseUrl),
     }),
   isPrivate: (doc) => !doc.is_public,
+  publicFilter: { is_public: true },
   listQuery: { site_id: Type.Optional(Type.Integer({ minimum: 1 })) },
   listFilter: (q) => (q.site_id !== undefined ? { site_id: q.site_id } : {}),
 };

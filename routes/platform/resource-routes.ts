@@ -12,7 +12,7 @@ import {
 } from '../http/conditional/resource-version.js';
 import { isEditorOrAbove } from '../../commands/users/roles.js';
 import { createResource, deleteResource, updateResource, type KindSpec } from '../../commands/platform/handlers.js';
-import type { Document, Filter } from '../../infra/document-store/port.js';
+import type { CollectionOptions, Document, Filter } from '../../infra/document-store/port.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../infra/errors.js';
 import { JsonLdObject, PageQuery, pageWindow, setPaginationHeaders } from '../json-ld.js';
 import { documentedBody, representationAnswers } from './documented-schemas.js';
@@ -45,6 +45,15 @@ export interface ResourceRoutes<Fields extends object, Doc extends VersionedDocu
   references?(docs: readonly Doc[]): References;
   /** True when isPrivate depends on the referred records too (a media on its item). */
   privateByReference?: boolean;
+  /**
+   * isPrivate's rule as a store filter, for records whose privacy is their own (not by
+   * reference): the documents it leaves visible. With it a list reads one page and a count,
+   * not every matching document (test/routes/platform/public-filter.test.ts checks the two
+   * rules agree).
+   */
+  publicFilter?: Filter;
+  /** The store's indexes of the records' collection (the same constant its read-model accessor passes). */
+  collectionOptions?: CollectionOptions;
   /** Extra list filters from the query string. */
   listQuery?: TProperties;
   listFilter?(query: Record<string, unknown>): Filter;
@@ -101,7 +110,7 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
         throwFileSizeLimit: true,
       });
     }
-    const collection = () => runtime.documents.collection<Doc>(def.path);
+    const collection = () => runtime.documents.collection<Doc>(def.path, def.collectionOptions);
     const baseUrl = runtime.config.baseUrl;
     const privacy =
       'Private records are visible to Editor and above only (404 and left out of lists for others), and the records a ' +
@@ -175,7 +184,6 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
         const query = request.query;
         const user = await request.principal(KEY_OR_SESSION);
         const filter: Filter = { ...(def.listFilter?.(query) ?? {}) };
-        const all = await collection().find(filter, { sort: { id: 1 } });
         const seesAll = isEditorOrAbove(user?.role);
         if (
           !seesAll &&
@@ -186,6 +194,20 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
           setPaginationHeaders(request, reply, baseUrl, 0, pageWindow(query, 25));
           return [];
         }
+        const publicFilter = def.privateByReference ? undefined : def.publicFilter;
+        if (seesAll || publicFilter) {
+          // The store counts and reads the page (indexed in SQLite): no list reads every record.
+          const where = seesAll ? filter : { ...filter, ...publicFilter };
+          const window = pageWindow(query, 25);
+          const [total, shown] = await Promise.all([
+            collection().count(where),
+            collection().find(where, { sort: { id: 1 }, skip: window.skip, limit: window.perPage }),
+          ]);
+          setPaginationHeaders(request, reply, baseUrl, total, window);
+          const hidden = seesAll ? NOTHING_HIDDEN : await hiddenFor(shown);
+          return shown.map((doc) => def.represent(doc, baseUrl, hidden));
+        }
+        const all = await collection().find(filter, { sort: { id: 1 } });
         const hiddenAmongAll = !seesAll && def.privateByReference ? await hiddenFor(all) : NOTHING_HIDDEN;
         const visible = seesAll ? all : all.filter((doc) => !def.isPrivate(doc, hiddenAmongAll));
         const window = pageWindow(query, 25);
