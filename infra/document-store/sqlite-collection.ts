@@ -25,6 +25,8 @@ import { requireTextFields, textFields } from './text-search.js';
 
 /** Element index counts kept at most (a list's page and its total ask alike). */
 const HOLDER_COUNTS_LIMIT = 200;
+/** Counts remembered at most between two changes of a collection; past it they start again from none. */
+const REMEMBERED_COUNTS_LIMIT = 1000;
 /**
  * Up to this many text matches drive a query: each is looked up by rowid and the other
  * conditions are tested on those rows alone (a few microseconds each: its document is parsed).
@@ -204,6 +206,8 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
 
   /** Element index counts by table, limit and values, since the collection last changed. */
   private readonly holders = new Map<string, number>();
+  /** Counts asked since the collection last changed (`count`). */
+  private readonly counts = new Map<string, number>();
 
   /** Adds index declarations; documents already stored must hold indexable values in the new fields. */
   declare(specs: readonly IndexSpec[]): void {
@@ -428,6 +432,7 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
   changed(): void {
     this.host.noteChange();
     if (this.holders.size > 0) this.holders.clear();
+    if (this.counts.size > 0) this.counts.clear();
     this.text?.changed();
   }
 
@@ -497,16 +502,30 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
     return this.rows(filter, options);
   }
 
+  /**
+   * Counts by their SQL and parameters until the collection changes (here, or in another
+   * process: `changed`): a list's total is asked again by every page and every URL that differs
+   * only in what the list ignores, and counting walks every match. Not for a text search,
+   * whose index is written by its own thread.
+   */
   async count(filter: Filter = {}, options: TextQuery = {}): Promise<number> {
     this.flushBatch();
     this.ensure();
     this.host.noticeOtherWriters();
     const where = this.where(filter, options);
     const sql = `SELECT count(*) FROM ${where.from} WHERE ${where.sql}`;
-    return this.host
+    const key = options.text === undefined ? `${sql}\u0000${JSON.stringify(where.params)}` : undefined;
+    const known = key === undefined ? undefined : this.counts.get(key);
+    if (known !== undefined) return known;
+    const counted = this.host
       .statement(sql)
       .pluck()
       .get(...where.params) as number;
+    if (key !== undefined) {
+      if (this.counts.size >= REMEMBERED_COUNTS_LIMIT) this.counts.clear();
+      this.counts.set(key, counted);
+    }
+    return counted;
   }
 
   /** Writes each document as [its id, its JSON, the document itself (for the element indexes)]. */

@@ -115,9 +115,32 @@ export interface PostContext {
 }
 
 /** Author names and categories of a page of posts, each looked up once. */
+/** Authors' names and categories looked up since the store last changed. */
+interface Lookups {
+  mark: number | undefined;
+  authors: Map<number, string>;
+  categories: Map<number, BlogCategoryDoc | null>;
+}
+
+const lookupsByStore = new WeakMap<DocumentStore, Lookups>();
+
+/**
+ * The look-ups of one page, kept while the store's change mark stays (DocumentStore.changeMark:
+ * no write here, no commit by another process): every list page names the same few authors and
+ * categories, and looking them up was a third of an uncached list's time (docs/perf-history.md,
+ * issue 53). A store without a change mark keeps nothing.
+ */
+function lookupsOf(documents: DocumentStore): Lookups {
+  const mark = documents.changeMark?.();
+  const kept = lookupsByStore.get(documents);
+  if (mark !== undefined && kept?.mark === mark) return kept;
+  const fresh: Lookups = { mark, authors: new Map(), categories: new Map() };
+  if (mark !== undefined) lookupsByStore.set(documents, fresh);
+  return fresh;
+}
+
 export async function postContexts(documents: DocumentStore, posts: readonly BlogPostDoc[]): Promise<PostContext[]> {
-  const authors = new Map<number, string>();
-  const categories = new Map<number, BlogCategoryDoc | null>();
+  const { authors, categories } = lookupsOf(documents);
   for (const post of posts) {
     if (post.author_id !== null && !authors.has(post.author_id))
       authors.set(post.author_id, await userName(documents, post.author_id));
