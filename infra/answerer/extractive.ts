@@ -15,14 +15,14 @@ const RELATIVE_FLOOR = 0.5;
 /**
  * With the model: the cosine of question and best sentence (the embedded default's vectors:
  * meaning and words) below which the evidence is taken not to answer. Measured with
- * all-MiniLM-L6-v2 on test/fixtures/chatbot with its five nearest resources as evidence: the 42
- * questions in the collection's words scored 0.42 to 0.78 (all kept), the 36 in other words 0.31
- * to 0.59 (34 kept); the 40 questions of bench/retrieval/unanswerable.json 0.09 to 0.58 (30
- * refused). On bench/retrieval's 300 harder questions 276 are answered, and 20 of the 40 refused
- * (bench/README.md, "Retrieval"): the model tells a related sentence from an answer less well
- * than it ranks records.
+ * all-MiniLM-L6-v2 (words weighed 0.5) on test/fixtures/chatbot with its five nearest resources
+ * as evidence: the 42 questions in the collection's words scored 0.37 to 0.71 (all kept), the 36
+ * in other words 0.27 to 0.47 (33 kept); the 40 questions of bench/retrieval/unanswerable.json
+ * 0.08 to 0.48 (28 refused). On bench/retrieval's 300 harder questions 0.913 are answered, and
+ * 18 of the 40 refused (bench/README.md, "retrieval"): the model tells a related sentence from an
+ * answer less well than it ranks records.
  */
-export const ANSWER_THRESHOLD = 0.35;
+export const ANSWER_THRESHOLD = 0.3;
 /** With the model: a sentence joins the best one only when it is at most this much less similar. */
 const MARGIN = 0.06;
 

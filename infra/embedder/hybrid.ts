@@ -6,13 +6,15 @@ import { SENTENCE_DIMENSION } from './sentence-model/protocol.js';
 /**
  * Weights of the two parts of a vector (each part unit length before weighting). The cosine of
  * two vectors is then (S² cos_meaning + W² cos_words) / (S² + W²): meaning leads, and the
- * words still put a question in a title's exact words ahead of a merely related one. Tuned on
- * bench/retrieval's tuning half (questions sharing no word with their record, where any weight
- * of the words costs a little: 0.2 cost 0.003 of MRR, 0.5 cost 0.035) and checked on
- * test/fixtures/chatbot's questions in the collection's words (bench/README.md, "Retrieval").
+ * words still put a question in a title's exact words ahead of a merely related one. On
+ * bench/retrieval's tuning half (questions sharing no word with their record) any weight of the
+ * words costs a little (0.2: 0.003 of MRR, 0.5: 0.035), but a resource the model has not read
+ * yet is searched by its words alone (its stand-in vectors), and below 0.4 such a resource no
+ * longer comes first for its own words (test/workers/chatbot/provisional-rank.test.ts;
+ * bench/README.md, "retrieval").
  */
 export const SEMANTIC_WEIGHT = 1;
-export const WORD_WEIGHT = 0.2;
+export const WORD_WEIGHT = 0.5;
 /**
  * The words' features take what the model leaves of 896 numbers, the vectors' length since the
  * first model (512 + 384): an index read by the previous model keeps its dimension, and so can

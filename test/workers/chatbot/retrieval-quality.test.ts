@@ -113,13 +113,13 @@ t.test('the embedded default: meaning and words', async (t) => {
       );
     }
     /**
-     * Measured with all-MiniLM-L6-v2 (SEMANTIC_WEIGHT 1, WORD_WEIGHT 0.2): recall@5 = 36/36,
-     * recall@1 = 33/36 = 0.917 (the Universal Sentence Encoder lite before it: 35/36 and 26/36);
-     * the word features alone score 4/36 at 5 and 1/36 at 1. Chance is 5/36 = 0.14 at 5. The
-     * floors leave room for two misses more.
+     * Measured with all-MiniLM-L6-v2 (SEMANTIC_WEIGHT 1, WORD_WEIGHT 0.5): recall@5 = 36/36,
+     * recall@1 = 30/36 = 0.833 (0.917 with the words at 0.2; the Universal Sentence Encoder lite
+     * before it: 35/36 and 26/36); the word features alone score 4/36 at 5 and 1/36 at 1. Chance
+     * is 5/36 = 0.14 at 5. The floors leave room for two misses more.
      */
     const { at1, at5 } = await recall(t, embedder, vectorIndex, paraphrases);
     t.ok(at5 >= 0.94, `recall@5 ${at5.toFixed(3)} >= 0.94`);
-    t.ok(at1 >= 0.86, `recall@1 ${at1.toFixed(3)} >= 0.86`);
+    t.ok(at1 >= 0.77, `recall@1 ${at1.toFixed(3)} >= 0.77`);
   });
 });
