@@ -19,6 +19,7 @@ const TOP_FOLDERS = new Set(
 /** Files the product or its tools write, quoted by the docs that explain them. */
 const WRITTEN_AT_RUN_TIME = new Map<string, string>([
   ['./data', 'the default DATA_DIR'],
+  ['dist/', 'built by npm ci (postinstall) and npm run build'],
   ['bench/results.json', 'written by npm run bench'],
   ['results.json', 'bench/results.json, written by npm run bench'],
   ['models/candidates/', 'written by models/extract.sh, ignored by git'],
