@@ -67,8 +67,9 @@ export interface SqliteVectorIndexOptions extends Partial<FirstPassLimits> {
   /** How long another connection's writes must pause before the matrices are read again (ModelMatrices). */
   reloadPauseMs?: number;
   /**
-   * Read a model's matrix batch by batch between other work, the searches meanwhile scanning
-   * (a server: no search waits a second or two for it); else at once, by the first search.
+   * Read a model's matrix batch by batch between other work (a server: the event loop is never
+   * held a second or two; a search arriving meanwhile waits for the reading); else at once, by
+   * the first search.
    */
   readInBackground?: boolean;
 }
