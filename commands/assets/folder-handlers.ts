@@ -9,7 +9,7 @@ import { checkPrecondition, ifMatching, type VersionPrecondition } from '../prec
 import { ABANDONED_AFTER_MS } from '../reservations/reservations.js';
 import { nextId } from '../sequence.js';
 import { metadataFor } from '../command-context.js';
-import { ASSET_FOLDER_SEQUENCE, ASSET_FOLDER_VERSIONED, assetFolderStream } from './events.js';
+import { ASSET_FOLDER_SEQUENCE, ASSET_FOLDER_VERSIONED, assetFolderStream } from '../../contracts/assets/events.js';
 import { assetFolderDecider } from './folder-decider.js';
 import {
   ASSET_FOLDER_TREE_STREAM,

@@ -16,7 +16,7 @@ import {
   BLOG_SEQUENCES,
   blogCategoryStream,
   type BlogCategoryFields,
-} from './events.js';
+} from '../../contracts/blog/events.js';
 import { categoryDeleted } from './post-handlers.js';
 import type { CreateCategoryInput, UpdateCategoryInput } from './schemas.js';
 import { checkCategoryFields, LIMITS } from './rules.js';

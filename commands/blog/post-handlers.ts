@@ -19,7 +19,7 @@ import {
   blogCategoryStream,
   blogPostStream,
   type BlogPostFields,
-} from './events.js';
+} from '../../contracts/blog/events.js';
 import type { CreatePostInput, UpdatePostInput } from './schemas.js';
 import { blogPostDecider, categoryMustExist } from './post-decider.js';
 import { checkPostFields, LIMITS } from './rules.js';

@@ -28,7 +28,7 @@ import {
   typeStream,
   type DatabaseFields,
   type LibrarySettings,
-} from './events.js';
+} from '../../contracts/directory/events.js';
 import { libraryDecider } from './library-decider.js';
 import type { ConfigureLibraryInput, DatabasePatchInput, IssueTokenInput } from './schemas.js';
 import { listDecider } from './list-decider.js';

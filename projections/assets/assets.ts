@@ -1,4 +1,4 @@
-import type { AssetEvent, AssetFile, AssetUsageCleared, AssetUsageRecorded } from '../../commands/assets/events.js';
+import type { AssetEvent, AssetFile, AssetUsageCleared, AssetUsageRecorded } from '../../contracts/assets/events.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { copyWith } from '../../infra/objects/copy-with.js';
 import { defineProjection, type Projected } from '../projection.js';

@@ -1,4 +1,4 @@
-import type { AssetFolderEvent, AssetFolderWithdrawn } from '../../commands/assets/events.js';
+import type { AssetFolderEvent, AssetFolderWithdrawn } from '../../contracts/assets/events.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { defineHandlerProjection, type Projected } from '../projection.js';
 import { assetDocs } from './assets.js';

@@ -1,4 +1,4 @@
-import type { AssetDeleted, AssetUsageCleared, AssetUsageRecorded } from '../../commands/assets/events.js';
+import type { AssetDeleted, AssetUsageCleared, AssetUsageRecorded } from '../../contracts/assets/events.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { defineHandlerProjection, type Projected } from '../projection.js';
 import { ASSET_COLLECTIONS } from './collections.js';

@@ -1,5 +1,4 @@
-import type { BackupEvent, BackupIncludes } from '../../commands/backups/events.js';
-import type { BackupStatus } from '../../commands/backups/decider.js';
+import type { BackupEvent, BackupIncludes, BackupStatus } from '../../contracts/backups/events.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { copyWith } from '../../infra/objects/copy-with.js';
 import { defineProjection, type Projected } from '../projection.js';

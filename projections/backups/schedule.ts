@@ -1,4 +1,4 @@
-import type { ScheduleEvent } from '../../commands/backups/schedule-decider.js';
+import type { ScheduleEvent } from '../../contracts/backups/schedule-events.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { defineProjection, type Projected } from '../projection.js';
 

@@ -1,4 +1,4 @@
-import type { BlogCommentEvent, BlogCommentFields, BlogPostDeleted } from '../../commands/blog/events.js';
+import type { BlogCommentEvent, BlogCommentFields, BlogPostDeleted } from '../../contracts/blog/events.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { copyWith } from '../../infra/objects/copy-with.js';
 import { defineHandlerProjection, type Projected } from '../projection.js';

@@ -1,4 +1,4 @@
-import type { BlogPostCreated, BlogPostDeleted, BlogPostFields, BlogPostUpdated } from '../../commands/blog/events.js';
+import type { BlogPostCreated, BlogPostDeleted, BlogPostFields, BlogPostUpdated } from '../../contracts/blog/events.js';
 import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { copyWith } from '../../infra/objects/copy-with.js';

@@ -1,4 +1,4 @@
-import type { BlogSettings, BlogSettingsChanged } from '../../commands/blog/events.js';
+import type { BlogSettings, BlogSettingsChanged } from '../../contracts/blog/events.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { defineProjection, type Projected } from '../projection.js';
 import { BLOG_COLLECTIONS } from './collections.js';

@@ -1,4 +1,4 @@
-import type { BlogCategoryEvent, BlogCategoryFields, BlogTagCreated } from '../../commands/blog/events.js';
+import type { BlogCategoryEvent, BlogCategoryFields, BlogTagCreated } from '../../contracts/blog/events.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { copyWith } from '../../infra/objects/copy-with.js';
 import { defineHandlerProjection, defineProjection, type Projected } from '../projection.js';

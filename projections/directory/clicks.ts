@@ -1,4 +1,4 @@
-import type { DatabaseLinkClicked } from '../../commands/directory/events.js';
+import type { DatabaseLinkClicked } from '../../contracts/directory/events.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { defineProjection, type Projected } from '../projection.js';
 import { DIRECTORY_COLLECTIONS } from './collections.js';

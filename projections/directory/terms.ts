@@ -1,4 +1,4 @@
-import type { DatabaseTypeDefined, SubjectDefined } from '../../commands/directory/events.js';
+import type { DatabaseTypeDefined, SubjectDefined } from '../../contracts/directory/events.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { defineProjection, type Projected } from '../projection.js';
 import { DIRECTORY_COLLECTIONS } from './collections.js';

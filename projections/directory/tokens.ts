@@ -1,4 +1,4 @@
-import type { DirectoryTokenIssued, DirectoryTokenRevoked } from '../../commands/directory/events.js';
+import type { DirectoryTokenIssued, DirectoryTokenRevoked } from '../../contracts/directory/events.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { copyWith } from '../../infra/objects/copy-with.js';
 import { defineProjection, type Projected } from '../projection.js';

@@ -1,7 +1,7 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import type { ItemFields, ItemSetFields, MediaFields } from '../../commands/platform/fields.js';
-import { isImageFile, type MediaFileEvent } from '../../commands/platform/media-files.js';
-import type { ResourceCreated, ResourceDeleted, ResourceUpdated } from '../../commands/platform/resource-decider.js';
+import type { ItemFields, ItemSetFields, MediaFields } from '../../contracts/platform/fields.js';
+import { isImageFile, type MediaFileEvent } from '../../contracts/platform/media-files.js';
+import type { ResourceCreated, ResourceDeleted, ResourceUpdated } from '../../contracts/platform/events.js';
 import {
   activityCount,
   activityDocs,

@@ -1,5 +1,5 @@
-import { SITE_PAGE_EVENTS, SITE_PAGE_REVERTED } from '../../commands/platform/kinds.js';
-import type { SitePageFields } from '../../commands/platform/fields.js';
+import { SITE_PAGE_EVENTS, SITE_PAGE_REVERTED } from '../../contracts/platform/events.js';
+import type { SitePageFields } from '../../contracts/platform/fields.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { defineHandlerProjection, type Projected } from '../projection.js';
 
@@ -42,7 +42,7 @@ const OPERATIONS: Record<string, VersionOperation> = {
   [SITE_PAGE_REVERTED]: 'revert',
 };
 
-/** A site page's events, named by kind at run time (commands/platform/kinds.ts): their data is checked here. */
+/** A site page's events, named by kind at run time (contracts/platform/events.ts): their data is checked here. */
 interface SavedPage {
   type: string;
   data: { id?: unknown; fields?: Partial<SitePageFields>; summary?: unknown } | null;

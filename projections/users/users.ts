@@ -1,5 +1,5 @@
-import type { UserEvent } from '../../commands/users/events.js';
-import type { Role } from '../../commands/users/roles.js';
+import type { UserEvent } from '../../contracts/users/events.js';
+import type { Role } from '../../contracts/users/roles.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { defineHandlerProjection, type Projected } from '../projection.js';
 

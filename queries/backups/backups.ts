@@ -1,4 +1,4 @@
-import type { BackupStatus } from '../../commands/backups/decider.js';
+import type { BackupStatus } from '../../contracts/backups/events.js';
 import { backupDocs, type BackupDoc } from '../../projections/backups/backups.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 

@@ -1,4 +1,4 @@
-import type { BlogPostStatus } from '../../commands/blog/events.js';
+import type { BlogPostStatus } from '../../contracts/blog/events.js';
 import type { DocumentStore, Filter, SortSpec } from '../../infra/document-store/port.js';
 import { blogCategories, blogPostSlugs, blogPosts, type BlogPostDoc } from './documents.js';
 

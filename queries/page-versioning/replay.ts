@@ -1,8 +1,8 @@
 import { foldEvents } from '../../commands/decider.js';
 import { toDomainEvents } from '../../commands/handle-command.js';
-import type { SitePageFields } from '../../commands/platform/fields.js';
+import type { SitePageFields } from '../../contracts/platform/fields.js';
 import { sitePageDecider, sitePageStream } from '../../commands/platform/kinds.js';
-import type { ResourceEvent } from '../../commands/platform/resource-decider.js';
+import type { ResourceEvent } from '../../contracts/platform/events.js';
 import type { EventStore } from '../../infra/event-store/port.js';
 import { NotFoundError } from '../../infra/errors.js';
 import type { PageVersionDoc } from './documents.js';

@@ -1,5 +1,5 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import { isEditorOrAbove, type Role } from '../../commands/users/roles.js';
+import { isEditorOrAbove, type Role } from '../../contracts/users/roles.js';
 import { sitePages } from '../platform/documents.js';
 import { userName } from '../users.js';
 import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';

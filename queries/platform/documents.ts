@@ -5,8 +5,8 @@ import type {
   MediaFields,
   SiteFields,
   SitePageFields,
-} from '../../commands/platform/fields.js';
-import type { Derivatives, MediaFile } from '../../commands/platform/media-files.js';
+} from '../../contracts/platform/fields.js';
+import type { Derivatives, MediaFile } from '../../contracts/platform/media-files.js';
 
 interface Tracked {
   _id: number;

@@ -7,7 +7,7 @@ import { installJsonBodyParser } from '../http/json-body.js';
 import { refuseOtherMethods } from '../http/method-not-allowed.js';
 import { deleteBackup } from '../../commands/backups/handlers.js';
 import { CreateBackupBody, includesFrom } from '../../commands/backups/schemas.js';
-import { isAdmin } from '../../commands/users/roles.js';
+import { isAdmin } from '../../contracts/users/roles.js';
 import { AppError, ForbiddenError, NotFoundError } from '../../infra/errors.js';
 import { findBackup, listBackups } from '../../queries/backups/backups.js';
 import type { ApiSource } from '../../workers/backups/api-export.js';

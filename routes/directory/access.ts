@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteRuntime } from '../http/routes-plugin.js';
 import { queryText } from '../http/query-text.js';
-import { planAllowsApi } from '../../commands/directory/values.js';
+import { planAllowsApi } from '../../contracts/directory/values.js';
 import { normalizeOrigin } from '../../infra/net/origin.js';
 import { sha256 } from '../../infra/crypto/secret-hash.js';
 import { ForbiddenError, UnauthorizedError } from '../../infra/errors.js';

@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Type } from '@sinclair/typebox';
-import { isImageFile, THUMBNAIL_TYPES } from '../../commands/platform/media-files.js';
+import { isImageFile, THUMBNAIL_TYPES } from '../../contracts/platform/media-files.js';
 import { BadRequestError, errorMessage, NotFoundError } from '../../infra/errors.js';
 import { isStorageFailure } from '../../infra/storage-errors.js';
 import {

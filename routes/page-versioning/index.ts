@@ -14,7 +14,7 @@ import {
   previousVersion,
   summarize,
 } from '../../queries/page-versioning/versions.js';
-import type { Role } from '../../commands/users/roles.js';
+import type { Role } from '../../contracts/users/roles.js';
 import { requireEditor, requireSession } from './access.js';
 import {
   DiffQuery,

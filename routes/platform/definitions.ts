@@ -7,7 +7,7 @@ import type {
   PageBlock,
   SiteFields,
   SitePageFields,
-} from '../../commands/platform/fields.js';
+} from '../../contracts/platform/fields.js';
 import {
   ITEM_INDEXES,
   type ItemDoc,

@@ -1,5 +1,5 @@
 import type { ModuleRuntime } from '../../commands/module-runtime.js';
-import type { BackupIncludes } from '../../commands/backups/events.js';
+import type { BackupIncludes } from '../../contracts/backups/events.js';
 import { failBackup, requestBackup } from '../../commands/backups/handlers.js';
 import { DependencyUnavailableError } from '../../infra/errors.js';
 import { findBackup, type BackupDoc } from '../../queries/backups/backups.js';

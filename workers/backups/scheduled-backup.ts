@@ -1,7 +1,7 @@
 import type { ModuleRuntime } from '../../commands/module-runtime.js';
-import type { BackupIncludes } from '../../commands/backups/events.js';
+import type { BackupIncludes } from '../../contracts/backups/events.js';
 import { includesFrom } from '../../commands/backups/schemas.js';
-import type { ScheduledBackupResult } from '../../commands/backups/schedule-decider.js';
+import type { ScheduledBackupResult } from '../../contracts/backups/schedule-events.js';
 import { claimScheduledBackup, finishScheduledBackup } from '../../commands/backups/schedule-handlers.js';
 import { AppError, ConflictError } from '../../infra/errors.js';
 import type { JobContext } from '../../infra/job-queue/port.js';

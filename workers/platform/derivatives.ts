@@ -15,7 +15,7 @@ import {
   type Derivative,
   type Derivatives,
   type ThumbnailType,
-} from '../../commands/platform/media-files.js';
+} from '../../contracts/platform/media-files.js';
 import { errorMessage } from '../../infra/errors.js';
 import type { FileStorage } from '../../infra/file-storage/port.js';
 import { planImageRequest, type ImageSize } from '../../infra/images/iiif-request.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import type { AssetEvent, AssetFile, AssetFolderEvent } from '../../../commands/assets/events.js';
+import type { AssetEvent, AssetFile, AssetFolderEvent } from '../../../contracts/assets/events.js';
 import { MemoryDocumentStore } from '../../../infra/document-store/memory.js';
 import type { StoredEvent } from '../../../infra/event-store/port.js';
 import { applyStored } from '../../../projections/runner.js';

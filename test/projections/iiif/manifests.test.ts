@@ -1,5 +1,5 @@
 import t from 'tap';
-import type { MediaFile } from '../../../commands/platform/media-files.js';
+import type { MediaFile } from '../../../contracts/platform/media-files.js';
 import { MemoryDocumentStore } from '../../../infra/document-store/memory.js';
 import type { StoredEvent } from '../../../infra/event-store/port.js';
 import { manifestsProjection } from '../../../projections/iiif/manifests.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import type { SitePageFields } from '../../../commands/platform/fields.js';
+import type { SitePageFields } from '../../../contracts/platform/fields.js';
 import { MemoryDocumentStore } from '../../../infra/document-store/memory.js';
 import type { StoredEvent } from '../../../infra/event-store/port.js';
 import { applyStored } from '../../../projections/runner.js';

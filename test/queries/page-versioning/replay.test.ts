@@ -2,7 +2,7 @@ import t from 'tap';
 import { testConfig } from '../../test-config.js';
 import { createRuntime, type Runtime } from '../../../app/runtime.js';
 import { revertPage } from '../../../commands/page-versioning/handlers.js';
-import type { SitePageFields } from '../../../commands/platform/fields.js';
+import type { SitePageFields } from '../../../contracts/platform/fields.js';
 import { createResource, SITE, SITE_PAGE, updateResource } from '../../../commands/platform/handlers.js';
 import { FixedClock } from '../../../infra/clock/port.js';
 import { pageAtVersion } from '../../../queries/page-versioning/replay.js';

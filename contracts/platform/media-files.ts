@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { DomainEvent } from '../decider.js';
+import type { DomainEvent } from '../domain-event.js';
 import { IIIF_IMAGE_TYPES } from '../../infra/images/image-size.js';
 
 /**
