@@ -1,6 +1,6 @@
 import { NotFoundError, VersionConflictError } from '../../infra/errors.js';
 import { slugify } from '../../infra/text/slug.js';
-import { assetFolders } from '../../queries/assets/documents.js';
+import { assetFolders } from '../../contracts/assets/documents.js';
 import { findFolder, folderExists } from '../../queries/assets/folders.js';
 import type { CommandContext } from '../command-context.js';
 import { foldEvents } from '../decider.js';

@@ -1,6 +1,6 @@
 import { NotFoundError, ValidationError } from '../../infra/errors.js';
 import { slugify } from '../../infra/text/slug.js';
-import { blogPosts } from '../../queries/blog/documents.js';
+import { blogPosts } from '../../contracts/blog/documents.js';
 import { findCategory } from '../../queries/blog/taxonomy.js';
 import type { CommandContext } from '../command-context.js';
 import { handleCommand } from '../handle-command.js';

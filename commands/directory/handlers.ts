@@ -9,7 +9,7 @@ import {
   typeDocs,
   type DatabaseDoc,
   type TermDoc,
-} from '../../queries/directory/documents.js';
+} from '../../contracts/directory/documents.js';
 import { metadataFor, type CommandContext } from '../command-context.js';
 import { handleCommand } from '../handle-command.js';
 import { ifMatching } from '../precondition.js';

@@ -9,7 +9,7 @@ import {
 } from '../fixture.js';
 import type { ModuleRuntime } from '../module-runtime.js';
 import { sha256 } from '../../infra/crypto/secret-hash.js';
-import { tokenDocs } from '../../queries/directory/documents.js';
+import { tokenDocs } from '../../contracts/directory/documents.js';
 import { databaseStream, listStream, subjectStream, typeStream } from '../../contracts/directory/events.js';
 import {
   addDatabase,

@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError, ValidationError } from '../../infra/errors.js';
-import { pageVersions } from '../../queries/page-versioning/documents.js';
+import { pageVersions } from '../../contracts/page-versioning/documents.js';
 import { pageAtVersion } from '../../queries/page-versioning/replay.js';
 import { findVersion } from '../../queries/page-versioning/versions.js';
 import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';

@@ -41,7 +41,7 @@ import {
   siteStream,
 } from './kinds.js';
 import type { ResourceCommand, ResourceState } from './resource-decider.js';
-import { itemSets, items, mediaDocs, sitePages, sites } from '../../queries/platform/documents.js';
+import { itemSets, items, mediaDocs, sitePages, sites } from '../../contracts/platform/documents.js';
 
 /** What the generic create/update/delete handlers need to know about one resource kind. */
 export interface KindSpec<Fields extends object> {

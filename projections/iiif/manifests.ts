@@ -14,10 +14,10 @@ import {
   type ManifestDoc,
   type ManifestFields,
   type ManifestMediaDoc,
-} from '../../queries/iiif/documents.js';
+} from '../../contracts/iiif/documents.js';
 import { defineHandlerProjection, type Projected } from '../projection.js';
 import { oaiRecordChanged, oaiSetVisibilityChanged } from '../oai/records.js';
-import type { OaiContent } from '../../queries/oai/documents.js';
+import type { OaiContent } from '../../contracts/oai/documents.js';
 
 /**
  * The IIIF read model: each item's manifest as the log leaves it (its fields and its image media

@@ -16,7 +16,12 @@ import type {
   SiteFields,
   SitePageFields,
 } from '../../contracts/platform/fields.js';
-import { PLATFORM_COLLECTIONS, items, type FileStatus, type ItemFileEntry } from '../../queries/platform/documents.js';
+import {
+  PLATFORM_COLLECTIONS,
+  items,
+  type FileStatus,
+  type ItemFileEntry,
+} from '../../contracts/platform/documents.js';
 import {
   isImageFile,
   MEDIA_FILE_EVENTS,

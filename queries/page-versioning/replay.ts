@@ -5,7 +5,7 @@ import { sitePageDecider, sitePageStream } from '../../commands/platform/kinds.j
 import type { ResourceEvent } from '../../contracts/platform/events.js';
 import type { EventStore } from '../../infra/event-store/port.js';
 import { NotFoundError } from '../../infra/errors.js';
-import type { PageVersionDoc } from './documents.js';
+import type { PageVersionDoc } from '../../contracts/page-versioning/documents.js';
 
 /**
  * The page as a version saved it, rebuilt by replaying the page's stream up to that version

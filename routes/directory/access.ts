@@ -7,7 +7,7 @@ import { sha256 } from '../../infra/crypto/secret-hash.js';
 import { ForbiddenError, UnauthorizedError } from '../../infra/errors.js';
 import { findLibrary } from '../../queries/directory/library.js';
 import { findActiveToken } from '../../queries/directory/tokens.js';
-import type { TokenDoc } from '../../queries/directory/documents.js';
+import type { TokenDoc } from '../../contracts/directory/documents.js';
 
 /** Who is calling the directory API: the token (by hash, also the rate-limit key). */
 export interface DirectoryAccess {

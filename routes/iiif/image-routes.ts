@@ -13,7 +13,7 @@ import {
   type ImageSize,
 } from '../../infra/images/iiif-request.js';
 import { levelsOfOriginal, renderImage, type ImageSource } from '../../infra/images/render.js';
-import type { MediaDoc } from '../../queries/platform/documents.js';
+import type { MediaDoc } from '../../contracts/platform/documents.js';
 import type { ServedMedia } from '../../queries/platform/media-files.js';
 import { thumbnailPlan } from '../../workers/platform/derivatives.js';
 import type { ImageServices } from '../../workers/platform/image-services.js';

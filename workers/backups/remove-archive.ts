@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import type { ModuleRuntime } from '../../commands/module-runtime.js';
-import type { BackupDoc } from '../../queries/backups/backups.js';
+import type { BackupDoc } from '../../contracts/backups/documents.js';
 import { archiveFileFor, checksumFileFor } from './paths.js';
 
 /**

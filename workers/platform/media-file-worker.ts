@@ -8,7 +8,7 @@ import type { StoredEvent } from '../../infra/event-store/port.js';
 import { Value } from '@sinclair/typebox/value';
 import { Type } from '@sinclair/typebox';
 import { errorMessage } from '../../infra/errors.js';
-import { mediaDocs } from '../../queries/platform/documents.js';
+import { mediaDocs } from '../../contracts/platform/documents.js';
 import { imageCounts, mediaOwingDerivatives } from '../../queries/platform/media-files.js';
 import { removeOrphanFiles } from '../files/orphan-files.js';
 import { DERIVATIVES_QUEUE, derivativesJobId, runDerivativesJob, type DerivativesJob } from './derivatives.js';

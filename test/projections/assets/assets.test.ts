@@ -4,7 +4,7 @@ import { MemoryDocumentStore } from '../../../infra/document-store/memory.js';
 import type { StoredEvent } from '../../../infra/event-store/port.js';
 import { applyStored } from '../../../projections/runner.js';
 import { assetProjections } from '../../../projections/assets/index.js';
-import { ASSET_COLLECTIONS } from '../../../queries/assets/documents.js';
+import { ASSET_COLLECTIONS } from '../../../contracts/assets/documents.js';
 
 const file: AssetFile = {
   stored_name: 'a.png',

@@ -4,7 +4,7 @@ import { MemoryDocumentStore } from '../../../infra/document-store/memory.js';
 import type { StoredEvent } from '../../../infra/event-store/port.js';
 import { manifestsProjection } from '../../../projections/iiif/manifests.js';
 import { applyStored } from '../../../projections/runner.js';
-import { activityDocs, manifestDocs } from '../../../queries/iiif/documents.js';
+import { activityDocs, manifestDocs } from '../../../contracts/iiif/documents.js';
 
 /**
  * The IIIF read model, given events then documents: an item's manifest with its image media as

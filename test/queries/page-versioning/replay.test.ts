@@ -7,7 +7,7 @@ import { createResource, SITE, SITE_PAGE, updateResource } from '../../../comman
 import { FixedClock } from '../../../infra/clock/port.js';
 import { pageAtVersion } from '../../../queries/page-versioning/replay.js';
 import { findVersion, listVersions } from '../../../queries/page-versioning/versions.js';
-import { sitePages } from '../../../queries/platform/documents.js';
+import { sitePages } from '../../../contracts/platform/documents.js';
 import { appModules } from '../../../app/modules.js';
 
 const FIELDS = ['site_id', 'slug', 'title', 'is_public', 'layout', 'layout_data', 'blocks'] as const;
