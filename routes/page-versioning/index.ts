@@ -6,7 +6,7 @@ import { revertPage } from '../../commands/page-versioning/handlers.js';
 import { RevertBody } from '../../commands/page-versioning/schemas.js';
 import { BadRequestError, NotFoundError } from '../../infra/errors.js';
 import { diffPages } from '../../queries/page-versioning/diff.js';
-import { pageAtVersion } from '../../queries/page-versioning/replay.js';
+import { pageAtVersion } from '../../commands/page-versioning/replay.js';
 import {
   findVersion,
   listVersions,

@@ -5,7 +5,7 @@ import { revertPage } from '../../../commands/page-versioning/handlers.js';
 import type { SitePageFields } from '../../../contracts/platform/fields.js';
 import { createResource, SITE, SITE_PAGE, updateResource } from '../../../commands/platform/handlers.js';
 import { FixedClock } from '../../../infra/clock/port.js';
-import { pageAtVersion } from '../../../queries/page-versioning/replay.js';
+import { pageAtVersion } from '../../../commands/page-versioning/replay.js';
 import { findVersion, listVersions } from '../../../queries/page-versioning/versions.js';
 import { sitePages } from '../../../contracts/platform/documents.js';
 import { appModules } from '../../../app/modules.js';

@@ -1,7 +1,7 @@
-import { foldEvents } from '../../commands/decider.js';
-import { toDomainEvents } from '../../commands/handle-command.js';
+import { foldEvents } from '../decider.js';
+import { toDomainEvents } from '../handle-command.js';
 import type { SitePageFields } from '../../contracts/platform/fields.js';
-import { sitePageDecider, sitePageStream } from '../../commands/platform/kinds.js';
+import { sitePageDecider, sitePageStream } from '../platform/kinds.js';
 import type { ResourceEvent } from '../../contracts/platform/events.js';
 import type { EventStore } from '../../infra/event-store/port.js';
 import { NotFoundError } from '../../infra/errors.js';
