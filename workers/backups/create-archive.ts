@@ -23,7 +23,7 @@ import {
   type PartName,
   type PartSummary,
 } from './manifest.js';
-import { checksumFileFor } from './paths.js';
+import { checksumFileFor } from '../../contracts/backups/paths.js';
 import type { ReadSideSnapshot } from './read-side-snapshot.js';
 import { errorField } from '../../infra/errors.js';
 

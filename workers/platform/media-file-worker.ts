@@ -12,7 +12,7 @@ import { mediaDocs } from '../../contracts/platform/documents.js';
 import { imageCounts, mediaOwingDerivatives } from '../../queries/platform/media-files.js';
 import { removeOrphanFiles } from '../files/orphan-files.js';
 import { DERIVATIVES_QUEUE, derivativesJobId, runDerivativesJob, type DerivativesJob } from './derivatives.js';
-import type { ImageServices } from './image-services.js';
+import type { ImageServices } from '../../contracts/platform/image-services.js';
 
 /**
  * The platform module's background work on media files: the derivative jobs (fed by each
