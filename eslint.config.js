@@ -1,23 +1,74 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-/** One `no-restricted-imports` block per layer: relative imports into a higher layer are refused. */
-function layerRules(layers) {
-  return layers.map(([files, above, message]) => ({
-    files: [files],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: above.map((folder) => ({
-            regex: `^(\\.\\./)+${folder.includes('/') ? folder : `${folder}/`}`,
-            message,
-          })),
-        },
-      ],
-    },
-  }));
+const ROOT = path.dirname(fileURLToPath(import.meta.url));
+
+/*
+ * Layers run one way. Bottom to top, each importing only the layers listed beside it:
+ *
+ *   infra/        ports, adapters, value helpers: nothing
+ *   contracts/    events, shared values, read-model documents and accessors, services: infra
+ *   projections/  fold events into read models: contracts, infra
+ *   queries/      read the read models: contracts, infra
+ *   commands/     deciders and handlers: queries, contracts, infra
+ *   workers/      jobs: commands, queries, projections, contracts, infra
+ *   routes/       HTTP: commands, queries, contracts, infra (what a route needs of a worker is a
+ *                 service declared below it, implemented in workers/, wired by app/modules/)
+ *   app/, bin/    the composition root and the command-line tools: anything
+ *
+ * So queries never import commands or projections, projections never import queries, and routes
+ * never import workers. Every relative import of a file in a layer is checked, dynamic and type
+ * imports too; there is no exception (test/lint/layers.test.ts probes it).
+ */
+const LAYERS = {
+  infra: [],
+  contracts: ['infra'],
+  projections: ['contracts', 'infra'],
+  queries: ['contracts', 'infra'],
+  commands: ['queries', 'contracts', 'infra'],
+  workers: ['commands', 'queries', 'projections', 'contracts', 'infra'],
+  routes: ['commands', 'queries', 'contracts', 'infra'],
+};
+
+/** The top-level folder of a path, or null outside the project. */
+function topFolder(file) {
+  const relative = path.relative(ROOT, file);
+  return relative.startsWith('..') || path.isAbsolute(relative) ? null : relative.split(path.sep)[0];
 }
+
+/** `layers/one-way`: a relative import from a layer reaches only the layers LAYERS lists for it. */
+const oneWay = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'Layers run one way (the table in eslint.config.js).' },
+    messages: {
+      upward: '{{from}}/ imports only {{allowed}}: not {{to}}/ (layers run one way, eslint.config.js).',
+    },
+    schema: [],
+  },
+  create(context) {
+    const from = topFolder(context.filename);
+    if (!Object.hasOwn(LAYERS, from)) return {};
+    const allowed = LAYERS[from];
+    function check(node) {
+      if (node?.type !== 'Literal' || typeof node.value !== 'string' || !node.value.startsWith('.')) return;
+      const to = topFolder(path.resolve(path.dirname(context.filename), node.value));
+      if (to === null || to === from || allowed.includes(to)) return;
+      const names = allowed.length ? allowed.map((layer) => `${layer}/`).join(', ') : 'its own files';
+      context.report({ node, messageId: 'upward', data: { from, to, allowed: names } });
+    }
+    return {
+      ImportDeclaration: (node) => check(node.source),
+      ExportNamedDeclaration: (node) => check(node.source),
+      ExportAllDeclaration: (node) => check(node.source),
+      ImportExpression: (node) => check(node.source),
+      TSImportType: (node) => check(node.argument?.literal),
+      TSExternalModuleReference: (node) => check(node.expression),
+    };
+  },
+};
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'scratch/**', 'data/**', '.tap/**', 'coverage/**', 'bench/results.json'] },
@@ -72,40 +123,11 @@ export default tseslint.config(
       ],
     },
   },
-  // Layers run one way: app -> routes -> (commands | queries | workers) -> projections -> infra
-  // (config/ lives in infra/config.ts; shared value helpers in infra/). bin/ may import anything.
-  ...layerRules([
-    [
-      'infra/**/*.ts',
-      ['app', 'bin', 'routes', 'commands', 'queries', 'workers', 'projections'],
-      'infra is the bottom layer: a port or adapter never imports what uses it.',
-    ],
-    [
-      'projections/**/*.ts',
-      ['app', 'bin', 'routes', 'workers'],
-      'projections read events and write read models; they never reach up to routes, workers or the app.',
-    ],
-    [
-      'queries/**/*.ts',
-      ['app', 'bin', 'routes', 'workers'],
-      'queries read read models only; shared values belong in infra/.',
-    ],
-    [
-      'commands/**/*.ts',
-      ['app', 'bin', 'routes', 'workers'],
-      'commands never import routes, workers or the app (what importers take of a runtime is commands/module-runtime.ts).',
-    ],
-    [
-      'workers/**/*.ts',
-      ['app', 'bin', 'routes'],
-      'workers never import routes or the app (what they take of a runtime is commands/module-runtime.ts).',
-    ],
-    [
-      'routes/**/*.ts',
-      ['app', 'bin'],
-      'routes never import the app or command-line tools (what they take of a runtime and the HTTP plumbing they share are in routes/http/).',
-    ],
-  ]),
+  {
+    files: ['**/*.ts'],
+    plugins: { layers: { rules: { 'one-way': oneWay } } },
+    rules: { 'layers/one-way': 'error' },
+  },
   {
     // A call with more than three arguments takes one named object (issue 40): positional lists
     // such as reserveSlug(ctx, scope, given, base, owner, refuse, ownerExists) were read by position.

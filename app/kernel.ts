@@ -1,6 +1,7 @@
 import type { FixtureImporter } from '../commands/fixture.js';
 import type { EventBus } from '../infra/event-bus/port.js';
 import type { Projection } from '../projections/projection.js';
+import type { ProjectionRunner } from '../projections/runner.js';
 import type { RouteRuntime, RoutesPlugin } from '../routes/http/routes-plugin.js';
 
 /*
@@ -18,6 +19,8 @@ import type { RouteRuntime, RoutesPlugin } from '../routes/http/routes-plugin.js
  */
 export interface Runtime extends RouteRuntime {
   bus: EventBus;
+  /** The runner itself: the modules see what ModuleRuntime says of it (ReadModelProgress). */
+  projections: ProjectionRunner;
   modules: readonly AppModule[];
   /**
    * What a module built for this runtime (its services, routes, workers), the instance its

@@ -1,4 +1,4 @@
-import type { Role } from '../commands/users/roles.js';
+import type { Role } from '../contracts/users/roles.js';
 
 /**
  * Who may call each route: ONE table, read by the permission gate (app/permission-gate.ts) that

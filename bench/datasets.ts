@@ -7,7 +7,7 @@ import {
   blogCategoryStream,
   blogPostStream,
   type BlogPostFields,
-} from '../commands/blog/events.js';
+} from '../contracts/blog/events.js';
 import type { EventMetadata } from '../infra/event-store/port.js';
 import { EventLogWriter } from './event-log.js';
 import { EMBEDDED_ENV, runScript } from './processes.js';

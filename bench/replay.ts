@@ -1,7 +1,7 @@
-import { BLOG_EVENTS, blogCommentStream, blogPostStream, type BlogCommentFields } from '../commands/blog/events.js';
+import { BLOG_EVENTS, blogCommentStream, blogPostStream, type BlogCommentFields } from '../contracts/blog/events.js';
 import { REBUILD_NODE_FLAGS } from '../bin/rebuild-flags.js';
 import { itemStream, mediaStream } from '../commands/platform/kinds.js';
-import type { ItemFields, MediaFields } from '../commands/platform/fields.js';
+import type { ItemFields, MediaFields } from '../contracts/platform/fields.js';
 import { benchMetadata, generatedPost, importAdmin, tempDataDir } from './datasets.js';
 import { EventLogWriter } from './event-log.js';
 import type { BenchOptions } from './options.js';

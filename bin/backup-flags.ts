@@ -1,4 +1,4 @@
-import { INCLUDE_FLAGS, type BackupIncludes } from '../commands/backups/events.js';
+import { INCLUDE_FLAGS, type BackupIncludes } from '../contracts/backups/events.js';
 
 export const BACKUP_USAGE = 'Usage: npm run backup -- [--no-db] [--no-files] [--no-themes] [--no-modules] [--no-api]';
 

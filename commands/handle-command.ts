@@ -2,7 +2,8 @@ import { VersionConflictError } from '../infra/errors.js';
 import type { StoredEvent } from '../infra/event-store/port.js';
 import { metadataFor, type CommandContext } from './command-context.js';
 import { checkPrecondition, type VersionPrecondition } from './precondition.js';
-import { foldEvents, type Decider, type DomainCommand, type DomainEvent } from './decider.js';
+import { foldEvents, type Decider, type DomainCommand } from './decider.js';
+import { type DomainEvent } from '../contracts/domain-event.js';
 
 export interface CommandResult<State, Event extends DomainEvent> {
   state: State;

@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
+import type { ReadModelProgress } from '../contracts/read-model-progress.js';
 import type { BackgroundTasks } from '../infra/background-tasks.js';
 import type { Clock } from '../infra/clock/port.js';
 import type { AppConfig } from '../infra/config.js';
 import type { DocumentStore } from '../infra/document-store/port.js';
 import type { EventStore } from '../infra/event-store/port.js';
 import type { JobQueue } from '../infra/job-queue/port.js';
-import type { ProjectionRunner } from '../projections/runner.js';
 import type { CommandContext } from './command-context.js';
 
 /**
@@ -22,7 +22,8 @@ export interface ModuleRuntime {
   eventStore: EventStore;
   documents: DocumentStore;
   jobs: JobQueue;
-  projections: ProjectionRunner;
+  /** How far the read models are (the runner: app/kernel.ts's Runtime). */
+  projections: ReadModelProgress;
   /** The work owed at a start that no request waits for, with its progress (/health). */
   background: BackgroundTasks;
   /** The context commands run in, for a user (null: the system or an anonymous caller). */

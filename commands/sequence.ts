@@ -1,7 +1,7 @@
 import { VersionConflictError } from '../infra/errors.js';
 import type { EventMetadata, EventStore } from '../infra/event-store/port.js';
 import { metadataFor, type CommandContext } from './command-context.js';
-import type { DomainEvent } from './decider.js';
+import type { DomainEvent } from '../contracts/domain-event.js';
 import { toDomainEvents } from './handle-command.js';
 
 /**

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import type { DomainEvent } from '../commands/decider.js';
+import type { DomainEvent } from '../contracts/domain-event.js';
 import type { EventMetadata, NewEvent, StoredEvent } from '../infra/event-store/port.js';
 
 /**

@@ -1,3 +1,4 @@
+import type { ParkedProjection, ProjectionStatus, ReadModelProgress } from '../contracts/read-model-progress.js';
 import type { DocumentStore } from '../infra/document-store/port.js';
 import type { EventBus } from '../infra/event-bus/port.js';
 import type { EventStore, StoredEvent, Subscription } from '../infra/event-store/port.js';
@@ -6,20 +7,12 @@ import { PROJECTIONS_CONTROL_STREAM } from './control-events.js';
 import type { Projection } from './projection.js';
 import { FLOOR_ID, loadCheckpoints, loadHandled, saveCheckpoints, saveOwnCheckpoints } from './runner/checkpoints.js';
 import type { ProjectionLogger } from './runner/logger.js';
-import { ParkedProjections, RESUME_BATCH, type ParkedProjection, type ResumeContext } from './runner/parked.js';
+import { ParkedProjections, RESUME_BATCH, type ResumeContext } from './runner/parked.js';
 import { ReadYourWritesWaits } from './runner/waits.js';
 
 export type { ProjectionLogger } from './runner/logger.js';
-export type { ParkedProjection } from './runner/parked.js';
 
 const GROUP = 'projections';
-
-export interface ProjectionStatus {
-  name: string;
-  /** The last log position this projection has dealt with. */
-  position: number;
-  parked: ParkedProjection | null;
-}
 
 /** A projection's work since the runner started (the start log line and tests read it). */
 export interface ProjectionStartStats {
@@ -95,7 +88,7 @@ export function applyStored(projection: Projection, event: StoredEvent, document
  * of its own meanwhile (with pauses up to REFOLD_MAX_MS), so the read models catch up once the
  * storage takes writes again, with no restart and no new event needed.
  */
-export class ProjectionRunner {
+export class ProjectionRunner implements ReadModelProgress {
   private readonly checkpoints = new Map<string, number>();
   private readonly byType = new Map<string, Projection[]>();
   private readonly byName = new Map<string, Projection>();

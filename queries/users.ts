@@ -1,7 +1,5 @@
 import type { DocumentStore } from '../infra/document-store/port.js';
-import { API_KEYS, userDocs, type ApiKeyDoc, type UserDoc } from '../projections/users/users.js';
-
-export { API_KEYS, USERS, userDocs, type ApiKeyDoc, type UserDoc } from '../projections/users/users.js';
+import { API_KEYS, userDocs, type ApiKeyDoc, type UserDoc } from '../contracts/users/documents.js';
 
 export function findUser(documents: DocumentStore, id: number): Promise<UserDoc | null> {
   return userDocs(documents).findOne({ _id: id });

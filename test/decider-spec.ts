@@ -1,5 +1,6 @@
 import type { Test } from 'tap';
-import type { Decider, DomainCommand, DomainEvent } from '../commands/decider.js';
+import type { Decider, DomainCommand } from '../commands/decider.js';
+import type { DomainEvent } from '../contracts/domain-event.js';
 
 type Assert = Pick<Test, 'same' | 'throws'>;
 

@@ -11,7 +11,8 @@ import type { ReadingProgress } from '../../queries/chatbot/reading-progress.js'
 /** How far the chatbot has read the collection, and the writes that only save work it skipped on a refusing disk. */
 export type ChatbotHealth = ReadingProgress & { questions_not_recorded: number; embeddings_not_cached: number };
 import { nextRun } from '../../infra/schedule/cron.js';
-import { lastScheduledBackup, type LastScheduledBackupDoc } from '../../queries/backups/schedule.js';
+import { lastScheduledBackup } from '../../queries/backups/schedule.js';
+import { type LastScheduledBackupDoc } from '../../contracts/backups/documents.js';
 import { answers } from './probe.js';
 import { imageCounts, type ImageCounts } from '../../queries/platform/media-files.js';
 import { cohereReachable } from './provider-probe.js';

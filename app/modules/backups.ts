@@ -2,14 +2,11 @@ import type { AppModule, ModuleInstance } from '../kernel.js';
 import { backupsProjection } from '../../projections/backups/backups.js';
 import { backupScheduleProjection } from '../../projections/backups/schedule.js';
 import { backupRoutes } from '../../routes/backups/index.js';
-import {
-  BACKUP_QUEUE,
-  runBackupJob,
-  type BackupJobData,
-  type BackupJobResult,
-} from '../../workers/backups/backup-job.js';
+import { BACKUP_QUEUE, runBackupJob, type BackupJobData } from '../../workers/backups/backup-job.js';
+import { type BackupJobResult } from '../../contracts/backups/backup-service.js';
 import { failInterruptedBackups } from '../../workers/backups/interrupted.js';
 import { ApiSource } from '../../workers/backups/api-export.js';
+import { backupService } from '../../workers/backups/backup-service.js';
 import {
   BACKUP_SCHEDULE_QUEUE,
   BACKUP_SCHEDULER_ID,
@@ -24,7 +21,7 @@ export const backupsModule: AppModule<BackupsModuleInstance> = {
     const apiSource = new ApiSource();
     return {
       apiSource,
-      routes: backupRoutes(apiSource),
+      routes: backupRoutes(backupService(runtime, apiSource)),
       async startWorkers() {
         // Jobs of the in-process queue die with the process; BullMQ's may still run in another one.
         if (!runtime.jobs.durable) await failInterruptedBackups(runtime);

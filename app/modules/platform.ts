@@ -1,9 +1,13 @@
+import { join } from 'node:path';
 import type { AppModule, ModuleInstance } from '../kernel.js';
+import type { AppConfig } from '../../infra/config.js';
+import { mediaFileStorage } from '../../infra/file-storage/select.js';
+import { DecodeSlots, DEFAULT_DECODE_SLOTS } from '../../infra/images/decode-slots.js';
 import { platformProjections } from '../../projections/platform/resources.js';
 import { manifestsProjection } from '../../projections/iiif/manifests.js';
 import { platformRoutes } from '../../routes/platform/index.js';
 import { platformImporter } from '../../commands/platform/importer.js';
-import { createImageServices, type ImageServices } from '../../workers/platform/image-services.js';
+import type { ImageServices } from '../../contracts/platform/image-services.js';
 import {
   mediaFileListener,
   removeOrphanMediaFiles,
@@ -14,6 +18,15 @@ import {
 export interface PlatformModuleInstance extends ModuleInstance {
   /** The media files' storage, render slots and cache: `npm run derivatives` and tests use them. */
   images: ImageServices;
+}
+
+/** The media files' storage, the image requests' decode slots and their cache, for one runtime. */
+function createImageServices(config: AppConfig): ImageServices {
+  return {
+    storage: mediaFileStorage(config),
+    slots: new DecodeSlots(DEFAULT_DECODE_SLOTS),
+    cacheDir: join(config.dataDir, 'cache', 'iiif'),
+  };
 }
 
 /** Host platform resources: sites, item sets, items, media (with their files and image service), site pages. */

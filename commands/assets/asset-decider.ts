@@ -1,6 +1,6 @@
 import type { Decider, DomainCommand } from '../decider.js';
 import { mustExist, mustNotExist, newRecord, type RecordState } from '../decider-rules.js';
-import type { AssetEvent, AssetFile } from './events.js';
+import type { AssetEvent, AssetFile } from '../../contracts/assets/events.js';
 import { invalid, MAX_ALT_LENGTH, MAX_CONTEXT_TYPE_LENGTH, requireTitle } from './rules.js';
 
 export type UploadAsset = DomainCommand<

@@ -8,7 +8,13 @@ import { handleCommand } from '../handle-command.js';
 import { ifMatching } from '../precondition.js';
 import { nextId } from '../sequence.js';
 import { assetDecider } from './asset-decider.js';
-import { ASSET_SEQUENCE, ASSET_USAGE_SEQUENCE, ASSET_VERSIONED, assetStream, type AssetFile } from './events.js';
+import {
+  ASSET_SEQUENCE,
+  ASSET_USAGE_SEQUENCE,
+  ASSET_VERSIONED,
+  assetStream,
+  type AssetFile,
+} from '../../contracts/assets/events.js';
 import { invalid } from './rules.js';
 import type { BulkInput, UsageInput } from './schemas.js';
 

@@ -1,6 +1,6 @@
 import type { Decider, DomainCommand } from '../decider.js';
 import { deletedRecord, liveRecord, mustExist, mustNotExist, newRecord, type RecordState } from '../decider-rules.js';
-import type { AssetFolderEvent } from './events.js';
+import type { AssetFolderEvent } from '../../contracts/assets/events.js';
 import { invalid, requireTitle } from './rules.js';
 
 /** A folder as its created event carries it beside the id. */

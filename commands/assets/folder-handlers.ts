@@ -1,6 +1,6 @@
 import { NotFoundError, VersionConflictError } from '../../infra/errors.js';
 import { slugify } from '../../infra/text/slug.js';
-import { assetFolders } from '../../queries/assets/documents.js';
+import { assetFolders } from '../../contracts/assets/documents.js';
 import { findFolder, folderExists } from '../../queries/assets/folders.js';
 import type { CommandContext } from '../command-context.js';
 import { foldEvents } from '../decider.js';
@@ -9,7 +9,7 @@ import { checkPrecondition, ifMatching, type VersionPrecondition } from '../prec
 import { ABANDONED_AFTER_MS } from '../reservations/reservations.js';
 import { nextId } from '../sequence.js';
 import { metadataFor } from '../command-context.js';
-import { ASSET_FOLDER_SEQUENCE, ASSET_FOLDER_VERSIONED, assetFolderStream } from './events.js';
+import { ASSET_FOLDER_SEQUENCE, ASSET_FOLDER_VERSIONED, assetFolderStream } from '../../contracts/assets/events.js';
 import { assetFolderDecider } from './folder-decider.js';
 import {
   ASSET_FOLDER_TREE_STREAM,

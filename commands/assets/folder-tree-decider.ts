@@ -1,5 +1,6 @@
 import { NotFoundError } from '../../infra/errors.js';
-import type { Decider, DomainCommand, DomainEvent } from '../decider.js';
+import type { Decider, DomainCommand } from '../decider.js';
+import type { DomainEvent } from '../../contracts/domain-event.js';
 import { invalid } from './rules.js';
 
 /**

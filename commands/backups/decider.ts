@@ -1,9 +1,7 @@
 import { ConflictError } from '../../infra/errors.js';
 import type { Decider, DomainCommand } from '../decider.js';
 import { mustExist, mustNotExist, newRecord, type RecordState } from '../decider-rules.js';
-import type { BackupEvent, BackupRequested } from './events.js';
-
-export type BackupStatus = 'in_progress' | 'complete' | 'failed';
+import type { BackupEvent, BackupRequested, BackupStatus } from '../../contracts/backups/events.js';
 
 /** A request as its event carries it beside the id. */
 export type BackupFields = Omit<BackupRequested['data'], 'id'>;

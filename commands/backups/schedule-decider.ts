@@ -1,26 +1,9 @@
 import { ConflictError } from '../../infra/errors.js';
-import type { Decider, DomainCommand, DomainEvent } from '../decider.js';
+import type { Decider, DomainCommand } from '../decider.js';
+import type { ScheduledBackupResult, ScheduleEvent } from '../../contracts/backups/schedule-events.js';
 
 /** The stream of the scheduled backups: which runs were taken, and how each ended. */
 export const BACKUP_SCHEDULE_STREAM = 'backup_schedule';
-
-export interface ScheduledBackupResult {
-  /** ISO 8601: the run of BACKUP_SCHEDULE this backup was made for. */
-  tick: string;
-  /** The backup record, null when none could be recorded. */
-  backup_id: number | null;
-  status: 'complete' | 'failed';
-  error: string | null;
-}
-
-/** A process took this run: no other makes its backup. */
-export type ScheduledBackupClaimed = DomainEvent<'ScheduledBackupClaimed', { tick: string }>;
-export type ScheduledBackupFinished = DomainEvent<'ScheduledBackupFinished', ScheduledBackupResult>;
-export type ScheduleEvent = ScheduledBackupClaimed | ScheduledBackupFinished;
-export const SCHEDULE_EVENT_TYPES: readonly ScheduleEvent['type'][] = [
-  'ScheduledBackupClaimed',
-  'ScheduledBackupFinished',
-];
 
 export type ClaimScheduledBackup = DomainCommand<'ClaimScheduledBackup', { tick: string }>;
 export type FinishScheduledBackup = DomainCommand<'FinishScheduledBackup', ScheduledBackupResult>;

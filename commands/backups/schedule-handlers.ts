@@ -1,6 +1,7 @@
 import type { CommandContext } from '../command-context.js';
 import { handleCommand } from '../handle-command.js';
-import { BACKUP_SCHEDULE_STREAM, scheduleDecider, type ScheduledBackupResult } from './schedule-decider.js';
+import { BACKUP_SCHEDULE_STREAM, scheduleDecider } from './schedule-decider.js';
+import { type ScheduledBackupResult } from '../../contracts/backups/schedule-events.js';
 
 /** Takes a run of the schedule for this process; a ConflictError when another took it (or a later one). */
 export async function claimScheduledBackup(ctx: CommandContext, tick: string): Promise<void> {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { BackupIncludes } from './events.js';
+import type { BackupIncludes } from '../../contracts/backups/events.js';
 
 /**
  * The backups' write body: the route validates it (routes/backups/index.ts) and reads the parts

@@ -8,7 +8,7 @@ import {
   patched,
   type RecordState,
 } from '../decider-rules.js';
-import type { BlogCategoryEvent, BlogCategoryFields } from './events.js';
+import type { BlogCategoryEvent, BlogCategoryFields } from '../../contracts/blog/events.js';
 import { checkCategoryFields } from './rules.js';
 
 export type BlogCategoryState = RecordState<BlogCategoryFields>;

@@ -1,6 +1,6 @@
 import { NotFoundError, ValidationError } from '../../infra/errors.js';
 import { slugify } from '../../infra/text/slug.js';
-import { blogPosts } from '../../queries/blog/documents.js';
+import { blogPosts } from '../../contracts/blog/documents.js';
 import { findCategory } from '../../queries/blog/taxonomy.js';
 import type { CommandContext } from '../command-context.js';
 import { handleCommand } from '../handle-command.js';
@@ -16,7 +16,7 @@ import {
   BLOG_SEQUENCES,
   blogCategoryStream,
   type BlogCategoryFields,
-} from './events.js';
+} from '../../contracts/blog/events.js';
 import { categoryDeleted } from './post-handlers.js';
 import type { CreateCategoryInput, UpdateCategoryInput } from './schemas.js';
 import { checkCategoryFields, LIMITS } from './rules.js';

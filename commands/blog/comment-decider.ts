@@ -1,7 +1,7 @@
 import { ValidationError } from '../../infra/errors.js';
 import type { Decider, DomainCommand } from '../decider.js';
 import { deletedRecord, liveRecord, mustExist, mustNotExist, newRecord, type RecordState } from '../decider-rules.js';
-import type { BlogCommentEvent, BlogCommentFields, BlogPostStatus } from './events.js';
+import type { BlogCommentEvent, BlogCommentFields, BlogPostStatus } from '../../contracts/blog/events.js';
 import { checkCommentFields } from './rules.js';
 
 export type BlogCommentState = RecordState<BlogCommentFields>;

@@ -12,7 +12,7 @@ import {
   blogPostStream,
   type BlogCommentFields,
   type BlogPostEvent,
-} from './events.js';
+} from '../../contracts/blog/events.js';
 import { blogPostDecider } from './post-decider.js';
 import { checkCommentFields } from './rules.js';
 import type { CommentInput, ModerateCommentInput } from './schemas.js';

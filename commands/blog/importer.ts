@@ -14,11 +14,16 @@ import { ValidationError } from '../../infra/errors.js';
 import { slugify } from '../../infra/text/slug.js';
 import { findCategoryBySlug } from '../../queries/blog/taxonomy.js';
 import { postIdBySlug } from '../../queries/blog/posts.js';
-import { userStream } from '../users/events.js';
+import { userStream } from '../../contracts/users/events.js';
 import { siteStream } from '../platform/kinds.js';
 import { createCategory } from './category-handlers.js';
 import { importComment } from './comment-handlers.js';
-import { blogCategoryStream, blogCommentStream, blogPostStream, type BlogPostFields } from './events.js';
+import {
+  blogCategoryStream,
+  blogCommentStream,
+  blogPostStream,
+  type BlogPostFields,
+} from '../../contracts/blog/events.js';
 import { createPost } from './post-handlers.js';
 import { checkCategoryFields, checkCommentFields, checkPostFields } from './rules.js';
 import { changeBlogSettings } from './settings-handlers.js';

@@ -10,7 +10,7 @@ import {
   withdrawnRecord,
   type RecordState,
 } from '../decider-rules.js';
-import type { BlogPostEvent, BlogPostFields } from './events.js';
+import type { BlogPostEvent, BlogPostFields } from '../../contracts/blog/events.js';
 import { checkPostFields } from './rules.js';
 
 export type BlogPostState = RecordState<BlogPostFields>;

@@ -3,7 +3,7 @@ import { slugify } from '../../infra/text/slug.js';
 import { commentsOfPost } from '../../queries/blog/comments.js';
 import { findPost } from '../../queries/blog/posts.js';
 import { findCategory } from '../../queries/blog/taxonomy.js';
-import { sites } from '../../queries/platform/documents.js';
+import { sites } from '../../contracts/platform/documents.js';
 import type { CommandContext } from '../command-context.js';
 import { handleCommand } from '../handle-command.js';
 import { ifMatching } from '../precondition.js';
@@ -19,7 +19,7 @@ import {
   blogCategoryStream,
   blogPostStream,
   type BlogPostFields,
-} from './events.js';
+} from '../../contracts/blog/events.js';
 import type { CreatePostInput, UpdatePostInput } from './schemas.js';
 import { blogPostDecider, categoryMustExist } from './post-decider.js';
 import { checkPostFields, LIMITS } from './rules.js';

@@ -5,7 +5,7 @@ import {
   type BlogCategoryFields,
   type BlogCommentFields,
   type BlogPostFields,
-} from './events.js';
+} from '../../contracts/blog/events.js';
 
 /**
  * The blog's own rules on a whole set of fields, shared by the deciders and by the handlers,

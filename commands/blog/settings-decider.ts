@@ -1,10 +1,8 @@
 import type { Decider, DomainCommand } from '../decider.js';
-import type { BlogSettings, BlogSettingsChanged } from './events.js';
+import { DEFAULT_BLOG_SETTINGS, type BlogSettings, type BlogSettingsChanged } from '../../contracts/blog/events.js';
 
-/** Blog settings (today: whether the legacy endpoint takes comments); comments are on by default. */
+/** Blog settings (today: whether the legacy endpoint takes comments); comments are on by default (DEFAULT_BLOG_SETTINGS). */
 export type ChangeBlogSettings = DomainCommand<'ChangeBlogSettings', BlogSettings>;
-
-export const DEFAULT_BLOG_SETTINGS: BlogSettings = { comments_enabled: true };
 
 export const blogSettingsDecider: Decider<BlogSettings, ChangeBlogSettings, BlogSettingsChanged> = {
   initialState: () => DEFAULT_BLOG_SETTINGS,

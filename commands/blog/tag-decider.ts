@@ -1,6 +1,6 @@
 import { ConflictError, ValidationError } from '../../infra/errors.js';
 import type { Decider, DomainCommand } from '../decider.js';
-import type { BlogTagEvent } from './events.js';
+import type { BlogTagEvent } from '../../contracts/blog/events.js';
 import { checkSlug, LIMITS } from './rules.js';
 
 /** Tags are only ever created (through a post's `tags`); the API has no tag writes. */

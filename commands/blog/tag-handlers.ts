@@ -6,7 +6,7 @@ import { handleCommand, toDomainEvents } from '../handle-command.js';
 import { KeyHeldError, type ReservationEvent } from '../reservations/reservation-decider.js';
 import { reservationStream, reserveKey, withReservedKey } from '../reservations/reservations.js';
 import { nextId } from '../sequence.js';
-import { BLOG_SEQUENCES, blogTagStream, type BlogTagEvent } from './events.js';
+import { BLOG_SEQUENCES, blogTagStream, type BlogTagEvent } from '../../contracts/blog/events.js';
 import { LIMITS } from './rules.js';
 import { tagSlugKey } from './slug-keys.js';
 import { blogTagDecider } from './tag-decider.js';

@@ -1,5 +1,5 @@
 import type { DomainCommand } from '../decider.js';
-import type { DatabaseLinkClicked } from './events.js';
+import type { DatabaseLinkClicked } from '../../contracts/directory/events.js';
 
 export type RecordClick = DomainCommand<'RecordClick', { handle: string; at: Date }>;
 

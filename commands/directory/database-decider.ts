@@ -1,7 +1,7 @@
 import { ConflictError, NotFoundError, ValidationError } from '../../infra/errors.js';
 import type { Decider, DomainCommand } from '../decider.js';
-import type { DatabaseAdded, DatabaseFields, DatabaseUpdated } from './events.js';
-import { isAccess, isHandle, requireHandle, requireText } from './values.js';
+import type { DatabaseAdded, DatabaseFields, DatabaseUpdated } from '../../contracts/directory/events.js';
+import { isAccess, isHandle, requireHandle, requireText } from '../../contracts/directory/values.js';
 import { isHttpUrl } from '../../infra/net/origin.js';
 import { changedKeys, patched } from '../decider-rules.js';
 

@@ -9,7 +9,7 @@ import {
   typeDocs,
   type DatabaseDoc,
   type TermDoc,
-} from '../../queries/directory/documents.js';
+} from '../../contracts/directory/documents.js';
 import { metadataFor, type CommandContext } from '../command-context.js';
 import { handleCommand } from '../handle-command.js';
 import { ifMatching } from '../precondition.js';
@@ -28,7 +28,7 @@ import {
   typeStream,
   type DatabaseFields,
   type LibrarySettings,
-} from './events.js';
+} from '../../contracts/directory/events.js';
 import { libraryDecider } from './library-decider.js';
 import type { ConfigureLibraryInput, DatabasePatchInput, IssueTokenInput } from './schemas.js';
 import { listDecider } from './list-decider.js';

@@ -9,8 +9,8 @@ import {
 } from '../fixture.js';
 import type { ModuleRuntime } from '../module-runtime.js';
 import { sha256 } from '../../infra/crypto/secret-hash.js';
-import { tokenDocs } from '../../queries/directory/documents.js';
-import { databaseStream, listStream, subjectStream, typeStream } from './events.js';
+import { tokenDocs } from '../../contracts/directory/documents.js';
+import { databaseStream, listStream, subjectStream, typeStream } from '../../contracts/directory/events.js';
 import {
   addDatabase,
   configureLibrary,
@@ -19,7 +19,7 @@ import {
   defineSubject,
   issueToken,
 } from './handlers.js';
-import { ACCESS_VALUES, BRAND_COLOR_PATTERN, HANDLE_PATTERN, PLANS } from './values.js';
+import { ACCESS_VALUES, BRAND_COLOR_PATTERN, HANDLE_PATTERN, PLANS } from '../../contracts/directory/values.js';
 import { isHttpUrl, normalizeOrigin } from '../../infra/net/origin.js';
 
 const Handle = Type.String({ pattern: HANDLE_PATTERN });

@@ -1,7 +1,7 @@
 import { ValidationError } from '../../infra/errors.js';
 import type { Decider, DomainCommand } from '../decider.js';
-import type { LibraryConfigured, LibrarySettings } from './events.js';
-import { isBrandColor, isPlan, requireText } from './values.js';
+import type { LibraryConfigured, LibrarySettings } from '../../contracts/directory/events.js';
+import { isBrandColor, isPlan, requireText } from '../../contracts/directory/values.js';
 import { isHttpUrl } from '../../infra/net/origin.js';
 import { definedKeys } from '../defined-keys.js';
 

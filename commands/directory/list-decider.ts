@@ -1,7 +1,7 @@
 import { ConflictError, ValidationError } from '../../infra/errors.js';
 import type { Decider, DomainCommand } from '../decider.js';
-import type { LibraryListDefined } from './events.js';
-import { isHandle, requireHandle, requireText } from './values.js';
+import type { LibraryListDefined } from '../../contracts/directory/events.js';
+import { isHandle, requireHandle, requireText } from '../../contracts/directory/values.js';
 
 export interface ListState {
   defined: boolean;

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ACCESS_VALUES, BRAND_COLOR_PATTERN, PLANS } from './values.js';
+import { ACCESS_VALUES, BRAND_COLOR_PATTERN, PLANS } from '../../contracts/directory/values.js';
 
 /**
  * The directory's write bodies: the admin routes validate them (routes/directory/admin.ts), the

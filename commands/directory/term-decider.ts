@@ -1,7 +1,8 @@
 import { ConflictError } from '../../infra/errors.js';
-import type { Decider, DomainCommand, DomainEvent } from '../decider.js';
-import type { DatabaseTypeDefined, SubjectDefined } from './events.js';
-import { requireHandle, requireText } from './values.js';
+import type { Decider, DomainCommand } from '../decider.js';
+import type { DomainEvent } from '../../contracts/domain-event.js';
+import type { DatabaseTypeDefined, SubjectDefined } from '../../contracts/directory/events.js';
+import { requireHandle, requireText } from '../../contracts/directory/values.js';
 
 /** Subjects and database types are both handle + name terms, defined once. */
 export interface TermState {

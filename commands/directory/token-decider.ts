@@ -1,7 +1,7 @@
 import { ConflictError, NotFoundError, ValidationError } from '../../infra/errors.js';
 import type { Decider, DomainCommand } from '../decider.js';
-import type { DirectoryTokenIssued, DirectoryTokenRevoked } from './events.js';
-import { normalizeOrigins } from './values.js';
+import type { DirectoryTokenIssued, DirectoryTokenRevoked } from '../../contracts/directory/events.js';
+import { normalizeOrigins } from '../../contracts/directory/values.js';
 
 export interface TokenState {
   status: 'new' | 'active' | 'revoked';

@@ -1,10 +1,24 @@
-import type { Decider } from '../decider.js';
+import type { Decider, DomainCommand } from '../decider.js';
 import { mustExist } from '../decider-rules.js';
-import type { SitePageFields } from '../platform/fields.js';
-import { revertedPage, sitePageDecider, SITE_PAGE_REVERTED } from '../platform/kinds.js';
-import type { ResourceState } from '../platform/resource-decider.js';
-import type { RevertSitePage, SitePageCommand, SitePageEvent } from './events.js';
+import type { SitePageFields } from '../../contracts/platform/fields.js';
+import { revertedPage, sitePageDecider } from '../platform/kinds.js';
+import { SITE_PAGE_REVERTED } from '../../contracts/platform/events.js';
+import type { ResourceCommand, ResourceState } from '../platform/resource-decider.js';
+import type { SitePageEvent } from '../../contracts/page-versioning/events.js';
 import { revertSummary } from './revert-summary.js';
+
+/** The version a revert goes back to: its id and when it was saved (`YYYY-MM-DD HH:MM:SS`). */
+export interface RevertTarget {
+  id: number;
+  saved_at: string;
+  /** The page's fields as that version saved them. */
+  fields: SitePageFields;
+}
+
+/** summary: the editor's note; blank or absent means the default note. */
+export type RevertSitePage = DomainCommand<'RevertSitePage', { target: RevertTarget; summary?: string | null }>;
+
+export type SitePageCommand = ResourceCommand<SitePageFields> | RevertSitePage;
 
 export type SitePageState = ResourceState<SitePageFields>;
 

@@ -1,6 +1,6 @@
 import { ConflictError, NotFoundError, ValidationError } from '../../infra/errors.js';
-import { pageVersions } from '../../queries/page-versioning/documents.js';
-import { pageAtVersion } from '../../queries/page-versioning/replay.js';
+import { pageVersions } from '../../contracts/page-versioning/documents.js';
+import { pageAtVersion } from './replay.js';
 import { findVersion } from '../../queries/page-versioning/versions.js';
 import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
 import type { CommandContext } from '../command-context.js';

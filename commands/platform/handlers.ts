@@ -8,8 +8,14 @@ import { checkPrecondition, ifMatching } from '../precondition.js';
 import { attachedChildIds, attachToParent, PARENT_WRITE_RETRIES } from '../reservations/parent-guard.js';
 import { releaseKeyQuietly, withKey, type KeyReservation } from '../reservations/reservations.js';
 import { idFor } from '../sequence.js';
-import { MEDIA_FILE_EVENTS } from './media-files.js';
-import type { ItemFields, ItemSetFields, MediaFields, SiteFields, SitePageFields } from './fields.js';
+import { MEDIA_FILE_EVENTS } from '../../contracts/platform/media-files.js';
+import type {
+  ItemFields,
+  ItemSetFields,
+  MediaFields,
+  SiteFields,
+  SitePageFields,
+} from '../../contracts/platform/fields.js';
 import {
   ITEM_EVENTS,
   ITEM_SET_EVENTS,
@@ -17,13 +23,16 @@ import {
   SITE_PAGE_EVENTS,
   SITE_PAGE_REVERTED,
   versionedBy,
+  SITE_EVENTS,
+  type ResourceEvent,
+} from '../../contracts/platform/events.js';
+import {
   itemDecider,
   itemSetDecider,
   itemStream,
   itemSetStream,
   mediaDecider,
   mediaStream,
-  SITE_EVENTS,
   SITE_PAGE_ATTACHED,
   siteDecider,
   siteMustExist,
@@ -31,8 +40,8 @@ import {
   sitePageStream,
   siteStream,
 } from './kinds.js';
-import type { ResourceCommand, ResourceEvent, ResourceState } from './resource-decider.js';
-import { itemSets, items, mediaDocs, sitePages, sites } from '../../queries/platform/documents.js';
+import type { ResourceCommand, ResourceState } from './resource-decider.js';
+import { itemSets, items, mediaDocs, sitePages, sites } from '../../contracts/platform/documents.js';
 
 /** What the generic create/update/delete handlers need to know about one resource kind. */
 export interface KindSpec<Fields extends object> {

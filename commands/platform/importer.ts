@@ -18,7 +18,7 @@ import type { FileStorage } from '../../infra/file-storage/port.js';
 import { mediaFileStorage } from '../../infra/file-storage/select.js';
 import { sniffMimeType } from '../../infra/file-storage/sniff.js';
 import { extensionOf, sanitiseFilename } from '../../infra/file-storage/filename.js';
-import type { MediaFields } from './fields.js';
+import type { MediaFields } from '../../contracts/platform/fields.js';
 import { createMediaWithFile } from './media-file-handlers.js';
 import { normalisedRights } from './rights.js';
 import { errorMessage } from '../../infra/errors.js';

@@ -1,8 +1,15 @@
 import { ValidationError } from '../../infra/errors.js';
-import type { DomainEvent } from '../decider.js';
+import type { DomainEvent } from '../../contracts/domain-event.js';
 import { normalisedRights } from './rights.js';
-import { resourceDecider, resourceEventNames, type ResourceState } from './resource-decider.js';
-import type { ItemFields, ItemSetFields, MediaFields, SiteFields, SitePageFields } from './fields.js';
+import { resourceDecider, type ResourceState } from './resource-decider.js';
+import { SITE_PAGE_REVERTED } from '../../contracts/platform/events.js';
+import type {
+  ItemFields,
+  ItemSetFields,
+  MediaFields,
+  SiteFields,
+  SitePageFields,
+} from '../../contracts/platform/fields.js';
 
 const SLUG = /^[a-z0-9][a-z0-9_-]*$/i;
 
@@ -67,14 +74,8 @@ export const siteMustExist = (): ValidationError => ValidationError.field('o:sit
 export const SITE_PAGE_ATTACHED = 'SitePageAttached';
 
 /**
- * Page version history (commands/page-versioning) appends this to a page's own stream: data
- * `{id, fields, reverted_to_version_id, summary}`, the page's full fields as they were restored.
- */
-export const SITE_PAGE_REVERTED = 'SitePageReverted';
-
-/**
  * A page's revert as the platform folds it: the page's full fields, which page version history
- * appends to the page's stream (its whole event is SitePageReverted, commands/page-versioning/events.ts).
+ * appends to the page's stream (its whole event is SitePageReverted, contracts/page-versioning/events.ts).
  */
 type SitePageRevertedFields = DomainEvent<typeof SITE_PAGE_REVERTED, { id: number; fields: SitePageFields }>;
 
@@ -100,23 +101,6 @@ export const sitePageDecider = resourceDecider<SitePageFields, string, SitePageR
   parent: { field: 'site_id', refuse: siteMustExist },
   evolveOther: (state, event) => (event.type === SITE_PAGE_REVERTED ? revertedPage(state, event.data) : state),
 });
-
-/**
- * The events a kind's read model folds into its document (projections/platform/resources.ts),
- * and so those that make its version, which If-Match names (commands/precondition.ts).
- */
-export function versionedBy(
-  events: { created: string; updated: string; deleted: string },
-  ...more: string[]
-): ReadonlySet<string> {
-  return new Set([events.created, events.updated, events.deleted, ...more]);
-}
-
-export const SITE_EVENTS = resourceEventNames('Site');
-export const ITEM_SET_EVENTS = resourceEventNames('ItemSet');
-export const ITEM_EVENTS = resourceEventNames('Item');
-export const MEDIA_EVENTS = resourceEventNames('Media');
-export const SITE_PAGE_EVENTS = resourceEventNames('SitePage');
 
 export const siteStream = (id: number) => `site-${id}`;
 export const itemSetStream = (id: number) => `item_set-${id}`;

@@ -1,5 +1,5 @@
 import type { Decider, DomainCommand } from '../decider.js';
-import type { MediaFields } from './fields.js';
+import type { MediaFields } from '../../contracts/platform/fields.js';
 import { mediaDecider } from './kinds.js';
 import {
   MEDIA_FILE_EVENTS,
@@ -8,8 +8,9 @@ import {
   type Derivatives,
   type MediaFile,
   type MediaFileEvent,
-} from './media-files.js';
-import type { ResourceEvent, ResourceState } from './resource-decider.js';
+} from '../../contracts/platform/media-files.js';
+import type { ResourceEvent } from '../../contracts/platform/events.js';
+import type { ResourceState } from './resource-decider.js';
 
 /**
  * A media's stream seen with its file: the media's own life cycle (mediaDecider) and the facts

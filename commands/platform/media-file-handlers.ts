@@ -6,11 +6,11 @@ import { commitThen } from '../file-commit.js';
 import { handleCommand, toDomainEvents } from '../handle-command.js';
 import { foldEvents } from '../decider.js';
 import { idFor } from '../sequence.js';
-import type { MediaFields } from './fields.js';
+import type { MediaFields } from '../../contracts/platform/fields.js';
 import { MEDIA } from './handlers.js';
 import { mediaStream } from './kinds.js';
 import { mediaFileDecider, type MediaFileState } from './media-file-decider.js';
-import type { Derivatives, MediaFile } from './media-files.js';
+import type { Derivatives, MediaFile } from '../../contracts/platform/media-files.js';
 
 /** What the route (or the fixture import) learnt of an uploaded file besides what the storage measured. */
 export interface UploadedMediaFile {

@@ -1,5 +1,7 @@
+import { resourceEventNames, type ResourceEvent } from '../../contracts/platform/events.js';
 import type { AppError } from '../../infra/errors.js';
-import type { Decider, DomainCommand, DomainEvent } from '../decider.js';
+import type { Decider, DomainCommand } from '../decider.js';
+import type { DomainEvent } from '../../contracts/domain-event.js';
 import {
   changedKeys,
   deletedRecord,
@@ -18,6 +20,7 @@ import {
  * carries the complete fields, so a reader of one event knows the resource as it then was.
  * The commands are the same for every kind; the events are named after the kind
  * (`SitePageCreated`), so `Kind` is the kind's event prefix, left as string to cover every kind.
+ * The events' types are contracts (contracts/platform/events.ts): the read models fold them too.
  */
 export type ResourceState<Fields> = RecordState<Fields>;
 
@@ -33,51 +36,6 @@ export type DeleteResource = DomainCommand<'Delete', Record<string, never>>;
  */
 export type ParentDeleted = DomainCommand<'ParentDeleted', { id: number; parent_id: number }>;
 export type ResourceCommand<Fields> = CreateResource<Fields> | UpdateResource<Fields> | DeleteResource | ParentDeleted;
-
-export type ResourceCreated<Fields, Kind extends string = string> = DomainEvent<
-  `${Kind}Created`,
-  { id: number; fields: Fields }
->;
-/** `changed`: the keys whose value the update changed. */
-export type ResourceUpdated<Fields, Kind extends string = string> = DomainEvent<
-  `${Kind}Updated`,
-  { id: number; fields: Fields; changed: string[] }
->;
-export type ResourceDeleted<Kind extends string = string> = DomainEvent<`${Kind}Deleted`, { id: number }>;
-/** The parent was deleted after the resource attached to it and before it was written: it never will be. */
-export type ResourceWithdrawn<Kind extends string = string> = DomainEvent<
-  `${Kind}Withdrawn`,
-  { id: number; parent_id: number }
->;
-/** A parent the resource had attached to (and since left, or was moving to) was deleted: nothing changes. */
-export type ResourceDetached<Kind extends string = string> = DomainEvent<
-  `${Kind}Detached`,
-  { id: number; parent_id: number }
->;
-export type ResourceEvent<Fields, Kind extends string = string> =
-  | ResourceCreated<Fields, Kind>
-  | ResourceUpdated<Fields, Kind>
-  | ResourceDeleted<Kind>
-  | ResourceWithdrawn<Kind>
-  | ResourceDetached<Kind>;
-
-export interface ResourceEventNames<Kind extends string = string> {
-  created: `${Kind}Created`;
-  updated: `${Kind}Updated`;
-  deleted: `${Kind}Deleted`;
-  withdrawn: `${Kind}Withdrawn`;
-  detached: `${Kind}Detached`;
-}
-
-export function resourceEventNames<Kind extends string>(kind: Kind): ResourceEventNames<Kind> {
-  return {
-    created: `${kind}Created`,
-    updated: `${kind}Updated`,
-    deleted: `${kind}Deleted`,
-    withdrawn: `${kind}Withdrawn`,
-    detached: `${kind}Detached`,
-  };
-}
 
 /** A kind whose records belong to a parent (a site page to its site). */
 export interface ParentRule<Fields> {

@@ -1,5 +1,6 @@
 import { ValidationError } from '../../infra/errors.js';
-import type { Decider, DomainCommand, DomainEvent } from '../decider.js';
+import type { Decider, DomainCommand } from '../decider.js';
+import type { DomainEvent } from '../../contracts/domain-event.js';
 
 /**
  * A parent (a site, a blog category) as its children's writes see it. A child's create (or a

@@ -1,6 +1,6 @@
 import { VersionConflictError, type AppError } from '../../infra/errors.js';
 import { metadataFor, type CommandContext } from '../command-context.js';
-import type { DomainEvent } from '../decider.js';
+import type { DomainEvent } from '../../contracts/domain-event.js';
 import { toDomainEvents } from '../handle-command.js';
 import { ParentGoneError, parentDecider } from './parent-decider.js';
 

@@ -1,5 +1,6 @@
 import { ConflictError } from '../../infra/errors.js';
-import type { Decider, DomainCommand, DomainEvent } from '../decider.js';
+import type { Decider, DomainCommand } from '../decider.js';
+import type { DomainEvent } from '../../contracts/domain-event.js';
 
 /**
  * One unique key (a slug in its scope) as a stream of its own, `reservation-<key>`: whoever

@@ -1,7 +1,7 @@
 import { ConflictError, NotFoundError, ValidationError } from '../../infra/errors.js';
 import type { Decider, DomainCommand } from '../decider.js';
-import type { UserEvent } from './events.js';
-import { isRole, type Role } from './roles.js';
+import type { UserEvent } from '../../contracts/users/events.js';
+import { isRole, type Role } from '../../contracts/users/roles.js';
 
 export interface UserState {
   exists: boolean;

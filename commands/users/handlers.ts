@@ -3,8 +3,8 @@ import type { CommandContext } from '../command-context.js';
 import { handleCommand } from '../handle-command.js';
 import { idFor } from '../sequence.js';
 import { userDecider } from './decider.js';
-import { userStream } from './events.js';
-import type { Role } from './roles.js';
+import { userStream } from '../../contracts/users/events.js';
+import type { Role } from '../../contracts/users/roles.js';
 import { findUserByEmail } from '../../queries/users.js';
 
 /**

@@ -12,8 +12,8 @@ import {
 import { findApiKey, findUserByEmail } from '../../queries/users.js';
 import { scryptMemoryBytes, type SecretHasher } from '../../infra/crypto/secret-hash.js';
 import { createApiKey, registerUser } from './handlers.js';
-import { userStream } from './events.js';
-import { ROLES } from './roles.js';
+import { userStream } from '../../contracts/users/events.js';
+import { ROLES } from '../../contracts/users/roles.js';
 
 const UserSchema = fixtureObject({
   id: Type.Optional(Type.Integer({ minimum: 1 })),

@@ -1,34 +1,7 @@
-import type { AssetEvent, AssetFile, AssetUsageCleared, AssetUsageRecorded } from '../../commands/assets/events.js';
-import type { DocumentStore } from '../../infra/document-store/port.js';
+import type { AssetEvent, AssetFile, AssetUsageCleared, AssetUsageRecorded } from '../../contracts/assets/events.js';
 import { copyWith } from '../../infra/objects/copy-with.js';
 import { defineProjection, type Projected } from '../projection.js';
-import { ASSET_COLLECTIONS } from './collections.js';
-
-export interface AssetDoc {
-  _id: number;
-  id: number;
-  /** The stream version of the last of its own events folded in: its ETag's (app/conditional). */
-  version?: number;
-  stored_name: string;
-  filename: string;
-  extension: string;
-  mime_type: string;
-  size: number;
-  sha256: string;
-  title: string;
-  /** Lower-cased title: what sort_by=name orders by, so case does not split the list. */
-  title_sort: string;
-  alt: string;
-  folders: number[];
-  created_at: string;
-  updated_at: string;
-  [key: string]: unknown;
-}
-
-/** A folder's assets are listed by `{folders: id}`: each asset's folder ids in an element index. */
-const ASSET_INDEXES = { elementIndexes: ['folders'] } as const;
-
-export const assetDocs = (d: DocumentStore) => d.collection<AssetDoc>(ASSET_COLLECTIONS.assets, ASSET_INDEXES);
+import { assetDocs, type AssetDoc } from '../../contracts/assets/documents.js';
 
 /** The events that make an asset's own document (its usage records are another read model's). */
 type AssetDocEvent = Exclude<AssetEvent, AssetUsageRecorded | AssetUsageCleared>;

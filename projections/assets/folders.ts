@@ -1,27 +1,6 @@
-import type { AssetFolderEvent, AssetFolderWithdrawn } from '../../commands/assets/events.js';
-import type { DocumentStore } from '../../infra/document-store/port.js';
+import type { AssetFolderEvent, AssetFolderWithdrawn } from '../../contracts/assets/events.js';
 import { defineHandlerProjection, type Projected } from '../projection.js';
-import { assetDocs } from './assets.js';
-import { ASSET_COLLECTIONS } from './collections.js';
-
-export interface AssetFolderDoc {
-  _id: number;
-  id: number;
-  /** The stream version of the last of its own events folded in: its ETag's (app/conditional). */
-  version?: number;
-  title: string;
-  slug: string;
-  parent_id: number | null;
-  created_at: string;
-  updated_at: string;
-  [key: string]: unknown;
-}
-
-/** A slug is unique among a folder's siblings: looked up by both (the SQLite store indexes them). */
-const FOLDER_INDEXES = { indexes: [['parent_id', 'slug']] } as const;
-
-export const assetFolders = (d: DocumentStore) =>
-  d.collection<AssetFolderDoc>(ASSET_COLLECTIONS.folders, FOLDER_INDEXES);
+import { assetDocs, assetFolders } from '../../contracts/assets/documents.js';
 
 /**
  * The folder tree (each folder knows its parent); deleting a folder takes it out of every

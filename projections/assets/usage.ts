@@ -1,23 +1,6 @@
-import type { AssetDeleted, AssetUsageCleared, AssetUsageRecorded } from '../../commands/assets/events.js';
-import type { DocumentStore } from '../../infra/document-store/port.js';
+import type { AssetDeleted, AssetUsageCleared, AssetUsageRecorded } from '../../contracts/assets/events.js';
 import { defineHandlerProjection, type Projected } from '../projection.js';
-import { ASSET_COLLECTIONS } from './collections.js';
-
-export interface AssetUsageDoc {
-  _id: number;
-  id: number;
-  asset_id: number;
-  context_type: string;
-  context_id: number | null;
-  user_id: number | null;
-  created_at: string;
-  [key: string]: unknown;
-}
-
-/** An asset's usage records are looked up by the asset (the SQLite store indexes it). */
-const USAGE_INDEXES = { indexes: ['asset_id'] } as const;
-
-export const assetUsage = (d: DocumentStore) => d.collection<AssetUsageDoc>(ASSET_COLLECTIONS.usage, USAGE_INDEXES);
+import { assetUsage } from '../../contracts/assets/documents.js';
 
 /** Usage records, one document each; clearing or deleting the asset removes all its records (the escape hatch). */
 export const assetUsageProjection = defineHandlerProjection({

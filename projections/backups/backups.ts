@@ -1,31 +1,7 @@
-import type { BackupEvent, BackupIncludes } from '../../commands/backups/events.js';
-import type { BackupStatus } from '../../commands/backups/decider.js';
-import type { DocumentStore } from '../../infra/document-store/port.js';
+import type { BackupEvent } from '../../contracts/backups/events.js';
+import { backupDocs, type BackupDoc } from '../../contracts/backups/documents.js';
 import { copyWith } from '../../infra/objects/copy-with.js';
 import { defineProjection, type Projected } from '../projection.js';
-
-/** One backup record as the read model keeps it. */
-export interface BackupDoc {
-  _id: number;
-  id: number;
-  filename: string;
-  path: string;
-  storage: 'local';
-  size: number;
-  status: BackupStatus;
-  checksum: string | null;
-  error: string | null;
-  event_count: number | null;
-  created_by: number | null;
-  created_at: string;
-  includes: BackupIncludes;
-  module_version: string;
-  [key: string]: unknown;
-}
-
-export const BACKUPS = 'backups';
-
-export const backupDocs = (documents: DocumentStore) => documents.collection<BackupDoc>(BACKUPS);
 
 /** The backup records: whole documents on request, absolute values after (idempotent). */
 export const backupsProjection = defineProjection({

@@ -1,21 +1,6 @@
-import type { ScheduleEvent } from '../../commands/backups/schedule-decider.js';
-import type { DocumentStore } from '../../infra/document-store/port.js';
+import type { ScheduleEvent } from '../../contracts/backups/schedule-events.js';
+import { scheduleDocs, type LastScheduledBackupDoc } from '../../contracts/backups/documents.js';
 import { defineProjection, type Projected } from '../projection.js';
-
-/** The last run of BACKUP_SCHEDULE: running until it finished, then how it ended. */
-export interface LastScheduledBackupDoc {
-  _id: 'last';
-  tick: string;
-  status: 'running' | 'complete' | 'failed';
-  backup_id: number | null;
-  error: string | null;
-  [key: string]: unknown;
-}
-
-export const BACKUP_SCHEDULE_RUNS = 'backup_schedule';
-
-export const scheduleDocs = (documents: DocumentStore) =>
-  documents.collection<LastScheduledBackupDoc>(BACKUP_SCHEDULE_RUNS);
 
 /** The last scheduled run, as one whole document (idempotent): what /health shows. */
 export const backupScheduleProjection = defineProjection({

@@ -1,24 +1,7 @@
-import type { BlogCommentEvent, BlogCommentFields, BlogPostDeleted } from '../../commands/blog/events.js';
-import type { DocumentStore } from '../../infra/document-store/port.js';
+import type { BlogCommentEvent, BlogPostDeleted } from '../../contracts/blog/events.js';
 import { copyWith } from '../../infra/objects/copy-with.js';
 import { defineHandlerProjection, type Projected } from '../projection.js';
-import { BLOG_COLLECTIONS } from './collections.js';
-
-export interface BlogCommentDoc extends BlogCommentFields {
-  _id: number;
-  id: number;
-  /** The stream version of the last of its own events folded in: its ETag's (app/conditional). */
-  version?: number;
-  posted_at: string;
-  updated_at: string;
-  [key: string]: unknown;
-}
-
-/** A post's comments and the moderation queue are looked up by these (the SQLite store indexes them). */
-const COMMENT_INDEXES = { indexes: ['post_id', 'status'] } as const;
-
-export const blogComments = (d: DocumentStore) =>
-  d.collection<BlogCommentDoc>(BLOG_COLLECTIONS.comments, COMMENT_INDEXES);
+import { blogComments } from '../../contracts/blog/documents.js';
 
 /**
  * Comments. A deleted post's comments are deleted by their own events; dropping them here on

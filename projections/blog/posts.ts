@@ -1,63 +1,17 @@
-import type { BlogPostCreated, BlogPostDeleted, BlogPostFields, BlogPostUpdated } from '../../commands/blog/events.js';
+import type { BlogPostCreated, BlogPostDeleted, BlogPostUpdated } from '../../contracts/blog/events.js';
 import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { copyWith } from '../../infra/objects/copy-with.js';
 import { slugify } from '../../infra/text/slug.js';
 import { defineHandlerProjection, type Projected } from '../projection.js';
-import { BLOG_COLLECTIONS, type SlugDoc } from './collections.js';
-import { blogTags, blogTagSlugs } from './taxonomy.js';
-
-export interface TagRef {
-  id: number;
-  name: string;
-  slug: string;
-}
-
-/** A post as the read model keeps it; timestamps are ISO strings from event metadata. */
-export interface BlogPostDoc extends BlogPostFields {
-  _id: number;
-  id: number;
-  /** The stream version of the last of its own events folded in: its ETag's (app/conditional). */
-  version?: number;
-  created_at: string;
-  updated_at: string;
-  /** Newest-first order, then by id: published_at, or created_at (as `YYYY-MM-DD HH:MM:SS`) when never published. */
-  sort_time: string;
-  tag_refs: TagRef[];
-  tag_slugs: string[];
-  [key: string]: unknown;
-}
-
-/**
- * The fields looked up other than _id (the SQLite store indexes them): a category's posts, a slug, a post's comments.
- * Post lists are newest first (sort_time, then id, descending): the public list walks
- * (status, sort_time, id, published_at) and stops at its page; an author's or category's list
- * walks its own, and their totals count index entries without reading a post. The public lists'
- * indexes end with published_at so the rows a page skips are tested for `published_at <= now`
- * in the index: without it every skipped row was looked up (pages 100 to 300 of 100,000 posts,
- * each once: 6.4 ms at p50 over HTTP before, 3.0 to 4.6 after; the page's query alone 9 to 11 ms
- * against 1.2 to 2). (status, published_at) finds the scheduled posts a public total leaves out.
- * The text search (the lists' `search`) looks in title, excerpt and content. A site's or a
- * tag's posts are found by element indexes of site_ids and tag_slugs (a site's total counted
- * every post's array otherwise: about 300 ms over 100,000 posts).
- */
-const POST_INDEXES = {
-  indexes: [
-    ['status', 'sort_time', 'id', 'published_at'],
-    ['sort_time', 'id'],
-    ['status', 'published_at'],
-    ['published_at'],
-    ['status', 'author_id', 'sort_time', 'id', 'published_at'],
-    ['author_id', 'sort_time', 'id'],
-    ['status', 'category_id', 'sort_time', 'id', 'published_at'],
-    ['category_id', 'sort_time', 'id'],
-  ],
-  textSearch: { fields: ['title', 'excerpt', 'content'] },
-  elementIndexes: ['site_ids', 'tag_slugs'],
-} as const;
-
-export const blogPosts = (d: DocumentStore) => d.collection<BlogPostDoc>(BLOG_COLLECTIONS.posts, POST_INDEXES);
-export const blogPostSlugs = (d: DocumentStore) => d.collection<SlugDoc>(BLOG_COLLECTIONS.postSlugs);
+import {
+  blogPosts,
+  blogPostSlugs,
+  blogTags,
+  blogTagSlugs,
+  type BlogPostDoc,
+  type TagRef,
+} from '../../contracts/blog/documents.js';
 
 /** When a post sorts by: its publish time, else its creation time, in the same `YYYY-MM-DD HH:MM:SS` form. */
 export function postSortTime(publishedAt: string | null, createdAt: string): string {

@@ -1,16 +1,6 @@
-import type { BlogSettings, BlogSettingsChanged } from '../../commands/blog/events.js';
-import type { DocumentStore } from '../../infra/document-store/port.js';
+import type { BlogSettingsChanged } from '../../contracts/blog/events.js';
 import { defineProjection, type Projected } from '../projection.js';
-import { BLOG_COLLECTIONS } from './collections.js';
-
-export interface BlogSettingsDoc extends BlogSettings {
-  _id: string;
-  [key: string]: unknown;
-}
-
-export const SETTINGS_ID = 'settings';
-
-export const blogSettings = (d: DocumentStore) => d.collection<BlogSettingsDoc>(BLOG_COLLECTIONS.settings);
+import { blogSettings, SETTINGS_ID, type BlogSettingsDoc } from '../../contracts/blog/documents.js';
 
 /** The blog's settings: one document, rewritten whole by each change. */
 export const blogSettingsProjection = defineProjection({

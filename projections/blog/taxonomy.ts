@@ -1,36 +1,7 @@
-import type { BlogCategoryEvent, BlogCategoryFields, BlogTagCreated } from '../../commands/blog/events.js';
-import type { DocumentStore } from '../../infra/document-store/port.js';
+import type { BlogCategoryEvent, BlogTagCreated } from '../../contracts/blog/events.js';
 import { copyWith } from '../../infra/objects/copy-with.js';
 import { defineHandlerProjection, defineProjection, type Projected } from '../projection.js';
-import { BLOG_COLLECTIONS, type SlugDoc } from './collections.js';
-
-export interface BlogCategoryDoc extends BlogCategoryFields {
-  _id: number;
-  id: number;
-  /** The stream version of the last of its own events folded in: its ETag's (app/conditional). */
-  version?: number;
-  name_sort: string;
-  created_at: string;
-  updated_at: string;
-  [key: string]: unknown;
-}
-
-export interface BlogTagDoc {
-  _id: number;
-  id: number;
-  name: string;
-  slug: string;
-  name_sort: string;
-  [key: string]: unknown;
-}
-
-/** A category is looked up by its slug (the SQLite store indexes it). */
-const CATEGORY_INDEXES = { indexes: ['slug'] } as const;
-
-export const blogCategories = (d: DocumentStore) =>
-  d.collection<BlogCategoryDoc>(BLOG_COLLECTIONS.categories, CATEGORY_INDEXES);
-export const blogTags = (d: DocumentStore) => d.collection<BlogTagDoc>(BLOG_COLLECTIONS.tags);
-export const blogTagSlugs = (d: DocumentStore) => d.collection<SlugDoc>(BLOG_COLLECTIONS.tagSlugs);
+import { blogCategories, blogTags, blogTagSlugs, type BlogCategoryDoc } from '../../contracts/blog/documents.js';
 
 /** Categories: one document per category, rewritten whole by each create or update. */
 export const blogCategoriesProjection = defineProjection({

@@ -1,32 +1,5 @@
-import type { DocumentStore } from '../../infra/document-store/port.js';
+import { chatbotBlogPosts } from '../../contracts/chatbot/documents.js';
 import { defineHandlerProjection, type Projected } from '../projection.js';
-
-/**
- * What the chatbot needs of a published blog post, folded from the blog's events by name: the
- * blog module owns its own read model, and indexing must not depend on its shape.
- */
-export interface ChatbotBlogPostDoc {
-  _id: number;
-  id: number;
-  title: string;
-  slug: string;
-  excerpt: string;
-  content: string;
-  status: string;
-  /** `YYYY-MM-DD HH:MM:SS` UTC, or null when never published. */
-  published_at: string | null;
-  tags: string[];
-  site_ids: number[];
-  [key: string]: unknown;
-}
-
-export const CHATBOT_BLOG_POSTS = 'chatbot_blog_posts';
-
-/** The scheduled-post check looks published posts up by publication time (the SQLite store indexes it). */
-const CHATBOT_POST_INDEXES = { indexes: [['status', 'published_at']] } as const;
-
-export const chatbotBlogPosts = (d: DocumentStore) =>
-  d.collection<ChatbotBlogPostDoc>(CHATBOT_BLOG_POSTS, CHATBOT_POST_INDEXES);
 
 export const BLOG_POST_EVENTS = ['BlogPostCreated', 'BlogPostUpdated', 'BlogPostDeleted'] as const;
 

@@ -3,13 +3,9 @@ import { Value } from '@sinclair/typebox/value';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import type { StoredEvent } from '../../infra/event-store/port.js';
 import type { ResourceType } from '../../infra/vector-index/port.js';
-import { items } from '../../queries/platform/documents.js';
+import { items } from '../../contracts/platform/documents.js';
 import { BLOG_POST_EVENTS } from './blog-posts.js';
-
-export interface ResourceRef {
-  type: ResourceType;
-  id: number;
-}
+import type { ResourceRef } from '../../contracts/chatbot/documents.js';
 
 const lifeCycle = (kind: string) => [`${kind}Created`, `${kind}Updated`, `${kind}Deleted`];
 

@@ -1,35 +1,6 @@
-import type { DocumentStore } from '../../infra/document-store/port.js';
-import { resourceKey, type ResourceType } from '../../infra/vector-index/port.js';
 import { defineHandlerProjection } from '../projection.js';
-import { INDEXED_EVENT_TYPES, refsToReindex, type ResourceRef } from './index-jobs.js';
-
-/**
- * A resource whose index entry may be behind its read model: marked by the event that changed
- * it, removed by the index job that brought the entry in line (workers/chatbot/worker.ts).
- */
-export interface IndexOutboxDoc {
-  /** resourceKey(type, id). */
-  _id: string;
-  type: ResourceType;
-  id: number;
-  /** Log position of the latest event that marked it: a job removes the mark only if no later event replaced it. */
-  position: number;
-  /**
-   * 'embed' once the index holds the resource's current text by its words only (stand-in
-   * vectors): the model's vectors are what is still owed. Absent: the index job is owed.
-   */
-  stage?: 'embed';
-  [key: string]: unknown;
-}
-
-export const CHATBOT_INDEX_OUTBOX = 'chatbot_index_outbox';
-
-export const indexOutbox = (d: DocumentStore) => d.collection<IndexOutboxDoc>(CHATBOT_INDEX_OUTBOX);
-
-/** The mark a change leaves for a resource. */
-export function outboxMark(ref: ResourceRef, position: number): IndexOutboxDoc {
-  return { _id: resourceKey(ref.type, ref.id), type: ref.type, id: ref.id, position };
-}
+import { INDEXED_EVENT_TYPES, refsToReindex } from './index-jobs.js';
+import { CHATBOT_INDEX_OUTBOX, indexOutbox, outboxMark } from '../../contracts/chatbot/documents.js';
 
 /**
  * The index work still owed, kept in the read models rather than only in the job queue: the

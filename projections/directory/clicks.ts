@@ -1,25 +1,6 @@
-import type { DatabaseLinkClicked } from '../../commands/directory/events.js';
-import type { DocumentStore } from '../../infra/document-store/port.js';
+import type { DatabaseLinkClicked } from '../../contracts/directory/events.js';
 import { defineProjection, type Projected } from '../projection.js';
-import { DIRECTORY_COLLECTIONS } from './collections.js';
-
-/** Clicks on one database on one UTC day. */
-export interface ClickCountDoc {
-  _id: string;
-  handle: string;
-  date: string;
-  count: number;
-  /** Position of the last click counted, so a redelivered event is not counted twice. */
-  last_position: number;
-  [key: string]: unknown;
-}
-
-/** Clicks are read by day (the SQLite store indexes it). */
-const CLICK_INDEXES = { indexes: ['date'] } as const;
-
-export const clickDocs = (d: DocumentStore) => d.collection<ClickCountDoc>(DIRECTORY_COLLECTIONS.clicks, CLICK_INDEXES);
-
-export const clickDocId = (handle: string, date: string) => `${handle}|${date}`;
+import { clickDocId, clickDocs, type ClickCountDoc } from '../../contracts/directory/documents.js';
 
 /**
  * Click counts per database and UTC day. A count is an increment, so each document remembers

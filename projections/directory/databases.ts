@@ -1,20 +1,7 @@
-import type { DatabaseAdded, DatabaseFields, DatabaseUpdated } from '../../commands/directory/events.js';
-import type { DocumentStore } from '../../infra/document-store/port.js';
+import type { DatabaseAdded, DatabaseUpdated } from '../../contracts/directory/events.js';
 import { copyWith } from '../../infra/objects/copy-with.js';
 import { defineProjection, type Projected } from '../projection.js';
-import { DIRECTORY_COLLECTIONS } from './collections.js';
-
-export type DatabaseDoc = DatabaseFields & {
-  _id: string;
-  handle: string;
-  /** Lower-cased name: the sort key (name A to Z, case-insensitive). */
-  sort_name: string;
-  /** The stream version of its last event folded in: its ETag's (app/conditional). */
-  version?: number;
-  [key: string]: unknown;
-};
-
-export const databaseDocs = (d: DocumentStore) => d.collection<DatabaseDoc>(DIRECTORY_COLLECTIONS.databases);
+import { databaseDocs, type DatabaseDoc } from '../../contracts/directory/documents.js';
 
 /** Databases by handle, hidden ones included (queries leave them out), rewritten whole by each event. */
 export const databasesProjection = defineProjection({

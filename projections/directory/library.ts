@@ -1,14 +1,7 @@
-import type { LibraryConfigured, LibrarySettings } from '../../commands/directory/events.js';
-import type { DocumentStore } from '../../infra/document-store/port.js';
+import type { LibraryConfigured } from '../../contracts/directory/events.js';
 import { copyWith } from '../../infra/objects/copy-with.js';
 import { defineProjection, type Projected } from '../projection.js';
-import { DIRECTORY_COLLECTIONS } from './collections.js';
-
-export const LIBRARY_DOC_ID = 'library';
-
-export type LibraryDoc = LibrarySettings & { _id: string; [key: string]: unknown };
-
-export const libraryDocs = (d: DocumentStore) => d.collection<LibraryDoc>(DIRECTORY_COLLECTIONS.library);
+import { LIBRARY_DOC_ID, libraryDocs, type LibraryDoc } from '../../contracts/directory/documents.js';
 
 /** The library's settings: one document, rewritten whole by each LibraryConfigured. */
 export const libraryProjection = defineProjection({

@@ -1,17 +1,6 @@
-import type { LibraryListDefined } from '../../commands/directory/events.js';
-import type { DocumentStore } from '../../infra/document-store/port.js';
+import type { LibraryListDefined } from '../../contracts/directory/events.js';
 import { defineProjection, type Projected } from '../projection.js';
-import { DIRECTORY_COLLECTIONS } from './collections.js';
-
-export interface ListDoc {
-  _id: string;
-  handle: string;
-  name: string;
-  databases: string[];
-  [key: string]: unknown;
-}
-
-export const listDocs = (d: DocumentStore) => d.collection<ListDoc>(DIRECTORY_COLLECTIONS.lists);
+import { listDocs, type ListDoc } from '../../contracts/directory/documents.js';
 
 /** Curated lists by handle, their databases in the list's order. */
 export const listsProjection = defineProjection({

@@ -1,17 +1,6 @@
-import type { DatabaseTypeDefined, SubjectDefined } from '../../commands/directory/events.js';
-import type { DocumentStore } from '../../infra/document-store/port.js';
+import type { DatabaseTypeDefined, SubjectDefined } from '../../contracts/directory/events.js';
 import { defineProjection, type Projected } from '../projection.js';
-import { DIRECTORY_COLLECTIONS } from './collections.js';
-
-export interface TermDoc {
-  _id: string;
-  handle: string;
-  name: string;
-  [key: string]: unknown;
-}
-
-export const subjectDocs = (d: DocumentStore) => d.collection<TermDoc>(DIRECTORY_COLLECTIONS.subjects);
-export const typeDocs = (d: DocumentStore) => d.collection<TermDoc>(DIRECTORY_COLLECTIONS.types);
+import { subjectDocs, typeDocs, type TermDoc } from '../../contracts/directory/documents.js';
 
 const termOf = ({ handle, name }: { handle: string; name: string }): TermDoc => ({ _id: handle, handle, name });
 

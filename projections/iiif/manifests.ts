@@ -1,7 +1,7 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import type { ItemFields, ItemSetFields, MediaFields } from '../../commands/platform/fields.js';
-import { isImageFile, type MediaFileEvent } from '../../commands/platform/media-files.js';
-import type { ResourceCreated, ResourceDeleted, ResourceUpdated } from '../../commands/platform/resource-decider.js';
+import type { ItemFields, ItemSetFields, MediaFields } from '../../contracts/platform/fields.js';
+import { isImageFile, type MediaFileEvent } from '../../contracts/platform/media-files.js';
+import type { ResourceCreated, ResourceDeleted, ResourceUpdated } from '../../contracts/platform/events.js';
 import {
   activityCount,
   activityDocs,
@@ -14,10 +14,10 @@ import {
   type ManifestDoc,
   type ManifestFields,
   type ManifestMediaDoc,
-} from '../../queries/iiif/documents.js';
+} from '../../contracts/iiif/documents.js';
 import { defineHandlerProjection, type Projected } from '../projection.js';
 import { oaiRecordChanged, oaiSetVisibilityChanged } from '../oai/records.js';
-import type { OaiContent } from '../../queries/oai/documents.js';
+import type { OaiContent } from '../../contracts/oai/documents.js';
 
 /**
  * The IIIF read model: each item's manifest as the log leaves it (its fields and its image media

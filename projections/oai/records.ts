@@ -1,5 +1,5 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import { oaiRecords, oaiVersions, type OaiContent, type OaiRecordDoc } from '../../queries/oai/documents.js';
+import { oaiRecords, oaiVersions, type OaiContent, type OaiRecordDoc } from '../../contracts/oai/documents.js';
 
 /**
  * Folds an item's change into its OAI-PMH record. A record exists once the item has been public:

@@ -1,40 +1,7 @@
-import { SITE_PAGE_EVENTS, SITE_PAGE_REVERTED } from '../../commands/platform/kinds.js';
-import type { SitePageFields } from '../../commands/platform/fields.js';
-import type { DocumentStore } from '../../infra/document-store/port.js';
+import { SITE_PAGE_EVENTS, SITE_PAGE_REVERTED } from '../../contracts/platform/events.js';
+import type { SitePageFields } from '../../contracts/platform/fields.js';
+import { pageVersions, type VersionOperation } from '../../contracts/page-versioning/documents.js';
 import { defineHandlerProjection, type Projected } from '../projection.js';
-
-export type VersionOperation = 'create' | 'update' | 'revert';
-
-/**
- * One saved version of a site page, as the version list shows it. The id is the global log
- * position of the event that made the version: unique across pages, increasing with time, and
- * the same after every restart or replay. The content is not stored here: reading a version
- * replays the page's stream up to `stream_version`.
- */
-export interface PageVersionDoc {
-  _id: number;
-  id: number;
-  resource_id: number;
-  resource_type: 'site_page';
-  /** The page stream's length once this version was saved. */
-  stream_version: number;
-  title: string;
-  slug: string;
-  operation: VersionOperation;
-  editor_id: number | null;
-  summary: string | null;
-  /** ISO 8601, from the event's metadata. */
-  saved_at: string;
-  [key: string]: unknown;
-}
-
-export const PAGE_VERSIONS = 'page_versions';
-
-/** A page's versions, and one by stream version (the SQLite store indexes them). */
-const VERSION_INDEXES = { indexes: [['resource_id', 'stream_version']] } as const;
-
-export const pageVersions = (documents: DocumentStore) =>
-  documents.collection<PageVersionDoc>(PAGE_VERSIONS, VERSION_INDEXES);
 
 const OPERATIONS: Record<string, VersionOperation> = {
   [SITE_PAGE_EVENTS.created]: 'create',
@@ -42,7 +9,7 @@ const OPERATIONS: Record<string, VersionOperation> = {
   [SITE_PAGE_REVERTED]: 'revert',
 };
 
-/** A site page's events, named by kind at run time (commands/platform/kinds.ts): their data is checked here. */
+/** A site page's events, named by kind at run time (contracts/platform/events.ts): their data is checked here. */
 interface SavedPage {
   type: string;
   data: { id?: unknown; fields?: Partial<SitePageFields>; summary?: unknown } | null;

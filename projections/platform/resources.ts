@@ -7,22 +7,27 @@ import {
   SITE_PAGE_EVENTS,
   SITE_PAGE_REVERTED,
   versionedBy,
-} from '../../commands/platform/kinds.js';
-import type { ResourceEventNames } from '../../commands/platform/resource-decider.js';
+  type ResourceEventNames,
+} from '../../contracts/platform/events.js';
 import type {
   ItemFields,
   ItemSetFields,
   MediaFields,
   SiteFields,
   SitePageFields,
-} from '../../commands/platform/fields.js';
-import { PLATFORM_COLLECTIONS, items, type FileStatus, type ItemFileEntry } from '../../queries/platform/documents.js';
+} from '../../contracts/platform/fields.js';
+import {
+  PLATFORM_COLLECTIONS,
+  items,
+  type FileStatus,
+  type ItemFileEntry,
+} from '../../contracts/platform/documents.js';
 import {
   isImageFile,
   MEDIA_FILE_EVENTS,
   type MediaFile,
   type MediaFileEvent,
-} from '../../commands/platform/media-files.js';
+} from '../../contracts/platform/media-files.js';
 import { IIIF_IMAGE_TYPES } from '../../infra/images/image-size.js';
 import { type Projected, type ProjectedEventShape, type Projection } from '../projection.js';
 
@@ -37,7 +42,7 @@ type TrackedDoc<F extends object> = Partial<F> & {
   [key: string]: unknown;
 };
 
-/** A resource kind's event, named by kind at run time (commands/platform/kinds.ts); `F` is the kind's fields. */
+/** A resource kind's event, named by kind at run time (contracts/platform/events.ts); `F` is the kind's fields. */
 interface ResourceEvent<F extends object> {
   type: string;
   data: { id: number; fields?: F };

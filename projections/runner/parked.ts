@@ -1,19 +1,9 @@
 import type { EventStore, StoredEvent } from '../../infra/event-store/port.js';
 import { controlRequest, PROJECTIONS_CONTROL_STREAM } from '../control-events.js';
+import type { ParkedProjection } from '../../contracts/read-model-progress.js';
 import type { Projection } from '../projection.js';
 import type { ProjectionLogger } from './logger.js';
 import { errorMessage } from '../../infra/errors.js';
-
-/** A projection stopped at an event its handler failed on: it applies nothing after it until retried or skipped. */
-export interface ParkedProjection {
-  name: string;
-  /** Position of the event that failed; the projection's checkpoint is just before it. */
-  position: number;
-  eventType: string;
-  error: string;
-  /** When it parked (ISO 8601, wall clock: an operator compares it with the logs). */
-  since: string;
-}
 
 /** Events read per step when a resumed projection catches up from the log. */
 export const RESUME_BATCH = 1000;

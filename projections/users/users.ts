@@ -1,34 +1,6 @@
-import type { UserEvent } from '../../commands/users/events.js';
-import type { Role } from '../../commands/users/roles.js';
-import type { DocumentStore } from '../../infra/document-store/port.js';
+import type { UserEvent } from '../../contracts/users/events.js';
+import { API_KEYS, USERS, type ApiKeyDoc, type UserDoc } from '../../contracts/users/documents.js';
 import { defineHandlerProjection, type Projected } from '../projection.js';
-
-export interface UserDoc {
-  _id: number;
-  id: number;
-  email: string;
-  name: string;
-  role: Role;
-  passwordHash: string | null;
-  [key: string]: unknown;
-}
-
-export interface ApiKeyDoc {
-  _id: string;
-  identity: string;
-  userId: number;
-  credentialHash: string;
-  label: string;
-  [key: string]: unknown;
-}
-
-export const USERS = 'users';
-export const API_KEYS = 'api_keys';
-
-/** Sign-in finds a user by email (the SQLite store indexes it). */
-const USER_INDEXES = { indexes: ['email'] } as const;
-
-export const userDocs = (documents: DocumentStore) => documents.collection<UserDoc>(USERS, USER_INDEXES);
 
 /** Users and their API keys, for authentication and author names: two collections, so the escape hatch. */
 export const usersProjection = defineHandlerProjection({

@@ -1,5 +1,5 @@
 import type { DocumentStore, Filter, SortSpec } from '../../infra/document-store/port.js';
-import { assetDocs, assetUsage, type AssetDoc, type AssetUsageDoc } from './documents.js';
+import { assetDocs, assetUsage, type AssetDoc, type AssetUsageDoc } from '../../contracts/assets/documents.js';
 
 export interface AssetListQuery {
   page: number;

@@ -1,5 +1,5 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import { assetDocs, assetFolders, type AssetFolderDoc } from './documents.js';
+import { assetDocs, assetFolders, type AssetFolderDoc } from '../../contracts/assets/documents.js';
 
 export interface FolderNode {
   id: number;

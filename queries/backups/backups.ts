@@ -1,8 +1,6 @@
-import type { BackupStatus } from '../../commands/backups/decider.js';
-import { backupDocs, type BackupDoc } from '../../projections/backups/backups.js';
+import type { BackupStatus } from '../../contracts/backups/events.js';
+import { backupDocs, type BackupDoc } from '../../contracts/backups/documents.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
-
-export { BACKUPS, backupDocs, type BackupDoc } from '../../projections/backups/backups.js';
 
 export function findBackup(documents: DocumentStore, id: number): Promise<BackupDoc | null> {
   return backupDocs(documents).findOne({ _id: id });

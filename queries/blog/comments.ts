@@ -1,6 +1,6 @@
-import type { BlogCommentStatus } from '../../commands/blog/events.js';
+import type { BlogCommentStatus } from '../../contracts/blog/events.js';
 import type { DocumentStore, Filter } from '../../infra/document-store/port.js';
-import { blogComments, type BlogCommentDoc } from './documents.js';
+import { blogComments, type BlogCommentDoc } from '../../contracts/blog/documents.js';
 
 export interface CommentFilters {
   status?: BlogCommentStatus;

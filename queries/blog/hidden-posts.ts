@@ -1,5 +1,5 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import { blogPosts } from './documents.js';
+import { blogPosts } from '../../contracts/blog/documents.js';
 
 /**
  * Ids of the posts the public site does not show at `now`: not published, or published with a

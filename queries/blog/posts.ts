@@ -1,6 +1,6 @@
-import type { BlogPostStatus } from '../../commands/blog/events.js';
+import type { BlogPostStatus } from '../../contracts/blog/events.js';
 import type { DocumentStore, Filter, SortSpec } from '../../infra/document-store/port.js';
-import { blogCategories, blogPostSlugs, blogPosts, type BlogPostDoc } from './documents.js';
+import { blogCategories, blogPostSlugs, blogPosts, type BlogPostDoc } from '../../contracts/blog/documents.js';
 
 export interface PostFilters {
   status?: BlogPostStatus;

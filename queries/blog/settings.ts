@@ -1,7 +1,6 @@
-import { DEFAULT_BLOG_SETTINGS } from '../../commands/blog/settings-decider.js';
-import type { BlogSettings } from '../../commands/blog/events.js';
+import { DEFAULT_BLOG_SETTINGS, type BlogSettings } from '../../contracts/blog/events.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import { blogSettings, SETTINGS_ID } from './documents.js';
+import { blogSettings, SETTINGS_ID } from '../../contracts/blog/documents.js';
 
 export async function readBlogSettings(documents: DocumentStore): Promise<BlogSettings> {
   const doc = await blogSettings(documents).findOne({ _id: SETTINGS_ID });

@@ -1,5 +1,11 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import { blogCategories, blogTagSlugs, blogTags, type BlogCategoryDoc, type BlogTagDoc } from './documents.js';
+import {
+  blogCategories,
+  blogTagSlugs,
+  blogTags,
+  type BlogCategoryDoc,
+  type BlogTagDoc,
+} from '../../contracts/blog/documents.js';
 
 export function findCategory(documents: DocumentStore, id: number): Promise<BlogCategoryDoc | null> {
   return blogCategories(documents).findOne({ _id: id });

@@ -1,7 +1,6 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import { chatbotBlogPosts } from '../../projections/chatbot/blog-posts.js';
-import { indexOutbox } from '../../projections/chatbot/index-outbox.js';
-import { items, mediaDocs, sitePages } from '../platform/documents.js';
+import { chatbotBlogPosts, indexOutbox } from '../../contracts/chatbot/documents.js';
+import { items, mediaDocs, sitePages } from '../../contracts/platform/documents.js';
 
 /** Where the chatbot's worker keeps the pace at which it reads the collection, for /health and the reindex CLI. */
 export const CHATBOT_READING = 'chatbot_reading';

@@ -1,5 +1,5 @@
 import type { DocumentStore, Filter } from '../../infra/document-store/port.js';
-import { clickDocs } from './documents.js';
+import { clickDocs } from '../../contracts/directory/documents.js';
 
 export interface ClickCount {
   handle: string;

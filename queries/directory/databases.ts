@@ -1,6 +1,6 @@
 import type { DocumentStore, Filter } from '../../infra/document-store/port.js';
-import type { Access } from '../../commands/directory/values.js';
-import { databaseDocs, subjectDocs, typeDocs, type DatabaseDoc } from './documents.js';
+import type { Access } from '../../contracts/directory/values.js';
+import { databaseDocs, subjectDocs, typeDocs, type DatabaseDoc } from '../../contracts/directory/documents.js';
 
 export interface TermRef {
   handle: string;

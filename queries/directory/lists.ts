@@ -1,6 +1,6 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { visibleDatabasesInOrder, type DatabaseView } from './databases.js';
-import { listDocs } from './documents.js';
+import { listDocs } from '../../contracts/directory/documents.js';
 
 export interface ListView {
   handle: string;

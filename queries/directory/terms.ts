@@ -1,5 +1,5 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import { databaseDocs, subjectDocs, typeDocs, type TermDoc } from './documents.js';
+import { databaseDocs, subjectDocs, typeDocs, type TermDoc } from '../../contracts/directory/documents.js';
 import { VISIBLE } from './databases.js';
 
 export interface TermWithCount {

@@ -1,5 +1,5 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import { tokenDocs, type TokenDoc } from './documents.js';
+import { tokenDocs, type TokenDoc } from '../../contracts/directory/documents.js';
 
 /** The token with this SHA-256 hash, if it exists and is not revoked. */
 export function findActiveToken(documents: DocumentStore, tokenHash: string): Promise<TokenDoc | null> {

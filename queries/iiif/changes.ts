@@ -1,5 +1,5 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import { activityCount, activityDocs, type ActivityDoc } from './documents.js';
+import { activityCount, activityDocs, type ActivityDoc } from '../../contracts/iiif/documents.js';
 
 /** IIIF Change Discovery's activities come in pages of this many, oldest first, the newest page last. */
 export const ACTIVITIES_PER_PAGE = 100;

@@ -1,8 +1,8 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import type { AppConfig } from '../../infra/config.js';
 import { findLibrary } from '../directory/library.js';
-import { itemSets, type ItemSetDoc } from '../platform/documents.js';
-import { manifestDocs, type CanvasEntry, type ManifestDoc } from './documents.js';
+import { itemSets, type ItemSetDoc } from '../../contracts/platform/documents.js';
+import { manifestDocs, type CanvasEntry, type ManifestDoc } from '../../contracts/iiif/documents.js';
 
 /**
  * What the IIIF Presentation routes read: a manifest's document with the canvases and item sets

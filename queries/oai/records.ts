@@ -1,5 +1,5 @@
 import type { DocumentStore, Filter } from '../../infra/document-store/port.js';
-import { oaiRecords, oaiVersions, type OaiRecordDoc, type OaiRecordFields } from './documents.js';
+import { oaiRecords, oaiVersions, type OaiRecordDoc, type OaiRecordFields } from '../../contracts/oai/documents.js';
 
 /**
  * A harvest as OAI-PMH lists it: the records as they stood at `snapshot` (a log position the

@@ -1,4 +1,4 @@
-import type { PageBlock, SitePageFields } from '../../commands/platform/fields.js';
+import type { PageBlock, SitePageFields } from '../../contracts/platform/fields.js';
 
 /** The page fields a diff compares one by one; blocks are compared by position. */
 export const DIFFED_FIELDS = ['title', 'slug', 'is_public', 'layout', 'layout_data', 'site_id'] as const;

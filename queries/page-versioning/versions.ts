@@ -1,9 +1,9 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import { isEditorOrAbove, type Role } from '../../commands/users/roles.js';
-import { sitePages } from '../platform/documents.js';
+import { isEditorOrAbove, type Role } from '../../contracts/users/roles.js';
+import { sitePages } from '../../contracts/platform/documents.js';
 import { userName } from '../users.js';
 import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
-import { pageVersions, type PageVersionDoc, type VersionOperation } from './documents.js';
+import { pageVersions, type PageVersionDoc, type VersionOperation } from '../../contracts/page-versioning/documents.js';
 
 /** The seed's summary form of a version. */
 export interface VersionSummary {

@@ -1,5 +1,5 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import { items, mediaDocs, type MediaDoc } from './documents.js';
+import { items, mediaDocs, type MediaDoc } from '../../contracts/platform/documents.js';
 
 /** A media as the file and image routes serve it, with whether anyone may see it. */
 export interface ServedMedia {

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { SESSION_ONLY, type Principal } from '../http/auth.js';
-import { isEditorOrAbove } from '../../commands/users/roles.js';
+import { isEditorOrAbove } from '../../contracts/users/roles.js';
 import { ForbiddenError, UnauthorizedError } from '../../infra/errors.js';
 
 /**

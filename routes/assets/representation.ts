@@ -1,4 +1,4 @@
-import type { AssetDoc, AssetUsageDoc } from '../../queries/assets/documents.js';
+import type { AssetDoc, AssetUsageDoc } from '../../contracts/assets/documents.js';
 import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
 
 /** The public URL of an asset's file: stable across replacements, since the extension is kept. */

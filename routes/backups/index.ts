@@ -1,23 +1,17 @@
 import fp from 'fastify-plugin';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { RoutesPlugin } from '../http/routes-plugin.js';
+import type { RoutesOptions, RoutesPlugin } from '../http/routes-plugin.js';
 import { KEY_OR_SESSION, type Principal } from '../http/auth.js';
 import { installJsonBodyParser } from '../http/json-body.js';
 import { refuseOtherMethods } from '../http/method-not-allowed.js';
 import { deleteBackup } from '../../commands/backups/handlers.js';
 import { CreateBackupBody, includesFrom } from '../../commands/backups/schemas.js';
-import { isAdmin } from '../../commands/users/roles.js';
+import { isAdmin } from '../../contracts/users/roles.js';
 import { AppError, ForbiddenError, NotFoundError } from '../../infra/errors.js';
 import { findBackup, listBackups } from '../../queries/backups/backups.js';
-import type { ApiSource } from '../../workers/backups/api-export.js';
-import { BACKUP_QUEUE, type BackupJobData, type BackupJobResult } from '../../workers/backups/backup-job.js';
-import { makeBackup } from '../../workers/backups/make-backup.js';
-import { removeArchive } from '../../workers/backups/remove-archive.js';
+import type { BackupService } from '../../contracts/backups/backup-service.js';
 import { BackupRecord, representBackup } from './representation.js';
-
-/** Creation is synchronous; this bounds the wait for the worker, not the worker itself. */
-const BACKUP_TIMEOUT_MS = 2 * 60 * 60 * 1000;
 
 const TAG = 'backups';
 const SECURITY: { [scheme: string]: string[] }[] = [{ apiKeyIdentity: [], apiKeyCredential: [] }, { session: [] }];
@@ -27,21 +21,26 @@ const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 const ErrorBody = Type.Object({ errors: Type.Record(Type.String(), Type.Unknown()) });
 const Status = Type.Union([Type.Literal('in_progress'), Type.Literal('complete'), Type.Literal('failed')]);
 
+/** The backups routes take the backups module's worker as a BackupService (app/modules/backups.ts wires it). */
+interface BackupRoutesOptions extends RoutesOptions {
+  backups: BackupService;
+}
+
 /**
  * /api/backups: Global Administrators and Supervisors only, by API key or session (seed 002).
- * Not encapsulated (fastify-plugin), so the app attached to the backups module's API source
- * (what its worker exports through) is the app itself: an encapsulated instance cannot be made
- * ready again once the app has started.
+ * Not encapsulated (fastify-plugin), so the app attached to the backups module's worker (what
+ * it exports the API through) is the app itself: an encapsulated instance cannot be made ready
+ * again once the app has started.
  */
-export function backupRoutes(apiSource: ApiSource): RoutesPlugin {
+export function backupRoutes(backups: BackupService): RoutesPlugin {
   const withApiSource: RoutesPlugin = async (app, { runtime }) => {
-    apiSource.attach(app);
-    await app.register(backupResourceRoutes, { runtime, prefix: '/api/backups' });
+    backups.attach(app);
+    await app.register(backupResourceRoutes, { runtime, backups, prefix: '/api/backups' });
   };
   return fp(withApiSource);
 }
 
-const backupResourceRoutes: RoutesPlugin = async (app, { runtime }) => {
+const backupResourceRoutes: RoutesPlugin<BackupRoutesOptions> = async (app, { runtime, backups }) => {
   // Every flag defaults to true, so an empty body means "everything", also when a client
   // labels it JSON (an empty JSON body is refused elsewhere).
   installJsonBodyParser(app, { emptyBody: () => ({}) });
@@ -131,12 +130,8 @@ const backupResourceRoutes: RoutesPlugin = async (app, { runtime }) => {
         includes: includesFrom(request.body),
         logger: request.log,
       };
-      const { outcome, record } = await makeBackup(runtime, order, (data) =>
-        runtime.jobs.addAndWait<BackupJobData, BackupJobResult>(BACKUP_QUEUE, data, {
-          jobId: `backup-${data.backupId}`,
-          timeoutMs: BACKUP_TIMEOUT_MS,
-        }),
-      );
+      // Creation is synchronous: the worker's job is waited for (at most its timeout).
+      const { outcome, record } = await backups.make(order);
       if (outcome.status !== 'complete' || !record || record.status !== 'complete') {
         throw new AppError(`Backup failed: ${outcome.error ?? record?.error ?? 'unknown reason.'}`, 500);
       }
@@ -162,7 +157,7 @@ const backupResourceRoutes: RoutesPlugin = async (app, { runtime }) => {
       const record = await findBackup(runtime.documents, id);
       if (!record) throw new NotFoundError('Backup not found.');
       await deleteBackup(runtime.commandContext(caller(request).id, request.id), id);
-      await removeArchive(runtime, record);
+      await backups.removeArchive(record);
       return representBackup(record, baseUrl, runtime.config.dataDir);
     },
   );

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type { BackupDoc } from '../../queries/backups/backups.js';
-import { archiveFileFor } from '../../workers/backups/paths.js';
+import type { BackupDoc } from '../../contracts/backups/documents.js';
+import { archiveFileFor } from '../../contracts/backups/paths.js';
 import { jsonLd } from '../json-ld.js';
 import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
 

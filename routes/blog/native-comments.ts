@@ -3,7 +3,7 @@ import type { RoutesPlugin } from '../http/routes-plugin.js';
 import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../http/conditional/resource-version.js';
 import { deleteComment, moderateComment, postComment } from '../../commands/blog/comment-handlers.js';
 import { CreateCommentBody, ModerateCommentBody } from '../../commands/blog/schemas.js';
-import { COMMENT_STATUSES } from '../../commands/blog/events.js';
+import { COMMENT_STATUSES } from '../../contracts/blog/events.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { findComment, listComments } from '../../queries/blog/comments.js';
 import { postsHiddenFromPublic } from '../../queries/blog/hidden-posts.js';

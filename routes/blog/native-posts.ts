@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { RoutesPlugin } from '../http/routes-plugin.js';
-import { POST_STATUSES } from '../../commands/blog/events.js';
+import { POST_STATUSES } from '../../contracts/blog/events.js';
 import {
   answerVersion,
   CREATED_ETAG_CONFIG,

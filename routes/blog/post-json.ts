@@ -1,5 +1,5 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import type { BlogPostDoc } from '../../queries/blog/documents.js';
+import type { BlogPostDoc } from '../../contracts/blog/documents.js';
 import { postContexts, representPostIn, type PostContext } from './representations.js';
 
 /** The route's compiled serializer for one BlogPostSchema object (fast-json-stringify). */

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import type { BlogCategoryDoc, BlogCommentDoc, BlogPostDoc, BlogTagDoc } from '../../queries/blog/documents.js';
+import type { BlogCategoryDoc, BlogCommentDoc, BlogPostDoc, BlogTagDoc } from '../../contracts/blog/documents.js';
 import { findCategory } from '../../queries/blog/taxonomy.js';
 import { userName } from '../../queries/users.js';
 import { jsonLd } from '../json-ld.js';

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { KEY_OR_SESSION, type Principal } from '../http/auth.js';
-import { isEditorOrAbove } from '../../commands/users/roles.js';
+import { isEditorOrAbove } from '../../contracts/users/roles.js';
 import { ForbiddenError, ValidationError } from '../../infra/errors.js';
-import type { BlogPostDoc } from '../../queries/blog/documents.js';
+import type { BlogPostDoc } from '../../contracts/blog/documents.js';
 
 /** Who reads a native blog resource: Editor and above see everything, everyone else the public site. */
 export interface Viewer {

@@ -4,9 +4,9 @@ import { sometimesSent } from '../http/documented-responses.js';
 import type { RoutesOptions, RoutesPlugin } from '../http/routes-plugin.js';
 import { refuseOtherMethods } from '../http/method-not-allowed.js';
 import { answerQuestion } from '../../queries/chatbot/chat.js';
+import type { ChatbotQueryPorts } from '../../queries/chatbot/services.js';
 import { streamAnswer } from '../../queries/chatbot/chat-stream.js';
 import { searchCollection } from '../../queries/chatbot/search.js';
-import type { ChatbotServices } from '../../workers/chatbot/services.js';
 import { chatWidgetRoutes } from './chat-widget.js';
 import { CORS_NOTE, registerChatbotCors } from './cors.js';
 import { EVENT_STREAM, sendEventStream, wantsEventStream } from './event-stream.js';
@@ -36,10 +36,11 @@ const documentOnly = () => () => true;
 /**
  * POST /chatbot/api/chat and POST /chatbot/api/search, public and limited per client IP
  * together, callable from pages of other origins (CORS, in their own scope); and the chat
- * panel's script.
+ * panel's script. They take the ports the queries read of the module's services
+ * (app/modules/chatbot.ts), not its indexing queues.
  */
 export const chatbotRoutes =
-  (services: ChatbotServices): RoutesPlugin =>
+  (services: ChatbotQueryPorts): RoutesPlugin =>
   async (app, { runtime }) => {
     await app.register(chatbotApiRoutes(services), { runtime });
     await app.register(chatWidgetRoutes, { runtime });
@@ -51,7 +52,7 @@ export const chatbotRoutes =
  * here is as unknown as it arrives until parseChatRequest or parseSearchRequest checks it.
  */
 const chatbotApiRoutes =
-  (services: ChatbotServices): FastifyPluginAsync<RoutesOptions> =>
+  (services: ChatbotQueryPorts): FastifyPluginAsync<RoutesOptions> =>
   async (app, { runtime }) => {
     const onRequest = await chatbotRateLimit(app, runtime);
     registerChatbotCors(app, runtime.config.chatbotAllowedOrigins, [CHAT, SEARCH]);

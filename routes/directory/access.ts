@@ -1,13 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteRuntime } from '../http/routes-plugin.js';
 import { queryText } from '../http/query-text.js';
-import { planAllowsApi } from '../../commands/directory/values.js';
+import { planAllowsApi } from '../../contracts/directory/values.js';
 import { normalizeOrigin } from '../../infra/net/origin.js';
 import { sha256 } from '../../infra/crypto/secret-hash.js';
 import { ForbiddenError, UnauthorizedError } from '../../infra/errors.js';
 import { findLibrary } from '../../queries/directory/library.js';
 import { findActiveToken } from '../../queries/directory/tokens.js';
-import type { TokenDoc } from '../../queries/directory/documents.js';
+import type { TokenDoc } from '../../contracts/directory/documents.js';
 
 /** Who is calling the directory API: the token (by hash, also the rate-limit key). */
 export interface DirectoryAccess {

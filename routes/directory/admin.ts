@@ -13,7 +13,7 @@ import {
 import { ConfigureLibraryBody, DatabasePatchBody, IssueTokenBody } from '../../commands/directory/schemas.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../infra/errors.js';
 import { clickCounts } from '../../queries/directory/clicks.js';
-import { databaseDocs } from '../../queries/directory/documents.js';
+import { databaseDocs } from '../../contracts/directory/documents.js';
 import { findLibrary } from '../../queries/directory/library.js';
 import { findToken, listTokens, summarizeToken } from '../../queries/directory/tokens.js';
 

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { RoutesPlugin } from '../http/routes-plugin.js';
 import { answerVersion } from '../http/conditional/resource-version.js';
-import { ACCESS_VALUES } from '../../commands/directory/values.js';
+import { ACCESS_VALUES } from '../../contracts/directory/values.js';
 import { NotFoundError } from '../../infra/errors.js';
 import {
   countVisibleDatabases,

@@ -6,7 +6,7 @@ import type { RouteRuntime } from '../http/routes-plugin.js';
 import { recordClick } from '../../commands/directory/handlers.js';
 import { NotFoundError } from '../../infra/errors.js';
 import { findVisibleDatabase, findVisibleDatabaseDoc } from '../../queries/directory/databases.js';
-import type { DatabaseDoc } from '../../queries/directory/documents.js';
+import type { DatabaseDoc } from '../../contracts/directory/documents.js';
 import { findLibrary } from '../../queries/directory/library.js';
 import { renderDetailsPage, renderNotFoundPage } from './details-page.js';
 import { ErrorBody } from './schemas.js';

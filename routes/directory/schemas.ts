@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { ACCESS_VALUES } from '../../commands/directory/values.js';
+import { ACCESS_VALUES } from '../../contracts/directory/values.js';
 
 /** Response and query schemas of the directory API; they also write its OpenAPI reference. */
 export const ErrorBody = Type.Object({ error: Type.String() }, { description: 'What went wrong.' });

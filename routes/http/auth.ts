@@ -2,7 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sha256, verifySecret } from '../../infra/crypto/secret-hash.js';
 import { ForbiddenError } from '../../infra/errors.js';
-import type { Role } from '../../commands/users/roles.js';
+import type { Role } from '../../contracts/users/roles.js';
 import { findApiKey, findUser } from '../../queries/users.js';
 import type { RouteRuntime } from './routes-plugin.js';
 import type { SessionStore } from '../../infra/session-store/port.js';

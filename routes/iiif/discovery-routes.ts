@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NotFoundError } from '../../infra/errors.js';
 import { ACTIVITIES_PER_PAGE, activityPage, activityTotal } from '../../queries/iiif/changes.js';
-import type { ActivityDoc } from '../../queries/iiif/documents.js';
+import type { ActivityDoc } from '../../contracts/iiif/documents.js';
 import { noneMatch, parseTagList } from '../http/conditional/entity-tag.js';
 import { answerIn, emptyAnswer } from '../http/documented-responses.js';
 import type { RoutesPlugin } from '../http/routes-plugin.js';

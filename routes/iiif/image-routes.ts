@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Type } from '@sinclair/typebox';
-import { isImageFile, THUMBNAIL_TYPES } from '../../commands/platform/media-files.js';
+import { isImageFile, THUMBNAIL_TYPES, thumbnailPlan } from '../../contracts/platform/media-files.js';
 import { BadRequestError, errorMessage, NotFoundError } from '../../infra/errors.js';
 import { isStorageFailure } from '../../infra/storage-errors.js';
 import {
@@ -13,10 +13,9 @@ import {
   type ImageSize,
 } from '../../infra/images/iiif-request.js';
 import { levelsOfOriginal, renderImage, type ImageSource } from '../../infra/images/render.js';
-import type { MediaDoc } from '../../queries/platform/documents.js';
+import type { MediaDoc } from '../../contracts/platform/documents.js';
 import type { ServedMedia } from '../../queries/platform/media-files.js';
-import { thumbnailPlan } from '../../workers/platform/derivatives.js';
-import type { ImageServices } from '../../workers/platform/image-services.js';
+import type { ImageServices } from '../../contracts/platform/image-services.js';
 import { answerIn, BINARY, emptyAnswer } from '../http/documented-responses.js';
 import type { RoutesPlugin } from '../http/routes-plugin.js';
 import { cachedAnswer, mediaForCaller } from '../platform/media-file-routes.js';

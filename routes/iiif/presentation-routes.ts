@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isEditorOrAbove } from '../../commands/users/roles.js';
+import { isEditorOrAbove } from '../../contracts/users/roles.js';
 import { NotFoundError } from '../../infra/errors.js';
-import type { CanvasEntry } from '../../queries/iiif/documents.js';
+import type { CanvasEntry } from '../../contracts/iiif/documents.js';
 import {
   collectionName,
   manifestRevision,

@@ -5,10 +5,10 @@ import { create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
 import { oaiRepositoryIdentifier } from '../../infra/config.js';
 import { collectionName } from '../../queries/iiif/manifests.js';
-import type { OaiRecordFields } from '../../queries/oai/documents.js';
+import type { OaiRecordFields } from '../../contracts/oai/documents.js';
 import { findOaiRecord, harvestPage, harvestSize, type HarvestQuery } from '../../queries/oai/records.js';
-import { itemSets } from '../../queries/platform/documents.js';
-import { userDocs } from '../../queries/users.js';
+import { itemSets } from '../../contracts/platform/documents.js';
+import { userDocs } from '../../contracts/users/documents.js';
 import { answerIn } from '../http/documented-responses.js';
 import type { RoutesPlugin } from '../http/routes-plugin.js';
 

@@ -6,7 +6,7 @@ import { revertPage } from '../../commands/page-versioning/handlers.js';
 import { RevertBody } from '../../commands/page-versioning/schemas.js';
 import { BadRequestError, NotFoundError } from '../../infra/errors.js';
 import { diffPages } from '../../queries/page-versioning/diff.js';
-import { pageAtVersion } from '../../queries/page-versioning/replay.js';
+import { pageAtVersion } from '../../commands/page-versioning/replay.js';
 import {
   findVersion,
   listVersions,
@@ -14,7 +14,7 @@ import {
   previousVersion,
   summarize,
 } from '../../queries/page-versioning/versions.js';
-import type { Role } from '../../commands/users/roles.js';
+import type { Role } from '../../contracts/users/roles.js';
 import { requireEditor, requireSession } from './access.js';
 import {
   DiffQuery,

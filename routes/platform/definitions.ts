@@ -7,7 +7,7 @@ import type {
   PageBlock,
   SiteFields,
   SitePageFields,
-} from '../../commands/platform/fields.js';
+} from '../../contracts/platform/fields.js';
 import {
   ITEM_INDEXES,
   type ItemDoc,
@@ -15,7 +15,7 @@ import {
   type MediaDoc,
   type SiteDoc,
   type SitePageDoc,
-} from '../../queries/platform/documents.js';
+} from '../../contracts/platform/documents.js';
 import { jsonLd, reference } from '../json-ld.js';
 import { visibleIds } from './hidden-ids.js';
 import type { ResourceRoutes } from './resource-routes.js';

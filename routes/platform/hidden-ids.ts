@@ -1,5 +1,5 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import { items, itemSets, mediaDocs } from '../../queries/platform/documents.js';
+import { items, itemSets, mediaDocs } from '../../contracts/platform/documents.js';
 
 /**
  * Ids of private records that a caller below Editor may not see (CONTRACT.md section 6), among

@@ -11,7 +11,7 @@ import { iiifImageRoutes } from '../iiif/image-routes.js';
 import { iiifPresentationRoutes } from '../iiif/presentation-routes.js';
 import { iiifDiscoveryRoutes } from '../iiif/discovery-routes.js';
 import { oaiPmhRoutes } from '../oai/oai-pmh.js';
-import type { ImageServices } from '../../workers/platform/image-services.js';
+import type { ImageServices } from '../../contracts/platform/image-services.js';
 import { JSON_BODY_LIMIT } from '../http/json-body.js';
 
 const API_CONTEXT_SCHEMA = {

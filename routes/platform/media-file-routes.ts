@@ -1,8 +1,8 @@
 import { sendStoredFile, uploadedFileHeaders } from '../http/stored-file.js';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isEditorOrAbove } from '../../commands/users/roles.js';
-import { THUMBNAIL_TYPES, type ThumbnailType } from '../../commands/platform/media-files.js';
+import { isEditorOrAbove } from '../../contracts/users/roles.js';
+import { THUMBNAIL_TYPES, type ThumbnailType } from '../../contracts/platform/media-files.js';
 import { NotFoundError } from '../../infra/errors.js';
 import type { FileStorage } from '../../infra/file-storage/port.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';

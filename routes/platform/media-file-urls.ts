@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { THUMBNAIL_TYPES, type MediaFile, type ThumbnailType } from '../../commands/platform/media-files.js';
-import type { ItemFileEntry, MediaDoc } from '../../queries/platform/documents.js';
+import { THUMBNAIL_TYPES, type MediaFile, type ThumbnailType } from '../../contracts/platform/media-files.js';
+import type { ItemFileEntry, MediaDoc } from '../../contracts/platform/documents.js';
 import { reference } from '../json-ld.js';
 
 /**

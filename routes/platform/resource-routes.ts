@@ -10,7 +10,7 @@ import {
   IF_MATCH_CONFIG,
   ifMatchOf,
 } from '../http/conditional/resource-version.js';
-import { isEditorOrAbove } from '../../commands/users/roles.js';
+import { isEditorOrAbove } from '../../contracts/users/roles.js';
 import { createResource, deleteResource, updateResource, type KindSpec } from '../../commands/platform/handlers.js';
 import type { CollectionOptions, Document, Filter } from '../../infra/document-store/port.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../infra/errors.js';

@@ -1,25 +1,33 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import t from 'tap';
 import { assetDecider, type AssetCommand } from '../../commands/assets/asset-decider.js';
-import type { AssetEvent, AssetFile } from '../../commands/assets/events.js';
+import type { AssetEvent, AssetFile, AssetFolderEvent } from '../../contracts/assets/events.js';
 import { assetFolderDecider, type AssetFolderCommand } from '../../commands/assets/folder-decider.js';
 import { backupDecider, type BackupCommand } from '../../commands/backups/decider.js';
-import type { BackupEvent } from '../../commands/backups/events.js';
+import type { BackupEvent } from '../../contracts/backups/events.js';
 import { blogCategoryDecider, type BlogCategoryCommand } from '../../commands/blog/category-decider.js';
 import { blogCommentDecider, type BlogCommentCommand } from '../../commands/blog/comment-decider.js';
-import type { BlogCategoryEvent, BlogCommentEvent, BlogPostEvent, BlogPostFields } from '../../commands/blog/events.js';
+import type {
+  BlogCategoryEvent,
+  BlogCommentEvent,
+  BlogPostEvent,
+  BlogPostFields,
+  BlogSettingsChanged,
+  BlogTagEvent,
+} from '../../contracts/blog/events.js';
 import { blogPostDecider, type BlogPostCommand } from '../../commands/blog/post-decider.js';
-import type { Decider, DomainCommand, DomainEvent } from '../../commands/decider.js';
-import { versionedSitePageDecider } from '../../commands/page-versioning/decider.js';
-import type { SitePageCommand, SitePageEvent } from '../../commands/page-versioning/events.js';
-import type { ItemFields, SitePageFields } from '../../commands/platform/fields.js';
+import type { Decider, DomainCommand } from '../../commands/decider.js';
+import type { DomainEvent } from '../../contracts/domain-event.js';
+import { versionedSitePageDecider, type SitePageCommand } from '../../commands/page-versioning/decider.js';
+import type { SitePageEvent } from '../../contracts/page-versioning/events.js';
+import type { ItemFields, SitePageFields } from '../../contracts/platform/fields.js';
 import { itemDecider, siteDecider, sitePageDecider } from '../../commands/platform/kinds.js';
-import type { ResourceCommand, ResourceEvent } from '../../commands/platform/resource-decider.js';
-import type { AssetFolderEvent } from '../../commands/assets/events.js';
+import type { ResourceCommand } from '../../commands/platform/resource-decider.js';
+import type { ResourceEvent } from '../../contracts/platform/events.js';
 import { blogSettingsDecider, type ChangeBlogSettings } from '../../commands/blog/settings-decider.js';
 import { blogTagDecider, type BlogTagCommand } from '../../commands/blog/tag-decider.js';
-import type { BlogSettingsChanged, BlogTagEvent } from '../../commands/blog/events.js';
-import { scheduleDecider, type ScheduleCommand, type ScheduleEvent } from '../../commands/backups/schedule-decider.js';
+import { scheduleDecider, type ScheduleCommand } from '../../commands/backups/schedule-decider.js';
+import { type ScheduleEvent } from '../../contracts/backups/schedule-events.js';
 import {
   databaseDecider,
   type DatabaseCommand,
@@ -30,7 +38,7 @@ import type {
   LibraryConfigured,
   LibraryListDefined,
   SubjectDefined,
-} from '../../commands/directory/events.js';
+} from '../../contracts/directory/events.js';
 import { libraryDecider, type LibraryCommand } from '../../commands/directory/library-decider.js';
 import { listDecider, type DefineList } from '../../commands/directory/list-decider.js';
 import { subjectDecider, type DefineTerm } from '../../commands/directory/term-decider.js';
@@ -42,7 +50,7 @@ import {
   type ReservationEvent,
 } from '../../commands/reservations/reservation-decider.js';
 import { userDecider, type UserCommand } from '../../commands/users/decider.js';
-import type { UserEvent } from '../../commands/users/events.js';
+import type { UserEvent } from '../../contracts/users/events.js';
 
 /**
  * Every decider's output as main wrote it before they were rewritten as switches (issue 40): each

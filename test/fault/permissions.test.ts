@@ -2,7 +2,7 @@ import t from 'tap';
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
 import { installPermissionGate } from '../../app/permission-gate.js';
 import { PERMISSIONS, refusalFor, type Permission, type Refusal } from '../../app/permissions.js';
-import type { Role } from '../../commands/users/roles.js';
+import type { Role } from '../../contracts/users/roles.js';
 import { buildTestApp, keyFor, ROLE_USERS, sessionFor, type RoleName } from '../helper.js';
 
 /**

@@ -1,5 +1,5 @@
 import t from 'tap';
-import type { BlogCategoryEvent, BlogSettingsChanged } from '../../commands/blog/events.js';
+import type { BlogCategoryEvent, BlogSettingsChanged } from '../../contracts/blog/events.js';
 import { defineHandlerProjection, type Projected } from '../../projections/projection.js';
 
 // tsc proves these: each @ts-expect-error fails the type check if its line compiles.

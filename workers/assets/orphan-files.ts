@@ -1,7 +1,7 @@
 import type { ModuleRuntime } from '../../commands/module-runtime.js';
 import type { FileStorage } from '../../infra/file-storage/port.js';
 import { assetsProjection } from '../../projections/assets/assets.js';
-import { assetDocs } from '../../queries/assets/documents.js';
+import { assetDocs } from '../../contracts/assets/documents.js';
 import { removeOrphanFiles } from '../files/orphan-files.js';
 
 /** Removes the asset files no asset record owns (workers/files/orphan-files.ts). */

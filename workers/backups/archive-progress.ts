@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
-import type { BackupIncludes } from '../../commands/backups/events.js';
+import type { BackupIncludes } from '../../contracts/backups/events.js';
 import type { EventStore } from '../../infra/event-store/port.js';
 import { listablePaths } from './api-export.js';
 import { filesUnder } from './folder-files.js';

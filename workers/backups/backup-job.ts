@@ -1,11 +1,12 @@
 import type { ModuleRuntime } from '../../commands/module-runtime.js';
 import { completeBackup, failBackup } from '../../commands/backups/handlers.js';
 import { findBackup } from '../../queries/backups/backups.js';
+import type { BackupJobResult } from '../../contracts/backups/backup-service.js';
 import type { ApiSource } from './api-export.js';
 import type { ArchiveProgress } from './archive-progress.js';
 import { createArchive } from './create-archive.js';
 import { backupFailureMessage } from './failure-message.js';
-import { archiveFileFor } from './paths.js';
+import { archiveFileFor } from '../../contracts/backups/paths.js';
 import type { ReadSideSnapshot } from './read-side-snapshot.js';
 import { removeArchive } from './remove-archive.js';
 
@@ -17,11 +18,6 @@ export interface BackupJobData {
   upTo: number;
   /** The read side as it was when requested, at or behind upTo (requestBackupSnapshots); absent: the log alone. */
   readSide?: ReadSideSnapshot[];
-}
-
-export interface BackupJobResult {
-  status: 'complete' | 'failed';
-  error?: string;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { createReadStream } from 'node:fs';
 import { mkdir, open, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { BackupIncludes } from '../../commands/backups/events.js';
+import type { BackupIncludes } from '../../contracts/backups/events.js';
 import { BACKUP_MODULE_VERSION } from '../../commands/backups/module-version.js';
 import type { EventStore } from '../../infra/event-store/port.js';
 import { TMP_FOLDER } from '../../infra/file-storage/partial-uploads.js';
@@ -23,7 +23,7 @@ import {
   type PartName,
   type PartSummary,
 } from './manifest.js';
-import { checksumFileFor } from './paths.js';
+import { checksumFileFor } from '../../contracts/backups/paths.js';
 import type { ReadSideSnapshot } from './read-side-snapshot.js';
 import { errorField } from '../../infra/errors.js';
 

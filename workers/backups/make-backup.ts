@@ -1,20 +1,12 @@
 import type { ModuleRuntime } from '../../commands/module-runtime.js';
-import type { BackupIncludes } from '../../commands/backups/events.js';
 import { failBackup, requestBackup } from '../../commands/backups/handlers.js';
 import { DependencyUnavailableError } from '../../infra/errors.js';
-import { findBackup, type BackupDoc } from '../../queries/backups/backups.js';
-import type { BackupJobData, BackupJobResult } from './backup-job.js';
-import { backupsDir } from './paths.js';
+import { findBackup } from '../../queries/backups/backups.js';
+import type { BackupJobResult, BackupMade, BackupOrder } from '../../contracts/backups/backup-service.js';
+import { BACKUP_QUEUE, type BackupJobData } from './backup-job.js';
+import { backupsDir } from '../../contracts/backups/paths.js';
 import { backupStartingPoint } from './read-side-snapshot.js';
 import { applyRetention } from './retention.js';
-
-export interface BackupOrder {
-  /** Who asked: a user id, or null for the command line and the schedule. */
-  userId: number | null;
-  requestId?: string;
-  includes: BackupIncludes;
-  logger: { warn(details: object, message: string): void; error(details: object, message: string): void };
-}
 
 /**
  * Runs the archive job of a recorded request: through the job queue (the route, the schedule),
@@ -22,13 +14,16 @@ export interface BackupOrder {
  */
 export type BackupJobRunner = (data: BackupJobData) => Promise<BackupJobResult>;
 
-export interface BackupMade {
-  id: number;
-  outcome: BackupJobResult;
-  /** The record as this process's read models hold it once the job is over. */
-  record: BackupDoc | null;
-  /** Older complete backups retention deleted after this one. */
-  expired: BackupDoc[];
+/** As long as a backup through the API or the schedule may take: it bounds the wait for the job, not the job. */
+const BACKUP_TIMEOUT_MS = 2 * 60 * 60 * 1000;
+
+/** The archive job through the backup queue, waited for: how POST /api/backups and the schedule run it. */
+export function queuedBackupJob(runtime: ModuleRuntime): BackupJobRunner {
+  return (data) =>
+    runtime.jobs.addAndWait<BackupJobData, BackupJobResult>(BACKUP_QUEUE, data, {
+      jobId: `backup-${data.backupId}`,
+      timeoutMs: BACKUP_TIMEOUT_MS,
+    });
 }
 
 /**

@@ -1,5 +1,4 @@
-import type { BackupIncludes } from '../../commands/backups/events.js';
-import { INCLUDE_FLAGS } from '../../commands/backups/events.js';
+import { type BackupIncludes, INCLUDE_FLAGS } from '../../contracts/backups/events.js';
 
 export const MANIFEST_NAME = 'manifest.json';
 export const EVENT_LOG_NAME = 'events.ndjson';

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import type { AppConfig } from '../../infra/config.js';
 import type { EventStore } from '../../infra/event-store/port.js';
 import { readSideFiles, type ReadSideFile } from '../../infra/read-side-files.js';
-import { backupsDir } from './paths.js';
+import { backupsDir } from '../../contracts/backups/paths.js';
 
 export interface ReadSideSnapshot {
   file: ReadSideFile;

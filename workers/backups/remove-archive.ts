@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import type { ModuleRuntime } from '../../commands/module-runtime.js';
-import type { BackupDoc } from '../../queries/backups/backups.js';
-import { archiveFileFor, checksumFileFor } from './paths.js';
+import type { BackupDoc } from '../../contracts/backups/documents.js';
+import { archiveFileFor, checksumFileFor } from '../../contracts/backups/paths.js';
 
 /**
  * Removes a record's archive and its checksum file from this installation's backups folder.

@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import { Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { EventMetadata, EventStore } from '../../infra/event-store/port.js';
-import type { BackupArchiveNotRestored } from '../../commands/backups/events.js';
+import type { BackupArchiveNotRestored } from '../../contracts/backups/events.js';
 import type { EventLine } from './event-log.js';
-import { archiveFileFor } from './paths.js';
+import { archiveFileFor } from '../../contracts/backups/paths.js';
 
 export const NOT_RESTORED_REASON =
   'The archive is not part of the restored data: it stays where the installation that made it kept it.';

@@ -1,6 +1,7 @@
 import type { ModuleRuntime } from '../../commands/module-runtime.js';
 import { deleteBackup } from '../../commands/backups/handlers.js';
-import { listBackups, type BackupDoc } from '../../queries/backups/backups.js';
+import { listBackups } from '../../queries/backups/backups.js';
+import { type BackupDoc } from '../../contracts/backups/documents.js';
 import { removeArchive } from './remove-archive.js';
 
 /**

@@ -1,19 +1,15 @@
 import type { ModuleRuntime } from '../../commands/module-runtime.js';
-import type { BackupIncludes } from '../../commands/backups/events.js';
+import type { BackupIncludes } from '../../contracts/backups/events.js';
 import { includesFrom } from '../../commands/backups/schemas.js';
-import type { ScheduledBackupResult } from '../../commands/backups/schedule-decider.js';
+import type { ScheduledBackupResult } from '../../contracts/backups/schedule-events.js';
 import { claimScheduledBackup, finishScheduledBackup } from '../../commands/backups/schedule-handlers.js';
 import { AppError, ConflictError } from '../../infra/errors.js';
 import type { JobContext } from '../../infra/job-queue/port.js';
-import { BACKUP_QUEUE, type BackupJobData, type BackupJobResult } from './backup-job.js';
-import { makeBackup } from './make-backup.js';
+import { makeBackup, queuedBackupJob } from './make-backup.js';
 
 /** The queue the schedule adds its runs to, and the one scheduler on it. */
 export const BACKUP_SCHEDULE_QUEUE = 'backup-schedule';
 export const BACKUP_SCHEDULER_ID = 'backup-schedule';
-
-/** As long as a backup through the API may take. */
-const BACKUP_TIMEOUT_MS = 2 * 60 * 60 * 1000;
 
 /** A scheduled backup includes every part: what an empty body asks of POST /api/backups. */
 const EVERY_PART: BackupIncludes = includesFrom({});
@@ -40,11 +36,7 @@ export async function runScheduledBackup(runtime: ModuleRuntime, job: JobContext
     const made = await makeBackup(
       runtime,
       { userId: null, requestId: ctx.requestId, includes: EVERY_PART, logger: runtime.logger },
-      (data) =>
-        runtime.jobs.addAndWait<BackupJobData, BackupJobResult>(BACKUP_QUEUE, data, {
-          jobId: `backup-${data.backupId}`,
-          timeoutMs: BACKUP_TIMEOUT_MS,
-        }),
+      queuedBackupJob(runtime),
     );
     const complete = made.outcome.status === 'complete' && made.record?.status === 'complete';
     result = {

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { HashingStream } from './hashing-stream.js';
 import { MANIFEST_NAME, parseManifest, type Manifest } from './manifest.js';
-import { checksumFileFor } from './paths.js';
+import { checksumFileFor } from '../../contracts/backups/paths.js';
 import { openZip, type ZipArchive } from './zip-reader.js';
 import { errorField, errorMessage } from '../../infra/errors.js';
 

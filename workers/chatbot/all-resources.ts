@@ -1,7 +1,6 @@
 import type { Collection, Document, DocumentStore } from '../../infra/document-store/port.js';
-import type { ResourceRef } from '../../projections/chatbot/index-jobs.js';
-import { chatbotBlogPosts } from '../../projections/chatbot/blog-posts.js';
-import { items, mediaDocs, sitePages } from '../../queries/platform/documents.js';
+import { type ResourceRef, chatbotBlogPosts } from '../../contracts/chatbot/documents.js';
+import { items, mediaDocs, sitePages } from '../../contracts/platform/documents.js';
 
 /** The `id` of every document, read alone: whole documents (texts included) would all be parsed for nothing. */
 async function ids(collection: Collection<Document & { id: number }>): Promise<number[]> {

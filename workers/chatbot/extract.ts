@@ -1,8 +1,7 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { stripHtml } from '../../infra/text/html.js';
 import type { IndexedResource } from '../../infra/vector-index/port.js';
-import type { ResourceRef } from '../../projections/chatbot/index-jobs.js';
-import { chatbotBlogPosts, type ChatbotBlogPostDoc } from '../../projections/chatbot/blog-posts.js';
+import { type ResourceRef, chatbotBlogPosts, type ChatbotBlogPostDoc } from '../../contracts/chatbot/documents.js';
 import {
   items,
   mediaDocs,
@@ -10,7 +9,7 @@ import {
   type ItemDoc,
   type MediaDoc,
   type SitePageDoc,
-} from '../../queries/platform/documents.js';
+} from '../../contracts/platform/documents.js';
 
 /** A public resource as the index holds it: its metadata and its plain text (title excluded). */
 export interface ExtractedResource extends IndexedResource {

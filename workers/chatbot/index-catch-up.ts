@@ -1,10 +1,8 @@
 import type { TaskProgress } from '../../infra/background-tasks.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { resourceKey, type ResourceType } from '../../infra/vector-index/port.js';
-import { chatbotBlogPosts } from '../../projections/chatbot/blog-posts.js';
-import { indexOutbox, outboxMark } from '../../projections/chatbot/index-outbox.js';
-import type { ResourceRef } from '../../projections/chatbot/index-jobs.js';
-import { items, mediaDocs, sitePages } from '../../queries/platform/documents.js';
+import { chatbotBlogPosts, indexOutbox, outboxMark, type ResourceRef } from '../../contracts/chatbot/documents.js';
+import { items, mediaDocs, sitePages } from '../../contracts/platform/documents.js';
 import { idPages } from './id-pages.js';
 
 /**

@@ -1,7 +1,6 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { resourceKey } from '../../infra/vector-index/port.js';
-import { indexOutbox } from '../../projections/chatbot/index-outbox.js';
-import type { ResourceRef } from '../../projections/chatbot/index-jobs.js';
+import { indexOutbox, type ResourceRef } from '../../contracts/chatbot/documents.js';
 import type { IndexOutcome } from './index-resource.js';
 
 /** Marks read per page when a start queues the owed work: a page at a time, so requests go on between. */

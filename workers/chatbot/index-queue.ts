@@ -1,7 +1,7 @@
 import { DependencyUnavailableError } from '../../infra/errors.js';
 import type { JobQueue } from '../../infra/job-queue/port.js';
 import { resourceKey } from '../../infra/vector-index/port.js';
-import type { ResourceRef } from '../../projections/chatbot/index-jobs.js';
+import type { ResourceRef } from '../../contracts/chatbot/documents.js';
 
 export const INDEX_QUEUE = 'chatbot-index';
 /**

@@ -1,7 +1,7 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import type { Embedder } from '../../infra/embedder/port.js';
 import type { IndexedResource, VectorIndex } from '../../infra/vector-index/port.js';
-import type { ResourceRef } from '../../projections/chatbot/index-jobs.js';
+import type { ResourceRef } from '../../contracts/chatbot/documents.js';
 import { chunkText } from './chunker.js';
 import { extractResource } from './extract.js';
 

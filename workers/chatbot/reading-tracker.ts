@@ -1,6 +1,6 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import type { Clock } from '../../infra/clock/port.js';
-import { indexOutbox } from '../../projections/chatbot/index-outbox.js';
+import { indexOutbox } from '../../contracts/chatbot/documents.js';
 import { readingPace, readingProgress } from '../../queries/chatbot/reading-progress.js';
 import type { IndexOutcome } from './index-resource.js';
 

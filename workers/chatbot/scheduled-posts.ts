@@ -1,6 +1,5 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import type { ResourceRef } from '../../projections/chatbot/index-jobs.js';
-import { chatbotBlogPosts } from '../../projections/chatbot/blog-posts.js';
+import { type ResourceRef, chatbotBlogPosts } from '../../contracts/chatbot/documents.js';
 import { sqlDateTime } from './extract.js';
 
 export const SCHEDULED_POST_CHECK_MS = 15_000;

@@ -1,5 +1,5 @@
 import type { ModuleRuntime } from '../../commands/module-runtime.js';
-import type { ResourceRef } from '../../projections/chatbot/index-jobs.js';
+import type { ResourceRef } from '../../contracts/chatbot/documents.js';
 import type { ChatbotServices } from './services.js';
 import { IndexCatchUp, INDEX_CATCH_UP_TASK } from './index-catch-up.js';
 import { enqueueOutbox, settlingOutbox } from './index-outbox.js';

@@ -15,13 +15,14 @@ import {
   type Derivative,
   type Derivatives,
   type ThumbnailType,
-} from '../../commands/platform/media-files.js';
+} from '../../contracts/platform/media-files.js';
 import { errorMessage } from '../../infra/errors.js';
 import type { FileStorage } from '../../infra/file-storage/port.js';
-import { planImageRequest, type ImageSize } from '../../infra/images/iiif-request.js';
+import { type ImageSize } from '../../infra/images/iiif-request.js';
 import { IIIF_IMAGE_TYPES } from '../../infra/images/image-size.js';
 import { makePyramid, renderImage, type ImageSource } from '../../infra/images/render.js';
-import type { ImageServices } from './image-services.js';
+import type { ImageServices } from '../../contracts/platform/image-services.js';
+import { thumbnailPlan } from '../../contracts/platform/media-files.js';
 
 export const DERIVATIVES_QUEUE = 'media-derivatives';
 
@@ -35,21 +36,6 @@ export interface DerivativesJob {
 /** One job per file: BullMQ (and the in-process queue) take a second add of the same id as the first. */
 export function derivativesJobId(job: Pick<DerivativesJob, 'media_id' | 'sha256'>): string {
   return `derivatives-${job.media_id}-${job.sha256.slice(0, 16)}`;
-}
-
-/**
- * The derivatives' requests in the Image API's terms, as Omeka S sizes them: `large` within
- * 800 x 800, `medium` within 200 x 200 (never enlarged), `square` the centre square within 200.
- */
-export const THUMBNAIL_REQUESTS: Record<ThumbnailType, { region: string; size: string }> = {
-  large: { region: 'full', size: '!800,800' },
-  medium: { region: 'full', size: '!200,200' },
-  square: { region: 'square', size: '!200,200' },
-};
-
-/** The plan of a derivative of an image of `size`: its pixel size is what info.json's `sizes` lists. */
-export function thumbnailPlan(type: ThumbnailType, size: ImageSize) {
-  return planImageRequest({ ...THUMBNAIL_REQUESTS[type], rotation: '0', qualityFormat: 'default.jpg' }, size);
 }
 
 async function store(storage: FileStorage, source: Readable, extension: string): Promise<string> {

@@ -2,17 +2,17 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ModuleRuntime } from '../../commands/module-runtime.js';
 import { mediaFileState } from '../../commands/platform/media-file-handlers.js';
-import { MEDIA_EVENTS } from '../../commands/platform/kinds.js';
-import { MEDIA_FILE_EVENTS, storedNamesOf } from '../../commands/platform/media-files.js';
+import { MEDIA_EVENTS } from '../../contracts/platform/events.js';
+import { MEDIA_FILE_EVENTS, storedNamesOf } from '../../contracts/platform/media-files.js';
 import type { StoredEvent } from '../../infra/event-store/port.js';
 import { Value } from '@sinclair/typebox/value';
 import { Type } from '@sinclair/typebox';
 import { errorMessage } from '../../infra/errors.js';
-import { mediaDocs } from '../../queries/platform/documents.js';
+import { mediaDocs } from '../../contracts/platform/documents.js';
 import { imageCounts, mediaOwingDerivatives } from '../../queries/platform/media-files.js';
 import { removeOrphanFiles } from '../files/orphan-files.js';
 import { DERIVATIVES_QUEUE, derivativesJobId, runDerivativesJob, type DerivativesJob } from './derivatives.js';
-import type { ImageServices } from './image-services.js';
+import type { ImageServices } from '../../contracts/platform/image-services.js';
 
 /**
  * The platform module's background work on media files: the derivative jobs (fed by each

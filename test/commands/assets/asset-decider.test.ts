@@ -1,6 +1,6 @@
 import t from 'tap';
 import { assetDecider } from '../../../commands/assets/asset-decider.js';
-import type { AssetEvent, AssetFile } from '../../../commands/assets/events.js';
+import type { AssetEvent, AssetFile } from '../../../contracts/assets/events.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../../infra/errors.js';
 import { deciderSpec } from '../../decider-spec.js';
 

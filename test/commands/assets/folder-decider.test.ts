@@ -1,7 +1,7 @@
 import t from 'tap';
 import { assetFolderDecider } from '../../../commands/assets/folder-decider.js';
 import { foldEvents } from '../../../commands/decider.js';
-import type { AssetFolderEvent } from '../../../commands/assets/events.js';
+import type { AssetFolderEvent } from '../../../contracts/assets/events.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../../infra/errors.js';
 import { deciderSpec } from '../../decider-spec.js';
 

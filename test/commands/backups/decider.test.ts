@@ -1,6 +1,6 @@
 import t from 'tap';
 import { backupDecider, type BackupCommand } from '../../../commands/backups/decider.js';
-import type { BackupEvent, BackupRequested } from '../../../commands/backups/events.js';
+import type { BackupEvent, BackupRequested } from '../../../contracts/backups/events.js';
 import { ConflictError, NotFoundError } from '../../../infra/errors.js';
 
 const requestedData: BackupRequested['data'] = {

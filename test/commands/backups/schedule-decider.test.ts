@@ -1,5 +1,6 @@
 import t from 'tap';
-import { scheduleDecider, type ScheduleEvent } from '../../../commands/backups/schedule-decider.js';
+import { scheduleDecider } from '../../../commands/backups/schedule-decider.js';
+import { type ScheduleEvent } from '../../../contracts/backups/schedule-events.js';
 import { ConflictError } from '../../../infra/errors.js';
 import { deciderSpec } from '../../decider-spec.js';
 

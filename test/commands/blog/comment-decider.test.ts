@@ -5,7 +5,7 @@ import {
   type BlogCommentCommand,
   type CommentedPost,
 } from '../../../commands/blog/comment-decider.js';
-import type { BlogCommentEvent } from '../../../commands/blog/events.js';
+import type { BlogCommentEvent } from '../../../contracts/blog/events.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../../infra/errors.js';
 import { deciderSpec } from '../../decider-spec.js';
 

@@ -5,7 +5,7 @@ import { testConfig } from '../../test-config.js';
 import { blogModule } from '../../../app/modules/blog.js';
 import { usersModule } from '../../../app/modules/core.js';
 import { platformModule } from '../../../app/modules/platform.js';
-import { blogPosts } from '../../../queries/blog/documents.js';
+import { blogPosts } from '../../../contracts/blog/documents.js';
 import { readBlogSettings } from '../../../queries/blog/settings.js';
 
 const users = [{ id: 1, email: 'a@example.org', name: 'Ada', role: 'editor' }];

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { blogPostDecider, type BlogPostCommand } from '../../../commands/blog/post-decider.js';
 import { foldEvents } from '../../../commands/decider.js';
-import type { BlogPostEvent, BlogPostFields } from '../../../commands/blog/events.js';
+import type { BlogPostEvent, BlogPostFields } from '../../../contracts/blog/events.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../../infra/errors.js';
 import { deciderSpec } from '../../decider-spec.js';
 

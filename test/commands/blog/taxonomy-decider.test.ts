@@ -1,6 +1,6 @@
 import t from 'tap';
 import { blogCategoryDecider, type BlogCategoryCommand } from '../../../commands/blog/category-decider.js';
-import type { BlogCategoryEvent, BlogSettingsChanged, BlogTagEvent } from '../../../commands/blog/events.js';
+import type { BlogCategoryEvent, BlogSettingsChanged, BlogTagEvent } from '../../../contracts/blog/events.js';
 import { blogSettingsDecider, type ChangeBlogSettings } from '../../../commands/blog/settings-decider.js';
 import { blogTagDecider, type BlogTagCommand } from '../../../commands/blog/tag-decider.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../../infra/errors.js';

@@ -1,8 +1,9 @@
 import t from 'tap';
-import { foldEvents, type Decider, type DomainCommand, type DomainEvent } from '../../../commands/decider.js';
+import { foldEvents, type Decider, type DomainCommand } from '../../../commands/decider.js';
+import { type DomainEvent } from '../../../contracts/domain-event.js';
 import { decideClick } from '../../../commands/directory/click-decider.js';
 import { databaseDecider } from '../../../commands/directory/database-decider.js';
-import type { DatabaseFields } from '../../../commands/directory/events.js';
+import type { DatabaseFields } from '../../../contracts/directory/events.js';
 import { libraryDecider } from '../../../commands/directory/library-decider.js';
 import { listDecider } from '../../../commands/directory/list-decider.js';
 import { subjectDecider } from '../../../commands/directory/term-decider.js';

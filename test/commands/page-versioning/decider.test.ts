@@ -1,9 +1,9 @@
 import t from 'tap';
-import type { SitePageFields } from '../../../commands/platform/fields.js';
+import type { SitePageFields } from '../../../contracts/platform/fields.js';
 import { sitePageDecider } from '../../../commands/platform/kinds.js';
-import type { ResourceEvent } from '../../../commands/platform/resource-decider.js';
+import type { ResourceEvent } from '../../../contracts/platform/events.js';
 import { versionedSitePageDecider } from '../../../commands/page-versioning/decider.js';
-import type { SitePageEvent } from '../../../commands/page-versioning/events.js';
+import type { SitePageEvent } from '../../../contracts/page-versioning/events.js';
 import { defaultRevertSummary } from '../../../commands/page-versioning/revert-summary.js';
 import { foldEvents } from '../../../commands/decider.js';
 import { NotFoundError } from '../../../infra/errors.js';

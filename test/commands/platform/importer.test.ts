@@ -1,6 +1,6 @@
 import t from 'tap';
 import { importFixture } from '../../../app/import-fixture.js';
-import { items, mediaDocs } from '../../../queries/platform/documents.js';
+import { items, mediaDocs } from '../../../contracts/platform/documents.js';
 import { buildTestApp } from '../../helper.js';
 
 /** Items without ids between items with ids, each with media with and without ids: more than one lane's worth. */

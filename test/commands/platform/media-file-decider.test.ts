@@ -1,7 +1,7 @@
 import t from 'tap';
 import { mediaFileDecider, type MediaStreamEvent } from '../../../commands/platform/media-file-decider.js';
-import type { MediaFields } from '../../../commands/platform/fields.js';
-import type { Derivatives, MediaFile } from '../../../commands/platform/media-files.js';
+import type { MediaFields } from '../../../contracts/platform/fields.js';
+import type { Derivatives, MediaFile } from '../../../contracts/platform/media-files.js';
 import { ConflictError, ValidationError } from '../../../infra/errors.js';
 import { deciderSpec } from '../../decider-spec.js';
 

@@ -1,8 +1,8 @@
 import t from 'tap';
 import { sitePageDecider, siteDecider } from '../../../commands/platform/kinds.js';
 import { foldEvents } from '../../../commands/decider.js';
-import type { SiteFields, SitePageFields } from '../../../commands/platform/fields.js';
-import type { ResourceEvent } from '../../../commands/platform/resource-decider.js';
+import type { SiteFields, SitePageFields } from '../../../contracts/platform/fields.js';
+import type { ResourceEvent } from '../../../contracts/platform/events.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../../infra/errors.js';
 import { deciderSpec } from '../../decider-spec.js';
 

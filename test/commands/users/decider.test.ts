@@ -1,6 +1,6 @@
 import t from 'tap';
 import { userDecider } from '../../../commands/users/decider.js';
-import type { UserEvent } from '../../../commands/users/events.js';
+import type { UserEvent } from '../../../contracts/users/events.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../../infra/errors.js';
 import { deciderSpec } from '../../decider-spec.js';
 

@@ -5,13 +5,13 @@ import type { Document, Filter } from '../../../infra/document-store/port.js';
 import { SqliteDocumentStore } from '../../../infra/document-store/sqlite.js';
 import { DependencyUnavailableError } from '../../../infra/errors.js';
 import { UnsupportedQueryError } from '../../../infra/document-store/sql-paths.js';
-import { assetFolders, assetUsage } from '../../../queries/assets/documents.js';
-import { blogCategories, blogComments, blogPosts } from '../../../queries/blog/documents.js';
-import { clickDocs, tokenDocs } from '../../../queries/directory/documents.js';
-import { pageVersions } from '../../../queries/page-versioning/documents.js';
-import { mediaDocs, sitePages, sites } from '../../../queries/platform/documents.js';
-import { userDocs } from '../../../queries/users.js';
-import { chatbotBlogPosts } from '../../../projections/chatbot/blog-posts.js';
+import { assetFolders, assetUsage } from '../../../contracts/assets/documents.js';
+import { blogCategories, blogComments, blogPosts } from '../../../contracts/blog/documents.js';
+import { clickDocs, tokenDocs } from '../../../contracts/directory/documents.js';
+import { pageVersions } from '../../../contracts/page-versioning/documents.js';
+import { mediaDocs, sitePages, sites } from '../../../contracts/platform/documents.js';
+import { userDocs } from '../../../contracts/users/documents.js';
+import { chatbotBlogPosts } from '../../../contracts/chatbot/documents.js';
 
 function openStore(t: Test, file = join(t.testdir(), 'read-models.sqlite')): SqliteDocumentStore {
   const store = new SqliteDocumentStore(file);

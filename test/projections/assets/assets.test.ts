@@ -1,10 +1,10 @@
 import t from 'tap';
-import type { AssetEvent, AssetFile, AssetFolderEvent } from '../../../commands/assets/events.js';
+import type { AssetEvent, AssetFile, AssetFolderEvent } from '../../../contracts/assets/events.js';
 import { MemoryDocumentStore } from '../../../infra/document-store/memory.js';
 import type { StoredEvent } from '../../../infra/event-store/port.js';
 import { applyStored } from '../../../projections/runner.js';
 import { assetProjections } from '../../../projections/assets/index.js';
-import { ASSET_COLLECTIONS } from '../../../queries/assets/documents.js';
+import { ASSET_COLLECTIONS } from '../../../contracts/assets/documents.js';
 
 const file: AssetFile = {
   stored_name: 'a.png',

@@ -3,9 +3,10 @@ import { MemoryDocumentStore } from '../../../infra/document-store/memory.js';
 import type { StoredEvent } from '../../../infra/event-store/port.js';
 import { applyStored } from '../../../projections/runner.js';
 import { InProcessJobQueue } from '../../../infra/job-queue/in-process.js';
-import { chatbotBlogPosts, chatbotBlogPostsProjection } from '../../../projections/chatbot/blog-posts.js';
-import { refsToReindex, type ResourceRef } from '../../../projections/chatbot/index-jobs.js';
-import { items } from '../../../queries/platform/documents.js';
+import { chatbotBlogPosts, type ResourceRef } from '../../../contracts/chatbot/documents.js';
+import { chatbotBlogPostsProjection } from '../../../projections/chatbot/blog-posts.js';
+import { refsToReindex } from '../../../projections/chatbot/index-jobs.js';
+import { items } from '../../../contracts/platform/documents.js';
 import { IndexScheduler, INDEX_QUEUE } from '../../../workers/chatbot/index-queue.js';
 
 let position = 0;

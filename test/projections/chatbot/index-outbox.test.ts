@@ -2,8 +2,9 @@ import t from 'tap';
 import { MemoryDocumentStore } from '../../../infra/document-store/memory.js';
 import type { StoredEvent } from '../../../infra/event-store/port.js';
 import { applyStored } from '../../../projections/runner.js';
-import { chatbotIndexOutboxProjection, indexOutbox } from '../../../projections/chatbot/index-outbox.js';
-import { items } from '../../../queries/platform/documents.js';
+import { chatbotIndexOutboxProjection } from '../../../projections/chatbot/index-outbox.js';
+import { indexOutbox } from '../../../contracts/chatbot/documents.js';
+import { items } from '../../../contracts/platform/documents.js';
 
 const event = (position: number, type: string, data: unknown): StoredEvent => ({
   streamId: 's',

@@ -1,10 +1,10 @@
 import t from 'tap';
-import type { MediaFile } from '../../../commands/platform/media-files.js';
+import type { MediaFile } from '../../../contracts/platform/media-files.js';
 import { MemoryDocumentStore } from '../../../infra/document-store/memory.js';
 import type { StoredEvent } from '../../../infra/event-store/port.js';
 import { manifestsProjection } from '../../../projections/iiif/manifests.js';
 import { applyStored } from '../../../projections/runner.js';
-import { activityDocs, manifestDocs } from '../../../queries/iiif/documents.js';
+import { activityDocs, manifestDocs } from '../../../contracts/iiif/documents.js';
 
 /**
  * The IIIF read model, given events then documents: an item's manifest with its image media as

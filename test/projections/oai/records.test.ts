@@ -3,7 +3,7 @@ import { MemoryDocumentStore } from '../../../infra/document-store/memory.js';
 import type { StoredEvent } from '../../../infra/event-store/port.js';
 import { manifestsProjection } from '../../../projections/iiif/manifests.js';
 import { applyStored } from '../../../projections/runner.js';
-import { oaiRecords, oaiVersions } from '../../../queries/oai/documents.js';
+import { oaiRecords, oaiVersions } from '../../../contracts/oai/documents.js';
 import { harvestPage, harvestSize } from '../../../queries/oai/records.js';
 
 /**

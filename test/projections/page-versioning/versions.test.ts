@@ -1,10 +1,10 @@
 import t from 'tap';
-import type { SitePageFields } from '../../../commands/platform/fields.js';
+import type { SitePageFields } from '../../../contracts/platform/fields.js';
 import { MemoryDocumentStore } from '../../../infra/document-store/memory.js';
 import type { StoredEvent } from '../../../infra/event-store/port.js';
 import { applyStored } from '../../../projections/runner.js';
 import { pageVersionsProjection } from '../../../projections/page-versioning/versions.js';
-import { pageVersions } from '../../../queries/page-versioning/documents.js';
+import { pageVersions } from '../../../contracts/page-versioning/documents.js';
 
 const page: SitePageFields = {
   site_id: 1,

@@ -1,11 +1,11 @@
 import t from 'tap';
 import type { MediaStreamEvent } from '../../../commands/platform/media-file-decider.js';
-import type { Derivatives, MediaFile } from '../../../commands/platform/media-files.js';
+import type { Derivatives, MediaFile } from '../../../contracts/platform/media-files.js';
 import { MemoryDocumentStore } from '../../../infra/document-store/memory.js';
 import type { StoredEvent } from '../../../infra/event-store/port.js';
 import { applyStored } from '../../../projections/runner.js';
 import { platformProjections } from '../../../projections/platform/resources.js';
-import { items, mediaDocs } from '../../../queries/platform/documents.js';
+import { items, mediaDocs } from '../../../contracts/platform/documents.js';
 
 const image: MediaFile = {
   stored_name: 'o.jpg',

@@ -2,7 +2,7 @@ import t from 'tap';
 import { MemoryDocumentStore } from '../../../infra/document-store/memory.js';
 import type { DocumentStore } from '../../../infra/document-store/port.js';
 import { SqliteDocumentStore } from '../../../infra/document-store/sqlite.js';
-import { blogCategories, blogPosts, type BlogPostDoc } from '../../../queries/blog/documents.js';
+import { blogCategories, blogPosts, type BlogPostDoc } from '../../../contracts/blog/documents.js';
 import { postsHiddenFromPublic } from '../../../queries/blog/hidden-posts.js';
 import { listPosts } from '../../../queries/blog/posts.js';
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import type { SitePageFields } from '../../../commands/platform/fields.js';
+import type { SitePageFields } from '../../../contracts/platform/fields.js';
 import { diffPages } from '../../../queries/page-versioning/diff.js';
 
 const page: SitePageFields = {

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { chatbotModule } from '../../../app/modules/chatbot.js';
-import { indexOutbox, outboxMark } from '../../../projections/chatbot/index-outbox.js';
+import { indexOutbox, outboxMark } from '../../../contracts/chatbot/documents.js';
 import { CollectionReading, readingPace } from '../../../queries/chatbot/reading-progress.js';
 import { buildTestApp, json } from '../../helper.js';
 import { chatbotFixture, post, settle } from './support.js';

@@ -6,7 +6,7 @@ import { createRuntime } from '../../../app/runtime.js';
 import { requestBackup } from '../../../commands/backups/handlers.js';
 import { findBackup } from '../../../queries/backups/backups.js';
 import { INTERRUPTED_MESSAGE } from '../../../workers/backups/interrupted.js';
-import { backupsDir } from '../../../workers/backups/paths.js';
+import { backupsDir } from '../../../contracts/backups/paths.js';
 import { appModules } from '../../../app/modules.js';
 
 const ALL = { include_db: true, include_files: true, include_themes: true, include_modules: true, include_api: true };

@@ -9,7 +9,7 @@ import { appModules } from '../../../app/modules.js';
 import { chatbotModule } from '../../../app/modules/chatbot.js';
 import { createRuntime } from '../../../app/runtime.js';
 import { readSideFiles } from '../../../infra/read-side-files.js';
-import { items as itemDocs } from '../../../queries/platform/documents.js';
+import { items as itemDocs } from '../../../contracts/platform/documents.js';
 import { createArchive } from '../../../workers/backups/create-archive.js';
 import { parseManifest } from '../../../workers/backups/manifest.js';
 import { restoreArchive } from '../../../workers/backups/restore.js';

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { MemoryDocumentStore } from '../../../infra/document-store/memory.js';
-import { chatbotBlogPosts } from '../../../projections/chatbot/blog-posts.js';
-import { items, mediaDocs, sitePages } from '../../../queries/platform/documents.js';
+import { chatbotBlogPosts } from '../../../contracts/chatbot/documents.js';
+import { items, mediaDocs, sitePages } from '../../../contracts/platform/documents.js';
 import { extractResource, isPublicPost } from '../../../workers/chatbot/extract.js';
 
 const now = new Date('2026-03-01T12:00:00Z');

@@ -7,8 +7,7 @@ import { appModules } from '../../../app/modules.js';
 import { createRuntime } from '../../../app/runtime.js';
 import { createPost } from '../../../commands/blog/post-handlers.js';
 import { MemoryDocumentStore } from '../../../infra/document-store/memory.js';
-import { indexOutbox, outboxMark } from '../../../projections/chatbot/index-outbox.js';
-import type { ResourceRef } from '../../../projections/chatbot/index-jobs.js';
+import { indexOutbox, outboxMark, type ResourceRef } from '../../../contracts/chatbot/documents.js';
 import { enqueueOutbox, settlingOutbox } from '../../../workers/chatbot/index-outbox.js';
 import { chatbotFixture, indexedKeys, settle } from '../../routes/chatbot/support.js';
 

@@ -2,7 +2,7 @@ import t from 'tap';
 import { DependencyUnavailableError } from '../../../infra/errors.js';
 import { InProcessJobQueue } from '../../../infra/job-queue/in-process.js';
 import type { EnqueueOptions } from '../../../infra/job-queue/port.js';
-import type { ResourceRef } from '../../../projections/chatbot/index-jobs.js';
+import type { ResourceRef } from '../../../contracts/chatbot/documents.js';
 import { IndexScheduler, INDEX_QUEUE } from '../../../workers/chatbot/index-queue.js';
 
 /** An in-process queue whose store can be switched off, as Redis going away would. */

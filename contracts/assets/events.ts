@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../decider.js';
+import type { DomainEvent } from '../domain-event.js';
 
 /** A file as stored: what the read side and the file route need, so nothing reads the file to know it. */
 export interface AssetFile {

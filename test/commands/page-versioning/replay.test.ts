@@ -2,12 +2,12 @@ import t from 'tap';
 import { testConfig } from '../../test-config.js';
 import { createRuntime, type Runtime } from '../../../app/runtime.js';
 import { revertPage } from '../../../commands/page-versioning/handlers.js';
-import type { SitePageFields } from '../../../commands/platform/fields.js';
+import type { SitePageFields } from '../../../contracts/platform/fields.js';
 import { createResource, SITE, SITE_PAGE, updateResource } from '../../../commands/platform/handlers.js';
 import { FixedClock } from '../../../infra/clock/port.js';
-import { pageAtVersion } from '../../../queries/page-versioning/replay.js';
+import { pageAtVersion } from '../../../commands/page-versioning/replay.js';
 import { findVersion, listVersions } from '../../../queries/page-versioning/versions.js';
-import { sitePages } from '../../../queries/platform/documents.js';
+import { sitePages } from '../../../contracts/platform/documents.js';
 import { appModules } from '../../../app/modules.js';
 
 const FIELDS = ['site_id', 'slug', 'title', 'is_public', 'layout', 'layout_data', 'blocks'] as const;

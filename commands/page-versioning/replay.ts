@@ -1,11 +1,11 @@
-import { foldEvents } from '../../commands/decider.js';
-import { toDomainEvents } from '../../commands/handle-command.js';
-import type { SitePageFields } from '../../commands/platform/fields.js';
-import { sitePageDecider, sitePageStream } from '../../commands/platform/kinds.js';
-import type { ResourceEvent } from '../../commands/platform/resource-decider.js';
+import { foldEvents } from '../decider.js';
+import { toDomainEvents } from '../handle-command.js';
+import type { SitePageFields } from '../../contracts/platform/fields.js';
+import { sitePageDecider, sitePageStream } from '../platform/kinds.js';
+import type { ResourceEvent } from '../../contracts/platform/events.js';
 import type { EventStore } from '../../infra/event-store/port.js';
 import { NotFoundError } from '../../infra/errors.js';
-import type { PageVersionDoc } from './documents.js';
+import type { PageVersionDoc } from '../../contracts/page-versioning/documents.js';
 
 /**
  * The page as a version saved it, rebuilt by replaying the page's stream up to that version

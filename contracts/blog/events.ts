@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../decider.js';
+import type { DomainEvent } from '../domain-event.js';
 
 /**
  * The blog's events. Other modules rely on the post events (the chatbot indexes posts from
@@ -88,6 +88,8 @@ export type BlogCommentEvent = BlogCommentPosted | BlogCommentModerated | BlogCo
 export interface BlogSettings {
   comments_enabled: boolean;
 }
+/** The settings before any change: comments are on. */
+export const DEFAULT_BLOG_SETTINGS: BlogSettings = { comments_enabled: true };
 export type BlogSettingsChanged = DomainEvent<'BlogSettingsChanged', BlogSettings>;
 
 /**

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { DomainEvent } from '../decider.js';
+import type { DomainEvent } from '../domain-event.js';
+import { planImageRequest, type ImageSize } from '../../infra/images/iiif-request.js';
 import { IIIF_IMAGE_TYPES } from '../../infra/images/image-size.js';
 
 /**
@@ -89,3 +90,18 @@ export type MediaDerivativesFailed = DomainEvent<
 >;
 
 export type MediaFileEvent = MediaFileIngested | MediaDerivativesMade | MediaDerivativesFailed;
+
+/**
+ * The derivatives' requests in the Image API's terms, as Omeka S sizes them: `large` within
+ * 800 x 800, `medium` within 200 x 200 (never enlarged), `square` the centre square within 200.
+ */
+export const THUMBNAIL_REQUESTS: Record<ThumbnailType, { region: string; size: string }> = {
+  large: { region: 'full', size: '!800,800' },
+  medium: { region: 'full', size: '!200,200' },
+  square: { region: 'square', size: '!200,200' },
+};
+
+/** The plan of a derivative of an image of `size`: its pixel size is what info.json's `sizes` lists. */
+export function thumbnailPlan(type: ThumbnailType, size: ImageSize) {
+  return planImageRequest({ ...THUMBNAIL_REQUESTS[type], rotation: '0', qualityFormat: 'default.jpg' }, size);
+}

@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../decider.js';
+import type { DomainEvent } from '../domain-event.js';
 import type { Access, Plan } from './values.js';
 
 export interface LibrarySettings {

@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../decider.js';
+import type { DomainEvent } from '../domain-event.js';
 
 /** The archive parts a backup may hold; every flag defaults to true. */
 export interface BackupIncludes {
@@ -16,6 +16,9 @@ export const INCLUDE_FLAGS = [
   'include_modules',
   'include_api',
 ] as const;
+
+/** How a backup's archive went: requested, then complete or failed, once. */
+export type BackupStatus = 'in_progress' | 'complete' | 'failed';
 
 export type BackupRequested = DomainEvent<
   'BackupRequested',

@@ -1,12 +1,6 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import type {
-  ItemFields,
-  ItemSetFields,
-  MediaFields,
-  SiteFields,
-  SitePageFields,
-} from '../../commands/platform/fields.js';
-import type { Derivatives, MediaFile } from '../../commands/platform/media-files.js';
+import type { ItemFields, ItemSetFields, MediaFields, SiteFields, SitePageFields } from './fields.js';
+import type { Derivatives, MediaFile } from './media-files.js';
 
 interface Tracked {
   _id: number;
