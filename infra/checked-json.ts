@@ -35,3 +35,10 @@ export function parseChecked<T extends TSchema>(schema: T, text: string): Checke
   }
   return checked(schema, value);
 }
+
+/** JSON text parsed and checked, or an Error naming `what` with the first thing it lacks. */
+export function parseCheckedOrThrow<T extends TSchema>(schema: T, text: string, what: string): Static<T> {
+  const parsed = parseChecked(schema, text);
+  if (parsed.ok) return parsed.value;
+  throw new Error(`${what} is not what was expected: ${parsed.problem}.`);
+}
