@@ -42,3 +42,10 @@ export function parseCheckedOrThrow<T extends TSchema>(schema: T, text: string, 
   if (parsed.ok) return parsed.value;
   throw new Error(`${what} is not what was expected: ${parsed.problem}.`);
 }
+
+/** A parsed value (a fetch answer's `json()`) checked, or an Error naming `what` with the first thing it lacks. */
+export function checkedOrThrow<T extends TSchema>(schema: T, value: unknown, what: string): Static<T> {
+  const result = checked(schema, value);
+  if (result.ok) return result.value;
+  throw new Error(`${what} is not what was expected: ${result.problem}.`);
+}
