@@ -70,6 +70,24 @@ const oneWay = {
   },
 };
 
+/**
+ * JSON from outside the process (a file read back, a message, a line of an archive, an answer) is
+ * checked against its schema, whose Static type it then has (infra/checked-json.ts), not cast:
+ * `JSON.parse(text) as X`, `... as unknown as X`, `<X>JSON.parse(text)` and
+ * `const x: X = JSON.parse(text)` are refused outside test/ (`as unknown` only widens, and stays).
+ * Every block below that sets no-restricted-syntax repeats these: a later block replaces the rule.
+ */
+const JSON_PARSE_CASTS = [
+  "TSAsExpression[typeAnnotation.type!='TSUnknownKeyword'][expression.type='CallExpression'][expression.callee.object.name='JSON'][expression.callee.property.name='parse']",
+  "TSAsExpression[expression.type='TSAsExpression'][expression.expression.type='CallExpression'][expression.expression.callee.object.name='JSON'][expression.expression.callee.property.name='parse']",
+  "TSTypeAssertion[expression.type='CallExpression'][expression.callee.object.name='JSON'][expression.callee.property.name='parse']",
+  "VariableDeclarator[id.typeAnnotation][id.typeAnnotation.typeAnnotation.type!='TSUnknownKeyword'][init.type='CallExpression'][init.callee.object.name='JSON'][init.callee.property.name='parse']",
+].map((selector) => ({
+  selector,
+  message:
+    'Parsed JSON comes from outside the process: check it against a TypeBox schema (parseChecked or checked, infra/checked-json.ts) instead of casting it.',
+}));
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'scratch/**', 'data/**', '.tap/**', 'coverage/**', 'bench/results.json'] },
   js.configs.recommended,
@@ -80,6 +98,11 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',
     },
+  },
+  {
+    files: ['**/*.ts'],
+    ignores: ['test/**'],
+    rules: { 'no-restricted-syntax': ['error', ...JSON_PARSE_CASTS] },
   },
   {
     // Request parts have the types of the route's schemas (routes/http/type-provider.ts): a cast would
@@ -103,6 +126,7 @@ export default tseslint.config(
           message:
             'Request parts, bodies and command inputs are typed from their schema: declare it there (routes are RoutesPlugin, routes/http/routes-plugin.ts; bodies in commands/<module>/schemas.ts) instead of casting.',
         })),
+        ...JSON_PARSE_CASTS,
       ],
     },
   },
@@ -120,6 +144,7 @@ export default tseslint.config(
           message:
             'Projections do not cast: type the event union or the document, or check data of unknown shape with Value.Check.',
         },
+        ...JSON_PARSE_CASTS,
       ],
     },
   },

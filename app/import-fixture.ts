@@ -1,4 +1,12 @@
-import type { Fixture, FixtureImporter, FixtureProblem, FixtureSource, ImportProgress } from '../commands/fixture.js';
+import { Value } from '@sinclair/typebox/value';
+import {
+  FixtureDocument,
+  type Fixture,
+  type FixtureImporter,
+  type FixtureProblem,
+  type FixtureSource,
+  type ImportProgress,
+} from '../commands/fixture.js';
 import type { AppModule } from './kernel.js';
 import { JSON_LIMITS } from '../routes/http/json-body.js';
 import type { Runtime } from './runtime.js';
@@ -51,15 +59,19 @@ export function firstTooDeep(root: unknown, maxDepth: number): string | null {
   return null;
 }
 
+const NOT_AN_OBJECT: FixtureProblem = { path: '$', message: 'The fixture must be a JSON object.' };
+
 /** Every problem of the fixture, each with its JSON path; empty means it can be imported whole. */
 export async function validateFixture(
   runtime: Runtime,
   fixture: unknown,
   source: FixtureSource = { dir: process.cwd() },
 ): Promise<FixtureProblem[]> {
-  if (fixture === null || typeof fixture !== 'object' || Array.isArray(fixture)) {
-    return [{ path: '$', message: 'The fixture must be a JSON object.' }];
-  }
+  return Value.Check(FixtureDocument, fixture) ? problemsOf(runtime, fixture, source) : [NOT_AN_OBJECT];
+}
+
+/** The problems of a document that is an object: too deep, an unknown section, each module's. */
+async function problemsOf(runtime: Runtime, fixture: Fixture, source: FixtureSource): Promise<FixtureProblem[]> {
   const tooDeep = firstTooDeep(fixture, FIXTURE_MAX_DEPTH);
   if (tooDeep !== null)
     return [{ path: tooDeep, message: `Nested more than ${FIXTURE_MAX_DEPTH} levels deep (from the document's top).` }];
@@ -71,7 +83,7 @@ export async function validateFixture(
       path: `$.${key}`,
       message: `Unknown key "${key}"; the keys allowed here are ${known.join(', ')}.`,
     }));
-  for (const importer of importers) problems.push(...(await importer.validate(fixture as Fixture, runtime, source)));
+  for (const importer of importers) problems.push(...(await importer.validate(fixture, runtime, source)));
   return problems;
 }
 
@@ -95,10 +107,10 @@ export async function importFixture(
   progress: ImportProgress = { tick() {} },
   source: FixtureSource = { dir: process.cwd() },
 ): Promise<number> {
-  const problems = await validateFixture(runtime, fixture, source);
+  if (!Value.Check(FixtureDocument, fixture)) throw new FixtureRefusedError([NOT_AN_OBJECT]);
+  const problems = await problemsOf(runtime, fixture, source);
   if (problems.length > 0) throw new FixtureRefusedError(problems);
-  for (const importer of importersOf(runtime.modules))
-    await importer.import(fixture as Fixture, runtime, { progress, source });
+  for (const importer of importersOf(runtime.modules)) await importer.import(fixture, runtime, { progress, source });
   await runtime.projections.catchUp();
-  return countFixture(runtime, fixture as Fixture);
+  return countFixture(runtime, fixture);
 }

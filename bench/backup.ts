@@ -1,3 +1,5 @@
+import { Type } from '@sinclair/typebox';
+import { checkedOrThrow } from '../infra/checked-json.js';
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -98,7 +100,11 @@ async function backupRound(server: RunningProcess): Promise<BackupRound> {
     clearInterval(sampler);
   }
   const seconds = (performance.now() - began) / 1000;
-  const record = (await response.json()) as Record<string, unknown>;
+  const record = checkedOrThrow(
+    Type.Record(Type.String(), Type.Unknown()),
+    await response.json(),
+    'POST /api/backups’s answer',
+  );
   if (response.status !== 201)
     throw new Error(`POST /api/backups answered ${response.status}: ${JSON.stringify(record)}`);
   const deleted = await fetch(`${server.url}/api/backups/${String(record['o:id'])}?${keyQuery()}`, {

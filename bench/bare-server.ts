@@ -1,5 +1,7 @@
 import Fastify from 'fastify';
 import { readFileSync } from 'node:fs';
+import { Type } from '@sinclair/typebox';
+import { parseCheckedOrThrow } from '../infra/checked-json.js';
 
 /**
  * The read baseline: a bare Fastify route answering the bytes the real route answered, with
@@ -8,7 +10,11 @@ import { readFileSync } from 'node:fs';
 const [bodyFile, headersFile] = process.argv.slice(2);
 if (!bodyFile || !headersFile) throw new Error('usage: bare-server.ts BODY_FILE HEADERS_JSON_FILE');
 const body = readFileSync(bodyFile);
-const headers = JSON.parse(readFileSync(headersFile, 'utf8')) as Record<string, string>;
+const headers = parseCheckedOrThrow(
+  Type.Record(Type.String(), Type.String()),
+  readFileSync(headersFile, 'utf8'),
+  headersFile,
+);
 const app = Fastify({ logger: false });
 app.get('/*', async (_request, reply) => reply.headers(headers).send(body));
 await app.listen({ host: process.env.HOST ?? '127.0.0.1', port: Number(process.env.PORT ?? 0) });

@@ -1,3 +1,5 @@
+import { Type } from '@sinclair/typebox';
+import { checkedOrThrow } from '../infra/checked-json.js';
 import type { BenchOptions } from './options.js';
 import { figure, type BenchResult } from './report.js';
 import { percentile, round } from './stats.js';
@@ -39,7 +41,11 @@ async function needles(url: string, posts: number, count: number): Promise<{ lon
     else if (kind === 2) long.push(`${words[i]} ${words[i + count]}`);
     else {
       const id = 1 + ((i * 7919) % posts);
-      const post = (await (await fetch(`${url}${LIST}/${id}`)).json()) as Record<string, string>;
+      const post = checkedOrThrow(
+        Type.Object({ 'o:content': Type.String() }),
+        await (await fetch(`${url}${LIST}/${id}`)).json(),
+        `GET ${LIST}/${id}’s answer`,
+      );
       const body = post['o:content']
         .replace(/<[^>]*>/g, ' ')
         .split(/\s+/)

@@ -1,6 +1,8 @@
 import { createReadStream, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { IIIFError, Processor } from 'iiif-processor';
+import { Type, type Static } from '@sinclair/typebox';
+import { parseCheckedOrThrow } from '../infra/checked-json.js';
 
 /**
  * The images benchmark's peer (bench/images.ts): Samvera's iiif-processor, the Node IIIF Image
@@ -11,20 +13,16 @@ import { IIIFError, Processor } from 'iiif-processor';
  * `/iiif/3/{id}/...`; `/health` answers the start probe. Run as its own process, on PORT.
  */
 
-export interface PeerSource {
-  path: string;
-  width: number;
-  height: number;
-}
+const PeerSourceSchema = Type.Object({ path: Type.String(), width: Type.Number(), height: Type.Number() });
+export type PeerSource = Static<typeof PeerSourceSchema>;
 
 /** argv[2]: a JSON file of the sources it serves, by IIIF id (a file name). */
-export interface PeerManifest {
-  files: Record<string, PeerSource>;
-}
+const PeerManifestSchema = Type.Object({ files: Type.Record(Type.String(), PeerSourceSchema) });
+export type PeerManifest = Static<typeof PeerManifestSchema>;
 
 const manifestFile = process.argv[2];
 if (!manifestFile) throw new Error('usage: images-peer.ts MANIFEST_JSON');
-const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as PeerManifest;
+const manifest = parseCheckedOrThrow(PeerManifestSchema, readFileSync(manifestFile, 'utf8'), manifestFile);
 const files = new Map(Object.entries(manifest.files));
 const port = Number(process.env.PORT ?? 0);
 const host = process.env.HOST ?? '127.0.0.1';

@@ -14,6 +14,8 @@ import {
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { parseChecked, parseCheckedOrThrow } from '../infra/checked-json.js';
 import { waitForIndexOutbox } from './content-server.js';
 import { BENCH_ADMIN, BENCH_SITE, keyQuery, tempDataDir } from './datasets.js';
 import type { PeerManifest } from './images-peer.js';
@@ -59,22 +61,25 @@ const DERIVATIVES_TIMEOUT_MS = 900_000;
 /** The album of photographs: the list answers at most 100 a page. */
 const PER_PAGE = 100;
 
-interface SourceFile {
-  file: string;
-  width: number;
-  height: number;
-  bytes: number;
-}
+const SourceFileSchema = Type.Object({
+  file: Type.String(),
+  width: Type.Number(),
+  height: Type.Number(),
+  bytes: Type.Number(),
+});
+type SourceFile = Static<typeof SourceFileSchema>;
 
-interface Sources {
-  version: number;
-  jpeg: SourceFile;
+/** SOURCES_DIR/sources.json: the images made by an earlier run. */
+const SourcesSchema = Type.Object({
+  version: Type.Number(),
+  jpeg: SourceFileSchema,
   /** The TIFF measured: its IFD before the pixels. */
-  tiff: SourceFile;
+  tiff: SourceFileSchema,
   /** The same pixels as libvips writes them (the IFD after the pixels): only checked to be taken as an image. */
-  libvipsTiff: SourceFile;
-  photos: SourceFile[];
-}
+  libvipsTiff: SourceFileSchema,
+  photos: Type.Array(SourceFileSchema),
+});
+type Sources = Static<typeof SourcesSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // The source images
@@ -238,8 +243,10 @@ function sourceFile(file: string, width: number, height: number): SourceFile {
  */
 async function sources(photos: number): Promise<Sources> {
   const manifestFile = join(SOURCES_DIR, 'sources.json');
-  if (existsSync(manifestFile)) {
-    const kept = JSON.parse(readFileSync(manifestFile, 'utf8')) as Sources;
+  const read = existsSync(manifestFile) ? parseChecked(SourcesSchema, readFileSync(manifestFile, 'utf8')) : null;
+  // A file of another shape (an earlier version's, a half-written one) is made again, as a stale one is.
+  if (read?.ok) {
+    const kept = read.value;
     const files = [kept.jpeg, kept.tiff, kept.libvipsTiff, ...kept.photos];
     if (
       kept.version === SOURCES_VERSION &&
@@ -331,29 +338,30 @@ async function upload(url: string, item: number, source: SourceFile, type: strin
   });
   const text = await response.text();
   if (response.status !== 201) throw new Error(`POST /api/media answered ${response.status}: ${text.slice(0, 500)}`);
-  const media = JSON.parse(text) as Record<string, unknown>;
+  const media = parseCheckedOrThrow(MediaRecord, text, 'POST /api/media’s answer');
   return { id: Number(media['o:id']), mediaType: String(media['o:media_type']) };
 }
 
-type MediaRecord = Record<string, unknown>;
+const MediaRecord = Type.Record(Type.String(), Type.Unknown());
+type MediaRecord = Static<typeof MediaRecord>;
 
 function hasThumbnails(media: MediaRecord): boolean {
   const urls = media['o:thumbnail_urls'];
   return typeof urls === 'object' && urls !== null && Object.keys(urls).length > 0;
 }
 
-async function getJson<T>(url: string): Promise<T> {
+async function getJson<T extends TSchema>(url: string, schema: T): Promise<Static<T>> {
   const response = await fetch(url, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
   const text = await response.text();
   if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}: ${text.slice(0, 500)}`);
-  return JSON.parse(text) as T;
+  return parseCheckedOrThrow(schema, text, `GET ${url}’s answer`);
 }
 
 /** Polls GET /api/media/{id} every 50 ms until its `o:thumbnail_urls` are there; answers the seconds waited. */
 async function waitForDerivatives(url: string, id: number): Promise<number> {
   const began = performance.now();
   while (performance.now() - began < DERIVATIVES_TIMEOUT_MS) {
-    if (hasThumbnails(await getJson<MediaRecord>(`${url}/api/media/${id}?${keyQuery()}`)))
+    if (hasThumbnails(await getJson(`${url}/api/media/${id}?${keyQuery()}`, MediaRecord)))
       return (performance.now() - began) / 1000;
     await sleep(50);
   }
@@ -531,8 +539,9 @@ interface AlbumRun {
 async function albumDone(url: string, photos: number): Promise<number> {
   let done = 0;
   for (let page = 1; page <= Math.ceil(photos / PER_PAGE); page++) {
-    const list = await getJson<MediaRecord[]>(
+    const list = await getJson(
       `${url}/api/media?item_id=${ITEM_ALBUM}&per_page=${PER_PAGE}&page=${page}&${keyQuery()}`,
+      Type.Array(MediaRecord),
     );
     done += list.filter(hasThumbnails).length;
   }
@@ -877,7 +886,8 @@ export async function imagesBenchmark(options: BenchOptions): Promise<BenchResul
 
 function packageVersion(path: string): string {
   try {
-    return (JSON.parse(readFileSync(path, 'utf8')) as { version?: string }).version ?? '?';
+    const read = parseChecked(Type.Object({ version: Type.Optional(Type.String()) }), readFileSync(path, 'utf8'));
+    return (read.ok ? read.value.version : undefined) ?? '?';
   } catch {
     return '?';
   }

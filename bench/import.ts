@@ -1,5 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Type, type Static } from '@sinclair/typebox';
+import { parseCheckedOrThrow } from '../infra/checked-json.js';
 import { tempDataDir } from './datasets.js';
 import type { BenchOptions } from './options.js';
 import { scaled } from './options.js';
@@ -22,14 +24,16 @@ export function itemsFixture(count: number): object {
   return { sites: [{ id: 1, slug: 'main', title: 'Main site' }], items };
 }
 
-interface ImportOutput {
-  records: number;
-  ticked: number;
-  seconds: number;
+/** What bench/import-child.ts prints. */
+const ImportOutputSchema = Type.Object({
+  records: Type.Number(),
+  ticked: Type.Number(),
+  seconds: Type.Number(),
   /** Milliseconds from the start to the first record done, then to each tenth of the records. */
-  tenths: number[];
-  rss: number;
-}
+  tenths: Type.Array(Type.Number()),
+  rss: Type.Number(),
+});
+type ImportOutput = Static<typeof ImportOutputSchema>;
 
 /** Records per second over one tenth of the import (tenth 1 is the first). */
 function tenthRate(output: ImportOutput, tenth: number): number {
@@ -49,9 +53,11 @@ export async function importBenchmark(options: BenchOptions): Promise<BenchResul
   try {
     const fixture = join(data.dir, 'items-fixture.json');
     writeFileSync(fixture, JSON.stringify(itemsFixture(items)));
-    const output = JSON.parse(
+    const output = parseCheckedOrThrow(
+      ImportOutputSchema,
       await runScript('bench/import-child.ts', [fixture], { DATA_DIR: data.dir }, true),
-    ) as ImportOutput;
+      'The import process’s output',
+    );
     const first = tenthRate(output, 1);
     const last = tenthRate(output, 10);
     return {

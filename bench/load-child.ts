@@ -1,4 +1,6 @@
 import { createRequire } from 'node:module';
+import { Type } from '@sinclair/typebox';
+import { parseCheckedOrThrow } from '../infra/checked-json.js';
 
 /**
  * Runs one autocannon load in this (separate) process and prints its result as JSON. The
@@ -33,16 +35,18 @@ interface AutocannonResult {
 type Autocannon = (options: AutocannonOptions) => Promise<AutocannonResult>;
 
 const ID = '[<id>]';
-const options = JSON.parse(process.argv[2] ?? '{}') as {
-  url: string;
-  connections: number;
-  durationSeconds: number;
-  method: string;
-  headers: Record<string, string>;
-  body?: string;
+/** argv[2]: the load, as bench/load.ts gives it (LoadOptions with its defaults). */
+const LoadArgument = Type.Object({
+  url: Type.String(),
+  connections: Type.Number(),
+  durationSeconds: Type.Number(),
+  method: Type.String(),
+  headers: Type.Record(Type.String(), Type.String()),
+  body: Type.Optional(Type.String()),
   /** The request's path with `[<id>]` where each request puts an id of its own: every URL new. */
-  pathTemplate?: string;
-};
+  pathTemplate: Type.Optional(Type.String()),
+});
+const options = parseCheckedOrThrow(LoadArgument, process.argv[2] ?? '{}', 'The load argument');
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 let next = 0;
 // A different id per process too, so two rounds against one server never repeat a body.

@@ -1,3 +1,5 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { parseCheckedOrThrow } from '../infra/checked-json.js';
 import { cpuMicrosOf, runScript } from './processes.js';
 
 export interface LoadOptions {
@@ -12,16 +14,18 @@ export interface LoadOptions {
   headers?: Record<string, string>;
 }
 
-export interface LoadResult {
-  requestsPerSecond: number;
-  latencyP50: number;
-  latencyP99: number;
-  latencyMean: number;
-  total: number;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-}
+/** What bench/load-child.ts prints. */
+const LoadResultSchema = Type.Object({
+  requestsPerSecond: Type.Number(),
+  latencyP50: Type.Number(),
+  latencyP99: Type.Number(),
+  latencyMean: Type.Number(),
+  total: Type.Number(),
+  non2xx: Type.Number(),
+  errors: Type.Number(),
+  timeouts: Type.Number(),
+});
+export type LoadResult = Static<typeof LoadResultSchema>;
 
 /**
  * Generates the load from a second process (autocannon over loopback), so the client's work
@@ -29,7 +33,7 @@ export interface LoadResult {
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const out = await runScript('bench/load-child.ts', [JSON.stringify({ method: 'GET', headers: {}, ...options })]);
-  return JSON.parse(out) as LoadResult;
+  return parseCheckedOrThrow(LoadResultSchema, out, 'The load process’s result');
 }
 
 /** A load round and the CPU the server process spent on each of its requests (every thread, user and kernel). */

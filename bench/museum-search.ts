@@ -1,3 +1,5 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { parseCheckedOrThrow } from '../infra/checked-json.js';
 import { blogSearchBenchmark } from './blog-search.js';
 import { EnglishGenerator } from './english.js';
 import { museum, startMuseumServer, type Museum } from './museum.js';
@@ -10,11 +12,18 @@ const SEARCH = '/chatbot/api/search';
 /** Items whose title is searched: the issue's 100. */
 const TITLE_PROBES = 100;
 
-interface SearchAnswer {
-  results: { resource_type: string; resource_id: number; distance: number }[];
-}
+/** What the benchmark reads of the search's answer. */
+const SearchAnswer = Type.Object({
+  results: Type.Array(
+    Type.Object({ resource_type: Type.String(), resource_id: Type.Number(), distance: Type.Number() }),
+  ),
+});
 
-async function search(url: string, query: string, perPage = 10): Promise<{ answer: SearchAnswer; ms: number }> {
+async function search(
+  url: string,
+  query: string,
+  perPage = 10,
+): Promise<{ answer: Static<typeof SearchAnswer>; ms: number }> {
   const began = performance.now();
   const response = await fetch(`${url}${SEARCH}`, {
     method: 'POST',
@@ -24,7 +33,7 @@ async function search(url: string, query: string, perPage = 10): Promise<{ answe
   const text = await response.text();
   const ms = performance.now() - began;
   if (response.status !== 200) throw new Error(`${SEARCH} answered ${response.status}: ${text}`);
-  return { answer: JSON.parse(text) as SearchAnswer, ms };
+  return { answer: parseCheckedOrThrow(SearchAnswer, text, `${SEARCH}'s answer`), ms };
 }
 
 /** Deterministic picks of items whose title no other item has (a title shared by two cannot rank both first). */

@@ -1,5 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Type, type Static } from '@sinclair/typebox';
+import { parseCheckedOrThrow } from '../infra/checked-json.js';
 import { UNLIMITED_CHATBOT, waitForIndexOutbox } from './content-server.js';
 import { BENCH_ADMIN, BENCH_SITE, tempDataDir, writeBlogPosts } from './datasets.js';
 import { EnglishGenerator } from './english.js';
@@ -22,11 +24,9 @@ export interface Museum {
   cleanup(): void;
 }
 
-interface Manifest {
-  items: number;
-  posts: number;
-  titles: string[];
-}
+/** museum.json, kept beside a museum in BENCH_MUSEUM_DIR. */
+const ManifestSchema = Type.Object({ items: Type.Number(), posts: Type.Number(), titles: Type.Array(Type.String()) });
+type Manifest = Static<typeof ManifestSchema>;
 
 /**
  * A museum in the words of its trade: items titled as catalogues title them (material, object,
@@ -65,7 +65,7 @@ export async function museum(options: BenchOptions): Promise<Museum> {
   const data = kept ? { dir: kept, cleanup() {} } : tempDataDir('museum');
   const manifestFile = join(data.dir, 'museum.json');
   if (kept && existsSync(manifestFile)) {
-    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Manifest;
+    const manifest = parseCheckedOrThrow(ManifestSchema, readFileSync(manifestFile, 'utf8'), manifestFile);
     if (manifest.items === items && manifest.posts === posts)
       return { dataDir: data.dir, ...manifest, indexSeconds: 0, cleanup: () => {} };
     throw new Error(

@@ -1,3 +1,5 @@
+import { Type } from '@sinclair/typebox';
+import { checkedOrThrow } from '../infra/checked-json.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { waitForIndexOutbox } from './content-server.js';
@@ -70,7 +72,11 @@ async function total(url: string): Promise<number> {
 /** A word in about COMMON_SHARE of the posts, and one in the fewest (at least one), from the posts' own text. */
 async function searchWords(base: string, posts: number): Promise<{ common: string; rare: string }> {
   // The platform's representation: its fields are `o:`-prefixed.
-  const listed = (await (await fetch(`${base}/api/blog_posts?per_page=20`)).json()) as { 'o:content': string }[];
+  const listed = checkedOrThrow(
+    Type.Array(Type.Object({ 'o:content': Type.String() })),
+    await (await fetch(`${base}/api/blog_posts?per_page=20`)).json(),
+    'GET /api/blog_posts’s answer',
+  );
   const words = [
     ...new Set(
       listed.flatMap((post) =>

@@ -1,5 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Type } from '@sinclair/typebox';
+import { parseCheckedOrThrow } from '../infra/checked-json.js';
 import { waitForIndexOutbox } from './content-server.js';
 import { blogDataDir } from './datasets.js';
 import { requireClean, runLoadOn, type ServedLoad } from './load.js';
@@ -28,7 +30,10 @@ export async function readBenchmark(options: BenchOptions): Promise<BenchResult>
   try {
     const response = await fetch(`${app.url}${PATH}`);
     const body = Buffer.from(await response.arrayBuffer());
-    const listed = JSON.parse(body.toString()) as unknown[];
+    const listed =
+      response.status === 200
+        ? parseCheckedOrThrow(Type.Array(Type.Unknown()), body.toString(), `${PATH}'s answer`)
+        : [];
     if (response.status !== 200 || listed.length !== 10)
       throw new Error(`${PATH} answered ${response.status} with ${listed.length} posts`);
     const headers = Object.fromEntries(

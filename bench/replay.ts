@@ -1,5 +1,7 @@
 import { BLOG_EVENTS, blogCommentStream, blogPostStream, type BlogCommentFields } from '../contracts/blog/events.js';
+import { Type } from '@sinclair/typebox';
 import { REBUILD_NODE_FLAGS } from '../bin/rebuild-flags.js';
+import { parseCheckedOrThrow } from '../infra/checked-json.js';
 import { itemStream, mediaStream } from '../commands/platform/kinds.js';
 import type { ItemFields, MediaFields } from '../contracts/platform/fields.js';
 import { benchMetadata, generatedPost, importAdmin, tempDataDir } from './datasets.js';
@@ -83,13 +85,14 @@ export function writeMixedLog(log: EventLogWriter, units: number): void {
   }
 }
 
-interface ReplayOutput {
-  events: number;
-  startup: number;
-  rebuild: number[];
-  readOnly: number[];
-  rss: number;
-}
+/** What bench/replay-child.ts prints. */
+const ReplayOutputSchema = Type.Object({
+  events: Type.Number(),
+  startup: Type.Number(),
+  rebuild: Type.Array(Type.Number()),
+  readOnly: Type.Array(Type.Number()),
+  rss: Type.Number(),
+});
 
 /** 3. Rebuilding every read model from a 1,000,000-event log, in events per second. */
 export async function replayBenchmark(options: BenchOptions): Promise<BenchResult> {
@@ -101,7 +104,8 @@ export async function replayBenchmark(options: BenchOptions): Promise<BenchResul
     writeMixedLog(log, units);
     log.close();
     // Run as `npm run rebuild` runs: with its node flags.
-    const output = JSON.parse(
+    const output = parseCheckedOrThrow(
+      ReplayOutputSchema,
       await runScript(
         'bench/replay-child.ts',
         [String(options.rounds)],
@@ -109,7 +113,8 @@ export async function replayBenchmark(options: BenchOptions): Promise<BenchResul
         true,
         REBUILD_NODE_FLAGS,
       ),
-    ) as ReplayOutput;
+      'The rebuild process’s output',
+    );
     const rate = median(output.rebuild);
     const readRate = median(output.readOnly);
     return {

@@ -1,3 +1,5 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { checkedOrThrow } from '../infra/checked-json.js';
 import type { ContentServer } from './content-server.js';
 import { requireClean, runLoad } from './load.js';
 import type { BenchOptions } from './options.js';
@@ -6,18 +8,21 @@ import { median, round } from './stats.js';
 
 const SEARCH = '/chatbot/api/search';
 
-interface SearchAnswer {
-  results: { resource_type: string; resource_id: number; distance: number }[];
-}
+/** What the benchmark reads of the search's answer. */
+const SearchAnswer = Type.Object({
+  results: Type.Array(
+    Type.Object({ resource_type: Type.String(), resource_id: Type.Number(), distance: Type.Number() }),
+  ),
+});
 
-async function search(url: string, query: string): Promise<SearchAnswer> {
+async function search(url: string, query: string): Promise<Static<typeof SearchAnswer>> {
   const response = await fetch(`${url}${SEARCH}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ query }),
   });
   if (response.status !== 200) throw new Error(`${SEARCH} answered ${response.status}: ${await response.text()}`);
-  return (await response.json()) as SearchAnswer;
+  return checkedOrThrow(SearchAnswer, await response.json(), `${SEARCH}'s answer`);
 }
 
 /**
@@ -29,7 +34,11 @@ export async function searchBenchmark(options: BenchOptions, content: ContentSer
   // Exactness check: a post's own title and text (what its one chunk was embedded from) find
   // that post first, at distance about 0. An approximate index could miss it.
   const probeId = Math.ceil(content.posts / 2);
-  const post = (await (await fetch(`${url}/api/blog_posts/${probeId}`)).json()) as Record<string, string>;
+  const post = checkedOrThrow(
+    Type.Object({ 'o:title': Type.String(), 'o:excerpt': Type.String(), 'o:content': Type.String() }),
+    await (await fetch(`${url}/api/blog_posts/${probeId}`)).json(),
+    `GET /api/blog_posts/${probeId}’s answer`,
+  );
   const chunkText = `${post['o:excerpt']} ${post['o:content'].replace(/<[^>]*>/g, ' ')}`.replace(/\s+/g, ' ').trim();
   const probe = await search(url, `${post['o:title']}\n${chunkText}`.slice(0, 500));
   if (probe.results.length === 0) throw new Error('search found nothing');

@@ -1,3 +1,5 @@
+import { Type } from '@sinclair/typebox';
+import { checkedOrThrow } from '../infra/checked-json.js';
 import { cpSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { blogDataDir, keyQuery, tempDataDir } from './datasets.js';
@@ -60,7 +62,11 @@ async function waitForProduction(
   const began = Date.now();
   for (;;) {
     const count = await fetch(`${env.ELASTICSEARCH_URL}/${env.ELASTICSEARCH_INDEX}/_count`)
-      .then(async (res) => (res.status === 200 ? ((await res.json()) as { count: number }).count : 0))
+      .then(async (res) =>
+        res.status === 200
+          ? checkedOrThrow(Type.Object({ count: Type.Number() }), await res.json(), 'Elasticsearch’s count').count
+          : 0,
+      )
       .catch(() => 0);
     if (count >= posts && (await totalPosts(url)) === posts) return;
     if (Date.now() - began > timeoutMs)

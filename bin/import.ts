@@ -3,7 +3,8 @@ import { dirname, resolve } from 'node:path';
 import { loadConfig } from '../infra/config.js';
 import { createRuntime } from '../app/runtime.js';
 import { countFixture, FixtureRefusedError, importFixture } from '../app/import-fixture.js';
-import type { Fixture } from '../commands/fixture.js';
+import { Value } from '@sinclair/typebox/value';
+import { FixtureDocument } from '../commands/fixture.js';
 import { progressBar } from './progress.js';
 import { appModules } from '../app/modules.js';
 import { errorMessage } from '../infra/errors.js';
@@ -28,10 +29,7 @@ async function main(): Promise<number> {
   }
   const config = { ...loadConfig(), logLevel: process.env.LOG_LEVEL ?? 'warn' };
   const runtime = await createRuntime(config, { modules: appModules, startWorkers: false });
-  const bar = progressBar(
-    'import',
-    fixture && typeof fixture === 'object' ? countFixture(runtime, fixture as Fixture) : 0,
-  );
+  const bar = progressBar('import', Value.Check(FixtureDocument, fixture) ? countFixture(runtime, fixture) : 0);
   try {
     const total = await importFixture(runtime, fixture, bar, { dir: dirname(resolve(file)) });
     bar.stop();

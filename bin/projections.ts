@@ -3,7 +3,9 @@ import { appModules } from '../app/modules.js';
 import type { EventStore } from '../infra/event-store/port.js';
 import { createEventStore } from '../infra/select.js';
 import { PROJECTIONS_CONTROL_STREAM, retryRequested, skipRequested } from '../projections/control-events.js';
-import type { HealthReport } from '../app/health/report.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { checked } from '../infra/checked-json.js';
+import { HealthBody } from '../routes/health/index.js';
 
 const USAGE = `Usage:
   npm run projections                              each projection's position, and the parked ones
@@ -22,14 +24,25 @@ function defaultServer(config: AppConfig): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
 }
 
+/** What this tool reads of /health: the parts of the route's own schema it shows. */
+const ProjectionsHealth = Type.Pick(HealthBody, ['log', 'projections', 'parked']);
+type HealthReport = Static<typeof ProjectionsHealth>;
+
+/** The server's report; null when none answers. An answer that is not this application's report is refused. */
 async function healthOf(server: string): Promise<HealthReport | null> {
+  let body: unknown;
   try {
     const res = await fetch(`${server}/health`, { signal: AbortSignal.timeout(5000) });
     if (res.status !== 200 && res.status !== 503) return null;
-    return (await res.json()) as HealthReport;
+    body = await res.json();
   } catch {
     return null;
   }
+  const report = checked(ProjectionsHealth, body);
+  if (report.ok) return report.value;
+  throw new Refused(
+    `${server}/health answered something other than this application's health report (${report.problem}).`,
+  );
 }
 
 function parkedIn(report: HealthReport, name: string): HealthReport['parked'][number] | undefined {

@@ -15,8 +15,14 @@ import type { ModuleRuntime } from './module-runtime.js';
  * the app's import (app/import-fixture.ts) runs, and the helpers the modules' importers share.
  */
 
-/** The fixture document of CONTRACT.md section 4; every key optional, each module reads its own. */
-export type Fixture = Record<string, unknown>;
+/**
+ * The fixture document of CONTRACT.md section 4 as the import first checks it: an object of
+ * sections, every key optional, each read and checked by its own module (its importer's
+ * `validate`, then fixtureSection). The whole document's schema is made of the modules'
+ * sections (app/fixture-schema.ts).
+ */
+export const FixtureDocument = Type.Record(Type.String(), Type.Unknown());
+export type Fixture = Static<typeof FixtureDocument>;
 
 export interface FixtureProblem {
   /** JSON path of the offending value, e.g. `$.blog.posts[2].status`. */

@@ -15,7 +15,9 @@ export interface CommandResult<State, Event extends DomainEvent> {
 /**
  * A stream's stored events as its decider's event union: the write side's one cast from a stored
  * event (the read side's is applyStored, projections/runner.ts). A stream holds what the command
- * handlers appended to it, each event with the type and data of its union.
+ * handlers appended to it, each event with the type and data of its union. The log is taken as
+ * the application's own, not as data from outside the process: an adapter reading it from another
+ * server checks each event's envelope (StoredEventSchema, infra/event-store/port.ts), not its data.
  */
 export function toDomainEvents<Event extends DomainEvent>(stored: StoredEvent[]): Event[] {
   return stored.map((e) => ({ type: e.type, data: e.data }) as Event);

@@ -22,6 +22,7 @@ import { SqliteElementIndex } from './sqlite-element-index.js';
 import { SqliteTextIndex } from './sqlite-text-index.js';
 import type { TextIndexWriter } from './text-index-writer.js';
 import { requireTextFields, textFields } from './text-search.js';
+import { parseStoredDocument } from './stored-document.js';
 
 /** Element index counts kept at most (a list's page and its total ask alike). */
 const HOLDER_COUNTS_LIMIT = 200;
@@ -352,7 +353,7 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
     this.ensure();
     // Straight to the row: the batch remembers it, and a replay's reads are mostly of documents not yet written.
     const json = this.host.statement(this.sql.docOf).pluck().get(id) as string | undefined;
-    const doc = json === undefined ? null : (JSON.parse(json) as T);
+    const doc = json === undefined ? null : parseStoredDocument<T>(json);
     this.batchDocs.read(id, doc);
     return doc;
   }
@@ -451,7 +452,7 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
         .statement(sql)
         .pluck()
         .all(...params) as string[]
-    ).map((json) => JSON.parse(json) as T);
+    ).map((json) => parseStoredDocument<T>(json));
   }
 
   /** `_id` and the asked fields of matching documents: only those fields are read out of the JSON and parsed. */

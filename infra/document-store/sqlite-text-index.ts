@@ -6,6 +6,7 @@ import type { TextIndexWriter } from './text-index-writer.js';
 import { containsText } from './text-search.js';
 import { TrigramSample } from './trigram-sample.js';
 import { errorMessage } from '../../infra/errors.js';
+import { parseStoredDocument } from './stored-document.js';
 
 /** What the text index asks of its collection's store. */
 export interface TextIndexHost {
@@ -406,7 +407,7 @@ export class SqliteTextIndex {
       const unsure = new Set(owed.map(([rowid]) => rowid));
       rowids = rowids.filter((rowid) => !unsure.has(rowid));
       for (const [rowid, doc] of owed)
-        if (doc !== null && containsText(JSON.parse(doc) as Record<string, unknown>, this.fields, text))
+        if (doc !== null && containsText(parseStoredDocument<Record<string, unknown>>(doc), this.fields, text))
           rowids.push(rowid);
       rowids.sort((a, b) => a - b);
     }

@@ -11,6 +11,7 @@ import {
   type TextIndexThreadData,
 } from './text-index-messages.js';
 import { errorMessage } from '../../infra/errors.js';
+import { parseStoredDocument } from './stored-document.js';
 
 /**
  * The read models' text index writer: a thread of its own, so the FTS5 trigram rows of a post
@@ -24,6 +25,7 @@ import { errorMessage } from '../../infra/errors.js';
  */
 const port = parentPort;
 if (!port) throw new Error('text-index-thread.ts runs as a worker thread.');
+// Handed over by this process's TextIndexWriter, not read from outside it: taken as its type.
 const data = workerData as TextIndexThreadData;
 
 /** Owed rows indexed per transaction: bounded, so an answer and its pairs stay small. */
@@ -115,7 +117,7 @@ function indexOwed(index: TextIndexSpec): void {
       for (const row of rows) {
         remove.run(row.rowid);
         if (row.doc !== null) {
-          const doc = JSON.parse(row.doc) as Record<string, unknown>;
+          const doc = parseStoredDocument<Record<string, unknown>>(row.doc);
           insert.run(row.rowid, ...index.fields.map((field) => searchableText(doc[field])));
         }
         done.push(row.rowid, row.seq);

@@ -1,6 +1,8 @@
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
+import { Type } from '@sinclair/typebox';
+import { parseChecked } from '../checked-json.js';
 import { isAlive } from '../process-alive.js';
 
 /**
@@ -85,10 +87,20 @@ export function clearUnsynced(readModelsFile: string, textFile: string): void {
   syncFiles([readModelsFile]);
 }
 
+/** The marker as read back, checked rather than cast: a file another process left, perhaps half written. */
+const MarkerFile = Type.Object({
+  pid: Type.Number(),
+  host: Type.String(),
+  started: Type.Optional(Type.Union([Type.Number(), Type.Null()])),
+  bootId: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  since: Type.Optional(Type.Unknown()),
+});
+
 function readMarker(file: string): UnsyncedMarker | null {
   try {
-    const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<UnsyncedMarker>;
-    if (typeof parsed.pid !== 'number' || typeof parsed.host !== 'string') return null;
+    const read = parseChecked(MarkerFile, readFileSync(file, 'utf8'));
+    if (!read.ok) return null;
+    const parsed = read.value;
     return {
       pid: parsed.pid,
       started: parsed.started ?? null,

@@ -1,17 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import {
-  Kafka,
-  Partitioners,
-  logLevel,
-  type Admin,
-  type Consumer,
-  type KafkaMessage,
-  type LogEntry,
-  type Producer,
-} from 'kafkajs';
+import { Kafka, Partitioners, logLevel, type Admin, type Consumer, type LogEntry, type Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { DependencyUnavailableError } from '../errors.js';
 import type { AllEventsHandler, EventStore, StoredEvent, Subscription } from '../event-store/port.js';
+import { parseEventMessage } from './kafka-message.js';
 import type { EventBus, SubscribeOptions } from './port.js';
 
 const DEPENDENCY = 'Kafka';
@@ -84,14 +76,16 @@ async function guard<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-function parseEvent(message: KafkaMessage): StoredEvent | null {
-  if (!message.value) return null;
-  try {
-    const event = JSON.parse(message.value.toString('utf8')) as StoredEvent;
-    return typeof event.position === 'number' && typeof event.streamId === 'string' ? event : null;
-  } catch {
-    return null;
-  }
+/**
+ * A message of the topic that is not an event of the log (parseEventMessage): the topic was
+ * written by something else, or damaged. Nothing after it is folded: the topic is refilled from
+ * the log, the source of truth, once deleted.
+ */
+function notAnEvent(topic: string, at: { partition: number; offset: string }, problem: string): Error {
+  return new Error(
+    `Kafka topic ${topic} holds a message that is not an event of the log at partition ${at.partition}, offset ${at.offset} (${problem}). ` +
+      'Stop the servers, delete the topic (it is refilled from the log) and start again.',
+  );
 }
 
 /** Splits a batch so that no single send grows past what a broker accepts. */
@@ -256,6 +250,8 @@ export class KafkaEventBus implements EventBus {
     const groupId = `${this.topic}.readback.${randomUUID()}`;
     const consumer = this.kafka.consumer({ groupId, maxWaitTimeInMs: FETCH_WAIT_MS });
     let newest: StoredEvent | null = null;
+    // Held in an object: the callback sets it, which the compiler's flow analysis of a `let` would not see.
+    const refused: { error: Error | null } = { error: null };
     try {
       await consumer.connect();
       await consumer.subscribe({ topics: [this.topic], fromBeginning: false });
@@ -266,8 +262,9 @@ export class KafkaEventBus implements EventBus {
         eachMessage: async ({ partition, message }) => {
           const target = pending.get(partition);
           if (target === undefined || BigInt(message.offset) < target) return;
-          const event = parseEvent(message);
-          if (event && event.position > (newest?.position ?? 0)) newest = event;
+          const parsed = parseEventMessage(message.value);
+          if (!parsed.ok) refused.error = notAnEvent(this.topic, { partition, offset: message.offset }, parsed.problem);
+          else if (parsed.value.position > (newest?.position ?? 0)) newest = parsed.value;
           pending.delete(partition);
           if (pending.size === 0) resolveDone();
         },
@@ -289,6 +286,8 @@ export class KafkaEventBus implements EventBus {
       await consumer.disconnect().catch(() => undefined);
       await this.admin.deleteGroups([groupId]).catch(() => undefined);
     }
+    // Forwarding from the start would publish the whole log again after a message of unknown origin.
+    if (refused.error) throw refused.error;
     return newest;
   }
 
@@ -347,18 +346,19 @@ export class KafkaEventBus implements EventBus {
             // Duplicates from a re-forwarded batch come after newer events: the floor drops them.
             let floor = Math.max(after, delivered.get(batch.partition) ?? 0);
             const events: StoredEvent[] = [];
+            // The messages before one that is not an event (all of them when none is): only they are committed.
+            let passed = 0;
+            let refused: Error | null = null;
             for (const message of batch.messages) {
-              const event = parseEvent(message);
-              if (!event) {
-                logger.warn(
-                  { topic, partition: batch.partition, offset: message.offset },
-                  'Skipping a message that is not an event.',
-                );
-                continue;
+              const parsed = parseEventMessage(message.value);
+              if (!parsed.ok) {
+                refused = notAnEvent(topic, { partition: batch.partition, offset: message.offset }, parsed.problem);
+                break;
               }
-              if (event.position <= floor) continue;
-              events.push(event);
-              floor = event.position;
+              passed++;
+              if (parsed.value.position <= floor) continue;
+              events.push(parsed.value);
+              floor = parsed.value.position;
             }
             if (events.length > 0) {
               // kafkajs beats only between batches: a fold longer than the session would cost
@@ -371,7 +371,7 @@ export class KafkaEventBus implements EventBus {
               }
             }
             delivered.set(batch.partition, floor);
-            const last = batch.messages[batch.messages.length - 1];
+            const last = batch.messages[passed - 1];
             if (last) {
               await consumer.commitOffsets([
                 {
@@ -381,6 +381,11 @@ export class KafkaEventBus implements EventBus {
                   metadata: String(floor),
                 },
               ]);
+            }
+            if (refused) {
+              // The group stays at the message, as at a batch whose handler fails: tried again, never passed over.
+              logger.error({ topic, partition: batch.partition }, refused.message);
+              throw refused;
             }
             await heartbeat();
           },

@@ -14,6 +14,7 @@ export interface CheckpointThreadData {
  */
 const port = parentPort;
 if (!port) throw new Error('checkpoint-thread.ts runs as a worker thread.');
+// Handed over by this process's event store, not read from outside it: taken as its type.
 const db = openEventLog((workerData as CheckpointThreadData).file);
 
 port.on('message', (first: true | null) => {

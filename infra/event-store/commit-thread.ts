@@ -13,6 +13,7 @@ import { errorMessage } from '../../infra/errors.js';
  */
 if (!parentPort) throw new Error('commit-thread.ts runs as a worker thread.');
 const port = parentPort;
+// Handed over by this process's event store, not read from outside it: taken as its type.
 const { file } = workerData as CommitThreadData;
 const db = openEventLog(file);
 const checkpoints = new CheckpointRequests(file, db);

@@ -20,15 +20,17 @@ import {
   type ResolvedEvent,
 } from '@eventstore/db-client';
 import { DependencyUnavailableError, VersionConflictError } from '../errors.js';
-import type {
-  AllEventsHandler,
-  AppendResult,
-  EventMetadata,
-  EventStore,
-  ExpectedVersion,
-  NewEvent,
-  StoredEvent,
-  Subscription,
+import { checked } from '../checked-json.js';
+import {
+  EventMetadataSchema,
+  type AllEventsHandler,
+  type AppendResult,
+  type EventMetadata,
+  type EventStore,
+  type ExpectedVersion,
+  type NewEvent,
+  type StoredEvent,
+  type Subscription,
 } from './port.js';
 
 const DEPENDENCY = 'EventStoreDB';
@@ -57,6 +59,15 @@ function toReadPosition(after: number): ReadPosition {
   return { commit: at, prepare: at };
 }
 
+/** Metadata is written by this adapter as JSON, which the client hands back parsed: checked, the server being outside the process. */
+function metadataOf(event: RecordedEvent): EventMetadata {
+  const metadata = checked(EventMetadataSchema, event.metadata);
+  if (metadata.ok) return metadata.value;
+  throw new TypeError(
+    `EventStoreDB event log: the metadata of ${event.streamId} revision ${event.revision} is not an event's (${metadata.problem}).`,
+  );
+}
+
 function toStored(event: RecordedEvent): StoredEvent {
   return {
     streamId: event.streamId,
@@ -64,8 +75,7 @@ function toStored(event: RecordedEvent): StoredEvent {
     position: toPortPosition(event.position),
     type: event.type,
     data: event.data,
-    // Written by this adapter as JSON, so the client hands it back parsed.
-    metadata: event.metadata as unknown as EventMetadata,
+    metadata: metadataOf(event),
   };
 }
 
@@ -131,7 +141,7 @@ export class EventStoreDbEventStore implements EventStore {
             type: event.type,
             // Event data is whatever JSON the deciders produce; the client only needs it serialisable.
             data: event.data as JSONType,
-            metadata: event.metadata as unknown as JSONType,
+            metadata: event.metadata,
           }),
         ),
         { expectedRevision: toExpectedRevision(expected) },

@@ -1,11 +1,17 @@
+import { Type, type Static } from '@sinclair/typebox';
 import type { StorageFailure } from '../storage-errors.js';
 
-/** Who did it, when, and for which request: carried by every event. */
-export interface EventMetadata {
-  userId: number | null;
-  at: string;
-  requestId?: string;
-}
+/**
+ * Who did it, when, and for which request: carried by every event. A schema, so an adapter that
+ * reads events from outside the process (a server's log, a Kafka topic, a backup archive) checks
+ * them with it (Value.Check) rather than casting.
+ */
+export const EventMetadataSchema = Type.Object({
+  userId: Type.Union([Type.Number(), Type.Null()]),
+  at: Type.String(),
+  requestId: Type.Optional(Type.String()),
+});
+export type EventMetadata = Static<typeof EventMetadataSchema>;
 
 export interface NewEvent {
   type: string;
@@ -13,16 +19,19 @@ export interface NewEvent {
   metadata: EventMetadata;
 }
 
-export interface StoredEvent {
-  streamId: string;
-  /** 1-based position of the event inside its stream. */
-  streamVersion: number;
-  /** Global, strictly increasing position in the whole log. */
-  position: number;
-  type: string;
-  data: unknown;
-  metadata: EventMetadata;
-}
+/**
+ * An event as the log holds it: `streamVersion` is the 1-based position of the event inside its
+ * stream, `position` its global, strictly increasing position in the whole log.
+ */
+export const StoredEventSchema = Type.Object({
+  streamId: Type.String(),
+  streamVersion: Type.Integer(),
+  position: Type.Integer(),
+  type: Type.String(),
+  data: Type.Unknown(),
+  metadata: EventMetadataSchema,
+});
+export type StoredEvent = Static<typeof StoredEventSchema>;
 
 /** The number of events the stream must hold right now (0: it must not exist), or 'any'. */
 export type ExpectedVersion = number | 'any';

@@ -1,16 +1,18 @@
 import pg from 'pg';
 import type { PoolClient } from 'pg';
 import { DependencyUnavailableError, VersionConflictError } from '../errors.js';
+import { checked } from '../checked-json.js';
 import { pollingSubscription } from './polling-subscription.js';
-import type {
-  AllEventsHandler,
-  AppendResult,
-  EventMetadata,
-  EventStore,
-  ExpectedVersion,
-  NewEvent,
-  StoredEvent,
-  Subscription,
+import {
+  EventMetadataSchema,
+  type AllEventsHandler,
+  type AppendResult,
+  type EventMetadata,
+  type EventStore,
+  type ExpectedVersion,
+  type NewEvent,
+  type StoredEvent,
+  type Subscription,
 } from './port.js';
 
 const DEPENDENCY = 'PostgreSQL';
@@ -46,13 +48,9 @@ function text(value: unknown, column: string): string {
 }
 
 function metadataOf(value: unknown): EventMetadata {
-  if (!isRecord(value)) throw new TypeError('PostgreSQL event log: metadata is not an object.');
-  const { userId, at, requestId } = value;
-  if (!(userId === null || typeof userId === 'number') || typeof at !== 'string')
-    throw new TypeError('PostgreSQL event log: metadata lacks userId or at.');
-  if (requestId !== undefined && typeof requestId !== 'string')
-    throw new TypeError('PostgreSQL event log: metadata.requestId is not text.');
-  return { ...value, userId, at, ...(requestId !== undefined ? { requestId } : {}) };
+  const metadata = checked(EventMetadataSchema, value);
+  if (metadata.ok) return metadata.value;
+  throw new TypeError(`PostgreSQL event log: metadata is not an event's (${metadata.problem}).`);
 }
 
 function toStored(row: unknown): StoredEvent {

@@ -59,6 +59,10 @@ export interface JobQueue {
     data: Data,
     options?: EnqueueOptions & { timeoutMs?: number },
   ): Promise<Result>;
+  /**
+   * Runs `handler` on each job of `queue`. The data is what this application's own code added
+   * (BullMQ keeps it in Redis as JSON), so it is handed over with the type it was added with, unchecked.
+   */
   process<Data, Result>(queue: string, handler: JobHandler<Data, Result>, options?: WorkerOptions): Promise<void>;
   /**
    * Adds a job with `data` to `queue` at every run of `schedule`, one job per run whatever the

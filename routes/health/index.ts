@@ -49,7 +49,8 @@ const ChatbotReading = Type.Union(
   },
 );
 
-const HealthBody = Type.Object({
+/** The body of GET /health (`npm run projections` reads it too: bin/projections.ts). */
+export const HealthBody = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('unavailable')], {
     description:
       '`unavailable` (503): the event store or the document store is away. `degraded`: another port is away, a projection is parked, or the file system under DATA_DIR refuses writes (`storage`).',

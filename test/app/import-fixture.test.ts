@@ -73,3 +73,30 @@ t.test('a wrong enum names the values allowed', async (t) => {
   const plan = await validateFixture(runtime, { directory: { library: { name: 'L', plan: 'gold' } } });
   t.same(plan[0], { path: '$.directory.library.plan', message: 'Must be one of basic, plus, trial; got "gold".' });
 });
+
+t.test('a wrong type deep in a record is refused with its JSON path, and nothing is written', async (t) => {
+  const { runtime } = await buildTestApp(t);
+  const fixture = {
+    sites: [{ id: 1, slug: 'main', title: 'Main' }],
+    items: [{ id: 1, title: 'Map', media: [{ title: 5 }] }],
+    site_pages: [{ id: 1, site_id: 1, slug: 'a', title: 'A', blocks: [{ layout: 'html', data: 'x' }] }],
+  };
+  t.same(await validateFixture(runtime, fixture), [
+    { path: '$.items[0].media[0].title', message: 'Expected string' },
+    { path: '$.site_pages[0].blocks[0].data', message: 'Expected object' },
+  ]);
+  const before = await runtime.eventStore.countEvents();
+  const refused = await importFixture(runtime, fixture).catch((error: unknown) => error);
+  t.ok(refused instanceof FixtureRefusedError, 'the import is refused');
+  t.match(refused, { message: '$.items[0].media[0].title: Expected string' });
+  t.equal(await runtime.eventStore.countEvents(), before, 'not even the valid site was imported');
+});
+
+t.test('a document that is not an object is refused at $', async (t) => {
+  const { runtime } = await buildTestApp(t);
+  for (const fixture of [[{ items: [] }], 'items', null]) {
+    t.same(await validateFixture(runtime, fixture), [{ path: '$', message: 'The fixture must be a JSON object.' }]);
+    const refused = await importFixture(runtime, fixture).catch((error: unknown) => error);
+    t.ok(refused instanceof FixtureRefusedError, JSON.stringify(fixture));
+  }
+});

@@ -1,17 +1,14 @@
 import { Readable } from 'node:stream';
-import type { EventStore, StoredEvent } from '../../infra/event-store/port.js';
+import { StoredEventSchema, type EventStore, type StoredEvent } from '../../infra/event-store/port.js';
 
 const PAGE_SIZE = 1000;
 
-/** One line of events.ndjson: a stored event as the restore appends it again. */
-export interface EventLine {
-  position: number;
-  streamId: string;
-  streamVersion: number;
-  type: string;
-  data: unknown;
-  metadata: StoredEvent['metadata'];
-}
+/**
+ * One line of events.ndjson: a stored event, field for field, as the restore appends it again.
+ * A restore checks each line against this schema (an archive comes from outside the process).
+ */
+export const EventLineSchema = StoredEventSchema;
+export type EventLine = StoredEvent;
 
 /**
  * The log from the start up to `upTo` as NDJSON, read page by page. Everything at or below a

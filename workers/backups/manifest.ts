@@ -1,4 +1,6 @@
-import { type BackupIncludes, INCLUDE_FLAGS } from '../../contracts/backups/events.js';
+import { Type, type Static } from '@sinclair/typebox';
+import type { BackupIncludes } from '../../contracts/backups/events.js';
+import { checked } from '../../infra/checked-json.js';
 
 export const MANIFEST_NAME = 'manifest.json';
 export const EVENT_LOG_NAME = 'events.ndjson';
@@ -12,7 +14,14 @@ const READABLE_FORMAT_VERSIONS: readonly unknown[] = [1, 2];
 /** Snapshots of the read side's SQLite files, by their path inside DATA_DIR (infra/read-side-files.ts). */
 export const READ_SIDE_PREFIX = 'read-side/';
 
-export type PartName = 'db' | 'files' | 'themes' | 'modules' | 'api';
+const PartNameSchema = Type.Union([
+  Type.Literal('db'),
+  Type.Literal('files'),
+  Type.Literal('themes'),
+  Type.Literal('modules'),
+  Type.Literal('api'),
+]);
+export type PartName = Static<typeof PartNameSchema>;
 
 /** Which include flag decides each part, and the folder its entries live under in the archive. */
 export const PARTS: readonly { name: PartName; flag: keyof BackupIncludes; prefix: string }[] = [
@@ -23,36 +32,58 @@ export const PARTS: readonly { name: PartName; flag: keyof BackupIncludes; prefi
   { name: 'api', flag: 'include_api', prefix: 'api/' },
 ];
 
-export interface ManifestEntry {
-  path: string;
-  part: PartName;
-  size: number;
-  sha256: string;
-}
+const ManifestEntrySchema = Type.Object({
+  path: Type.String(),
+  part: PartNameSchema,
+  size: Type.Integer({ minimum: 0 }),
+  sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+});
+export type ManifestEntry = Static<typeof ManifestEntrySchema>;
 
-export interface PartSummary {
-  included: boolean;
-  entries: number;
-  bytes: number;
-}
+const PartSummarySchema = Type.Object({
+  included: Type.Boolean(),
+  entries: Type.Integer({ minimum: 0 }),
+  bytes: Type.Integer({ minimum: 0 }),
+});
+export type PartSummary = Static<typeof PartSummarySchema>;
 
-/** manifest.json: what the archive holds, so a restore can check every byte before using it. */
-export interface Manifest {
-  format: typeof ARCHIVE_FORMAT;
-  format_version: number;
-  backup_module_version: string;
-  backup_id: number | null;
-  created_at: string;
-  includes: BackupIncludes;
-  parts: Record<PartName, PartSummary>;
-  /**
-   * Events in events.ndjson: the log up to and including last_position. With read-side
-   * snapshots, last_position is read after they were taken, so it reaches every checkpoint in them.
-   */
-  event_count: number;
-  last_position: number;
-  entries: ManifestEntry[];
-}
+const IncludesSchema = Type.Object({
+  include_db: Type.Boolean(),
+  include_files: Type.Boolean(),
+  include_themes: Type.Boolean(),
+  include_modules: Type.Boolean(),
+  include_api: Type.Boolean(),
+});
+/** The flags of BackupIncludes (commands/backups/events.ts), no more and no fewer, or this does not compile. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _sameFlags: Same<Static<typeof IncludesSchema>, BackupIncludes> = true;
+
+/**
+ * manifest.json: what the archive holds, so a restore can check every byte before using it.
+ * `event_count` events are in events.ndjson: the log up to and including `last_position`. With
+ * read-side snapshots, last_position is read after they were taken, so it reaches every
+ * checkpoint in them. An archive comes from outside the process: parseManifest checks it
+ * against this schema, whose Static type Manifest is.
+ */
+const ManifestSchema = Type.Object({
+  format: Type.Literal(ARCHIVE_FORMAT),
+  format_version: Type.Integer(),
+  backup_module_version: Type.String(),
+  backup_id: Type.Union([Type.Integer(), Type.Null()]),
+  created_at: Type.String(),
+  includes: IncludesSchema,
+  parts: Type.Object({
+    db: PartSummarySchema,
+    files: PartSummarySchema,
+    themes: PartSummarySchema,
+    modules: PartSummarySchema,
+    api: PartSummarySchema,
+  }),
+  event_count: Type.Integer({ minimum: 0 }),
+  last_position: Type.Integer({ minimum: 0 }),
+  entries: Type.Array(ManifestEntrySchema),
+});
+export type Manifest = Static<typeof ManifestSchema>;
 
 export function partOf(path: string): PartName | null {
   if (path.startsWith(READ_SIDE_PREFIX)) return 'db';
@@ -63,7 +94,6 @@ export function partOf(path: string): PartName | null {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-const HEX64 = /^[0-9a-f]{64}$/;
 
 /** Parses manifest.json and says what is wrong with it, in words a person restoring can act on. */
 export function parseManifest(text: string): Manifest {
@@ -73,6 +103,7 @@ export function parseManifest(text: string): Manifest {
   } catch {
     throw new Error('manifest.json is not valid JSON.');
   }
+  // The format and its version first: another file, or a later format, is told as such.
   if (!isObject(value) || value.format !== ARCHIVE_FORMAT)
     throw new Error('manifest.json does not describe a backup of this application.');
   if (!READABLE_FORMAT_VERSIONS.includes(value.format_version)) {
@@ -80,28 +111,13 @@ export function parseManifest(text: string): Manifest {
       `manifest.json has format version ${String(value.format_version)}; this restore reads versions ${READABLE_FORMAT_VERSIONS.join(' and ')}.`,
     );
   }
-  const includes = value.includes;
-  if (!isObject(includes) || INCLUDE_FLAGS.some((f) => typeof includes[f] !== 'boolean')) {
-    throw new Error('manifest.json has no valid includes.');
-  }
-  if (!Number.isInteger(value.event_count) || !Number.isInteger(value.last_position))
-    throw new Error('manifest.json has no valid event count.');
-  const entries: unknown = value.entries;
-  if (!Array.isArray(entries)) throw new Error('manifest.json lists no entries.');
-  for (const entry of entries) {
-    if (
-      !isObject(entry) ||
-      typeof entry.path !== 'string' ||
-      partOf(entry.path) !== entry.part ||
-      !Number.isInteger(entry.size) ||
-      typeof entry.sha256 !== 'string' ||
-      !HEX64.test(entry.sha256)
-    ) {
-      throw new Error(`manifest.json has an invalid entry: ${JSON.stringify(entry).slice(0, 200)}.`);
-    }
-  }
-  // Checked above is what a restore relies on (the format, the parts included, the log's extent,
-  // every entry's path, part, size and digest); the rest (backup id, dates, part summaries) is
-  // shown as the archive says it, so the manifest is taken as written.
-  return value as unknown as Manifest;
+  const manifest = checked(ManifestSchema, value);
+  if (!manifest.ok) throw new Error(`manifest.json is not a valid manifest: ${manifest.problem}.`);
+  manifest.value.entries.forEach((entry, index) => {
+    if (partOf(entry.path) !== entry.part)
+      throw new Error(
+        `manifest.json is not a valid manifest: /entries/${index}: ${entry.path} is not in part ${entry.part}.`,
+      );
+  });
+  return manifest.value;
 }

@@ -10,7 +10,8 @@ import type { EventStore, NewEvent } from '../../infra/event-store/port.js';
 import { TMP_FOLDER } from '../../infra/file-storage/partial-uploads.js';
 import { readSideFiles } from '../../infra/read-side-files.js';
 import { createInfrastructure } from '../../infra/select.js';
-import type { EventLine } from './event-log.js';
+import { parseChecked } from '../../infra/checked-json.js';
+import { EventLineSchema, type EventLine } from './event-log.js';
 import { RestoredBackupRecords } from './restored-records.js';
 import { EVENT_LOG_NAME, READ_SIDE_PREFIX, type Manifest } from './manifest.js';
 import { checkChecksumFile, RestoreRefusedError, verifyArchive } from './verify-archive.js';
@@ -96,19 +97,19 @@ async function replayEvents(
     tick(run.length);
     run = [];
   };
+  let lineNumber = 0;
   for await (const text of lines) {
+    lineNumber += 1;
     if (text === '') continue;
-    // Checked just below for what the append relies on (stream, version, type, order); the data
-    // and metadata are appended as the archive's log wrote them.
-    const line = JSON.parse(text) as EventLine;
+    const parsed = parseChecked(EventLineSchema, text);
+    if (!parsed.ok)
+      throw new RestoreRefusedError(`events.ndjson line ${lineNumber} is not an event: ${parsed.problem}.`);
+    const line = parsed.value;
     count += 1;
-    if (
-      typeof line.streamId !== 'string' ||
-      !Number.isInteger(line.streamVersion) ||
-      typeof line.type !== 'string' ||
-      !(line.position > lastPosition)
-    ) {
-      throw new RestoreRefusedError(`events.ndjson line ${count} is not a valid event in log order.`);
+    if (!(line.position > lastPosition)) {
+      throw new RestoreRefusedError(
+        `events.ndjson line ${lineNumber} is not in log order: position ${line.position} after ${lastPosition}.`,
+      );
     }
     lastPosition = line.position;
     const previous = run[run.length - 1];
@@ -116,10 +117,10 @@ async function replayEvents(
     const head = run[run.length - 1];
     if (head && head.streamVersion + 1 !== line.streamVersion) {
       throw new RestoreRefusedError(
-        `events.ndjson line ${count}: stream ${line.streamId} skips from version ${head.streamVersion} to ${line.streamVersion}.`,
+        `events.ndjson line ${lineNumber}: stream ${line.streamId} skips from version ${head.streamVersion} to ${line.streamVersion}.`,
       );
     }
-    if (run.length === 0) runStartLine = count;
+    if (run.length === 0) runStartLine = lineNumber;
     run.push(line);
     backups.see(line);
   }

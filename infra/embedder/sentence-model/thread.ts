@@ -1,4 +1,5 @@
 import { Tokenizer } from '@huggingface/tokenizers';
+import { Type } from '@sinclair/typebox';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import {
   type ModelRequest,
 } from './protocol.js';
 import { errorMessage } from '../../../infra/errors.js';
+import { parseChecked } from '../../checked-json.js';
 
 /**
  * The model thread: a sentence-transformers model in ONNX (the spec in workerData, by default
@@ -24,6 +26,9 @@ const port = parentPort;
 if (!port) throw new Error('The sentence model runs in a worker thread.');
 // Handed over by start-thread.ts, which is typed; a structured clone keeps no type.
 const spec = workerData as SentenceModelSpec;
+
+/** What the tokenizer takes of tokenizer.json at least: its model. */
+const TokenizerFile = Type.Object({ model: Type.Object({}) });
 
 interface Loaded {
   session: InferenceSession;
@@ -44,9 +49,12 @@ async function load(): Promise<Loaded> {
       logSeverityLevel: 3,
     }),
   ]);
+  // A file of the model's folder: checked for the part every tokenizer.json has, not cast.
+  const tokenizer = parseChecked(TokenizerFile, tokenizerJson);
+  if (!tokenizer.ok) throw new Error(`${join(spec.dir, 'tokenizer.json')} is not a tokenizer: ${tokenizer.problem}.`);
   const loaded: Loaded = {
     session,
-    tokenizer: new Tokenizer(JSON.parse(tokenizerJson) as object, {}),
+    tokenizer: new Tokenizer(tokenizer.value, {}),
     tokenTypes: session.inputNames.includes('token_type_ids'),
   };
   // The first run plans the graph's memory: done here, it is not the first query's wait.

@@ -234,6 +234,74 @@ t.test('restore', async (t) => {
     await writer3.finish();
     await t.rejects(restore(bare, join(root, 'from-bare')), { message: /no manifest\.json/ });
   });
+
+  t.test('a malformed manifest or event line is refused, naming where, and nothing is restored', async (t) => {
+    const { ZipWriter } = await import('../../../workers/backups/zip-writer.js');
+    const entries = await unzip(archive);
+    const manifestOf = () =>
+      JSON.parse(entries.get('manifest.json')!.content.toString('utf8')) as {
+        includes: Record<string, unknown>;
+        entries: { path: string; size: number; sha256: string }[];
+      };
+    /** The archive with its log and manifest replaced, every checksum consistent: only the content is wrong. */
+    const forge = async (name: string, log: Buffer, manifest = manifestOf()) => {
+      const logEntry = manifest.entries.find((e) => e.path === 'events.ndjson')!;
+      logEntry.size = log.length;
+      logEntry.sha256 = createHash('sha256').update(log).digest('hex');
+      const file = join(root, `${name}.zip`);
+      const writer = new ZipWriter(file, new Date());
+      for (const [entry, { content }] of entries)
+        if (entry !== 'manifest.json') await writer.add(entry, entry === 'events.ndjson' ? log : content);
+      await writer.add('manifest.json', JSON.stringify(manifest));
+      await writer.finish();
+      return file;
+    };
+    const log = entries.get('events.ndjson')!.content;
+    const lines = log.toString('utf8').trim().split('\n');
+    const withLine = (n: number, line: string) =>
+      Buffer.from(`${lines.map((original, i) => (i === n - 1 ? line : original)).join('\n')}\n`);
+    const third = JSON.parse(lines[2]) as Record<string, unknown>;
+
+    const refusals: [string, Buffer, string][] = [
+      [
+        'metadata-string',
+        withLine(3, JSON.stringify({ ...third, metadata: 'alice' })),
+        'events.ndjson line 3 is not an event: /metadata: Expected object.',
+      ],
+      [
+        'version-text',
+        withLine(3, JSON.stringify({ ...third, streamVersion: '1' })),
+        'events.ndjson line 3 is not an event: /streamVersion: Expected integer.',
+      ],
+      ['not-json', withLine(2, '{"position": 2,'), 'events.ndjson line 2 is not an event: Not JSON ('],
+    ];
+    for (const [name, forgedLog, message] of refusals) {
+      const target = join(root, `from-${name}`);
+      mkdirSync(target);
+      const refused = await restore(await forge(name, forgedLog), target).catch((error: unknown) => error);
+      t.ok(refused instanceof RestoreRefusedError, `${name}: refused`);
+      t.ok(refused instanceof Error && refused.message.startsWith(message), `${name}: ${String(refused)}`);
+      t.same(readdirSync(target), [], `${name}: nothing restored, the target is empty again`);
+    }
+
+    const badDigest = manifestOf();
+    const png = badDigest.entries.findIndex((e) => e.path === 'files/deep/er/scan.png');
+    badDigest.entries[png].sha256 = 'not hex';
+    const badFlag = manifestOf();
+    badFlag.includes.include_files = 'yes';
+    const manifests: [string, ReturnType<typeof manifestOf>, string][] = [
+      ['digest', badDigest, `/entries/${png}/sha256: Expected string to match '^[0-9a-f]{64}$'.`],
+      ['flag', badFlag, '/includes/include_files: Expected boolean.'],
+    ];
+    for (const [name, manifest, where] of manifests) {
+      const target = join(root, `from-manifest-${name}`);
+      await t.rejects(restore(await forge(`manifest-${name}`, log, manifest), target), {
+        name: 'RestoreRefusedError',
+        message: `The archive's manifest cannot be used: manifest.json is not a valid manifest: ${where}`,
+      });
+      t.notOk(existsSync(target), `manifest ${name}: the target was never created`);
+    }
+  });
 });
 
 t.test('a backup made while writes keep arriving holds a prefix of the log', async (t) => {
