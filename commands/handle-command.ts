@@ -3,6 +3,7 @@ import type { StoredEvent } from '../infra/event-store/port.js';
 import { metadataFor, type CommandContext } from './command-context.js';
 import { checkPrecondition, type VersionPrecondition } from './precondition.js';
 import { foldEvents, type Decider, type DomainCommand, type DomainEvent } from './decider.js';
+import { EVENT_UPCASTING } from './upcasters.js';
 
 export interface CommandResult<State, Event extends DomainEvent> {
   state: State;
@@ -14,10 +15,11 @@ export interface CommandResult<State, Event extends DomainEvent> {
 /**
  * A stream's stored events as its decider's event union: the write side's one cast from a stored
  * event (the read side's is applyStored, projections/runner.ts). A stream holds what the command
- * handlers appended to it, each event with the type and data of its union.
+ * handlers appended to it, each event with the type and data of its union as it was then;
+ * the upcasters (commands/upcasters.ts) bring the data to the type's current shape first.
  */
 export function toDomainEvents<Event extends DomainEvent>(stored: StoredEvent[]): Event[] {
-  return stored.map((e) => ({ type: e.type, data: e.data }) as Event);
+  return stored.map((e) => ({ type: e.type, data: EVENT_UPCASTING.data(e.type, e.data) }) as Event);
 }
 
 export interface HandleOptions {
