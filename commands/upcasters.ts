@@ -1,4 +1,5 @@
 import { eventUpcasting } from '../infra/event-store/upcast.js';
+import { platformUpcasters } from './platform/upcasters.js';
 
 /**
  * Every module's upcasters (`commands/<module>/upcasters.ts`): the one step that brings a stored
@@ -6,4 +7,4 @@ import { eventUpcasting } from '../infra/event-store/upcast.js';
  * deciders (toDomainEvents, commands/handle-command.ts) and by the projections (applyStored,
  * projections/runner.ts). docs/DEVELOPING.md, "Events that change shape", says when to add one.
  */
-export const EVENT_UPCASTING = eventUpcasting({});
+export const EVENT_UPCASTING = eventUpcasting({ platform: platformUpcasters });
