@@ -57,6 +57,7 @@ export function writeMixedLog(log: EventLogWriter, units: number): void {
       is_public: true,
       item_set_ids: [],
       site_ids: [1],
+      rights: null,
     };
     log.append(itemStream(id), 'ItemCreated', { id, fields: item }, metadata);
     log.append(

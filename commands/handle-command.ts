@@ -4,6 +4,7 @@ import { metadataFor, type CommandContext } from './command-context.js';
 import { checkPrecondition, type VersionPrecondition } from './precondition.js';
 import { foldEvents, type Decider, type DomainCommand } from './decider.js';
 import { type DomainEvent } from '../contracts/domain-event.js';
+import { EVENT_UPCASTING } from '../contracts/upcasters.js';
 
 export interface CommandResult<State, Event extends DomainEvent> {
   state: State;
@@ -17,10 +18,11 @@ export interface CommandResult<State, Event extends DomainEvent> {
  * event (the read side's is applyStored, projections/runner.ts). A stream holds what the command
  * handlers appended to it, each event with the type and data of its union. The log is taken as
  * the application's own, not as data from outside the process: an adapter reading it from another
- * server checks each event's envelope (StoredEventSchema, infra/event-store/port.ts), not its data.
+ * server checks each event's envelope (StoredEventSchema, infra/event-store/port.ts), not its data;
+ * the upcasters (contracts/upcasters.ts) bring each type's data to its current shape first.
  */
 export function toDomainEvents<Event extends DomainEvent>(stored: StoredEvent[]): Event[] {
-  return stored.map((e) => ({ type: e.type, data: e.data }) as Event);
+  return stored.map((e) => ({ type: e.type, data: EVENT_UPCASTING.data(e.type, e.data) }) as Event);
 }
 
 export interface HandleOptions {

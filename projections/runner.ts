@@ -3,6 +3,7 @@ import type { DocumentStore } from '../infra/document-store/port.js';
 import type { EventBus } from '../infra/event-bus/port.js';
 import type { EventStore, StoredEvent, Subscription } from '../infra/event-store/port.js';
 import { DependencyUnavailableError, StorageFullError } from '../infra/errors.js';
+import { EVENT_UPCASTING } from '../contracts/upcasters.js';
 import { PROJECTIONS_CONTROL_STREAM } from './control-events.js';
 import type { Projection } from './projection.js';
 import { FLOOR_ID, loadCheckpoints, loadHandled, saveCheckpoints, saveOwnCheckpoints } from './runner/checkpoints.js';
@@ -47,13 +48,14 @@ export interface ReadModelLoss {
 /**
  * Hands a stored event to a projection that handles its type. The one place a stored event
  * becomes a projection's own event type: the log holds what the command handlers appended for
- * that type, and defineProjection checked `handles` against the projection's event union. The
- * runner calls it only for types in `handles` (byType, resume); tests drive projections by it too.
+ * that type, brought to the type's current shape by its upcaster (contracts/upcasters.ts), and
+ * defineProjection checked `handles` against the projection's event union. The runner calls it
+ * only for types in `handles` (byType, resume); tests drive projections by it too.
  */
 export function applyStored(projection: Projection, event: StoredEvent, documents: DocumentStore): Promise<void> {
   // `never` is what a projection of any union takes (Projection's default): see above.
   // eslint-disable-next-line no-restricted-syntax -- the one cast from a stored event (see above)
-  return projection.apply(event as never, documents);
+  return projection.apply(EVENT_UPCASTING.event(event) as never, documents);
 }
 
 /**

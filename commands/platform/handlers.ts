@@ -51,7 +51,7 @@ export interface KindSpec<Fields extends object> {
   decider: Decider<ResourceState<Fields>, ResourceCommand<Fields>, ResourceEvent<Fields>>;
   /** The events that make a record's version (its ETag's), as its read model folds them. */
   versionedBy: ReadonlySet<string>;
-  collection(ctx: CommandContext): Collection<Document & Fields>;
+  collection(ctx: CommandContext): Collection<Document & Partial<Fields>>;
   /**
    * Checks in the read models that referenced resources exist and unique keys stay unique;
    * throws ValidationError. It covers records written before reservations and parent guards

@@ -297,7 +297,7 @@ export const platformImporter: FixtureImporter = {
           is_public: item.is_public ?? true,
           item_set_ids: item.item_set_ids ?? [],
           site_ids: item.site_ids ?? [],
-          ...(item.rights === undefined ? {} : { rights: normalisedRights(item.rights) }),
+          rights: item.rights === undefined ? null : normalisedRights(item.rights),
         },
         givenId: itemIds[i],
       });

@@ -51,7 +51,7 @@ export const itemDecider = resourceDecider<ItemFields>({
   label: 'Item',
   check(f) {
     requireText(f.title, 'o:title');
-    if (f.rights !== undefined && f.rights !== null && normalisedRights(f.rights) !== f.rights)
+    if (f.rights !== null && normalisedRights(f.rights) !== f.rights)
       throw ValidationError.field('o:rights', 'Rights URIs are kept in their http:// form.');
     requireIds(f.item_set_ids, 'o:item_set');
     requireIds(f.site_ids, 'o:site');

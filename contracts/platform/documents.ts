@@ -29,7 +29,9 @@ export interface ItemFileEntry {
   thumbnails: boolean;
 }
 
-export type ItemDoc = Tracked & ItemFields & { media_ids: number[]; files?: ItemFileEntry[] };
+/** Documents folded before items' events carried `rights` (or restored from such a backup) lack it until rebuilt. */
+export type ItemDoc = Tracked &
+  Omit<ItemFields, 'rights'> & { rights?: string | null; media_ids: number[]; files?: ItemFileEntry[] };
 /** Documents written before media had files lack the file's keys. */
 export type MediaDoc = Tracked &
   MediaFields & { file?: MediaFile | null; derivatives?: Derivatives | null; file_status?: FileStatus };

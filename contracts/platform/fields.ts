@@ -16,8 +16,12 @@ export interface ItemFields {
   is_public: boolean;
   item_set_ids: number[];
   site_ids: number[];
-  /** A Creative Commons or RightsStatements.org URI in its http:// form (commands/platform/rights.ts); absent or null: none. */
-  rights?: string | null;
+  /**
+   * A Creative Commons or RightsStatements.org URI in its http:// form (commands/platform/rights.ts);
+   * null: none. Events stored before items had it lack it: their upcaster gives null
+   * (contracts/platform/upcasters.ts).
+   */
+  rights: string | null;
 }
 
 export interface MediaFields {

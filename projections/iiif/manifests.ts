@@ -180,7 +180,7 @@ async function itemWritten(fold: Fold, id: number, fields: ItemFields) {
     description: fields.description,
     is_public: fields.is_public,
     item_set_ids: fields.item_set_ids,
-    rights: fields.rights ?? null,
+    rights: fields.rights,
     canvases: previous?.canvases ?? [],
     public_canvases: previous?.public_canvases ?? 0,
     revision: (previous?.revision ?? 0) + 1,

@@ -120,7 +120,7 @@ export const itemRoutes: ResourceRoutes<ItemFields, ItemDoc, typeof ItemBody> = 
     ...ItemFileKeys,
   }),
   requiredOnCreate: ['o:title'],
-  defaults: () => ({ title: '', description: '', is_public: true, item_set_ids: [], site_ids: [] }),
+  defaults: () => ({ title: '', description: '', is_public: true, item_set_ids: [], site_ids: [], rights: null }),
   fromBody: (b) =>
     definedKeys({
       title: b['o:title'],

@@ -368,7 +368,14 @@ const versionedPages: Step<SitePageCommand, SitePageEvent>[][] = [
   ],
 ];
 
-const item: ItemFields = { title: 'Map', description: 'old', is_public: true, item_set_ids: [10], site_ids: [1] };
+const item: ItemFields = {
+  title: 'Map',
+  description: 'old',
+  is_public: true,
+  item_set_ids: [10],
+  site_ids: [1],
+  rights: null,
+};
 const items: Step<ResourceCommand<ItemFields>, ResourceEvent<ItemFields>>[][] = [
   [
     { command: { type: 'ParentDeleted', data: { id: 100, parent_id: 1 } } },
