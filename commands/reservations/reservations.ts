@@ -12,7 +12,7 @@ import {
 } from './reservation-decider.js';
 
 /**
- * Unique keys across processes (docs/DEVELOPING.md, "Rules that span records"). A command that
+ * Unique keys across processes (docs/READ-MODELS.md, "Rules that span records"). A command that
  * writes a unique key first checks the read models (which cover resources written before
  * reservations existed), then reserves the key in its own stream; the reservation settles a race
  * the read models cannot see, since the event store takes exactly one append at a version.
