@@ -21,7 +21,7 @@ export const platformModule: AppModule<PlatformModuleInstance> = {
   name: 'platform',
   projections: [...platformProjections, manifestsProjection],
   create(runtime) {
-    const images = createImageServices(runtime.config);
+    const images = createImageServices(runtime.config, runtime.files.area('media'));
     // A CLI's runtime enqueues nothing: the server's projections see its events and do.
     if (runtime.runsWorkers) runtime.projections.onBatch(mediaFileListener(runtime, images));
     let sweep: Promise<void> | null = null;

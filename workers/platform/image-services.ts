@@ -2,14 +2,13 @@ import { join } from 'node:path';
 import type { AppConfig } from '../../infra/config.js';
 import { DecodeSlots, DEFAULT_DECODE_SLOTS } from '../../infra/images/decode-slots.js';
 import type { FileStorage } from '../../infra/file-storage/port.js';
-import { mediaFileStorage } from '../../infra/file-storage/select.js';
 
 /**
  * What the platform module's media files need in one runtime, built once by its create and
  * handed to the upload route, the file and image routes, the derivative worker and the CLI.
  */
 export interface ImageServices {
-  /** Originals, derivatives and pyramids (DATA_DIR/files/media). */
+  /** Originals, derivatives and pyramids: the `media` area of the stored files. */
   storage: FileStorage;
   /** Caps the images the image requests decode at once (the derivative jobs are capped by their queue's concurrency). */
   slots: DecodeSlots;
@@ -17,9 +16,9 @@ export interface ImageServices {
   cacheDir: string;
 }
 
-export function createImageServices(config: AppConfig): ImageServices {
+export function createImageServices(config: AppConfig, storage: FileStorage): ImageServices {
   return {
-    storage: mediaFileStorage(config),
+    storage,
     slots: new DecodeSlots(DEFAULT_DECODE_SLOTS),
     cacheDir: join(config.dataDir, 'cache', 'iiif'),
   };
