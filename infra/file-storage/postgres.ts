@@ -190,11 +190,18 @@ export class PostgresFileAreas implements FileAreas {
     this.pool.on('error', () => undefined);
   }
 
-  /** Creates the schema and tables once per process (and once across processes, under a lock). */
+  /**
+   * Creates the schema and tables unless they are there (once across processes, under a lock).
+   * Tables already made are left untouched: no start takes a lock on them, and a user that may
+   * not create anything (an administrator made the tables) starts too.
+   */
   schemaReady(): Promise<void> {
     this.ready ??= this.transaction(async (client) => {
+      if (await this.tablesExist(client)) return;
       await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, `schema:${this.schema}`]);
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(this.schema)}`);
+      if (await this.tablesExist(client)) return;
+      const { rows } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [this.schema]);
+      if (rows.length === 0) await client.query(`CREATE SCHEMA ${quoteIdentifier(this.schema)}`);
       await client.query(`CREATE TABLE IF NOT EXISTS ${this.files} (
         area text NOT NULL,
         name text NOT NULL,
@@ -226,6 +233,15 @@ export class PostgresFileAreas implements FileAreas {
       throw error;
     });
     return this.ready;
+  }
+
+  private async tablesExist(client: PoolClient): Promise<boolean> {
+    const { rows } = await client.query('SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS made', [
+      this.files,
+      this.chunks,
+    ]);
+    const row: unknown = rows[0];
+    return isRecord(row) && row.made === true;
   }
 
   private async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
