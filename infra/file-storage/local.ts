@@ -43,6 +43,7 @@ export class LocalFileStorage implements FileStorage {
 
   /** receive, under a given name (LocalFileAreas.putFile). */
   async receiveAs(storedName: string, source: Readable & { truncated?: boolean }): Promise<PendingFile> {
+    const finalPath = this.pathOf(storedName);
     await mkdir(this.tmpDir, { recursive: true });
     await mkdir(this.storeDir, { recursive: true });
     const tempPath = join(this.tmpDir, partialUploadName());
@@ -58,7 +59,6 @@ export class LocalFileStorage implements FileStorage {
       await discard();
       throw error;
     }
-    const finalPath = this.pathOf(storedName);
     return {
       storedName,
       size: measure.size,

@@ -352,7 +352,7 @@ export class PostgresFileStorage implements FileStorage {
     // The owner's host and process, as a partial file on disk is named: a start tells its own leftovers.
     const upload = partialUploadName();
     const { files, chunks } = this.db;
-    const key = [this.area, storedName];
+    const key = [this.area, checkedName(storedName)];
     await this.db.query(
       `INSERT INTO ${files} (area, name, chunk_bytes, upload, modified_at) VALUES ($1, $2, $3, $4, ${NOW_MS})`,
       [...key, CHUNK_BYTES, upload],
