@@ -1,4 +1,3 @@
-import { filesRoot } from '../infra/file-storage/select.js';
 import type { Logger } from 'pino';
 import { metadataFor } from '../commands/command-context.js';
 import { releaseReservedIds } from '../commands/sequence.js';
@@ -72,6 +71,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions):
     documents: infra.documents,
     bus: infra.bus,
     jobs: infra.jobs,
+    files: infra.files,
     projections,
     modules,
     module<Instance extends ModuleInstance>(definition: AppModule<Instance>): Instance {
@@ -139,8 +139,4 @@ function logReadModelsReady(logger: Logger, projections: ProjectionRunner): void
     { position: projections.currentPosition, projections: stats },
     `Read models ready at log position ${projections.currentPosition}: resumed from checkpoints at ${resumedFrom} or later, ${applied} event applications to catch up`,
   );
-}
-
-export function filesDir(config: AppConfig): string {
-  return filesRoot(config);
 }

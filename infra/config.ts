@@ -21,6 +21,11 @@ export interface AppConfig {
   redisUrl?: string;
   elasticsearchUrl?: string;
   /**
+   * FILES_URL: where stored files (uploads, assets, media derivatives) live: a PostgreSQL
+   * database (postgres:// or postgresql://); undefined, DATA_DIR/files.
+   */
+  filesUrl?: string;
+  /**
    * ELASTICSEARCH_INDEX: the chatbot's index in Elasticsearch. Deployments sharing one cluster
    * each need their own, or each one's chatbot finds (and its reindex clears) the other's chunks.
    */
@@ -128,6 +133,14 @@ function optional(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
+/** FILES_URL: a postgres:// or postgresql:// URL; anything else stops the start (its value is not repeated: it may hold a password). */
+function filesUrl(value: string | undefined): string | undefined {
+  const url = optional(value);
+  if (url !== undefined && !/^postgres(ql)?:\/\//i.test(url))
+    throw new Error('FILES_URL must be a PostgreSQL URL (postgres://... or postgresql://...).');
+  return url;
+}
+
 /** Reads configuration from the environment (CONTRACT.md section 1); every infrastructure variable is optional. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const host = optional(env.HOST) ?? '127.0.0.1';
@@ -152,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     mongoUrl: optional(env.MONGO_URL),
     redisUrl: optional(env.REDIS_URL),
     elasticsearchUrl: optional(env.ELASTICSEARCH_URL),
+    filesUrl: filesUrl(env.FILES_URL),
     elasticsearchIndex: elasticsearchIndexName(env.ELASTICSEARCH_INDEX),
     cohere: cohere(env),
     chatbotRateLimit: positiveInt(env.CHATBOT_RATE_LIMIT, 10, 'CHATBOT_RATE_LIMIT'),

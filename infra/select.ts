@@ -12,6 +12,8 @@ import { EmbeddedEventBus } from './event-bus/embedded.js';
 import { dependencyAddress } from './dependency-address.js';
 import { DependencyUnavailableError } from './errors.js';
 import type { EventStore } from './event-store/port.js';
+import type { FileAreas } from './file-storage/port.js';
+import { createFileAreas } from './file-storage/select.js';
 import { SqliteEventStore } from './event-store/sqlite.js';
 import type { JobQueue } from './job-queue/port.js';
 import { InProcessJobQueue } from './job-queue/in-process.js';
@@ -21,6 +23,8 @@ export interface Infrastructure {
   documents: DocumentStore;
   bus: EventBus;
   jobs: JobQueue;
+  /** The stored files' areas (uploads, assets, media derivatives): DATA_DIR/files, or FILES_URL's database. */
+  files: FileAreas;
   /**
    * With REDIS_URL, the one connection of the request-time features (sessions, failed logins,
    * rate limits), handed to each; null on the embedded defaults. BullMQ keeps its own.
@@ -113,6 +117,7 @@ const SETTING_OF: Record<string, { variable: string; value(config: AppConfig): s
   Kafka: { variable: 'KAFKA_BROKERS', value: (config) => config.kafkaBrokers?.join(',') },
   Redis: { variable: 'REDIS_URL', value: (config) => config.redisUrl },
   'vector index': { variable: 'ELASTICSEARCH_URL', value: (config) => config.elasticsearchUrl },
+  'file storage': { variable: 'FILES_URL', value: (config) => config.filesUrl },
 };
 
 /**
@@ -153,12 +158,13 @@ export async function createInfrastructure(config: AppConfig, logger: Logger, cl
     opened.push(ready);
     return ready;
   };
-  let eventStore: EventStore, documents: DocumentStore, bus: EventBus, jobs: JobQueue;
+  let eventStore: EventStore, documents: DocumentStore, bus: EventBus, jobs: JobQueue, files: FileAreas;
   try {
     eventStore = await open(createEventStore(config));
     documents = await open(createDocumentStore(config));
     bus = await open(createEventBus(config, eventStore, logger));
     jobs = await open(createJobQueue(config, logger, clock));
+    files = await open(createFileAreas(config));
   } catch (error) {
     // One dependency is down: release the ones already connected so the process can exit.
     for (const adapter of opened.reverse()) await adapter.close().catch(() => undefined);
@@ -171,12 +177,14 @@ export async function createInfrastructure(config: AppConfig, logger: Logger, cl
     documents,
     bus,
     jobs,
+    files,
     requestRedis,
     async close() {
       await jobs.close();
       await bus.close();
       await documents.close();
       await eventStore.close();
+      await files.close();
       if (requestRedis) await (await import('./redis/request-client.js')).closeRequestRedisClient(requestRedis);
     },
   };

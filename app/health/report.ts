@@ -1,8 +1,6 @@
-import { access, constants } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
 import type { BackgroundTaskReport } from '../../infra/background-tasks.js';
 import type { AppConfig } from '../../infra/config.js';
-import { filesDir, type Runtime } from '../runtime.js';
+import type { Runtime } from '../runtime.js';
 import type { QueueBacklog } from '../../infra/job-queue/port.js';
 import type { SessionStore } from '../../infra/session-store/port.js';
 import type { VectorIndex } from '../../infra/vector-index/port.js';
@@ -73,8 +71,8 @@ function adapterOf(config: AppConfig, port: PortName): Adapter {
     job_queue: config.redisUrl,
     embedder: config.cohere,
     session_store: config.redisUrl,
-    // DATA_DIR/files in both; production mounts a shared volume there.
-    file_storage: undefined,
+    // FILES_URL: PostgreSQL; unset, DATA_DIR/files (a volume every server mounts, or one server).
+    file_storage: config.filesUrl,
   };
   return production[port] ? 'production' : 'embedded';
 }
@@ -110,7 +108,6 @@ export async function healthReport(
 ): Promise<HealthReport> {
   const { config } = runtime;
   let lastPosition: number | null = null;
-  const files = filesDir(config);
   const checks: Record<PortName, () => Promise<boolean>> = {
     event_store: () =>
       answers(async () => {
@@ -130,8 +127,7 @@ export async function healthReport(
     // The local model runs in this process; Cohere is asked whether the key is good.
     embedder: () => (config.cohere ? cohereReachable(config.cohere) : Promise.resolve(true)),
     session_store: () => answers(() => sessions.userIdFor(PROBE_TOKEN)),
-    file_storage: () =>
-      answers(() => access(existsSync(files) ? files : config.dataDir, constants.R_OK | constants.W_OK)),
+    file_storage: () => answers(() => runtime.files.check()),
   };
   const [reachable, queues, schedule, reading, images] = await Promise.all([
     Promise.all(PORTS.map((port) => checks[port]())),

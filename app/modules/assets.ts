@@ -1,16 +1,14 @@
 import type { AppModule } from '../kernel.js';
 import { assetProjections } from '../../projections/assets/index.js';
 import { assetLibraryRoutes } from '../../routes/assets/index.js';
-import { LocalFileStorage } from '../../infra/file-storage/local.js';
 import { removeOrphanAssetFiles } from '../../workers/assets/orphan-files.js';
-import { filesDir } from '../runtime.js';
 
 /** The asset library: folders, uploaded assets, their files and usage records. */
 export const assetsModule: AppModule = {
   name: 'assets',
   projections: assetProjections,
   create(runtime) {
-    const storage = new LocalFileStorage(filesDir(runtime.config), 'assets');
+    const storage = runtime.files.area('assets');
     let sweep: Promise<void> | null = null;
     return {
       routes: async (app) => {

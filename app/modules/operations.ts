@@ -1,8 +1,6 @@
 import type { AppModule, Runtime } from '../kernel.js';
-import { removeLeftoverUploads } from '../../infra/file-storage/partial-uploads.js';
 import type { VectorIndex } from '../../infra/vector-index/port.js';
 import { healthRoutes } from '../../routes/health/index.js';
-import { filesDir } from '../runtime.js';
 import { healthReport, type ChatbotHealth, type ModulePorts } from '../health/report.js';
 
 /** The ports /health checks that another module builds; app/modules.ts says which one. */
@@ -26,7 +24,7 @@ export function createOperationsModule(sources: OperationsSources): AppModule {
         async startWorkers() {
           // Wall-clock times, not runtime.clock: they are compared with the files' modification times.
           const now = Date.now();
-          const removed = await removeLeftoverUploads(filesDir(runtime.config), {
+          const removed = await runtime.files.removeLeftoverUploads({
             startedAt: now - process.uptime() * 1000,
             now,
           });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { AppModule, ModuleInstance } from '../kernel.js';
 import type { AppConfig } from '../../infra/config.js';
-import { mediaFileStorage } from '../../infra/file-storage/select.js';
+import type { FileStorage } from '../../infra/file-storage/port.js';
 import { DecodeSlots, DEFAULT_DECODE_SLOTS } from '../../infra/images/decode-slots.js';
 import { platformProjections } from '../../projections/platform/resources.js';
 import { manifestsProjection } from '../../projections/iiif/manifests.js';
@@ -21,9 +21,9 @@ export interface PlatformModuleInstance extends ModuleInstance {
 }
 
 /** The media files' storage, the image requests' decode slots and their cache, for one runtime. */
-function createImageServices(config: AppConfig): ImageServices {
+function createImageServices(config: AppConfig, storage: FileStorage): ImageServices {
   return {
-    storage: mediaFileStorage(config),
+    storage,
     slots: new DecodeSlots(DEFAULT_DECODE_SLOTS),
     cacheDir: join(config.dataDir, 'cache', 'iiif'),
   };
@@ -34,7 +34,7 @@ export const platformModule: AppModule<PlatformModuleInstance> = {
   name: 'platform',
   projections: [...platformProjections, manifestsProjection],
   create(runtime) {
-    const images = createImageServices(runtime.config);
+    const images = createImageServices(runtime.config, runtime.files.area('media'));
     // A CLI's runtime enqueues nothing: the server's projections see its events and do.
     if (runtime.runsWorkers) runtime.projections.onBatch(mediaFileListener(runtime, images));
     let sweep: Promise<void> | null = null;

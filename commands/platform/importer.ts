@@ -15,7 +15,6 @@ import { access, constants, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { CommandContext } from '../command-context.js';
 import type { FileStorage } from '../../infra/file-storage/port.js';
-import { mediaFileStorage } from '../../infra/file-storage/select.js';
 import { sniffMimeType } from '../../infra/file-storage/sniff.js';
 import { extensionOf, sanitiseFilename } from '../../infra/file-storage/filename.js';
 import type { MediaFields } from '../../contracts/platform/fields.js';
@@ -254,7 +253,7 @@ export const platformImporter: FixtureImporter = {
   },
   async import(fixture: Fixture, runtime, { progress, source }) {
     const ctx = runtime.commandContext(null);
-    const storage = mediaFileStorage(runtime.config);
+    const storage = runtime.files.area('media');
     for (const site of listOf(fixture, 'sites', SiteSchema)) {
       await createResource(ctx, { spec: SITE, fields: { slug: site.slug, title: site.title }, givenId: site.id });
       progress.tick();

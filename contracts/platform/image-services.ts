@@ -7,7 +7,7 @@ import type { FileStorage } from '../../infra/file-storage/port.js';
  * derivative worker and the CLI.
  */
 export interface ImageServices {
-  /** Originals, derivatives and pyramids (DATA_DIR/files/media). */
+  /** Originals, derivatives and pyramids: the `media` area of the stored files. */
   storage: FileStorage;
   /** Caps the images the image requests decode at once (the derivative jobs are capped by their queue's concurrency). */
   slots: DecodeSlots;

@@ -1,54 +1,23 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { constants, createReadStream, createWriteStream, existsSync } from 'node:fs';
+import { access, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { partialUploadName, TMP_FOLDER } from './partial-uploads.js';
+import { Measure } from './measure.js';
+import { partialUploadName, removeLeftoverUploads, TMP_FOLDER, type LeftoverOptions } from './partial-uploads.js';
 import {
+  checkedName,
   STORED_NAME,
   type ByteRange,
+  type FileArea,
+  type FileAreas,
   type FileStorage,
   type PendingFile,
   type StoredFileEntry,
   type StoredFileInfo,
 } from './port.js';
 import { errorField } from '../errors.js';
-
-/** file-type needs at most this many leading bytes to recognise a format. */
-const HEAD_BYTES = 4100;
-
-function checkedName(storedName: string): string {
-  if (!STORED_NAME.test(storedName)) throw new Error('Invalid stored file name.');
-  return storedName;
-}
-
-/** Counts, hashes and keeps the head of the bytes passing through, so nothing reads the file twice. */
-class Measure extends Transform {
-  readonly hash = createHash('sha256');
-  size = 0;
-  private readonly headChunks: Buffer[] = [];
-  private headLength = 0;
-
-  override _transform(
-    chunk: Buffer,
-    _encoding: BufferEncoding,
-    done: (error?: Error | null, data?: Buffer) => void,
-  ): void {
-    this.hash.update(chunk);
-    this.size += chunk.length;
-    if (this.headLength < HEAD_BYTES) {
-      const part = chunk.subarray(0, HEAD_BYTES - this.headLength);
-      this.headChunks.push(part);
-      this.headLength += part.length;
-    }
-    done(null, chunk);
-  }
-
-  head(): Buffer {
-    return Buffer.concat(this.headChunks);
-  }
-}
 
 /**
  * Files on the local disk under `root` (DATA_DIR/files): temporary uploads in `tmp/`, stored
@@ -68,8 +37,13 @@ export class LocalFileStorage implements FileStorage {
     return join(this.storeDir, checkedName(storedName));
   }
 
-  async receive(source: Readable & { truncated?: boolean }, extension: string): Promise<PendingFile> {
-    const storedName = checkedName(extension ? `${randomUUID()}.${extension}` : randomUUID());
+  receive(source: Readable & { truncated?: boolean }, extension: string): Promise<PendingFile> {
+    return this.receiveAs(checkedName(extension ? `${randomUUID()}.${extension}` : randomUUID()), source);
+  }
+
+  /** receive, under a given name (LocalFileAreas.putFile). */
+  async receiveAs(storedName: string, source: Readable & { truncated?: boolean }): Promise<PendingFile> {
+    const finalPath = this.pathOf(storedName);
     await mkdir(this.tmpDir, { recursive: true });
     await mkdir(this.storeDir, { recursive: true });
     const tempPath = join(this.tmpDir, partialUploadName());
@@ -85,7 +59,6 @@ export class LocalFileStorage implements FileStorage {
       await discard();
       throw error;
     }
-    const finalPath = this.pathOf(storedName);
     return {
       storedName,
       size: measure.size,
@@ -135,4 +108,42 @@ export class LocalFileStorage implements FileStorage {
     }
     return listed;
   }
+}
+
+/** The embedded adapter's areas: folders of `root` (DATA_DIR/files) sharing its `tmp/`. */
+export class LocalFileAreas implements FileAreas {
+  readonly kind = 'local';
+  private readonly areas = new Map<FileArea, LocalFileStorage>();
+
+  /** `dataDir`: what /health checks while `root` is not made yet. */
+  constructor(
+    readonly root: string,
+    private readonly dataDir: string,
+  ) {}
+
+  area(area: FileArea): LocalFileStorage {
+    let storage = this.areas.get(area);
+    if (!storage) {
+      storage = new LocalFileStorage(this.root, area);
+      this.areas.set(area, storage);
+    }
+    return storage;
+  }
+
+  removeLeftoverUploads(options: LeftoverOptions): Promise<string[]> {
+    return removeLeftoverUploads(this.root, options);
+  }
+
+  async putFile(area: FileArea, storedName: string, source: Readable): Promise<void> {
+    const storage = this.area(area);
+    if (await storage.stat(checkedName(storedName))) throw new Error(`${area}/${storedName} is stored already.`);
+    const pending = await storage.receiveAs(storedName, source);
+    await pending.commit();
+  }
+
+  check(): Promise<void> {
+    return access(existsSync(this.root) ? this.root : this.dataDir, constants.R_OK | constants.W_OK);
+  }
+
+  async close(): Promise<void> {}
 }

@@ -134,3 +134,17 @@ t.test('OAI_REPOSITORY_IDENTIFIER and its default from BASE_URL', async (t) => {
       bad,
     );
 });
+
+t.test('FILES_URL', async (t) => {
+  t.equal(loadConfig({}).filesUrl, undefined, 'unset: DATA_DIR/files');
+  t.equal(loadConfig({ FILES_URL: ' ' }).filesUrl, undefined);
+  for (const url of ['postgres://u:p@db:5432/files', 'postgresql://db/files', 'POSTGRES://db/files'])
+    t.equal(loadConfig({ FILES_URL: url }).filesUrl, url, url);
+  for (const url of ['mongodb://u:secret@db/files', 'db:5432', 'file:///srv/files']) {
+    t.throws(
+      () => loadConfig({ FILES_URL: url }),
+      { message: 'FILES_URL must be a PostgreSQL URL (postgres://... or postgresql://...).' },
+      `${url}: refused, its value (maybe a password) not repeated`,
+    );
+  }
+});

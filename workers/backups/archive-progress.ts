@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { join } from 'node:path';
 import type { BackupIncludes } from '../../contracts/backups/events.js';
 import type { EventStore } from '../../infra/event-store/port.js';
+import type { FileAreas } from '../../infra/file-storage/port.js';
 import { listablePaths } from './api-export.js';
-import { filesUnder } from './folder-files.js';
+import { partFiles } from './part-files.js';
 
 /**
  * How far an archive has got, in units of work: one per event of the log, one per read-side
@@ -23,6 +23,8 @@ export interface ArchiveWork {
   readSideFiles: number;
   folders: readonly { flag: keyof BackupIncludes; folder: string; skip?: readonly string[] }[];
   app: FastifyInstance | null;
+  /** The stored files, when the `files` part is read through them (create-archive.ts). */
+  files?: FileAreas;
 }
 
 /**
@@ -35,7 +37,7 @@ export async function countArchiveWork(work: ArchiveWork): Promise<number> {
   if (work.includes.include_db) total += Math.min(await work.eventStore.countEvents(), work.upTo) + work.readSideFiles;
   for (const { flag, folder, skip } of work.folders) {
     if (!work.includes[flag]) continue;
-    for await (const _file of filesUnder(join(work.dataDir, folder), '', skip)) total += 1;
+    for await (const _file of partFiles(work.dataDir, folder, skip, work.files)) total += 1;
   }
   if (work.includes.include_api && work.app) total += (await listablePaths(work.app)).length;
   return total;

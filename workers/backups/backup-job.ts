@@ -55,6 +55,7 @@ export async function runBackupJob(
       readSide: data.readSide,
       api: app ? { app, baseUrl: runtime.config.baseUrl, userId: record.created_by } : null,
       progress,
+      files: runtime.files,
     });
     try {
       await completeBackup(ctx, record.id, {

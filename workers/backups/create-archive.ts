@@ -1,16 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import type { BackupIncludes } from '../../contracts/backups/events.js';
 import { BACKUP_MODULE_VERSION } from '../../commands/backups/module-version.js';
 import type { EventStore } from '../../infra/event-store/port.js';
+import type { FileAreas } from '../../infra/file-storage/port.js';
 import { TMP_FOLDER } from '../../infra/file-storage/partial-uploads.js';
 import { apiExports } from './api-export.js';
 import { countArchiveWork, type ArchiveProgress } from './archive-progress.js';
 import { storeUncompressed } from './compression.js';
 import { eventLogStream } from './event-log.js';
-import { filesUnder } from './folder-files.js';
+import { partFiles, STORED_FILES_FOLDER } from './part-files.js';
 import {
   ARCHIVE_FORMAT,
   ARCHIVE_FORMAT_VERSION,
@@ -25,7 +26,6 @@ import {
 } from './manifest.js';
 import { checksumFileFor } from '../../contracts/backups/paths.js';
 import type { ReadSideSnapshot } from './read-side-snapshot.js';
-import { errorField } from '../../infra/errors.js';
 
 export interface ArchiveRequest {
   /** The archive's final path; it appears there only once complete. */
@@ -49,6 +49,11 @@ export interface ArchiveRequest {
   api: { app: FastifyInstance; baseUrl: string; userId: number | null } | null;
   /** Told the work ahead, then each unit done (the command line's progress bar). */
   progress?: ArchiveProgress;
+  /**
+   * The stored files: kept elsewhere than DATA_DIR/files (FILES_URL), the `files` part reads
+   * them through it (part-files.ts); absent or the embedded adapter, the folder as it is.
+   */
+  files?: FileAreas;
 }
 
 export interface ArchiveResult {
@@ -69,19 +74,10 @@ const FOLDER_PARTS: readonly {
   folder: string;
   skip?: readonly string[];
 }[] = [
-  { part: 'files', flag: 'include_files', folder: 'files', skip: [TMP_FOLDER] },
+  { part: 'files', flag: 'include_files', folder: STORED_FILES_FOLDER, skip: [TMP_FOLDER] },
   { part: 'themes', flag: 'include_themes', folder: 'themes' },
   { part: 'modules', flag: 'include_modules', folder: 'modules' },
 ];
-
-async function openIfExists(path: string): Promise<FileHandle | null> {
-  try {
-    return await open(path, 'r');
-  } catch (error) {
-    if (errorField(error, 'code') === 'ENOENT') return null;
-    throw error;
-  }
-}
 
 /**
  * Streams the parts the include flags ask for into a zip, then manifest.json with every
@@ -111,6 +107,7 @@ export async function createArchive(request: ArchiveRequest): Promise<ArchiveRes
           readSideFiles: request.readSide?.length ?? 0,
           folders: FOLDER_PARTS,
           app,
+          files: request.files,
         }),
       );
     }
@@ -131,15 +128,13 @@ export async function createArchive(request: ArchiveRequest): Promise<ArchiveRes
     }
     for (const { part, flag, folder, skip } of FOLDER_PARTS) {
       if (!request.includes[flag]) continue;
-      for await (const file of filesUnder(join(request.dataDir, folder), '', skip)) {
+      for await (const file of partFiles(request.dataDir, folder, skip, request.files)) {
         // Opened before it is added: a file deleted meanwhile is skipped, and once open it
         // stays readable to the end even if it is deleted.
-        const handle = await openIfExists(file.absolute);
-        if (!handle) continue;
+        const source = await file.open();
+        if (!source) continue;
         const name = `${folder}/${file.relative}`;
-        const written = await zip.add(name, handle.createReadStream({ highWaterMark: 1024 * 1024 }), {
-          store: storeUncompressed(name),
-        });
+        const written = await zip.add(name, source, { store: storeUncompressed(name) });
         entries.push({ ...written, part });
         progress?.tick();
       }

@@ -7,12 +7,15 @@ import type { Logger } from 'pino';
 import type { AppConfig } from '../../infra/config.js';
 import { errorField, VersionConflictError } from '../../infra/errors.js';
 import type { EventStore, NewEvent } from '../../infra/event-store/port.js';
+import { FILE_AREAS, type FileArea, type FileAreas } from '../../infra/file-storage/port.js';
 import { TMP_FOLDER } from '../../infra/file-storage/partial-uploads.js';
 import { readSideFiles } from '../../infra/read-side-files.js';
+import { createFileAreas } from '../../infra/file-storage/select.js';
 import { createInfrastructure } from '../../infra/select.js';
 import { parseChecked } from '../../infra/checked-json.js';
 import { EventLineSchema, type EventLine } from './event-log.js';
 import { RestoredBackupRecords } from './restored-records.js';
+import { storedFileOf } from './part-files.js';
 import { EVENT_LOG_NAME, READ_SIDE_PREFIX, type Manifest } from './manifest.js';
 import { checkChecksumFile, RestoreRefusedError, verifyArchive } from './verify-archive.js';
 import type { ZipArchive } from './zip-reader.js';
@@ -161,10 +164,33 @@ async function extractReadSide(
   return restored;
 }
 
-async function extractFolders(zip: ZipArchive, manifest: Manifest, target: string, tick: () => void): Promise<number> {
+/** The stored files put back through an adapter that keeps them elsewhere: removed again if the restore fails. */
+type PutFiles = { area: FileArea; storedName: string }[];
+
+/**
+ * Writes the folder parts' entries into the staging DATA_DIR; with stored files kept elsewhere
+ * (FILES_URL), the entries that are stored files (`files/<area>/<stored name>`) go back through
+ * the adapter instead, under their names, each noted in `put`.
+ */
+async function extractFolders(
+  zip: ZipArchive,
+  manifest: Manifest,
+  target: string,
+  storedFiles: FileAreas,
+  put: PutFiles,
+  tick: () => void,
+): Promise<number> {
   let files = 0;
   for (const entry of manifest.entries) {
     if (!isRestored(entry.path)) continue;
+    const stored = storedFiles.kind === 'local' ? null : storedFileOf(entry.path);
+    if (stored) {
+      await storedFiles.putFile(stored.area, stored.storedName, await zip.open(entry.path));
+      put.push(stored);
+      files += 1;
+      tick();
+      continue;
+    }
     const destination = join(target, ...entry.path.split('/'));
     await mkdir(dirname(destination), { recursive: true });
     await pipeline(await zip.open(entry.path), createWriteStream(destination, { flags: 'wx' }));
@@ -174,19 +200,36 @@ async function extractFolders(zip: ZipArchive, manifest: Manifest, target: strin
   return files;
 }
 
+/** Removes again the stored files a failed restore put back (FILES_URL), so trying again finds the storage empty. */
+async function removePutFiles(where: FileAreas | AppConfig, put: PutFiles): Promise<void> {
+  if (put.length === 0) return;
+  const files = 'kind' in where ? where : await createFileAreas(where);
+  try {
+    for (const { area, storedName } of put) await files.area(area).remove(storedName);
+  } finally {
+    if (files !== where) await files.close();
+  }
+}
+
 /**
  * Restores an archive into an empty DATA_DIR: checks the checksum file and every entry against
  * the manifest first, then builds the new DATA_DIR in a hidden folder inside the target and moves
  * it into place, so a failure leaves the target as it was. The read side's snapshots, when the
  * archive has them, go back beside the log, so the start resumes from their checkpoints and
  * applies only the events after them (the restore's own included); without them the start
- * rebuilds the read models from the log.
+ * rebuilds the read models from the log. With FILES_URL the stored files go back into its
+ * database, which must hold none, and are removed again if the restore fails.
  */
 export async function restoreArchive(options: {
   archive: string;
   config: AppConfig;
   logger: Logger;
   progress?: RestoreProgress;
+  /**
+   * Where the stored files go back, in place of the configuration's (a test's schema of its own);
+   * the caller closes it.
+   */
+  files?: FileAreas;
 }): Promise<RestoreResult> {
   const { archive, config, logger } = options;
   const progress = options.progress ?? silentProgress;
@@ -215,6 +258,7 @@ export async function restoreArchive(options: {
     'restore',
     manifest.event_count + manifest.entries.filter((e) => isRestored(e.path)).length + readSideEntries,
   );
+  const put: PutFiles = [];
   try {
     const infra = await createInfrastructure({ ...config, dataDir: staging }, logger);
     let events = 0;
@@ -224,13 +268,20 @@ export async function restoreArchive(options: {
     try {
       if ((await infra.eventStore.lastPosition()) > 0)
         throw new RestoreRefusedError('The target event store is not empty.');
+      const storedFiles = options.files ?? infra.files;
+      if (storedFiles.kind !== 'local') {
+        for (const area of FILE_AREAS) {
+          if ((await storedFiles.area(area).list()).length > 0)
+            throw new RestoreRefusedError('The target file storage (FILES_URL) is not empty.');
+        }
+      }
       const backups = new RestoredBackupRecords();
       if (manifest.includes.include_db) {
         ({ count: events, positionsKept } = await replayEvents(zip.zip, infra.eventStore, manifest, backups, (n) =>
           bar.tick(n),
         ));
       }
-      files = await extractFolders(zip.zip, manifest, staging, () => bar.tick());
+      files = await extractFolders(zip.zip, manifest, staging, storedFiles, put, () => bar.tick());
       // After the files: an archive the restore put in place would count as present.
       backupsNotRestored = await backups.closeMissing(infra.eventStore, staging, {
         userId: null,
@@ -251,6 +302,9 @@ export async function restoreArchive(options: {
     await rmdir(staging);
     return { events, files, readSideRestored, backupsNotRestored, checkedChecksumFile, manifest };
   } catch (error) {
+    await removePutFiles(options.files ?? config, put).catch((err: unknown) =>
+      logger.warn({ err, count: put.length }, 'files the failed restore put back could not be removed'),
+    );
     await rm(staging, { recursive: true, force: true });
     if (!targetExisted) await rmdir(target).catch(() => undefined);
     throw error;

@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import t from 'tap';
-import { filesDir } from '../../../app/runtime.js';
-import { LocalFileStorage } from '../../../infra/file-storage/local.js';
+import { filesRoot } from '../../../infra/file-storage/select.js';
 import { findAsset } from '../../../queries/assets/assets.js';
 import { removeOrphanAssetFiles as removeOrphanFiles } from '../../../workers/assets/orphan-files.js';
 import { ORPHAN_AGE_MS } from '../../../workers/files/orphan-files.js';
@@ -35,7 +34,7 @@ async function uploadedFile({ app, runtime, config }: TestApp): Promise<string> 
   });
   if (res.statusCode !== 201) throw new Error(`upload failed: ${res.body}`);
   const asset = await findAsset(runtime.documents, json<{ asset: { id: number } }>(res).asset.id);
-  const path = join(filesDir(config), 'assets', asset?.stored_name ?? 'missing');
+  const path = join(filesRoot(config), 'assets', asset?.stored_name ?? 'missing');
   utimesSync(path, LONG_AGO, LONG_AGO);
   return path;
 }
@@ -62,7 +61,7 @@ t.test('asset files no record owns are removed once old; owned, recent and forei
   const test = await buildTestApp(t, { fixture: { users: ROLE_USERS } });
   const owned = await uploadedFile(test);
   const { gone, kept } = layout(test.config.dataDir);
-  const storage = new LocalFileStorage(filesDir(test.config), 'assets');
+  const storage = test.runtime.files.area('assets');
 
   t.equal(await removeOrphanFiles(test.runtime, storage, Date.now()), gone.length, 'answers how many it removed');
   for (const path of gone) t.notOk(existsSync(path), `removed: ${path}`);
@@ -90,7 +89,7 @@ t.test('nothing is removed while the assets read model is parked: its records ma
           }
         : s,
     );
-  t.equal(await removeOrphanFiles(test.runtime, new LocalFileStorage(filesDir(test.config), 'assets'), Date.now()), 0);
+  t.equal(await removeOrphanFiles(test.runtime, test.runtime.files.area('assets'), Date.now()), 0);
   for (const path of [owned, ...gone]) t.ok(existsSync(path), `kept: ${path}`);
 });
 
