@@ -53,7 +53,8 @@ function docs(): string[] {
 /** A backquoted span that names a file or folder of this repository, or null. */
 export function quotedPath(span: string): string | null {
   const text = span.trim().replace(/:\d+(-\d+)?$/, '');
-  if (/[\s<>*{}|$=()[\],;'"!?]|\.\.\.|^[a-z]+:|^@|^\/|^~|^-|^\.[a-z0-9]+$|\bNAME\b|^(DATA_DIR|STACK_DIR)\//.test(text)) return null;
+  if (/[\s<>*{}|$=()[\],;'"!?]|\.\.\.|^[a-z]+:|^@|^\/|^~|^-|^\.[a-z0-9]+$|\bNAME\b|^(DATA_DIR|STACK_DIR)\//.test(text))
+    return null;
   if (!text.includes('/') && !SOURCE_EXTENSIONS.test(text)) return null;
   if (!text.includes('/')) return text;
   const first = `${text.split('/')[0]}/`;
