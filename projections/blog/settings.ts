@@ -1,4 +1,7 @@
 import type { BlogSettings, BlogSettingsChanged } from '../../commands/blog/events.js';
+import { BlogSettingsFields } from '../../commands/blog/fields.js';
+import { copyWith } from '../../infra/objects/copy-with.js';
+import { fieldsOf } from '../../infra/schema/record-fields.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { defineProjection, type Projected } from '../projection.js';
 import { BLOG_COLLECTIONS } from './collections.js';
@@ -18,8 +21,6 @@ export const blogSettingsProjection = defineProjection({
   handles: ['BlogSettingsChanged'],
   collection: blogSettings,
   documentId: () => SETTINGS_ID,
-  evolve: (_document: BlogSettingsDoc | null, event: Projected<BlogSettingsChanged>): BlogSettingsDoc => ({
-    _id: SETTINGS_ID,
-    comments_enabled: event.data.comments_enabled === true,
-  }),
+  evolve: (_document: BlogSettingsDoc | null, event: Projected<BlogSettingsChanged>): BlogSettingsDoc =>
+    copyWith({ _id: SETTINGS_ID }, fieldsOf(BlogSettingsFields, event.data)),
 });

@@ -1,4 +1,9 @@
-import type { BlogCategoryEvent, BlogCategoryFields, BlogTagCreated } from '../../commands/blog/events.js';
+import type {
+  BlogCategoryEvent,
+  BlogCategoryFields,
+  BlogTagCreated,
+  BlogTagFields,
+} from '../../commands/blog/events.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { copyWith } from '../../infra/objects/copy-with.js';
 import { defineHandlerProjection, defineProjection, type Projected } from '../projection.js';
@@ -15,11 +20,9 @@ export interface BlogCategoryDoc extends BlogCategoryFields {
   [key: string]: unknown;
 }
 
-export interface BlogTagDoc {
+export interface BlogTagDoc extends BlogTagFields {
   _id: number;
   id: number;
-  name: string;
-  slug: string;
   name_sort: string;
   [key: string]: unknown;
 }
@@ -57,8 +60,8 @@ export const blogTagsProjection = defineHandlerProjection({
   name: 'blog-tags',
   handles: ['BlogTagCreated'],
   async handle(event: Projected<BlogTagCreated>, documents) {
-    const { id, name, slug } = event.data;
-    await blogTags(documents).put({ _id: id, id, name, slug, name_sort: name.toLowerCase() });
-    await blogTagSlugs(documents).put({ _id: slug, id });
+    const { id, ...fields } = event.data;
+    await blogTags(documents).put(copyWith(fields, { _id: id, id, name_sort: fields.name.toLowerCase() }));
+    await blogTagSlugs(documents).put({ _id: fields.slug, id });
   },
 });
