@@ -95,3 +95,39 @@ export function presentFields<T extends TObject>(schema: T, value: Partial<Stati
   // A subset of `value`'s keys, each with its value.
   return present as Partial<Static<T>>;
 }
+
+/** Names a body gives some fields instead of their own (`{ title: 'name' }`). */
+export type FieldNames<P extends TProperties> = { readonly [K in keyof P]?: string };
+
+/** The properties under a body's names: `names[key]`, else the key itself. */
+export type Renamed<P extends TProperties, N extends FieldNames<P>> = {
+  [K in keyof P as K extends keyof N ? (N[K] extends string ? N[K] : K) : K]: P[K];
+};
+
+function nameIn(names: object, key: string): string {
+  const name: unknown = Reflect.get(names, key);
+  return typeof name === 'string' ? name : key;
+}
+
+/** The properties under a body's names, in their order. */
+export function renamed<P extends TProperties, N extends FieldNames<P>>(properties: P, names: N): Renamed<P, N> {
+  const result: TProperties = {};
+  for (const [key, schema] of Object.entries(properties)) result[nameIn(names, key)] = schema;
+  // Built key by key from `properties`, each under the name the type gives it.
+  return result as Renamed<P, N>;
+}
+
+/** The fields a body carries under its names (see renamed), back under their own: only those present. */
+export function fromRenamed<T extends TObject>(
+  schema: T,
+  names: FieldNames<T['properties']>,
+  body: object,
+): Partial<Static<T>> {
+  const fields: Record<string, unknown> = {};
+  for (const key of Object.keys(schema.properties)) {
+    const value: unknown = Reflect.get(body, nameIn(names, key));
+    if (value !== undefined) fields[key] = value;
+  }
+  // The body was validated by a schema made with `renamed` from this one: each value has its field's type.
+  return fields as Partial<Static<T>>;
+}

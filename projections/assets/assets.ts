@@ -1,24 +1,26 @@
-import type { AssetEvent, AssetFile, AssetUsageCleared, AssetUsageRecorded } from '../../commands/assets/events.js';
+import type {
+  AssetDetails,
+  AssetDetailsChanged,
+  AssetEvent,
+  AssetFile as AssetFileFields,
+  AssetUsageCleared,
+  AssetUsageRecorded,
+} from '../../commands/assets/events.js';
+import { AssetFile } from '../../commands/assets/fields.js';
+import { knownFields } from '../../infra/schema/record-fields.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { copyWith } from '../../infra/objects/copy-with.js';
 import { defineProjection, type Projected } from '../projection.js';
 import { ASSET_COLLECTIONS } from './collections.js';
 
-export interface AssetDoc {
+/** An asset as the read model keeps it: its file's fields and its details at the top level. */
+export interface AssetDoc extends AssetFileFields, AssetDetails {
   _id: number;
   id: number;
   /** The stream version of the last of its own events folded in: its ETag's (app/conditional). */
   version?: number;
-  stored_name: string;
-  filename: string;
-  extension: string;
-  mime_type: string;
-  size: number;
-  sha256: string;
-  title: string;
   /** Lower-cased title: what sort_by=name orders by, so case does not split the list. */
   title_sort: string;
-  alt: string;
   folders: number[];
   created_at: string;
   updated_at: string;
@@ -33,17 +35,10 @@ export const assetDocs = (d: DocumentStore) => d.collection<AssetDoc>(ASSET_COLL
 /** The events that make an asset's own document (its usage records are another read model's). */
 type AssetDocEvent = Exclude<AssetEvent, AssetUsageRecorded | AssetUsageCleared>;
 
-function fileFields(file: AssetFile) {
-  const { stored_name, filename, extension, mime_type, size, sha256 } = file;
-  return { stored_name, filename, extension, mime_type, size, sha256 };
-}
-
-/** The title, alt text and sort key an AssetDetailsChanged sets: only those it carries. */
-function detailChanges(data: { title?: string; alt?: string }): Partial<AssetDoc> {
-  const changes: Partial<AssetDoc> = {};
-  if (data.title !== undefined) Object.assign(changes, { title: data.title, title_sort: data.title.toLowerCase() });
-  if (data.alt !== undefined) changes.alt = data.alt;
-  return changes;
+/** The details an AssetDetailsChanged sets (only those it carries), and the title's sort key with a title. */
+function detailChanges(data: AssetDetailsChanged['data']): Partial<AssetDoc> {
+  const { id: _id, ...details } = data;
+  return details.title === undefined ? details : copyWith(details, { title_sort: details.title.toLowerCase() });
 }
 
 /** One document per asset, with its current file, metadata and folders (absolute values only). */
@@ -64,22 +59,19 @@ export const assetsProjection = defineProjection({
     const version = event.streamVersion;
     switch (event.type) {
       case 'AssetUploaded': {
-        const { id, file, title, alt, folder_ids } = event.data;
-        return {
+        const { id, file, folder_ids, ...details } = event.data;
+        return copyWith(copyWith(knownFields(AssetFile, file), details), {
           _id: id,
           id,
-          ...fileFields(file),
-          title,
-          title_sort: title.toLowerCase(),
-          alt,
+          title_sort: details.title.toLowerCase(),
           folders: folder_ids,
           created_at: at,
           updated_at: at,
           version,
-        };
+        });
       }
       case 'AssetFileReplaced':
-        return asset && copyWith(asset, copyWith(fileFields(event.data.file), { updated_at: at, version }));
+        return asset && copyWith(asset, copyWith(knownFields(AssetFile, event.data.file), { updated_at: at, version }));
       case 'AssetDetailsChanged':
         return asset && copyWith(asset, copyWith(detailChanges(event.data), { updated_at: at, version }));
       case 'AssetMovedToFolder':

@@ -1,17 +1,15 @@
-import type { AssetFolderEvent, AssetFolderWithdrawn } from '../../commands/assets/events.js';
+import type { AssetFolderEvent, AssetFolderFields, AssetFolderWithdrawn } from '../../commands/assets/events.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
+import { copyWith } from '../../infra/objects/copy-with.js';
 import { defineHandlerProjection, type Projected } from '../projection.js';
 import { assetDocs } from './assets.js';
 import { ASSET_COLLECTIONS } from './collections.js';
 
-export interface AssetFolderDoc {
+export interface AssetFolderDoc extends AssetFolderFields {
   _id: number;
   id: number;
   /** The stream version of the last of its own events folded in: its ETag's (app/conditional). */
   version?: number;
-  title: string;
-  slug: string;
-  parent_id: number | null;
   created_at: string;
   updated_at: string;
   [key: string]: unknown;
@@ -37,22 +35,16 @@ export const assetFoldersProjection = defineHandlerProjection({
     const version = event.streamVersion;
     switch (event.type) {
       case 'AssetFolderCreated': {
-        const { id, title, slug, parent_id } = event.data;
-        await folders.put({ _id: id, id, title, slug, parent_id, created_at: at, updated_at: at, version });
+        const { id, ...fields } = event.data;
+        await folders.put(copyWith(fields, { _id: id, id, created_at: at, updated_at: at, version }));
         return;
       }
       case 'AssetFolderRenamed':
-        await folders.updateOne(
-          { _id: event.data.id },
-          { $set: { title: event.data.title, slug: event.data.slug, updated_at: at, version } },
-        );
+      case 'AssetFolderMoved': {
+        const { id, ...changed } = event.data;
+        await folders.updateOne({ _id: id }, { $set: copyWith(changed, { updated_at: at, version }) });
         return;
-      case 'AssetFolderMoved':
-        await folders.updateOne(
-          { _id: event.data.id },
-          { $set: { parent_id: event.data.parent_id, slug: event.data.slug, updated_at: at, version } },
-        );
-        return;
+      }
       case 'AssetFolderDeleted':
         await folders.deleteOne({ _id: event.data.id });
         await assetDocs(documents).updateMany({ folders: event.data.id }, { $pull: { folders: event.data.id } });
