@@ -46,6 +46,9 @@ export function recordAnswers<Doc extends object, Answer>(kind: RecordKind<Doc, 
     /** The record, or the 404. */
     found,
 
+    /** The record read back after a write the route ran itself (see created and updated). */
+    written,
+
     /** GET: the record (a 404 when missing or hidden from the caller), with its version. */
     async read(reply: FastifyReply, id: number, hidden?: Hidden<Doc>): Promise<Answer> {
       const doc = await found(id, hidden);

@@ -17,6 +17,9 @@ import {
   type PostContext,
 } from '../../routes/blog/representations.js';
 import type { BlogCategoryDoc, BlogCommentDoc, BlogPostDoc, BlogTagDoc } from '../../queries/blog/documents.js';
+import { representAsset, representFolder, representUsage, type Asset } from '../../routes/assets/representation.js';
+import { AssetSchema, FolderSchema, UsageSchema } from '../../routes/assets/schemas.js';
+import type { AssetDoc } from '../../queries/assets/documents.js';
 
 /*
  * Replies are typed (issue 49): a representation returns the Static type of the response schema
@@ -34,7 +37,10 @@ const exact: [
   Same<ReturnType<typeof representTag>, Static<typeof BlogTagSchema>>,
   Same<ReturnType<typeof representComment>, Static<typeof BlogCommentSchema>>,
   Same<ReturnType<typeof representLegacyPost>, Static<typeof LegacyPostSchema>>,
-] = [true, true, true, true, true];
+  Same<ReturnType<typeof representAsset>, Static<typeof AssetSchema>>,
+  Same<ReturnType<typeof representFolder>, Static<typeof FolderSchema>>,
+  Same<ReturnType<typeof representUsage>, Static<typeof UsageSchema>>,
+] = [true, true, true, true, true, true, true, true];
 
 const BASE = 'http://test.local';
 const AT = '2026-01-02T03:04:05.000Z';
@@ -93,11 +99,35 @@ export function tagWithAnUndeclaredField(): BlogTag {
   });
 }
 
+const asset: AssetDoc = {
+  _id: 1,
+  id: 1,
+  stored_name: 'a1',
+  filename: 'map.png',
+  extension: 'png',
+  mime_type: 'image/png',
+  size: 3,
+  sha256: 'abc',
+  title: 'Map',
+  title_sort: 'map',
+  alt: '',
+  folders: [],
+  created_at: AT,
+  updated_at: AT,
+};
+
+/** A nested object of a plain representation is checked the same way. */
+type WithCredit = Omit<Asset, 'metadata'> & { metadata: Asset['metadata'] & { credit: string } };
+export function assetWithCredit(): WithCredit {
+  // @ts-expect-error 'credit' is declared in metadata and not produced.
+  return representAsset(asset, BASE);
+}
+
 const keys = (value: object) => Object.keys(value).sort();
 const schemaKeys = (schema: { properties: object }) => keys(schema.properties);
 
-t.test('the blog representations are typed by their response schemas', async (t) => {
-  t.same(exact, [true, true, true, true, true], 'each returns its schema type (checked by tsc)');
+t.test('the blog and asset representations are typed by their response schemas', async (t) => {
+  t.same(exact, [true, true, true, true, true, true, true, true], 'each returns its schema type (checked by tsc)');
 });
 
 t.test('each blog representation produces the keys of its response schema', async (t) => {
@@ -123,4 +153,28 @@ t.test('each blog representation produces the keys of its response schema', asyn
     'comment, below Editor: o:author_email, the one optional key, left out',
   );
   t.same(keys(representLegacyPost(post)), schemaKeys(LegacyPostSchema), 'legacy post');
+});
+
+t.test('each asset library representation produces the keys of its response schema', async (t) => {
+  const represented = representAsset(asset, BASE);
+  t.same(keys(represented), schemaKeys(AssetSchema), 'asset');
+  t.same(keys(represented.metadata), schemaKeys(AssetSchema.properties.metadata), 'its metadata');
+  const child = { id: 2, version: 1, title: 'B', slug: 'b', parent_id: 1, asset_count: 0, children: [] };
+  const folder = representFolder({
+    id: 1,
+    version: 3,
+    title: 'A',
+    slug: 'a',
+    parent_id: null,
+    asset_count: 1,
+    children: [child],
+  });
+  t.same(keys(folder), schemaKeys(FolderSchema), 'folder');
+  t.same(
+    folder.children,
+    [{ id: 2, title: 'B', slug: 'b', parent_id: 1, asset_count: 0, children: [] }],
+    'its subfolders, in the same shape (no version)',
+  );
+  const usage = { _id: 1, id: 1, asset_id: 1, context_type: 'page', context_id: null, user_id: 1, created_at: AT };
+  t.same(keys(representUsage(usage)), schemaKeys(UsageSchema), 'usage');
 });
