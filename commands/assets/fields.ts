@@ -8,6 +8,10 @@ import { withDefault } from '../../infra/schema/record-fields.js';
  * infra/schema/record-fields.ts). The representations (routes/assets/) say what a response
  * shows. The annotations (limits) are those the API documents for the write bodies.
  */
+/** The limits the rules (rules.ts) hold titles and alt texts to; the write bodies document them. */
+export const MAX_TITLE_LENGTH = 255;
+export const MAX_ALT_LENGTH = 1000;
+
 const Id = Type.Integer({ minimum: 1 });
 
 /**
@@ -35,8 +39,8 @@ export type AssetFile = Static<typeof AssetFile>;
  * of them its own way (BULK_NAMES, schemas.ts).
  */
 export const AssetDetails = Type.Object({
-  title: Type.String({ minLength: 1, maxLength: 255 }),
-  alt: withDefault(Type.String({ maxLength: 1000 }), ''),
+  title: Type.String({ minLength: 1, maxLength: MAX_TITLE_LENGTH }),
+  alt: withDefault(Type.String({ maxLength: MAX_ALT_LENGTH }), ''),
 });
 export type AssetDetails = Static<typeof AssetDetails>;
 
@@ -50,7 +54,7 @@ export type AssetFields = Static<typeof AssetFields>;
 
 /** A folder as its created event carries it beside the id; the slug is made from the title. */
 export const AssetFolderFields = Type.Object({
-  title: Type.String({ minLength: 1, maxLength: 255 }),
+  title: Type.String({ minLength: 1, maxLength: MAX_TITLE_LENGTH }),
   slug: Type.String(),
   /** No parent: a top-level folder. */
   parent_id: withDefault(NullableId, null),

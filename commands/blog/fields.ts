@@ -9,6 +9,9 @@ import { withDefault } from '../../infra/schema/record-fields.js';
  * them; the representations (routes/blog/representations.ts) say what a response shows.
  * The annotations (descriptions, limits) are those the API documents for the write bodies.
  */
+/** The limits the rules (rules.ts) hold every value to; the write bodies document some of them. */
+export const LIMITS = { title: 1000, slug: 190, name: 255, email: 254, text: 1_000_000, url: 2048, tags: 100 } as const;
+
 const Id = Type.Integer({ minimum: 1 });
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -22,7 +25,7 @@ export const POST_STATUSES: readonly BlogPostStatus[] = PostStatus.anyOf.map((st
 export const BlogPostFields = Type.Object({
   title: Type.String(),
   slug: Type.String({
-    maxLength: 190,
+    maxLength: LIMITS.slug,
     description: 'Generated from the title when omitted (kept unique); a given slug must be free',
   }),
   excerpt: withDefault(Type.String({ description: 'HTML' }), ''),
@@ -33,7 +36,7 @@ export const BlogPostFields = Type.Object({
   category_id: withDefault(Nullable(Id), null),
   featured_image_asset_id: withDefault(Nullable(Id), null),
   featured_image_url: withDefault(
-    Nullable(Type.String({ maxLength: 2048, description: 'Not derived from the asset id' })),
+    Nullable(Type.String({ maxLength: LIMITS.url, description: 'Not derived from the asset id' })),
     null,
   ),
   /** 'YYYY-MM-DD HH:MM:SS' in UTC as stored (a body may give ISO 8601). */
@@ -62,7 +65,7 @@ export type BlogPostFields = Static<typeof BlogPostFields>;
 export const BlogCategoryFields = Type.Object({
   name: Type.String(),
   slug: Type.String({
-    maxLength: 190,
+    maxLength: LIMITS.slug,
     description: 'Generated from the name when omitted (kept unique); a given slug must be free',
   }),
   description: withDefault(Type.String(), ''),

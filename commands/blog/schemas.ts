@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { optional, withoutDefault } from '../../infra/schema/record-fields.js';
-import { BlogCategoryFields, BlogCommentFields, BlogPostFields } from './fields.js';
+import { BlogCategoryFields, BlogCommentFields, BlogPostFields, LIMITS } from './fields.js';
 
 /**
  * The blog's write bodies, derived from the records' fields (fields.ts): the routes validate
@@ -34,13 +34,13 @@ export type UpdatePostInput = Static<typeof UpdatePostBody>;
 export const LegacyCreatePostBody = Type.Object({
   title: Type.String(),
   content: Type.String({ description: 'HTML' }),
-  slug: Type.Optional(Type.String({ maxLength: 190 })),
+  slug: Type.Optional(Type.String({ maxLength: LIMITS.slug })),
   excerpt: Type.Optional(Type.String()),
   status: Type.Optional(withoutDefault(BlogPostFields.properties.status)),
   category_id: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
   published_at: Type.Optional(Nullable(Type.String({ description: 'YYYY-MM-DD HH:MM:SS (UTC)' }))),
   featured_image_asset_id: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
-  featured_image_url: Type.Optional(Nullable(Type.String({ maxLength: 2048 }))),
+  featured_image_url: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.url }))),
   // String first: with the app's array coercion an array branch would swallow a plain string.
   tags: Type.Optional(
     Type.Union([Type.String(), Type.Array(Type.String())], {
