@@ -79,9 +79,9 @@ const category: BlogCategoryDoc = {
 const context: PostContext = { authorName: 'Ada', category };
 
 /** A response schema with one field more: the post's representation does not produce it. */
-type WithSubtitle = BlogPost & { 'o:subtitle': string | null };
-export function representWithSubtitle(): WithSubtitle {
-  // @ts-expect-error 'o:subtitle' is declared and not produced.
+type WithReadingTime = BlogPost & { 'o:reading_time': number };
+export function representWithReadingTime(): WithReadingTime {
+  // @ts-expect-error 'o:reading_time' is declared and not produced.
   return representPostIn(BASE, post, context);
 }
 
@@ -117,9 +117,9 @@ const asset: AssetDoc = {
 };
 
 /** A nested object of a plain representation is checked the same way. */
-type WithCredit = Omit<Asset, 'metadata'> & { metadata: Asset['metadata'] & { credit: string } };
-export function assetWithCredit(): WithCredit {
-  // @ts-expect-error 'credit' is declared in metadata and not produced.
+type WithLicence = Omit<Asset, 'metadata'> & { metadata: Asset['metadata'] & { licence: string } };
+export function assetWithLicence(): WithLicence {
+  // @ts-expect-error 'licence' is declared in metadata and not produced.
   return representAsset(asset, BASE);
 }
 
