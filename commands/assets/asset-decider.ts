@@ -1,6 +1,8 @@
+import { fieldsOf, presentFields } from '../../infra/schema/record-fields.js';
 import type { Decider, DomainCommand } from '../decider.js';
-import { mustExist, mustNotExist, newRecord, type RecordState } from '../decider-rules.js';
-import type { AssetEvent, AssetFile } from '../../contracts/assets/events.js';
+import { changedKeys, mustExist, mustNotExist, newRecord, patched, type RecordState } from '../decider-rules.js';
+import type { AssetEvent } from '../../contracts/assets/events.js';
+import { AssetDetails, AssetFields, type AssetFile } from '../../contracts/assets/fields.js';
 import { invalid, MAX_ALT_LENGTH, MAX_CONTEXT_TYPE_LENGTH, requireTitle } from './rules.js';
 
 export type UploadAsset = DomainCommand<
@@ -8,7 +10,8 @@ export type UploadAsset = DomainCommand<
   { id: number; file: AssetFile; title: string; folder_id: number | null }
 >;
 export type ReplaceAssetFile = DomainCommand<'ReplaceAssetFile', { file: AssetFile }>;
-export type ChangeAssetDetails = DomainCommand<'ChangeAssetDetails', { title?: string; alt?: string }>;
+/** Only the keys present change. */
+export type ChangeAssetDetails = DomainCommand<'ChangeAssetDetails', Partial<AssetDetails>>;
 /** null: take the asset out of every folder. */
 export type MoveAssetToFolder = DomainCommand<'MoveAssetToFolder', { folder_id: number | null }>;
 export type RecordAssetUsage = DomainCommand<
@@ -18,14 +21,6 @@ export type RecordAssetUsage = DomainCommand<
 export type DeleteAsset = DomainCommand<'DeleteAsset', Record<string, never>>;
 export type AssetCommand =
   UploadAsset | ReplaceAssetFile | ChangeAssetDetails | MoveAssetToFolder | RecordAssetUsage | DeleteAsset;
-
-/** An asset as its uploaded event carries it beside the id. */
-export interface AssetFields {
-  file: AssetFile;
-  title: string;
-  alt: string;
-  folder_ids: number[];
-}
 
 export type AssetState = RecordState<AssetFields> & { usage_count: number };
 
@@ -39,7 +34,11 @@ function extensionLabel(extension: string): string {
 function upload({ data }: UploadAsset, state: AssetState): AssetEvent[] {
   const { id, file, title, folder_id } = data;
   mustNotExist(state, LABEL, id);
-  const fields: AssetFields = { file, title: title.trim(), alt: '', folder_ids: folder_id === null ? [] : [folder_id] };
+  const fields = fieldsOf(AssetFields, {
+    file,
+    title: title.trim(),
+    folder_ids: folder_id === null ? [] : [folder_id],
+  });
   requireTitle(fields.title, 'o:name');
   return [{ type: 'AssetUploaded', data: { id, ...fields } }];
 }
@@ -56,18 +55,21 @@ function replaceFile({ data }: ReplaceAssetFile, state: AssetState): AssetEvent[
   return [{ type: 'AssetFileReplaced', data: { id: state.id, file, previous_stored_name: current.stored_name } }];
 }
 
+/** The details given, checked; the field names of refusals are the bulk route's. */
+function checkedDetails(given: Partial<AssetDetails>): Partial<AssetDetails> {
+  const details = presentFields(AssetDetails, given);
+  if (details.title !== undefined) details.title = requireTitle(details.title, 'name');
+  if (details.alt !== undefined && details.alt.length > MAX_ALT_LENGTH)
+    throw invalid('alt_text', `alt_text must be at most ${MAX_ALT_LENGTH} characters.`);
+  return details;
+}
+
 /** Only what changes is recorded. */
 function changeDetails({ data: given }: ChangeAssetDetails, state: AssetState): AssetEvent[] {
   const current = mustExist(state, LABEL);
-  const data: { id: number; title?: string; alt?: string } = { id: state.id };
-  if (given.title !== undefined) data.title = requireTitle(given.title, 'name');
-  if (given.alt !== undefined) {
-    if (given.alt.length > MAX_ALT_LENGTH)
-      throw invalid('alt_text', `alt_text must be at most ${MAX_ALT_LENGTH} characters.`);
-    data.alt = given.alt;
-  }
-  if ((data.title ?? current.title) === current.title && (data.alt ?? current.alt) === current.alt) return [];
-  return [{ type: 'AssetDetailsChanged', data }];
+  const details = checkedDetails(given);
+  if (changedKeys(current, patched(current, details)).length === 0) return [];
+  return [{ type: 'AssetDetailsChanged', data: { id: state.id, ...details } }];
 }
 
 function moveToFolder({ data }: MoveAssetToFolder, state: AssetState): AssetEvent[] {
@@ -118,17 +120,10 @@ export const assetDecider: Decider<AssetState, AssetCommand, AssetEvent> = {
         return { status: 'deleted', id: state.id, fields: state.fields, usage_count: state.usage_count };
       case 'AssetFileReplaced':
         return state.fields ? { ...state, fields: { ...state.fields, file: event.data.file } } : state;
-      case 'AssetDetailsChanged':
-        return state.fields
-          ? {
-              ...state,
-              fields: {
-                ...state.fields,
-                title: event.data.title ?? state.fields.title,
-                alt: event.data.alt ?? state.fields.alt,
-              },
-            }
-          : state;
+      case 'AssetDetailsChanged': {
+        const { id: _id, ...details } = event.data;
+        return state.fields ? { ...state, fields: patched(state.fields, details) } : state;
+      }
       case 'AssetMovedToFolder':
         return state.fields ? { ...state, fields: { ...state.fields, folder_ids: [event.data.folder_id] } } : state;
       case 'AssetRemovedFromFolders':

@@ -16,7 +16,9 @@ import {
   type AssetFile,
 } from '../../contracts/assets/events.js';
 import { invalid } from './rules.js';
-import type { BulkInput, UsageInput } from './schemas.js';
+import { BULK_NAMES, type BulkChanges, type UsageInput } from './schemas.js';
+import { AssetDetails } from '../../contracts/assets/fields.js';
+import { fromRenamed } from '../../infra/schema/record-fields.js';
 
 /** What the route learnt about an uploaded file besides what the storage measured. */
 export interface UploadedFileInfo {
@@ -110,19 +112,17 @@ async function requireAssets(ctx: CommandContext, ids: number[]): Promise<void> 
   if (missing.length) throw new NotFoundError(`Assets not found: ${missing.join(', ')}.`);
 }
 
-/** A bulk body's changes (`folder_id: null`: out of every folder); its ids and action are the route's. */
-export type BulkChanges = Pick<BulkInput, 'name' | 'alt_text' | 'folder_id'>;
-
 /** Applies only the keys present to every asset; all ids and the folder are checked first. */
 export async function bulkUpdateAssets(ctx: CommandContext, ids: number[], changes: BulkChanges): Promise<void> {
   await requireAssets(ctx, ids);
   if (changes.folder_id !== undefined) await requireFolder(ctx, changes.folder_id);
+  const details = fromRenamed(AssetDetails, BULK_NAMES, changes);
   for (const id of ids) {
-    if (changes.name !== undefined || changes.alt_text !== undefined) {
+    if (Object.keys(details).length > 0) {
       await handleCommand(ctx, {
         stream: assetStream(id),
         decider: assetDecider,
-        command: { type: 'ChangeAssetDetails', data: { title: changes.name, alt: changes.alt_text } },
+        command: { type: 'ChangeAssetDetails', data: details },
       });
     }
     if (changes.folder_id !== undefined) {

@@ -1,14 +1,7 @@
 import type { Decider, DomainCommand } from '../decider.js';
 import { deletedRecord, liveRecord, mustExist, mustNotExist, newRecord, type RecordState } from '../decider-rules.js';
-import type { AssetFolderEvent } from '../../contracts/assets/events.js';
+import type { AssetFolderEvent, AssetFolderFields } from '../../contracts/assets/events.js';
 import { invalid, requireTitle } from './rules.js';
-
-/** A folder as its created event carries it beside the id. */
-export interface AssetFolderFields {
-  title: string;
-  slug: string;
-  parent_id: number | null;
-}
 
 /**
  * Slugs and the folder tree are set-wide facts: the handler reads them from the read model (and

@@ -1,4 +1,5 @@
 import { NotFoundError, VersionConflictError } from '../../infra/errors.js';
+import { fieldsOf } from '../../infra/schema/record-fields.js';
 import { slugify } from '../../infra/text/slug.js';
 import { assetFolders } from '../../contracts/assets/documents.js';
 import { findFolder, folderExists } from '../../queries/assets/folders.js';
@@ -10,6 +11,7 @@ import { ABANDONED_AFTER_MS } from '../reservations/reservations.js';
 import { nextId } from '../sequence.js';
 import { metadataFor } from '../command-context.js';
 import { ASSET_FOLDER_SEQUENCE, ASSET_FOLDER_VERSIONED, assetFolderStream } from '../../contracts/assets/events.js';
+import { AssetFolderFields } from '../../contracts/assets/fields.js';
 import { assetFolderDecider } from './folder-decider.js';
 import {
   ASSET_FOLDER_TREE_STREAM,
@@ -85,7 +87,7 @@ export async function createFolder(ctx: CommandContext, input: CreateFolderInput
   await handleCommand(ctx, {
     stream: assetFolderStream(id),
     decider: assetFolderDecider,
-    command: { type: 'CreateAssetFolder', data: { id, title, slug, parent_id: parentId } },
+    command: { type: 'CreateAssetFolder', data: { id, ...fieldsOf(AssetFolderFields, { ...input, title, slug }) } },
     newStream: true,
   });
   return id;

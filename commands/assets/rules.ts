@@ -1,12 +1,12 @@
 import { ValidationError } from '../../infra/errors.js';
+import { MAX_TITLE_LENGTH } from '../../contracts/assets/fields.js';
 
 /** The asset library answers every refused input with 400 (its seed's status for a client mistake). */
 export function invalid(field: string, message: string): ValidationError {
   return ValidationError.field(field, message, 400);
 }
 
-export const MAX_TITLE_LENGTH = 255;
-export const MAX_ALT_LENGTH = 1000;
+export { MAX_ALT_LENGTH, MAX_TITLE_LENGTH } from '../../contracts/assets/fields.js';
 export const MAX_CONTEXT_TYPE_LENGTH = 100;
 
 export function requireTitle(value: string, field: string): string {

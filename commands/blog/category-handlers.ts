@@ -1,4 +1,5 @@
 import { NotFoundError, ValidationError } from '../../infra/errors.js';
+import { fieldsOf, presentFields } from '../../infra/schema/record-fields.js';
 import { slugify } from '../../infra/text/slug.js';
 import { blogPosts } from '../../contracts/blog/documents.js';
 import { findCategory } from '../../queries/blog/taxonomy.js';
@@ -15,10 +16,10 @@ import {
   BLOG_POST_FILED,
   BLOG_SEQUENCES,
   blogCategoryStream,
-  type BlogCategoryFields,
 } from '../../contracts/blog/events.js';
+import { BlogCategoryFields } from '../../contracts/blog/fields.js';
 import { categoryDeleted } from './post-handlers.js';
-import type { CreateCategoryInput, UpdateCategoryInput } from './schemas.js';
+import { UpdateCategoryBody, type CreateCategoryInput, type UpdateCategoryInput } from './schemas.js';
 import { checkCategoryFields, LIMITS } from './rules.js';
 
 /** The category's slug: a given one must be free; an omitted (or emptied) one is made from the name and kept unique. */
@@ -43,11 +44,7 @@ export async function createCategory(
   givenId?: number,
 ): Promise<number> {
   const given = input.slug?.trim();
-  const fields: BlogCategoryFields = {
-    name: input.name,
-    slug: given || slugify(input.name),
-    description: input.description ?? '',
-  };
+  const fields = fieldsOf(BlogCategoryFields, { ...input, slug: given || slugify(input.name) });
   checkCategoryFields(fields);
   if (givenId !== undefined && (await ctx.eventStore.readLastEvent(blogCategoryStream(givenId)))) {
     throw ValidationError.field('id', `Blog category ${givenId} already exists.`);
@@ -81,12 +78,12 @@ export interface UpdateCategory {
 export async function updateCategory(ctx: CommandContext, { id, input, ifMatch }: UpdateCategory): Promise<void> {
   const current = await findCategory(ctx.documents, id);
   if (!current) throw new NotFoundError('Blog category not found.');
-  const patch: Partial<BlogCategoryFields> = {};
-  if (input.name !== undefined) patch.name = input.name;
-  if (input.description !== undefined) patch.description = input.description;
+  // The slug is reserved below, when given: a given one must be free.
+  const { slug: _slug, ...present } = presentFields(UpdateCategoryBody, input);
+  const patch: Partial<BlogCategoryFields> = present;
   const name = patch.name ?? current.name;
   const given = input.slug?.trim();
-  checkCategoryFields({ name, slug: given || slugify(name), description: patch.description ?? current.description });
+  checkCategoryFields({ ...current, ...patch, slug: given || slugify(name) });
   const update = () =>
     handleCommand(ctx, {
       stream: blogCategoryStream(id),

@@ -15,8 +15,9 @@ import {
 } from '../../contracts/blog/events.js';
 import { blogPostDecider } from './post-decider.js';
 import { checkCommentFields } from './rules.js';
-import type { CommentInput, ModerateCommentInput } from './schemas.js';
+import { CreateCommentBody, type CommentInput, type ModerateCommentInput } from './schemas.js';
 import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
+import { knownFields } from '../../infra/schema/record-fields.js';
 
 /** The post as its own stream says (the write side decides on the source of truth). */
 export async function commentedPost(ctx: CommandContext, postId: number): Promise<CommentedPost | null> {
@@ -32,10 +33,9 @@ export async function commentedPost(ctx: CommandContext, postId: number): Promis
 /** A visitor's comment: pending, and only on a published post. Returns the new id. */
 export async function postComment(ctx: CommandContext, input: CommentInput): Promise<number> {
   const fields = {
-    post_id: input.post_id,
+    ...knownFields(CreateCommentBody, input),
     author_name: input.author_name.trim(),
     author_email: input.author_email.trim(),
-    body: input.body,
   };
   checkCommentFields({ ...fields, status: 'pending' });
   const post = await commentedPost(ctx, input.post_id);

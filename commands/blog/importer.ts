@@ -11,6 +11,7 @@ import {
 } from '../fixture.js';
 import type { ModuleRuntime } from '../module-runtime.js';
 import { ValidationError } from '../../infra/errors.js';
+import { creatable, fieldsOf, optional, withoutDefaults } from '../../infra/schema/record-fields.js';
 import { slugify } from '../../infra/text/slug.js';
 import { findCategoryBySlug } from '../../queries/blog/taxonomy.js';
 import { postIdBySlug } from '../../queries/blog/posts.js';
@@ -18,50 +19,29 @@ import { userStream } from '../../contracts/users/events.js';
 import { siteStream } from '../platform/kinds.js';
 import { createCategory } from './category-handlers.js';
 import { importComment } from './comment-handlers.js';
+import { blogCategoryStream, blogCommentStream, blogPostStream } from '../../contracts/blog/events.js';
 import {
-  blogCategoryStream,
-  blogCommentStream,
-  blogPostStream,
-  type BlogPostFields,
-} from '../../contracts/blog/events.js';
+  BlogCategoryFields,
+  BlogCommentFields,
+  BlogPostFields,
+  BlogSettingsFields,
+} from '../../contracts/blog/fields.js';
 import { createPost } from './post-handlers.js';
 import { checkCategoryFields, checkCommentFields, checkPostFields } from './rules.js';
 import { changeBlogSettings } from './settings-handlers.js';
 import { normaliseTimestamp } from './time.js';
 
 const Id = Type.Integer({ minimum: 1 });
-const NullableId = Type.Union([Id, Type.Null()]);
-const CategorySchema = fixtureObject({
-  id: Type.Optional(Id),
-  name: Type.String({ minLength: 1 }),
-  slug: Type.Optional(Type.String()),
-  description: Type.Optional(Type.String()),
-});
-const PostSchema = fixtureObject({
-  id: Type.Optional(Id),
-  title: Type.String({ minLength: 1 }),
-  slug: Type.Optional(Type.String()),
-  excerpt: Type.Optional(Type.String()),
-  content: Type.Optional(Type.String()),
-  status: Type.Optional(Type.Union([Type.Literal('draft'), Type.Literal('pending'), Type.Literal('published')])),
-  author_id: Type.Optional(NullableId),
-  category_id: Type.Optional(NullableId),
-  featured_image_asset_id: Type.Optional(NullableId),
-  featured_image_url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  tags: Type.Optional(Type.Array(Type.String())),
-  site_ids: Type.Optional(Type.Array(Id)),
-  published_at: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-});
-const CommentSchema = fixtureObject({
-  id: Type.Optional(Id),
-  post_id: Id,
-  author_name: Type.String({ minLength: 1 }),
-  author_email: Type.String({ minLength: 1 }),
-  body: Type.String({ minLength: 1 }),
-  status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('spam')])),
-});
+const FixtureId = { id: Type.Optional(Id) };
+
+/** Each record as a create takes it (its own id kept), from its fields (fields.ts). */
+const { name: categoryName, ...categoryProperties } = BlogCategoryFields.properties;
+const CategorySchema = fixtureObject({ ...FixtureId, name: categoryName, ...optional(categoryProperties) });
+const { title: postTitle, ...postProperties } = BlogPostFields.properties;
+const PostSchema = fixtureObject({ ...FixtureId, title: postTitle, ...optional(postProperties) });
+const CommentSchema = fixtureObject({ ...FixtureId, ...creatable(BlogCommentFields.properties) });
 const BlogSchema = fixtureObject({
-  settings: Type.Optional(fixtureObject({ comments_enabled: Type.Boolean() })),
+  settings: Type.Optional(fixtureObject(withoutDefaults(BlogSettingsFields.properties))),
   categories: Type.Optional(Type.Array(CategorySchema)),
   posts: Type.Optional(Type.Array(PostSchema)),
   comments: Type.Optional(Type.Array(CommentSchema)),
@@ -98,20 +78,11 @@ function ruleProblem(path: string, check: () => void): FixtureProblem[] {
 }
 
 function postDraft(post: PostInputRow): BlogPostFields {
-  return {
-    title: post.title,
+  return fieldsOf(BlogPostFields, {
+    ...post,
     slug: post.slug?.trim() || slugify(post.title),
-    excerpt: post.excerpt ?? '',
-    content: post.content ?? '',
-    status: post.status ?? 'draft',
-    author_id: post.author_id ?? null,
-    category_id: post.category_id ?? null,
-    featured_image_asset_id: post.featured_image_asset_id ?? null,
-    featured_image_url: post.featured_image_url ?? null,
     published_at: post.published_at ? (normaliseTimestamp(post.published_at) ?? post.published_at) : null,
-    tags: post.tags ?? [],
-    site_ids: post.site_ids ?? [],
-  };
+  });
 }
 
 async function exists(runtime: ModuleRuntime, stream: string): Promise<boolean> {
@@ -143,11 +114,7 @@ async function validateBlog(fixture: Fixture, runtime: ModuleRuntime): Promise<F
     const slug = category.slug?.trim();
     problems.push(
       ...ruleProblem(path, () =>
-        checkCategoryFields({
-          name: category.name,
-          slug: slug || slugify(category.name),
-          description: category.description ?? '',
-        }),
+        checkCategoryFields(fieldsOf(BlogCategoryFields, { ...category, slug: slug || slugify(category.name) })),
       ),
     );
     if (category.id !== undefined && (await exists(runtime, blogCategoryStream(category.id)))) {
@@ -200,7 +167,7 @@ async function validateBlog(fixture: Fixture, runtime: ModuleRuntime): Promise<F
 
   for (const [i, comment] of comments.entries()) {
     const path = `$.blog.comments[${i}]`;
-    problems.push(...ruleProblem(path, () => checkCommentFields({ ...comment, status: comment.status ?? 'pending' })));
+    problems.push(...ruleProblem(path, () => checkCommentFields(fieldsOf(BlogCommentFields, comment))));
     if (comment.id !== undefined && (await exists(runtime, blogCommentStream(comment.id)))) {
       problems.push({ path: `${path}.id`, message: `Blog comment ${comment.id} already exists.` });
     }
@@ -235,7 +202,7 @@ export const blogImporter: FixtureImporter = {
     const blog = blogOf(fixture);
     const ctx = runtime.commandContext(null);
     if (blog.settings) {
-      await changeBlogSettings(ctx, { comments_enabled: blog.settings.comments_enabled });
+      await changeBlogSettings(ctx, fieldsOf(BlogSettingsFields, blog.settings));
       progress.tick();
     }
     for (const category of blog.categories ?? []) {
@@ -248,8 +215,7 @@ export const blogImporter: FixtureImporter = {
       progress.tick();
     }
     for (const comment of blog.comments ?? []) {
-      const { id, status, ...fields } = comment;
-      await importComment(ctx, { ...fields, status: status ?? 'pending' }, id);
+      await importComment(ctx, fieldsOf(BlogCommentFields, comment), comment.id);
       progress.tick();
     }
   },

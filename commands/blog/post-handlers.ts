@@ -18,14 +18,14 @@ import {
   BLOG_SEQUENCES,
   blogCategoryStream,
   blogPostStream,
-  type BlogPostFields,
 } from '../../contracts/blog/events.js';
-import type { CreatePostInput, UpdatePostInput } from './schemas.js';
+import { UpdatePostBody, type CreatePostInput, type UpdatePostInput } from './schemas.js';
+import { BlogPostFields } from '../../contracts/blog/fields.js';
 import { blogPostDecider, categoryMustExist } from './post-decider.js';
 import { checkPostFields, LIMITS } from './rules.js';
 import { normaliseTagNames, resolveTags } from './tag-handlers.js';
 import { normaliseTimestamp } from './time.js';
-import { definedKeys } from '../defined-keys.js';
+import { fieldsOf, presentFields } from '../../infra/schema/record-fields.js';
 import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
 
 function publishedAtOf(value: string | null | undefined): string | null | undefined {
@@ -37,22 +37,14 @@ function publishedAtOf(value: string | null | undefined): string | null | undefi
   return normalised;
 }
 
-/** The input as fields: only the keys present, with tags and timestamps in their stored form. */
+/** The input as fields: only the keys its schema declares and it carries, with tags and timestamps in their stored form. */
 function patchOf(input: UpdatePostInput): Partial<BlogPostFields> {
-  const patch: Partial<BlogPostFields> = {
-    title: input.title,
-    slug: input.slug?.trim(),
-    excerpt: input.excerpt,
-    content: input.content,
-    status: input.status,
-    category_id: input.category_id,
-    featured_image_asset_id: input.featured_image_asset_id,
-    featured_image_url: input.featured_image_url,
-    published_at: publishedAtOf(input.published_at),
-    tags: input.tags === undefined ? undefined : normaliseTagNames(input.tags),
-    site_ids: input.site_ids === undefined ? undefined : [...new Set(input.site_ids)],
-  };
-  return definedKeys(patch);
+  const patch: Partial<BlogPostFields> = presentFields(UpdatePostBody, input);
+  if (patch.slug !== undefined) patch.slug = patch.slug.trim();
+  if (patch.published_at !== undefined) patch.published_at = publishedAtOf(patch.published_at);
+  if (patch.tags !== undefined) patch.tags = normaliseTagNames(patch.tags);
+  if (patch.site_ids !== undefined) patch.site_ids = [...new Set(patch.site_ids)];
+  return patch;
 }
 
 async function checkReferences(ctx: CommandContext, patch: Partial<BlogPostFields>): Promise<void> {
@@ -117,21 +109,12 @@ export interface CreatePost {
 export async function createPost(ctx: CommandContext, { authorId, input, givenId }: CreatePost): Promise<number> {
   const patch = patchOf(input);
   const fromTitle = patch.slug ? '' : slugOfTitle(input.title);
-  const draft: BlogPostFields = {
-    title: input.title,
-    excerpt: '',
-    content: '',
-    status: 'draft',
-    author_id: authorId,
-    category_id: null,
-    featured_image_asset_id: null,
-    featured_image_url: null,
-    published_at: null,
-    site_ids: [],
+  const draft = fieldsOf(BlogPostFields, {
     ...patch,
+    title: input.title,
+    author_id: authorId,
     slug: patch.slug || fromTitle,
-    tags: patch.tags ?? [],
-  };
+  });
   checkPostFields(draft);
   await checkReferences(ctx, patch);
   if (givenId !== undefined && (await ctx.eventStore.readLastEvent(blogPostStream(givenId)))) {

@@ -1,4 +1,5 @@
 import { ValidationError } from '../../infra/errors.js';
+import { LIMITS } from '../../contracts/blog/fields.js';
 import {
   COMMENT_STATUSES,
   POST_STATUSES,
@@ -16,7 +17,7 @@ const SLUG = /^[a-z0-9][a-z0-9_-]*$/i;
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-export const LIMITS = { title: 1000, slug: 190, name: 255, email: 254, text: 1_000_000, url: 2048, tags: 100 } as const;
+export { LIMITS } from '../../contracts/blog/fields.js';
 
 function requireText(value: string, field: string, max: number): void {
   if (!value.trim()) throw ValidationError.field(field, 'Must not be empty.');

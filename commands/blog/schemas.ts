@@ -1,69 +1,46 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { optional, withoutDefault } from '../../infra/schema/record-fields.js';
+import { BlogCategoryFields, BlogCommentFields, BlogPostFields, LIMITS } from '../../contracts/blog/fields.js';
 
 /**
- * The blog's write bodies: the routes validate them (routes/blog/), the handlers take their
- * types (commands/blog/*-handlers.ts), so a field is declared once. The schema checks shape;
- * the rules (rules.ts, run by the deciders) check what a value means.
+ * The blog's write bodies, derived from the records' fields (fields.ts): the routes validate
+ * them (routes/blog/), the handlers take their types (commands/blog/*-handlers.ts), so a field
+ * is declared once. The schema checks shape; the rules (rules.ts, run by the deciders) check
+ * what a value means.
  */
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
-/** A union of the statuses: its refusal names them ("status must be one of draft, pending, published."). */
-const PostStatus = Type.Union([Type.Literal('draft'), Type.Literal('pending'), Type.Literal('published')], {
-  description: 'draft (default), pending or published',
-});
+/** The schema with a description of its own in front (the key order the document shows). */
+const described = <T extends TSchema>(schema: T, description: string): T => ({ description, ...schema });
 
-const postBodyProperties = {
-  slug: Type.Optional(
-    Type.String({
-      maxLength: 190,
-      description: 'Generated from the title when omitted (kept unique); a given slug must be free',
-    }),
-  ),
-  excerpt: Type.Optional(Type.String({ description: 'HTML' })),
-  content: Type.Optional(Type.String({ description: 'HTML' })),
-  status: Type.Optional(PostStatus),
-  category_id: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
-  featured_image_asset_id: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
-  featured_image_url: Type.Optional(
-    Nullable(Type.String({ maxLength: 2048, description: 'Not derived from the asset id' })),
-  ),
-  published_at: Type.Optional(
-    Nullable(
-      Type.String({
-        description: 'YYYY-MM-DD HH:MM:SS (UTC; ISO 8601 accepted); with status published and no value, now',
-      }),
-    ),
-  ),
-  tags: Type.Optional(
-    Type.Array(Type.String(), {
-      description: 'Tag names; missing tags are created; on update replaces the whole list',
-    }),
-  ),
-  site_ids: Type.Optional(
-    Type.Array(Type.Integer({ minimum: 1 }), {
-      description: 'Sites the post is visible on; on update replaces the assignments',
-    }),
-  ),
-};
+/** What a post's writes may set: every field but its author, who is the caller. */
+const { title: postTitle, author_id: _author, ...postBodyProperties } = BlogPostFields.properties;
 
 /** POST /api/blog_posts. */
-export const CreatePostBody = Type.Object({ title: Type.String({ description: 'Required' }), ...postBodyProperties });
+export const CreatePostBody = Type.Object({
+  title: described(postTitle, 'Required'),
+  ...optional(postBodyProperties),
+});
 /** PUT and PATCH /api/blog_posts/{id}: absent keys stay as they are. */
-export const UpdatePostBody = Type.Object({ title: Type.Optional(Type.String()), ...postBodyProperties });
+export const UpdatePostBody = Type.Object({ title: Type.Optional(postTitle), ...optional(postBodyProperties) });
 export type CreatePostInput = Static<typeof CreatePostBody>;
 export type UpdatePostInput = Static<typeof UpdatePostBody>;
 
-/** POST /api/blog/posts (legacy): no site assignments; tags may be one comma-separated string. */
+/**
+ * POST /api/blog/posts (legacy): the legacy contract's own list and descriptions (no site
+ * assignments; tags may be one comma-separated string). The route hands it on as a
+ * CreatePostInput, so a type that strays from the post's fields does not compile.
+ */
 export const LegacyCreatePostBody = Type.Object({
   title: Type.String(),
   content: Type.String({ description: 'HTML' }),
-  slug: Type.Optional(Type.String({ maxLength: 190 })),
+  slug: Type.Optional(Type.String({ maxLength: LIMITS.slug })),
   excerpt: Type.Optional(Type.String()),
-  status: Type.Optional(PostStatus),
+  status: Type.Optional(withoutDefault(BlogPostFields.properties.status)),
   category_id: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
   published_at: Type.Optional(Nullable(Type.String({ description: 'YYYY-MM-DD HH:MM:SS (UTC)' }))),
   featured_image_asset_id: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
-  featured_image_url: Type.Optional(Nullable(Type.String({ maxLength: 2048 }))),
+  featured_image_url: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.url }))),
   // String first: with the app's array coercion an array branch would swallow a plain string.
   tags: Type.Optional(
     Type.Union([Type.String(), Type.Array(Type.String())], {
@@ -73,32 +50,23 @@ export const LegacyCreatePostBody = Type.Object({
 });
 export type LegacyCreatePostInput = Static<typeof LegacyCreatePostBody>;
 
-const categoryBodyProperties = {
-  slug: Type.Optional(
-    Type.String({
-      maxLength: 190,
-      description: 'Generated from the name when omitted (kept unique); a given slug must be free',
-    }),
-  ),
-  description: Type.Optional(Type.String()),
-};
+const { name: categoryName, ...categoryBodyProperties } = BlogCategoryFields.properties;
 /** POST /api/blog_categories. */
 export const CreateCategoryBody = Type.Object({
-  name: Type.String({ description: 'Required' }),
-  ...categoryBodyProperties,
+  name: described(categoryName, 'Required'),
+  ...optional(categoryBodyProperties),
 });
 /** PUT and PATCH /api/blog_categories/{id}. */
-export const UpdateCategoryBody = Type.Object({ name: Type.Optional(Type.String()), ...categoryBodyProperties });
+export const UpdateCategoryBody = Type.Object({
+  name: Type.Optional(categoryName),
+  ...optional(categoryBodyProperties),
+});
 export type CreateCategoryInput = Static<typeof CreateCategoryBody>;
 export type UpdateCategoryInput = Static<typeof UpdateCategoryBody>;
 
-/** POST /api/blog_comments. */
-export const CreateCommentBody = Type.Object({
-  post_id: Type.Integer({ minimum: 1 }),
-  author_name: Type.String(),
-  author_email: Type.String(),
-  body: Type.String({ description: 'Stored as written; answered as text (&, < and > escaped)' }),
-});
+/** POST /api/blog_comments: every field but the status, which a moderation sets. */
+const { status: _commentStatus, ...commentBodyProperties } = BlogCommentFields.properties;
+export const CreateCommentBody = Type.Object(commentBodyProperties);
 export type CommentInput = Static<typeof CreateCommentBody>;
 
 /** PUT and PATCH /api/blog_comments/{id}: the decider says which statuses a moderation may set. */

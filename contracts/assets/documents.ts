@@ -1,4 +1,5 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
+import type { AssetDetails, AssetFile, AssetFolderFields } from './fields.js';
 
 /*
  * The asset library's read models: each document and its collection, as the projections
@@ -12,21 +13,14 @@ export const ASSET_COLLECTIONS = {
   usage: 'asset_usage',
 } as const;
 
-export interface AssetDoc {
+/** An asset as the read model keeps it: its file's fields and its details at the top level. */
+export interface AssetDoc extends AssetFile, AssetDetails {
   _id: number;
   id: number;
   /** The stream version of the last of its own events folded in: its ETag's (app/conditional). */
   version?: number;
-  stored_name: string;
-  filename: string;
-  extension: string;
-  mime_type: string;
-  size: number;
-  sha256: string;
-  title: string;
   /** Lower-cased title: what sort_by=name orders by, so case does not split the list. */
   title_sort: string;
-  alt: string;
   folders: number[];
   created_at: string;
   updated_at: string;
@@ -38,14 +32,11 @@ const ASSET_INDEXES = { elementIndexes: ['folders'] } as const;
 
 export const assetDocs = (d: DocumentStore) => d.collection<AssetDoc>(ASSET_COLLECTIONS.assets, ASSET_INDEXES);
 
-export interface AssetFolderDoc {
+export interface AssetFolderDoc extends AssetFolderFields {
   _id: number;
   id: number;
   /** The stream version of the last of its own events folded in: its ETag's (app/conditional). */
   version?: number;
-  title: string;
-  slug: string;
-  parent_id: number | null;
   created_at: string;
   updated_at: string;
   [key: string]: unknown;

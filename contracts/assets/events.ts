@@ -1,39 +1,31 @@
 import type { DomainEvent } from '../domain-event.js';
+import type { AssetDetails, AssetFields, AssetFile, AssetFolderFields } from './fields.js';
 
-/** A file as stored: what the read side and the file route need, so nothing reads the file to know it. */
-export interface AssetFile {
-  stored_name: string;
-  /** The uploaded file's sanitised name. */
-  filename: string;
-  /** Lower-case extension without the dot ('' when the name has none). */
-  extension: string;
-  mime_type: string;
-  size: number;
-  sha256: string;
-}
+/** The asset library's events; the records' fields are declared in fields.ts. */
+export type { AssetDetails, AssetFields, AssetFile, AssetFolderFields } from './fields.js';
 
-export type AssetFolderCreated = DomainEvent<
-  'AssetFolderCreated',
-  { id: number; title: string; slug: string; parent_id: number | null }
+export type AssetFolderCreated = DomainEvent<'AssetFolderCreated', { id: number } & AssetFolderFields>;
+export type AssetFolderRenamed = DomainEvent<
+  'AssetFolderRenamed',
+  { id: number } & Pick<AssetFolderFields, 'title' | 'slug'>
 >;
-export type AssetFolderRenamed = DomainEvent<'AssetFolderRenamed', { id: number; title: string; slug: string }>;
-export type AssetFolderMoved = DomainEvent<'AssetFolderMoved', { id: number; parent_id: number | null; slug: string }>;
+export type AssetFolderMoved = DomainEvent<
+  'AssetFolderMoved',
+  { id: number } & Pick<AssetFolderFields, 'parent_id' | 'slug'>
+>;
 export type AssetFolderDeleted = DomainEvent<'AssetFolderDeleted', { id: number }>;
 /** Its parent was deleted after the folder was placed in the tree and before the folder was written: it never will be. */
 export type AssetFolderWithdrawn = DomainEvent<'AssetFolderWithdrawn', { id: number }>;
 export type AssetFolderEvent =
   AssetFolderCreated | AssetFolderRenamed | AssetFolderMoved | AssetFolderDeleted | AssetFolderWithdrawn;
 
-export type AssetUploaded = DomainEvent<
-  'AssetUploaded',
-  { id: number; file: AssetFile; title: string; alt: string; folder_ids: number[] }
->;
+export type AssetUploaded = DomainEvent<'AssetUploaded', { id: number } & AssetFields>;
 export type AssetFileReplaced = DomainEvent<
   'AssetFileReplaced',
   { id: number; file: AssetFile; previous_stored_name: string }
 >;
 /** Only the keys present changed. */
-export type AssetDetailsChanged = DomainEvent<'AssetDetailsChanged', { id: number; title?: string; alt?: string }>;
+export type AssetDetailsChanged = DomainEvent<'AssetDetailsChanged', { id: number } & Partial<AssetDetails>>;
 /** The asset now sits in exactly this folder. */
 export type AssetMovedToFolder = DomainEvent<'AssetMovedToFolder', { id: number; folder_id: number }>;
 export type AssetRemovedFromFolders = DomainEvent<'AssetRemovedFromFolders', { id: number; folder_ids: number[] }>;

@@ -1,5 +1,5 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import type { BlogCategoryFields, BlogCommentFields, BlogPostFields, BlogSettings } from './events.js';
+import type { BlogCategoryFields, BlogCommentFields, BlogPostFields, BlogSettings, BlogTagFields } from './events.js';
 
 /*
  * The blog's read models: each document and its collection, as the projections (projections/blog/)
@@ -35,11 +35,9 @@ export interface BlogCategoryDoc extends BlogCategoryFields {
   [key: string]: unknown;
 }
 
-export interface BlogTagDoc {
+export interface BlogTagDoc extends BlogTagFields {
   _id: number;
   id: number;
-  name: string;
-  slug: string;
   name_sort: string;
   [key: string]: unknown;
 }

@@ -1,46 +1,30 @@
 import type { DomainEvent } from '../domain-event.js';
+import { fieldsOf } from '../../infra/schema/record-fields.js';
+import {
+  BlogSettingsFields,
+  type BlogCategoryFields,
+  type BlogCommentFields,
+  type BlogPostFields,
+  type BlogSettings,
+  type BlogTagFields,
+} from './fields.js';
 
 /**
  * The blog's events. Other modules rely on the post events (the chatbot indexes posts from
  * them): Created and Updated each carry the whole post, so one event tells what the post is.
+ * The records' fields are declared in fields.ts.
  */
-export type BlogPostStatus = 'draft' | 'pending' | 'published';
-export const POST_STATUSES: readonly BlogPostStatus[] = ['draft', 'pending', 'published'];
-
-export type BlogCommentStatus = 'pending' | 'approved' | 'spam';
-export const COMMENT_STATUSES: readonly BlogCommentStatus[] = ['pending', 'approved', 'spam'];
-
-export interface BlogPostFields {
-  title: string;
-  slug: string;
-  excerpt: string;
-  content: string;
-  status: BlogPostStatus;
-  author_id: number | null;
-  category_id: number | null;
-  featured_image_asset_id: number | null;
-  featured_image_url: string | null;
-  /** 'YYYY-MM-DD HH:MM:SS' in UTC. */
-  published_at: string | null;
-  /** Tag names. */
-  tags: string[];
-  site_ids: number[];
-}
-
-export interface BlogCategoryFields {
-  name: string;
-  slug: string;
-  description: string;
-}
-
-export interface BlogCommentFields {
-  post_id: number;
-  author_name: string;
-  author_email: string;
-  /** Stored as given; routes never hand it out as active HTML. */
-  body: string;
-  status: BlogCommentStatus;
-}
+export {
+  COMMENT_STATUSES,
+  POST_STATUSES,
+  type BlogCategoryFields,
+  type BlogCommentFields,
+  type BlogCommentStatus,
+  type BlogPostFields,
+  type BlogPostStatus,
+  type BlogSettings,
+  type BlogTagFields,
+} from './fields.js';
 
 export const BLOG_EVENTS = {
   postCreated: 'BlogPostCreated',
@@ -77,7 +61,7 @@ export type BlogCategoryUpdated = DomainEvent<'BlogCategoryUpdated', { id: numbe
 export type BlogCategoryDeleted = DomainEvent<'BlogCategoryDeleted', { id: number }>;
 export type BlogCategoryEvent = BlogCategoryCreated | BlogCategoryUpdated | BlogCategoryDeleted;
 
-export type BlogTagCreated = DomainEvent<'BlogTagCreated', { id: number; name: string; slug: string }>;
+export type BlogTagCreated = DomainEvent<'BlogTagCreated', { id: number } & BlogTagFields>;
 export type BlogTagEvent = BlogTagCreated;
 
 export type BlogCommentPosted = DomainEvent<'BlogCommentPosted', { id: number; fields: BlogCommentFields }>;
@@ -85,11 +69,8 @@ export type BlogCommentModerated = DomainEvent<'BlogCommentModerated', { id: num
 export type BlogCommentDeleted = DomainEvent<'BlogCommentDeleted', { id: number; post_id: number }>;
 export type BlogCommentEvent = BlogCommentPosted | BlogCommentModerated | BlogCommentDeleted;
 
-export interface BlogSettings {
-  comments_enabled: boolean;
-}
 /** The settings before any change: comments are on. */
-export const DEFAULT_BLOG_SETTINGS: BlogSettings = { comments_enabled: true };
+export const DEFAULT_BLOG_SETTINGS: BlogSettings = fieldsOf(BlogSettingsFields, {});
 export type BlogSettingsChanged = DomainEvent<'BlogSettingsChanged', BlogSettings>;
 
 /**

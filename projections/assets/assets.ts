@@ -1,4 +1,11 @@
-import type { AssetEvent, AssetFile, AssetUsageCleared, AssetUsageRecorded } from '../../contracts/assets/events.js';
+import type {
+  AssetDetailsChanged,
+  AssetEvent,
+  AssetUsageCleared,
+  AssetUsageRecorded,
+} from '../../contracts/assets/events.js';
+import { AssetFile } from '../../contracts/assets/fields.js';
+import { knownFields } from '../../infra/schema/record-fields.js';
 import { copyWith } from '../../infra/objects/copy-with.js';
 import { defineProjection, type Projected } from '../projection.js';
 import { assetDocs, type AssetDoc } from '../../contracts/assets/documents.js';
@@ -6,17 +13,10 @@ import { assetDocs, type AssetDoc } from '../../contracts/assets/documents.js';
 /** The events that make an asset's own document (its usage records are another read model's). */
 type AssetDocEvent = Exclude<AssetEvent, AssetUsageRecorded | AssetUsageCleared>;
 
-function fileFields(file: AssetFile) {
-  const { stored_name, filename, extension, mime_type, size, sha256 } = file;
-  return { stored_name, filename, extension, mime_type, size, sha256 };
-}
-
-/** The title, alt text and sort key an AssetDetailsChanged sets: only those it carries. */
-function detailChanges(data: { title?: string; alt?: string }): Partial<AssetDoc> {
-  const changes: Partial<AssetDoc> = {};
-  if (data.title !== undefined) Object.assign(changes, { title: data.title, title_sort: data.title.toLowerCase() });
-  if (data.alt !== undefined) changes.alt = data.alt;
-  return changes;
+/** The details an AssetDetailsChanged sets (only those it carries), and the title's sort key with a title. */
+function detailChanges(data: AssetDetailsChanged['data']): Partial<AssetDoc> {
+  const { id: _id, ...details } = data;
+  return details.title === undefined ? details : copyWith(details, { title_sort: details.title.toLowerCase() });
 }
 
 /** One document per asset, with its current file, metadata and folders (absolute values only). */
@@ -37,22 +37,19 @@ export const assetsProjection = defineProjection({
     const version = event.streamVersion;
     switch (event.type) {
       case 'AssetUploaded': {
-        const { id, file, title, alt, folder_ids } = event.data;
-        return {
+        const { id, file, folder_ids, ...details } = event.data;
+        return copyWith(copyWith(knownFields(AssetFile, file), details), {
           _id: id,
           id,
-          ...fileFields(file),
-          title,
-          title_sort: title.toLowerCase(),
-          alt,
+          title_sort: details.title.toLowerCase(),
           folders: folder_ids,
           created_at: at,
           updated_at: at,
           version,
-        };
+        });
       }
       case 'AssetFileReplaced':
-        return asset && copyWith(asset, copyWith(fileFields(event.data.file), { updated_at: at, version }));
+        return asset && copyWith(asset, copyWith(knownFields(AssetFile, event.data.file), { updated_at: at, version }));
       case 'AssetDetailsChanged':
         return asset && copyWith(asset, copyWith(detailChanges(event.data), { updated_at: at, version }));
       case 'AssetMovedToFolder':

@@ -1,4 +1,5 @@
 import type { AssetFolderEvent, AssetFolderWithdrawn } from '../../contracts/assets/events.js';
+import { copyWith } from '../../infra/objects/copy-with.js';
 import { defineHandlerProjection, type Projected } from '../projection.js';
 import { assetDocs, assetFolders } from '../../contracts/assets/documents.js';
 
@@ -16,22 +17,16 @@ export const assetFoldersProjection = defineHandlerProjection({
     const version = event.streamVersion;
     switch (event.type) {
       case 'AssetFolderCreated': {
-        const { id, title, slug, parent_id } = event.data;
-        await folders.put({ _id: id, id, title, slug, parent_id, created_at: at, updated_at: at, version });
+        const { id, ...fields } = event.data;
+        await folders.put(copyWith(fields, { _id: id, id, created_at: at, updated_at: at, version }));
         return;
       }
       case 'AssetFolderRenamed':
-        await folders.updateOne(
-          { _id: event.data.id },
-          { $set: { title: event.data.title, slug: event.data.slug, updated_at: at, version } },
-        );
+      case 'AssetFolderMoved': {
+        const { id, ...changed } = event.data;
+        await folders.updateOne({ _id: id }, { $set: copyWith(changed, { updated_at: at, version }) });
         return;
-      case 'AssetFolderMoved':
-        await folders.updateOne(
-          { _id: event.data.id },
-          { $set: { parent_id: event.data.parent_id, slug: event.data.slug, updated_at: at, version } },
-        );
-        return;
+      }
       case 'AssetFolderDeleted':
         await folders.deleteOne({ _id: event.data.id });
         await assetDocs(documents).updateMany({ folders: event.data.id }, { $pull: { folders: event.data.id } });

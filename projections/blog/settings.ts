@@ -1,4 +1,7 @@
 import type { BlogSettingsChanged } from '../../contracts/blog/events.js';
+import { BlogSettingsFields } from '../../contracts/blog/fields.js';
+import { copyWith } from '../../infra/objects/copy-with.js';
+import { fieldsOf } from '../../infra/schema/record-fields.js';
 import { defineProjection, type Projected } from '../projection.js';
 import { blogSettings, SETTINGS_ID, type BlogSettingsDoc } from '../../contracts/blog/documents.js';
 
@@ -8,8 +11,6 @@ export const blogSettingsProjection = defineProjection({
   handles: ['BlogSettingsChanged'],
   collection: blogSettings,
   documentId: () => SETTINGS_ID,
-  evolve: (_document: BlogSettingsDoc | null, event: Projected<BlogSettingsChanged>): BlogSettingsDoc => ({
-    _id: SETTINGS_ID,
-    comments_enabled: event.data.comments_enabled === true,
-  }),
+  evolve: (_document: BlogSettingsDoc | null, event: Projected<BlogSettingsChanged>): BlogSettingsDoc =>
+    copyWith({ _id: SETTINGS_ID }, fieldsOf(BlogSettingsFields, event.data)),
 });

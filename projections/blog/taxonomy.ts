@@ -28,8 +28,8 @@ export const blogTagsProjection = defineHandlerProjection({
   name: 'blog-tags',
   handles: ['BlogTagCreated'],
   async handle(event: Projected<BlogTagCreated>, documents) {
-    const { id, name, slug } = event.data;
-    await blogTags(documents).put({ _id: id, id, name, slug, name_sort: name.toLowerCase() });
-    await blogTagSlugs(documents).put({ _id: slug, id });
+    const { id, ...fields } = event.data;
+    await blogTags(documents).put(copyWith(fields, { _id: id, id, name_sort: fields.name.toLowerCase() }));
+    await blogTagSlugs(documents).put({ _id: fields.slug, id });
   },
 });

@@ -3,6 +3,8 @@ import { assetDocs, assetFolders, type AssetFolderDoc } from '../../contracts/as
 
 export interface FolderNode {
   id: number;
+  /** The folder's version (its ETag's), when its document keeps one. */
+  version?: number;
   title: string;
   slug: string;
   parent_id: number | null;
@@ -28,6 +30,7 @@ function buildNodes(all: AssetFolderDoc[], counts: Map<number, number>): Map<num
   for (const folder of [...all].sort(byTitle)) {
     nodes.set(folder.id, {
       id: folder.id,
+      version: folder.version,
       title: folder.title,
       slug: folder.slug,
       parent_id: folder.parent_id,

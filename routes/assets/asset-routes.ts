@@ -1,14 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { AssetRoutesOptions } from './options.js';
 import type { RoutesPlugin } from '../http/routes-plugin.js';
-import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../http/conditional/resource-version.js';
+import { IF_MATCH_CONFIG, ifMatchOf } from '../http/conditional/resource-version.js';
 import { bulkDeleteAssets, bulkUpdateAssets, deleteAsset } from '../../commands/assets/asset-handlers.js';
 import { BulkBody } from '../../commands/assets/schemas.js';
 import { invalid } from '../../commands/assets/rules.js';
-import { NotFoundError } from '../../infra/errors.js';
-import { findAsset, findAssets, listAssets } from '../../queries/assets/assets.js';
+import { findAssets, listAssets } from '../../queries/assets/assets.js';
 import { requireAssetWriter } from './access.js';
-import { representAsset } from './representation.js';
+import { assetAnswers, representAsset } from './representation.js';
 import {
   AssetEnvelope,
   AssetListQuery,
@@ -25,8 +24,12 @@ import {
 const DEFAULT_PER_PAGE = 24;
 const MAX_PER_PAGE = 100;
 
+/** The keys of a bulk body that change the assets: all but the ids and the action. */
+const CHANGES = Object.keys(BulkBody.properties).filter((key) => key !== 'ids' && key !== 'action');
+
 export const assetRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runtime, storage }) => {
   const baseUrl = runtime.config.baseUrl;
+  const assets = assetAnswers(runtime.documents, baseUrl);
 
   app.get(
     '',
@@ -74,12 +77,7 @@ export const assetRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runti
         response: { 200: AssetEnvelope, ...errorResponses },
       },
     },
-    async (request, reply) => {
-      const asset = await findAsset(runtime.documents, request.params.id);
-      if (!asset) throw new NotFoundError('Asset not found.');
-      answerVersion(reply, asset.version);
-      return { status: 'success' as const, asset: representAsset(asset, baseUrl) };
-    },
+    async (request, reply) => assets.read(reply, request.params.id),
   );
 
   app.delete(
@@ -114,7 +112,8 @@ export const assetRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runti
         security: SESSION_SECURITY,
         summary: 'Bulk update or bulk delete assets',
         description:
-          'With any of `name`, `alt_text`, `folder_id`: only the keys present change; `folder_id` moves the assets into that one folder and `folder_id: null` takes them out of every folder; answers `{status, assets}`. ' +
+          `With any of ${CHANGES.map((key) => `\`${key}\``).join(', ')}: only the keys present change; ` +
+          '`folder_id` moves the assets into that one folder and `folder_id: null` takes them out of every folder; answers `{status, assets}`. ' +
           'With `action: "delete"`: deletes them all and answers `{status, deleted: [ids]}`. Every id must exist (404 otherwise, and nothing changes).',
         body: BulkBody,
         response: { 200: Type.Union([AssetsEnvelope, DeletedEnvelope]), ...errorResponses },
@@ -128,8 +127,8 @@ export const assetRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runti
       if (body.action === 'delete') {
         return { status: 'success' as const, deleted: await bulkDeleteAssets(ctx, storage, ids) };
       }
-      if (body.name === undefined && body.alt_text === undefined && body.folder_id === undefined) {
-        throw invalid('ids', 'Give at least one of name, alt_text, folder_id, or action: "delete".');
+      if (CHANGES.every((key) => Reflect.get(body, key) === undefined)) {
+        throw invalid('ids', `Give at least one of ${CHANGES.join(', ')}, or action: "delete".`);
       }
       await bulkUpdateAssets(ctx, ids, body);
       const byId = new Map((await findAssets(runtime.documents, ids)).map((asset) => [asset.id, asset]));

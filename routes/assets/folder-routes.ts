@@ -1,16 +1,10 @@
-import type { FastifyReply } from 'fastify';
 import type { RoutesPlugin } from '../http/routes-plugin.js';
-import {
-  answerVersion,
-  CREATED_ETAG_CONFIG,
-  IF_MATCH_CONFIG,
-  ifMatchOf,
-} from '../http/conditional/resource-version.js';
+import { CREATED_ETAG_CONFIG, IF_MATCH_CONFIG, ifMatchOf } from '../http/conditional/resource-version.js';
 import { createFolder, deleteFolder, updateFolder } from '../../commands/assets/folder-handlers.js';
 import { FolderCreateBody, FolderUpdateBody } from '../../commands/assets/schemas.js';
-import { NotFoundError } from '../../infra/errors.js';
-import { findFolder, folderTree, folderWithChildren, type FolderNode } from '../../queries/assets/folders.js';
+import { folderTree } from '../../queries/assets/folders.js';
 import { requireAssetWriter } from './access.js';
+import { folderAnswers, representFolder } from './representation.js';
 import {
   errorResponses,
   FolderEnvelope,
@@ -22,16 +16,7 @@ import {
 } from './schemas.js';
 
 export const folderRoutes: RoutesPlugin = async (app, { runtime }) => {
-  async function folderOrNotFound(id: number): Promise<FolderNode> {
-    const folder = await folderWithChildren(runtime.documents, id);
-    if (!folder) throw new NotFoundError('Folder not found.');
-    return folder;
-  }
-
-  /** The folder's version, for its ETag: its representation (with subfolders) does not carry it. */
-  async function answerFolderVersion(reply: FastifyReply, id: number): Promise<void> {
-    answerVersion(reply, (await findFolder(runtime.documents, id))?.version);
-  }
+  const folders = folderAnswers(runtime.documents);
 
   app.get(
     '',
@@ -45,7 +30,7 @@ export const folderRoutes: RoutesPlugin = async (app, { runtime }) => {
         response: { 200: FoldersEnvelope, ...errorResponses },
       },
     },
-    async () => ({ status: 'success' as const, folders: await folderTree(runtime.documents) }),
+    async () => ({ status: 'success' as const, folders: (await folderTree(runtime.documents)).map(representFolder) }),
   );
 
   app.post(
@@ -63,9 +48,7 @@ export const folderRoutes: RoutesPlugin = async (app, { runtime }) => {
     },
     async (request, reply) => {
       const user = await requireAssetWriter(request);
-      const id = await createFolder(runtime.commandContext(user.id, request.id), request.body);
-      await answerFolderVersion(reply, id);
-      return reply.status(201).send({ status: 'success', folder: await folderOrNotFound(id) });
+      return folders.created(reply, () => createFolder(runtime.commandContext(user.id, request.id), request.body));
     },
   );
 
@@ -80,11 +63,7 @@ export const folderRoutes: RoutesPlugin = async (app, { runtime }) => {
         response: { 200: FolderEnvelope, ...errorResponses },
       },
     },
-    async (request, reply) => {
-      const folder = await folderOrNotFound(request.params.id);
-      await answerFolderVersion(reply, folder.id);
-      return { status: 'success' as const, folder };
-    },
+    async (request, reply) => folders.read(reply, request.params.id),
   );
 
   app.put(
@@ -105,13 +84,10 @@ export const folderRoutes: RoutesPlugin = async (app, { runtime }) => {
     async (request, reply) => {
       const user = await requireAssetWriter(request);
       const id = request.params.id;
-      await updateFolder(runtime.commandContext(user.id, request.id), {
-        id,
-        input: request.body,
-        ifMatch: ifMatchOf(request),
-      });
-      await answerFolderVersion(reply, id);
-      return { status: 'success' as const, folder: await folderOrNotFound(id) };
+      const ctx = runtime.commandContext(user.id, request.id);
+      return folders.updated(reply, id, () =>
+        updateFolder(ctx, { id, input: request.body, ifMatch: ifMatchOf(request) }),
+      );
     },
   );
 

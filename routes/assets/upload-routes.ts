@@ -2,11 +2,9 @@ import type { AssetRoutesOptions } from './options.js';
 import type { RoutesPlugin } from '../http/routes-plugin.js';
 import { replaceAssetFile, uploadAsset } from '../../commands/assets/asset-handlers.js';
 import { invalid } from '../../commands/assets/rules.js';
-import { NotFoundError } from '../../infra/errors.js';
-import { findAsset } from '../../queries/assets/assets.js';
 import { requireAssetWriter } from './access.js';
 import { receiveUpload, type ReceivedUpload } from '../http/multipart-upload.js';
-import { representAsset } from './representation.js';
+import { assetAnswers } from './representation.js';
 import {
   AssetEnvelope,
   ErrorEnvelope,
@@ -34,12 +32,7 @@ export const uploadRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runt
   const baseUrl = runtime.config.baseUrl;
   const maxBytes = runtime.config.maxUploadBytes;
   const uploadErrors = { ...errorResponses, 413: ErrorEnvelope };
-
-  async function assetResponse(id: number) {
-    const asset = await findAsset(runtime.documents, id);
-    if (!asset) throw new NotFoundError('Asset not found.');
-    return { status: 'success' as const, asset: representAsset(asset, baseUrl) };
-  }
+  const assets = assetAnswers(runtime.documents, baseUrl);
 
   app.post(
     '',
@@ -68,16 +61,18 @@ export const uploadRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runt
       const upload = await receiveUpload(request, storage, UPLOAD_FILE_FIELDS, maxBytes);
       try {
         const name = upload.fields['o:name']?.trim();
-        const id = await uploadAsset(runtime.commandContext(user.id, request.id), {
-          storage,
-          pending: upload.pending,
-          input: {
-            ...fileInfo(upload),
-            title: name || upload.filename,
-            folder_id: folderIdField(upload.fields.folder_id),
-          },
-        });
-        return reply.status(201).send(await assetResponse(id));
+        const ctx = runtime.commandContext(user.id, request.id);
+        return await assets.created(reply, () =>
+          uploadAsset(ctx, {
+            storage,
+            pending: upload.pending,
+            input: {
+              ...fileInfo(upload),
+              title: name || upload.filename,
+              folder_id: folderIdField(upload.fields.folder_id),
+            },
+          }),
+        );
       } finally {
         await upload.pending.discard();
       }
@@ -103,10 +98,10 @@ export const uploadRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runt
         response: { 200: AssetEnvelope, ...uploadErrors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const user = await requireAssetWriter(request);
       const id = request.params.id;
-      if (!(await findAsset(runtime.documents, id))) throw new NotFoundError('Asset not found.');
+      await assets.found(id);
       const upload = await receiveUpload(request, storage, REPLACE_FILE_FIELDS, maxBytes);
       try {
         await replaceAssetFile(runtime.commandContext(user.id, request.id), {
@@ -118,7 +113,7 @@ export const uploadRoutes: RoutesPlugin<AssetRoutesOptions> = async (app, { runt
       } finally {
         await upload.pending.discard();
       }
-      return assetResponse(id);
+      return assets.written(reply, id);
     },
   );
 };

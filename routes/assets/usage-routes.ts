@@ -1,16 +1,17 @@
 import type { RoutesPlugin } from '../http/routes-plugin.js';
 import { recordAssetUsage } from '../../commands/assets/asset-handlers.js';
 import { UsageBody } from '../../commands/assets/schemas.js';
-import { NotFoundError } from '../../infra/errors.js';
-import { findAsset, findUsage, recentUsage } from '../../queries/assets/assets.js';
+import { recentUsage } from '../../queries/assets/assets.js';
 import { requireAssetWriter } from './access.js';
-import { representUsage } from './representation.js';
+import { assetAnswers, representUsage, usageAnswers } from './representation.js';
 import { errorResponses, IdParams, SESSION_SECURITY, TAG, UsageEnvelope, UsageListEnvelope } from './schemas.js';
 
 /** Under the assets prefix (routes/assets/index.ts). */
 const PATH = '/:id/usage';
 
 export const usageRoutes: RoutesPlugin = async (app, { runtime }) => {
+  const assets = assetAnswers(runtime.documents, runtime.config.baseUrl);
+  const usages = usageAnswers(runtime.documents);
   app.get(
     PATH,
     {
@@ -25,7 +26,7 @@ export const usageRoutes: RoutesPlugin = async (app, { runtime }) => {
     },
     async (request) => {
       const id = request.params.id;
-      if (!(await findAsset(runtime.documents, id))) throw new NotFoundError('Asset not found.');
+      await assets.found(id);
       return { status: 'success' as const, usage: (await recentUsage(runtime.documents, id)).map(representUsage) };
     },
   );
@@ -45,14 +46,8 @@ export const usageRoutes: RoutesPlugin = async (app, { runtime }) => {
     },
     async (request, reply) => {
       const user = await requireAssetWriter(request);
-      const usageId = await recordAssetUsage(
-        runtime.commandContext(user.id, request.id),
-        request.params.id,
-        request.body,
-      );
-      const usage = await findUsage(runtime.documents, usageId);
-      if (!usage) throw new NotFoundError('Usage record not found.');
-      return reply.status(201).send({ status: 'success', usage: representUsage(usage) });
+      const ctx = runtime.commandContext(user.id, request.id);
+      return usages.created(reply, () => recordAssetUsage(ctx, request.params.id, request.body));
     },
   );
 };

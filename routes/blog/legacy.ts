@@ -1,9 +1,10 @@
-import { answerVersion } from '../http/conditional/resource-version.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { RoutesPlugin } from '../http/routes-plugin.js';
 import { SESSION_ONLY, type Principal } from '../http/auth.js';
 import { refuseOtherMethods } from '../http/method-not-allowed.js';
+import { recordAnswers } from '../http/record-answers.js';
+import { knownFields } from '../../infra/schema/record-fields.js';
 import { postComment } from '../../commands/blog/comment-handlers.js';
 import { createPost } from '../../commands/blog/post-handlers.js';
 import {
@@ -13,7 +14,7 @@ import {
   type CreatePostInput,
   type LegacyCommentInput,
 } from '../../commands/blog/schemas.js';
-import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../../infra/errors.js';
+import { ForbiddenError, UnauthorizedError, ValidationError } from '../../infra/errors.js';
 import { findPost, listPosts } from '../../queries/blog/posts.js';
 import { readBlogSettings } from '../../queries/blog/settings.js';
 import { pageWindow } from '../json-ld.js';
@@ -59,6 +60,11 @@ function legacyComment(postId: number, body: LegacyCommentInput): CommentInput {
 /** Legacy /api/blog/: plain JSON, published posts only, browser sessions only (API keys are not read). */
 export const legacyBlogRoutes: RoutesPlugin = async (app, { runtime }) => {
   const { documents } = runtime;
+  const posts = recordAnswers({
+    find: (id) => findPost(documents, id),
+    notFound: 'Post not found.',
+    represent: representLegacyPost,
+  });
 
   async function sessionUser(request: FastifyRequest): Promise<Principal> {
     const user = await request.principal(SESSION_ONLY);
@@ -114,12 +120,7 @@ export const legacyBlogRoutes: RoutesPlugin = async (app, { runtime }) => {
         response: { 200: LegacyPostSchema },
       },
     },
-    async (request, reply) => {
-      const post = await findPost(documents, request.params.id);
-      if (!post || post.status !== 'published') throw new NotFoundError('Post not found.');
-      answerVersion(reply, post.version);
-      return representLegacyPost(post);
-    },
+    async (request, reply) => posts.read(reply, request.params.id, (post) => post.status !== 'published'),
   );
 
   app.post(
@@ -138,23 +139,11 @@ export const legacyBlogRoutes: RoutesPlugin = async (app, { runtime }) => {
     },
     async (request, reply) => {
       const user = await sessionUser(request);
-      const { tags, ...rest } = request.body;
-      const input: CreatePostInput = {
-        title: rest.title,
-        content: rest.content,
-        slug: rest.slug,
-        excerpt: rest.excerpt,
-        status: rest.status,
-        category_id: rest.category_id,
-        published_at: rest.published_at,
-        featured_image_asset_id: rest.featured_image_asset_id,
-        featured_image_url: rest.featured_image_url,
-        tags: tagList(tags),
-      };
-      const id = await createPost(runtime.commandContext(user.id, request.id), { authorId: user.id, input });
-      const post = await findPost(documents, id);
-      if (!post) throw new NotFoundError('Post not found.');
-      return reply.status(201).send(representLegacyPost(post));
+      // Only the keys the legacy body declares (it cannot set site assignments), its tags as a list.
+      const { tags, ...fields } = knownFields(LegacyCreatePostBody, request.body);
+      const input: CreatePostInput = { ...fields, tags: tagList(tags) };
+      const ctx = runtime.commandContext(user.id, request.id);
+      return posts.created(reply, () => createPost(ctx, { authorId: user.id, input }));
     },
   );
 

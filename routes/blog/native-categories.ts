@@ -1,14 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { RoutesPlugin } from '../http/routes-plugin.js';
-import {
-  answerVersion,
-  CREATED_ETAG_CONFIG,
-  IF_MATCH_CONFIG,
-  ifMatchOf,
-} from '../http/conditional/resource-version.js';
+import { CREATED_ETAG_CONFIG, IF_MATCH_CONFIG, ifMatchOf } from '../http/conditional/resource-version.js';
+import { recordAnswers } from '../http/record-answers.js';
 import { createCategory, deleteCategory, updateCategory } from '../../commands/blog/category-handlers.js';
 import { CreateCategoryBody, UpdateCategoryBody } from '../../commands/blog/schemas.js';
-import { NotFoundError } from '../../infra/errors.js';
 import { findCategory, listCategories } from '../../queries/blog/taxonomy.js';
 import { PageQuery, pageWindow, setPaginationHeaders } from '../json-ld.js';
 import { BlogCategorySchema, representCategory } from './representations.js';
@@ -21,11 +16,11 @@ export const nativeCategoryRoutes: RoutesPlugin = async (app, { runtime }) => {
   const { documents } = runtime;
   const baseUrl = runtime.config.baseUrl;
 
-  async function existing(id: number) {
-    const category = await findCategory(documents, id);
-    if (!category) throw new NotFoundError('Blog category not found.');
-    return category;
-  }
+  const categories = recordAnswers({
+    find: (id) => findCategory(documents, id),
+    notFound: 'Blog category not found.',
+    represent: (category) => representCategory(baseUrl, category),
+  });
 
   app.get(
     '',
@@ -60,11 +55,7 @@ export const nativeCategoryRoutes: RoutesPlugin = async (app, { runtime }) => {
         response: { 200: BlogCategorySchema },
       },
     },
-    async (request, reply) => {
-      const category = await existing(request.params.id);
-      answerVersion(reply, category.version);
-      return representCategory(baseUrl, category);
-    },
+    async (request, reply) => categories.read(reply, request.params.id),
   );
 
   app.post(
@@ -82,10 +73,7 @@ export const nativeCategoryRoutes: RoutesPlugin = async (app, { runtime }) => {
     },
     async (request, reply) => {
       const user = await requireEditor(request);
-      const id = await createCategory(runtime.commandContext(user.id, request.id), request.body);
-      const category = await existing(id);
-      answerVersion(reply, category.version);
-      return reply.status(201).send(representCategory(baseUrl, category));
+      return categories.created(reply, () => createCategory(runtime.commandContext(user.id, request.id), request.body));
     },
   );
 
@@ -106,14 +94,10 @@ export const nativeCategoryRoutes: RoutesPlugin = async (app, { runtime }) => {
       handler: async (request, reply) => {
         const user = await requireEditor(request);
         const id = request.params.id;
-        await updateCategory(runtime.commandContext(user.id, request.id), {
-          id,
-          input: request.body,
-          ifMatch: ifMatchOf(request),
-        });
-        const category = await existing(id);
-        answerVersion(reply, category.version);
-        return representCategory(baseUrl, category);
+        const ctx = runtime.commandContext(user.id, request.id);
+        return categories.updated(reply, id, () =>
+          updateCategory(ctx, { id, input: request.body, ifMatch: ifMatchOf(request) }),
+        );
       },
     });
   }
@@ -134,9 +118,9 @@ export const nativeCategoryRoutes: RoutesPlugin = async (app, { runtime }) => {
     async (request) => {
       const user = await requireEditor(request);
       const id = request.params.id;
-      const representation = representCategory(baseUrl, await existing(id));
-      await deleteCategory(runtime.commandContext(user.id, request.id), id, ifMatchOf(request));
-      return representation;
+      return categories.deleted(id, () =>
+        deleteCategory(runtime.commandContext(user.id, request.id), id, ifMatchOf(request)),
+      );
     },
   );
 };

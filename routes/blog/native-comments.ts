@@ -1,13 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import type { RoutesPlugin } from '../http/routes-plugin.js';
-import { answerVersion, IF_MATCH_CONFIG, ifMatchOf } from '../http/conditional/resource-version.js';
+import { IF_MATCH_CONFIG, ifMatchOf } from '../http/conditional/resource-version.js';
+import { recordAnswers } from '../http/record-answers.js';
 import { deleteComment, moderateComment, postComment } from '../../commands/blog/comment-handlers.js';
 import { CreateCommentBody, ModerateCommentBody } from '../../commands/blog/schemas.js';
 import { COMMENT_STATUSES } from '../../contracts/blog/events.js';
-import { NotFoundError } from '../../infra/errors.js';
 import { findComment, listComments } from '../../queries/blog/comments.js';
 import { postsHiddenFromPublic } from '../../queries/blog/hidden-posts.js';
 import { findPost } from '../../queries/blog/posts.js';
+import type { BlogCommentDoc } from '../../contracts/blog/documents.js';
 import { PageQuery, pageWindow, setPaginationHeaders } from '../json-ld.js';
 import { BlogCommentSchema, representComment } from './representations.js';
 import { isPublic, NATIVE_SECURITY, nativeViewer, oneOf, requireEditor } from './viewer.js';
@@ -33,6 +34,18 @@ export const nativeCommentRoutes: RoutesPlugin = async (app, { runtime }) => {
     const post = await findPost(documents, postId);
     return post !== null && isPublic(post, now());
   };
+  /** Comments as Editor and above see them (with o:author_email), or as everyone else does. */
+  const commentAnswers = (withEmail: boolean) =>
+    recordAnswers({
+      find: (id) => findComment(documents, id),
+      notFound: 'Blog comment not found.',
+      represent: (comment: BlogCommentDoc) => representComment(baseUrl, comment, withEmail),
+    });
+  const forEditors = commentAnswers(true);
+  const forPublic = commentAnswers(false);
+  /** Below Editor, only approved comments of posts the public site shows. */
+  const hiddenFromPublic = async (comment: BlogCommentDoc) =>
+    !(comment.status === 'approved' && (await postIsPublic(comment.post_id)));
 
   app.get(
     '',
@@ -79,15 +92,8 @@ export const nativeCommentRoutes: RoutesPlugin = async (app, { runtime }) => {
     },
     async (request, reply) => {
       const viewer = await nativeViewer(request);
-      const comment = await findComment(documents, request.params.id);
-      if (
-        !comment ||
-        (!viewer.seesEverything && !(comment.status === 'approved' && (await postIsPublic(comment.post_id))))
-      ) {
-        throw new NotFoundError('Blog comment not found.');
-      }
-      answerVersion(reply, comment.version);
-      return representComment(baseUrl, comment, viewer.seesEverything);
+      const id = request.params.id;
+      return viewer.seesEverything ? forEditors.read(reply, id) : forPublic.read(reply, id, hiddenFromPublic);
     },
   );
 
@@ -106,10 +112,8 @@ export const nativeCommentRoutes: RoutesPlugin = async (app, { runtime }) => {
     },
     async (request, reply) => {
       const viewer = await nativeViewer(request);
-      const id = await postComment(runtime.commandContext(viewer.user?.id ?? null, request.id), request.body);
-      const comment = await findComment(documents, id);
-      if (!comment) throw new NotFoundError('Blog comment not found.');
-      return reply.status(201).send(representComment(baseUrl, comment, viewer.seesEverything));
+      const ctx = runtime.commandContext(viewer.user?.id ?? null, request.id);
+      return (viewer.seesEverything ? forEditors : forPublic).created(reply, () => postComment(ctx, request.body));
     },
   );
 
@@ -131,15 +135,10 @@ export const nativeCommentRoutes: RoutesPlugin = async (app, { runtime }) => {
       handler: async (request, reply) => {
         const user = await requireEditor(request);
         const id = request.params.id;
-        await moderateComment(runtime.commandContext(user.id, request.id), {
-          id,
-          input: request.body,
-          ifMatch: ifMatchOf(request),
-        });
-        const comment = await findComment(documents, id);
-        if (!comment) throw new NotFoundError('Blog comment not found.');
-        answerVersion(reply, comment.version);
-        return representComment(baseUrl, comment, true);
+        const ctx = runtime.commandContext(user.id, request.id);
+        return forEditors.updated(reply, id, () =>
+          moderateComment(ctx, { id, input: request.body, ifMatch: ifMatchOf(request) }),
+        );
       },
     });
   }
@@ -160,11 +159,9 @@ export const nativeCommentRoutes: RoutesPlugin = async (app, { runtime }) => {
     async (request) => {
       const user = await requireEditor(request);
       const id = request.params.id;
-      const comment = await findComment(documents, id);
-      if (!comment) throw new NotFoundError('Blog comment not found.');
-      const representation = representComment(baseUrl, comment, true);
-      await deleteComment(runtime.commandContext(user.id, request.id), id, ifMatchOf(request));
-      return representation;
+      return forEditors.deleted(id, () =>
+        deleteComment(runtime.commandContext(user.id, request.id), id, ifMatchOf(request)),
+      );
     },
   );
 };

@@ -1,15 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { RoutesPlugin } from '../http/routes-plugin.js';
 import { POST_STATUSES } from '../../contracts/blog/events.js';
-import {
-  answerVersion,
-  CREATED_ETAG_CONFIG,
-  IF_MATCH_CONFIG,
-  ifMatchOf,
-} from '../http/conditional/resource-version.js';
+import { CREATED_ETAG_CONFIG, IF_MATCH_CONFIG, ifMatchOf } from '../http/conditional/resource-version.js';
+import { recordAnswers } from '../http/record-answers.js';
 import { createPost, deletePost, updatePost } from '../../commands/blog/post-handlers.js';
 import { CreatePostBody, UpdatePostBody } from '../../commands/blog/schemas.js';
-import { NotFoundError } from '../../infra/errors.js';
 import { findPost, listPosts, type PostFilters } from '../../queries/blog/posts.js';
 import { PageQuery, PAGINATION_HEADERS, pageWindow, setPaginationHeaders } from '../json-ld.js';
 import { RememberedAnswers } from '../remembered-answers.js';
@@ -48,6 +43,11 @@ export const nativePostRoutes: RoutesPlugin = async (app, { runtime }) => {
   const baseUrl = runtime.config.baseUrl;
   const now = () => sqlTimestamp(runtime.clock.now());
   const listAnswers = new RememberedAnswers(documents, PAGINATION_HEADERS);
+  const posts = recordAnswers({
+    find: (id) => findPost(documents, id),
+    notFound: 'Blog post not found.',
+    represent: (post) => representPost(documents, baseUrl, post),
+  });
 
   app.get(
     '',
@@ -108,10 +108,7 @@ export const nativePostRoutes: RoutesPlugin = async (app, { runtime }) => {
     },
     async (request, reply) => {
       const viewer = await nativeViewer(request);
-      const post = await findPost(documents, request.params.id);
-      if (!post || (!viewer.seesEverything && !isPublic(post, now()))) throw new NotFoundError('Blog post not found.');
-      answerVersion(reply, post.version);
-      return representPost(documents, baseUrl, post);
+      return posts.read(reply, request.params.id, (post) => !viewer.seesEverything && !isPublic(post, now()));
     },
   );
 
@@ -131,14 +128,8 @@ export const nativePostRoutes: RoutesPlugin = async (app, { runtime }) => {
     },
     async (request, reply) => {
       const user = await requireEditor(request);
-      const id = await createPost(runtime.commandContext(user.id, request.id), {
-        authorId: user.id,
-        input: request.body,
-      });
-      const post = await findPost(documents, id);
-      if (!post) throw new NotFoundError('Blog post not found.');
-      answerVersion(reply, post.version);
-      return reply.status(201).send(await representPost(documents, baseUrl, post));
+      const ctx = runtime.commandContext(user.id, request.id);
+      return posts.created(reply, () => createPost(ctx, { authorId: user.id, input: request.body }));
     },
   );
 
@@ -160,15 +151,10 @@ export const nativePostRoutes: RoutesPlugin = async (app, { runtime }) => {
       handler: async (request, reply) => {
         const user = await requireEditor(request);
         const id = request.params.id;
-        await updatePost(runtime.commandContext(user.id, request.id), {
-          id,
-          input: request.body,
-          ifMatch: ifMatchOf(request),
-        });
-        const post = await findPost(documents, id);
-        if (!post) throw new NotFoundError('Blog post not found.');
-        answerVersion(reply, post.version);
-        return representPost(documents, baseUrl, post);
+        const ctx = runtime.commandContext(user.id, request.id);
+        return posts.updated(reply, id, () =>
+          updatePost(ctx, { id, input: request.body, ifMatch: ifMatchOf(request) }),
+        );
       },
     });
   }
@@ -189,11 +175,7 @@ export const nativePostRoutes: RoutesPlugin = async (app, { runtime }) => {
     async (request) => {
       const user = await requireEditor(request);
       const id = request.params.id;
-      const post = await findPost(documents, id);
-      if (!post) throw new NotFoundError('Blog post not found.');
-      const representation = await representPost(documents, baseUrl, post);
-      await deletePost(runtime.commandContext(user.id, request.id), id, ifMatchOf(request));
-      return representation;
+      return posts.deleted(id, () => deletePost(runtime.commandContext(user.id, request.id), id, ifMatchOf(request)));
     },
   );
 };

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { RoutesPlugin } from '../http/routes-plugin.js';
-import { MethodNotAllowedError, NotFoundError } from '../../infra/errors.js';
+import { MethodNotAllowedError } from '../../infra/errors.js';
+import { recordAnswers } from '../http/record-answers.js';
 import { findTag, listTags } from '../../queries/blog/taxonomy.js';
 import { PageQuery, pageWindow, setPaginationHeaders } from '../json-ld.js';
 import { BlogTagSchema, representTag } from './representations.js';
@@ -16,6 +17,11 @@ const NotAllowed = Type.Object({ errors: Type.Object({ error: Type.String() }) }
 export const nativeTagRoutes: RoutesPlugin = async (app, { runtime }) => {
   const { documents } = runtime;
   const baseUrl = runtime.config.baseUrl;
+  const tags = recordAnswers({
+    find: (id) => findTag(documents, id),
+    notFound: 'Blog tag not found.',
+    represent: (tag) => representTag(baseUrl, tag),
+  });
 
   app.get(
     '',
@@ -50,11 +56,7 @@ export const nativeTagRoutes: RoutesPlugin = async (app, { runtime }) => {
         response: { 200: BlogTagSchema },
       },
     },
-    async (request) => {
-      const tag = await findTag(documents, request.params.id);
-      if (!tag) throw new NotFoundError('Blog tag not found.');
-      return representTag(baseUrl, tag);
-    },
+    async (request, reply) => tags.read(reply, request.params.id),
   );
 
   const refuse =

@@ -1,9 +1,9 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import type { BlogPostDoc } from '../../contracts/blog/documents.js';
-import { postContexts, representPostIn, type PostContext } from './representations.js';
+import { postContexts, representPostIn, type BlogPost, type PostContext } from './representations.js';
 
-/** The route's compiled serializer for one BlogPostSchema object (fast-json-stringify). */
-export type PostSerializer = (post: Record<string, unknown>) => string;
+/** The route's compiled serializer for one BlogPostSchema object (fast-json-stringify): it takes what representPostIn builds. */
+export type PostSerializer = (post: BlogPost) => string;
 
 interface CachedJson {
   baseUrl: string;

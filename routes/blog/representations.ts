@@ -1,9 +1,10 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import { COMMENT_STATUSES, POST_STATUSES } from '../../contracts/blog/events.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import type { BlogCategoryDoc, BlogCommentDoc, BlogPostDoc, BlogTagDoc } from '../../contracts/blog/documents.js';
 import { findCategory } from '../../queries/blog/taxonomy.js';
 import { userName } from '../../queries/users.js';
-import { jsonLd } from '../json-ld.js';
+import { jsonLd, type JsonLdBody } from '../json-ld.js';
 import { commentBodyAsText } from './comment-body.js';
 import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
 
@@ -32,7 +33,7 @@ export const BlogPostSchema = Type.Object(
     'o:slug': Type.String(),
     'o:excerpt': Type.String({ description: 'HTML, as written' }),
     'o:content': Type.String({ description: 'HTML, as written' }),
-    'o:status': Type.String({ enum: ['draft', 'pending', 'published'] }),
+    'o:status': Type.String({ enum: [...POST_STATUSES] }),
     'o:author_id': NullableInteger(),
     'o:author_name': Type.String(),
     'o:category_id': NullableInteger(),
@@ -48,6 +49,8 @@ export const BlogPostSchema = Type.Object(
   },
   { title: 'BlogPost', description: 'A blog post (o:BlogPost)' },
 );
+/** A post as the native routes answer it: representPostIn builds exactly this (tsc says so). */
+export type BlogPost = Static<typeof BlogPostSchema>;
 
 export const BlogCategorySchema = Type.Object(
   {
@@ -60,11 +63,13 @@ export const BlogCategorySchema = Type.Object(
   },
   { title: 'BlogCategory', description: 'A blog category (o:BlogCategory)' },
 );
+export type BlogCategory = Static<typeof BlogCategorySchema>;
 
 export const BlogTagSchema = Type.Object(
   { ...LdHeader, 'o:name': Type.String(), 'o:slug': Type.String() },
   { title: 'BlogTag', description: 'A blog tag (o:BlogTag)' },
 );
+export type BlogTag = Static<typeof BlogTagSchema>;
 
 export const BlogCommentSchema = Type.Object(
   {
@@ -76,11 +81,12 @@ export const BlogCommentSchema = Type.Object(
       description:
         'The comment as text: stored as written, answered with &, < and > escaped, so it never reaches a page as active HTML.',
     }),
-    'o:status': Type.String({ enum: ['pending', 'approved', 'spam'] }),
+    'o:status': Type.String({ enum: [...COMMENT_STATUSES] }),
     'o:posted_at': Type.String({ description: 'YYYY-MM-DD HH:MM:SS (UTC)' }),
   },
   { title: 'BlogComment', description: 'A blog comment (o:BlogComment)' },
 );
+export type BlogComment = Static<typeof BlogCommentSchema>;
 
 export const LegacyPostSchema = Type.Object(
   {
@@ -99,6 +105,7 @@ export const LegacyPostSchema = Type.Object(
   },
   { title: 'LegacyBlogPost', description: 'A blog post in the legacy plain JSON shape' },
 );
+export type LegacyPost = Static<typeof LegacyPostSchema>;
 
 export const LegacyListSchema = Type.Object({
   data: Type.Array(LegacyPostSchema),
@@ -153,9 +160,9 @@ export async function postContexts(documents: DocumentStore, posts: readonly Blo
   }));
 }
 
-export function representPostIn(baseUrl: string, post: BlogPostDoc, context: PostContext): Record<string, unknown> {
+export function representPostIn(baseUrl: string, post: BlogPostDoc, context: PostContext): BlogPost {
   const category = context.category;
-  return jsonLd(baseUrl, 'o:BlogPost', 'blog_posts', post.id, {
+  return jsonLd<JsonLdBody<BlogPost>>(baseUrl, 'o:BlogPost', 'blog_posts', post.id, {
     'o:title': post.title,
     'o:slug': post.slug,
     'o:excerpt': post.excerpt,
@@ -180,21 +187,17 @@ export async function representPosts(
   documents: DocumentStore,
   baseUrl: string,
   posts: BlogPostDoc[],
-): Promise<Record<string, unknown>[]> {
+): Promise<BlogPost[]> {
   const contexts = await postContexts(documents, posts);
   return posts.map((post, n) => representPostIn(baseUrl, post, contexts[n]));
 }
 
-export async function representPost(
-  documents: DocumentStore,
-  baseUrl: string,
-  post: BlogPostDoc,
-): Promise<Record<string, unknown>> {
+export async function representPost(documents: DocumentStore, baseUrl: string, post: BlogPostDoc): Promise<BlogPost> {
   return (await representPosts(documents, baseUrl, [post]))[0];
 }
 
-export function representCategory(baseUrl: string, category: BlogCategoryDoc): Record<string, unknown> {
-  return jsonLd(baseUrl, 'o:BlogCategory', 'blog_categories', category.id, {
+export function representCategory(baseUrl: string, category: BlogCategoryDoc): BlogCategory {
+  return jsonLd<JsonLdBody<BlogCategory>>(baseUrl, 'o:BlogCategory', 'blog_categories', category.id, {
     'o:name': category.name,
     'o:slug': category.slug,
     'o:description': category.description,
@@ -203,17 +206,16 @@ export function representCategory(baseUrl: string, category: BlogCategoryDoc): R
   });
 }
 
-export function representTag(baseUrl: string, tag: BlogTagDoc): Record<string, unknown> {
-  return jsonLd(baseUrl, 'o:BlogTag', 'blog_tags', tag.id, { 'o:name': tag.name, 'o:slug': tag.slug });
+export function representTag(baseUrl: string, tag: BlogTagDoc): BlogTag {
+  return jsonLd<JsonLdBody<BlogTag>>(baseUrl, 'o:BlogTag', 'blog_tags', tag.id, {
+    'o:name': tag.name,
+    'o:slug': tag.slug,
+  });
 }
 
 /** `o:author_email` only for Editor and above. */
-export function representComment(
-  baseUrl: string,
-  comment: BlogCommentDoc,
-  withEmail: boolean,
-): Record<string, unknown> {
-  return jsonLd(baseUrl, 'o:BlogComment', 'blog_comments', comment.id, {
+export function representComment(baseUrl: string, comment: BlogCommentDoc, withEmail: boolean): BlogComment {
+  return jsonLd<JsonLdBody<BlogComment>>(baseUrl, 'o:BlogComment', 'blog_comments', comment.id, {
     'o:post_id': comment.post_id,
     'o:author_name': comment.author_name,
     'o:body': commentBodyAsText(comment.body),
@@ -224,7 +226,7 @@ export function representComment(
   });
 }
 
-export function representLegacyPost(post: BlogPostDoc): Record<string, unknown> {
+export function representLegacyPost(post: BlogPostDoc): LegacyPost {
   return {
     id: post.id,
     title: post.title,
