@@ -14,19 +14,32 @@ export function reference(baseUrl: string, resource: string, id: number): { '@id
   return { '@id': resourceUrl(baseUrl, resource, id), 'o:id': id };
 }
 
+/** The keys every JSON-LD representation begins with (jsonLd); a type, so it fits a `Record<string, unknown>`. */
+export type JsonLdHeader = {
+  '@context': string;
+  '@id': string;
+  '@type': string;
+  'o:id': number;
+};
+
+/** What a representation of type `T` (a response schema's Static) lists after its header. */
+export type JsonLdBody<T extends JsonLdHeader> = Omit<T, keyof JsonLdHeader>;
+
 /**
  * A JSON-LD representation: the header keys, then the body's. Built with Object.assign onto a
  * literal rather than `{ ...header, 'o:x': ... }`: in V8 (Node 20) adding keys to an object made
  * by a spread is a slow path, about 100 times the cost of a literal, and list responses build
- * thousands of these a second.
+ * thousands of these a second. Given its body's type (`jsonLd<JsonLdBody<BlogPost>>(...)`), the
+ * body literal is checked against it: a key the schema declares and the body lacks, or one it
+ * does not declare, does not compile.
  */
-export function jsonLd(
+export function jsonLd<Body extends object>(
   baseUrl: string,
   type: string,
   resource: string,
   id: number,
-  body: Record<string, unknown>,
-): Record<string, unknown> {
+  body: Body,
+): JsonLdHeader & Body {
   return Object.assign(
     { '@context': contextUrl(baseUrl), '@id': resourceUrl(baseUrl, resource, id), '@type': type, 'o:id': id },
     body,
