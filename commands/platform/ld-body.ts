@@ -72,22 +72,25 @@ export interface LdBody<T extends TObject, B extends TObject> {
 /** One field's way in and out of the body. */
 interface FieldKey {
   field: string;
+  /** Its key in the body, and that key's schema. */
   key: string;
+  schema: TSchema;
   convert?: (value: unknown) => unknown;
+  /** It has no default: a create must give it. */
   required: boolean;
+}
+
+function isBodyKey(value: unknown): value is BodyKey<string, TSchema, unknown> {
+  return typeof value === 'object' && value !== null && 'key' in value && 'schema' in value && 'field' in value;
 }
 
 function keysOf(properties: TProperties, keys: object): FieldKey[] {
   return Object.entries(properties).map(([field, schema]) => {
     const other: unknown = Object.hasOwn(keys, field) ? Reflect.get(keys, field) : undefined;
     const required = !('default' in schema);
-    if (!isBodyKey(other)) return { field, key: `o:${field}`, required };
-    return { field, key: other.key, convert: (value) => other.field(value), required };
+    if (!isBodyKey(other)) return { field, key: `o:${field}`, schema: withoutDefault(schema), required };
+    return { field, key: other.key, schema: other.schema, convert: (value) => other.field(value), required };
   });
-}
-
-function isBodyKey(value: unknown): value is BodyKey<string, TSchema, unknown> {
-  return typeof value === 'object' && value !== null && 'key' in value && 'field' in value;
 }
 
 /** Whether every field without a default is given (not undefined). */
@@ -105,12 +108,7 @@ export function ldBody<T extends TObject, O extends BodyKeys<T['properties']>>(
 ): LdBody<T, TObject<BodyProperties<T['properties'], O>>> {
   const fieldKeys = keysOf(fields.properties, keys);
   const properties: TProperties = {};
-  for (const [field, schema] of Object.entries(fields.properties)) {
-    const other: unknown = Object.hasOwn(keys, field) ? Reflect.get(keys, field) : undefined;
-    properties[isBodyKey(other) ? other.key : `o:${field}`] = Type.Optional(
-      isBodyKey(other) ? other.schema : withoutDefault(schema),
-    );
-  }
+  for (const { key, schema } of fieldKeys) properties[key] = Type.Optional(schema);
   // Built key by key from the fields, each under the name and with the schema the type gives it.
   const schema = Type.Object(properties, options) as TObject<BodyProperties<T['properties'], O>>;
 
