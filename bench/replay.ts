@@ -3,7 +3,8 @@ import { Type } from '@sinclair/typebox';
 import { REBUILD_NODE_FLAGS } from '../bin/rebuild-flags.js';
 import { parseCheckedOrThrow } from '../infra/checked-json.js';
 import { itemStream, mediaStream } from '../commands/platform/kinds.js';
-import type { ItemFields, MediaFields } from '../contracts/platform/fields.js';
+import { ItemFields, MediaFields } from '../contracts/platform/fields.js';
+import { fieldsOf } from '../infra/schema/record-fields.js';
 import { benchMetadata, generatedPost, importAdmin, tempDataDir } from './datasets.js';
 import { EventLogWriter } from './event-log.js';
 import type { BenchOptions } from './options.js';
@@ -51,14 +52,8 @@ export function writeMixedLog(log: EventLogWriter, units: number): void {
       status: 'approved',
     };
     log.append(blogCommentStream(id), BLOG_EVENTS.commentPosted, { id, fields: comment }, metadata);
-    const item: ItemFields = {
-      title: `Item ${id}`,
-      description: text.sentence(30),
-      is_public: true,
-      item_set_ids: [],
-      site_ids: [1],
-      rights: null,
-    };
+    // The fields a create writes: those given, the others their defaults (contracts/platform/fields.ts).
+    const item = fieldsOf(ItemFields, { title: `Item ${id}`, description: text.sentence(30), site_ids: [1] });
     log.append(itemStream(id), 'ItemCreated', { id, fields: item }, metadata);
     log.append(
       itemStream(id),
@@ -72,7 +67,7 @@ export function writeMixedLog(log: EventLogWriter, units: number): void {
       { id, fields: { ...item, description: text.sentence(30) }, changed: ['description'] },
       metadata,
     );
-    const media: MediaFields = { item_id: id, title: `Scan ${id}`, text: text.sentence(40), is_public: true };
+    const media = fieldsOf(MediaFields, { item_id: id, title: `Scan ${id}`, text: text.sentence(40) });
     log.append(mediaStream(id), 'MediaCreated', { id, fields: media }, metadata);
     log.append(
       mediaStream(id),

@@ -1,4 +1,5 @@
-import { INCLUDE_FLAGS, type BackupIncludes } from '../contracts/backups/events.js';
+import { BackupIncludes, INCLUDE_FLAGS } from '../contracts/backups/fields.js';
+import { fieldsOf } from '../infra/schema/record-fields.js';
 
 export const BACKUP_USAGE = 'Usage: npm run backup -- [--no-db] [--no-files] [--no-themes] [--no-modules] [--no-api]';
 
@@ -13,10 +14,7 @@ const FLAG_OF: Record<string, keyof BackupIncludes> = Object.fromEntries(
  * not ask for.
  */
 export function parseBackupFlags(args: readonly string[]): { includes: BackupIncludes } | { error: string } {
-  const includes = Object.fromEntries(INCLUDE_FLAGS.map((flag) => [flag, true])) as Record<
-    keyof BackupIncludes,
-    boolean
-  >;
+  const includes = fieldsOf(BackupIncludes, {});
   for (const arg of args) {
     const flag = FLAG_OF[arg];
     if (!flag) return { error: `Unknown argument "${arg}". ${BACKUP_USAGE}` };

@@ -8,6 +8,7 @@ import {
   type TSchema,
 } from '@sinclair/typebox';
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
+import { creatable } from '../infra/schema/record-fields.js';
 import type { ModuleRuntime } from './module-runtime.js';
 
 /*
@@ -80,6 +81,22 @@ export function jsonPath(pointer: string, prefix = '$'): string {
  */
 export function fixtureObject<T extends TProperties>(properties: T, options: ObjectOptions = {}): TObject<T> {
   return Type.Object(properties, { additionalProperties: false, ...options });
+}
+
+/**
+ * A record's fields as a fixture gives them (from its fields schema, e.g.
+ * contracts/platform/fields.ts): those without a default required, and a text one not empty
+ * either; the others optional, taking their default when left out (`fieldsOf`).
+ */
+export function fixtureFields<P extends TProperties>(properties: P): ReturnType<typeof creatable<P>> {
+  const result: TProperties = {};
+  for (const [key, schema] of Object.entries(creatable(properties)))
+    result[key] =
+      TypeGuard.IsString(schema) && !TypeGuard.IsOptional(schema) && schema.minLength === undefined
+        ? { ...schema, minLength: 1 }
+        : schema;
+  // creatable's properties, a required text one given a minimum length: the same types.
+  return result as ReturnType<typeof creatable<P>>;
 }
 
 /** The values a union of literals accepts, or null when some branch is not a literal. */

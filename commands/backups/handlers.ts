@@ -3,7 +3,8 @@ import type { CommandContext } from '../command-context.js';
 import { handleCommand } from '../handle-command.js';
 import { nextId } from '../sequence.js';
 import { backupDecider } from './decider.js';
-import { backupStream, type BackupIncludes } from '../../contracts/backups/events.js';
+import { backupStream } from '../../contracts/backups/events.js';
+import type { BackupIncludes } from '../../contracts/backups/fields.js';
 import { BACKUP_MODULE_VERSION } from './module-version.js';
 
 /** `backup-7-20260102-030405.zip`: the id keeps names unique, the time helps people sort them. */

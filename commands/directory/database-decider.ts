@@ -2,6 +2,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../infra/error
 import type { Decider, DomainCommand } from '../decider.js';
 import type { DatabaseAdded, DatabaseFields, DatabaseUpdated } from '../../contracts/directory/events.js';
 import { isAccess, isHandle, requireHandle, requireText } from '../../contracts/directory/values.js';
+import { LIMITS } from '../../contracts/directory/fields.js';
 import { isHttpUrl } from '../../infra/net/origin.js';
 import { changedKeys, patched } from '../decider-rules.js';
 
@@ -22,16 +23,19 @@ function requireHandles(values: string[], field: string): void {
 
 /** A database's own rules; that its subjects and types exist is checked by the handler against read models. */
 export function checkDatabase(fields: DatabaseFields): void {
-  requireText(fields.name, 'name', 300);
-  if (fields.description.length > 20_000)
-    throw ValidationError.field('description', 'Must be at most 20000 characters.');
+  requireText(fields.name, 'name', LIMITS.databaseName);
+  if (fields.description.length > LIMITS.description)
+    throw ValidationError.field('description', `Must be at most ${LIMITS.description} characters.`);
   if (!isHttpUrl(fields.url)) throw ValidationError.field('url', 'Must be an http(s) URL.');
   if (!isAccess(fields.access))
     throw ValidationError.field('access', 'access must be one of open, subscription, trial, restricted.');
   requireHandles(fields.subjects, 'subjects');
   requireHandles(fields.types, 'types');
-  if (fields.audience.some((a) => typeof a !== 'string' || !a.trim() || a.length > 100)) {
-    throw ValidationError.field('audience', 'Every entry must be a non-empty text of at most 100 characters.');
+  if (fields.audience.some((a) => typeof a !== 'string' || !a.trim() || a.length > LIMITS.audience)) {
+    throw ValidationError.field(
+      'audience',
+      `Every entry must be a non-empty text of at most ${LIMITS.audience} characters.`,
+    );
   }
 }
 

@@ -31,6 +31,8 @@ import {
 } from '../../contracts/directory/events.js';
 import { libraryDecider } from './library-decider.js';
 import type { ConfigureLibraryInput, DatabasePatchInput, IssueTokenInput } from './schemas.js';
+import { TokenFields, type ListFields, type TermFields } from '../../contracts/directory/fields.js';
+import { fieldsOf } from '../../infra/schema/record-fields.js';
 import { listDecider } from './list-decider.js';
 import { databaseTypeDecider, subjectDecider } from './term-decider.js';
 import { tokenDecider } from './token-decider.js';
@@ -67,7 +69,7 @@ export async function issueToken(
     decider: tokenDecider,
     command: {
       type: 'IssueToken',
-      data: { id, token_hash, allowed_origins: input.allowed_origins ?? [], label: input.label ?? '' },
+      data: { id, token_hash, ...fieldsOf(TokenFields, input) },
     },
   });
   return id;
@@ -81,7 +83,7 @@ export async function revokeToken(ctx: CommandContext, id: number): Promise<void
   });
 }
 
-export async function defineSubject(ctx: CommandContext, handle: string, name: string): Promise<void> {
+export async function defineSubject(ctx: CommandContext, { handle, name }: TermFields): Promise<void> {
   await handleCommand(ctx, {
     stream: subjectStream(handle),
     decider: subjectDecider,
@@ -89,7 +91,7 @@ export async function defineSubject(ctx: CommandContext, handle: string, name: s
   });
 }
 
-export async function defineDatabaseType(ctx: CommandContext, handle: string, name: string): Promise<void> {
+export async function defineDatabaseType(ctx: CommandContext, { handle, name }: TermFields): Promise<void> {
   await handleCommand(ctx, {
     stream: typeStream(handle),
     decider: databaseTypeDecider,
@@ -135,10 +137,7 @@ export async function updateDatabase(
   });
 }
 
-export async function defineList(
-  ctx: CommandContext,
-  { handle, name, databases }: { handle: string; name: string; databases: string[] },
-): Promise<void> {
+export async function defineList(ctx: CommandContext, { handle, name, databases }: ListFields): Promise<void> {
   await requireExisting(databaseDocs(ctx.documents), { handles: databases, field: 'databases', label: 'database' });
   await handleCommand(ctx, {
     stream: listStream(handle),

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import {
+  fixtureFields,
   fixtureObject,
   fixtureSection,
   schemaProblems,
@@ -19,51 +20,43 @@ import {
   defineSubject,
   issueToken,
 } from './handlers.js';
-import { ACCESS_VALUES, BRAND_COLOR_PATTERN, HANDLE_PATTERN, PLANS } from '../../contracts/directory/values.js';
+import {
+  DatabaseFields,
+  Handle,
+  LibrarySettings,
+  ListFields,
+  TermFields,
+  TokenFields,
+} from '../../contracts/directory/fields.js';
+import { fieldsOf, withoutDefault } from '../../infra/schema/record-fields.js';
+import { checkDatabase } from './database-decider.js';
+import { ValidationError } from '../../infra/errors.js';
 import { isHttpUrl, normalizeOrigin } from '../../infra/net/origin.js';
 
-const Handle = Type.String({ pattern: HANDLE_PATTERN });
-const Name = Type.String({ minLength: 1, maxLength: 300 });
-const Term = fixtureObject({ handle: Handle, name: Name });
+/** Each record as its create takes it, from its fields (contracts/directory/fields.ts). */
+const Term = fixtureObject(TermFields.properties);
+const { proxy_prefix: proxyPrefix } = LibrarySettings.properties;
 
 const DirectorySchema = fixtureObject({
   library: Type.Optional(
     fixtureObject({
-      name: Name,
-      plan: Type.Union(PLANS.map((p) => Type.Literal(p))),
-      brand_color: Type.Optional(Type.String({ pattern: BRAND_COLOR_PATTERN })),
-      proxy_prefix: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+      ...fixtureFields(LibrarySettings.properties),
+      /** null, as none: ''. */
+      proxy_prefix: Type.Optional(Type.Union([withoutDefault(proxyPrefix), Type.Null()])),
     }),
   ),
   tokens: Type.Optional(
     Type.Array(
       fixtureObject({
         token: Type.String({ minLength: 1, maxLength: 500 }),
-        allowed_origins: Type.Optional(Type.Array(Type.String())),
-        label: Type.Optional(Type.String({ maxLength: 200 })),
+        ...fixtureFields(TokenFields.properties),
       }),
     ),
   ),
   subjects: Type.Optional(Type.Array(Term)),
   types: Type.Optional(Type.Array(Term)),
-  databases: Type.Optional(
-    Type.Array(
-      fixtureObject({
-        handle: Handle,
-        name: Name,
-        description: Type.Optional(Type.String({ maxLength: 20_000 })),
-        url: Type.String({ minLength: 1 }),
-        subjects: Type.Optional(Type.Array(Handle)),
-        types: Type.Optional(Type.Array(Handle)),
-        access: Type.Union(ACCESS_VALUES.map((a) => Type.Literal(a))),
-        audience: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }))),
-        featured: Type.Optional(Type.Boolean()),
-        hidden: Type.Optional(Type.Boolean()),
-        proxied: Type.Optional(Type.Boolean()),
-      }),
-    ),
-  ),
-  lists: Type.Optional(Type.Array(fixtureObject({ handle: Handle, name: Name, databases: Type.Array(Handle) }))),
+  databases: Type.Optional(Type.Array(fixtureObject({ handle: Handle, ...fixtureFields(DatabaseFields.properties) }))),
+  lists: Type.Optional(Type.Array(fixtureObject(ListFields.properties))),
 });
 type DirectoryInput = Static<typeof DirectorySchema>;
 
@@ -142,6 +135,18 @@ async function tokenProblems(runtime: ModuleRuntime, tokens: DirectoryInput['tok
   return problems;
 }
 
+/** The refusal of a rule (a decider's check) at `path`, as a fixture problem naming its field. */
+function ruleProblems(path: string, check: () => void): FixtureProblem[] {
+  try {
+    check();
+    return [];
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    const field = Object.keys(error.fields ?? {})[0];
+    return [{ path: field ? `${path}.${field}` : path, message: error.message }];
+  }
+}
+
 /** The handles each entry of `section` names in its `key` list, with their paths. */
 function refsOf<K extends string>(
   entries: Partial<Record<K, string[]>>[] | undefined,
@@ -192,6 +197,7 @@ export const directoryImporter: FixtureImporter = {
     (dir.databases ?? []).forEach((db, i) => {
       if (!isHttpUrl(db.url))
         problems.push({ path: `${ROOT}.databases[${i}].url`, message: 'Must be an http(s) URL.' });
+      else problems.push(...ruleProblems(`${ROOT}.databases[${i}]`, () => checkDatabase(fieldsOf(DatabaseFields, db))));
     });
     const handles = (entries: { handle: string }[] | undefined) => new Set((entries ?? []).map((e) => e.handle));
     problems.push(
@@ -243,35 +249,23 @@ export const directoryImporter: FixtureImporter = {
     const dir = directoryOf(fixture);
     const ctx = runtime.commandContext(null);
     if (dir.library) {
-      const { name, plan, brand_color, proxy_prefix } = dir.library;
-      await configureLibrary(ctx, { name, plan, brand_color, proxy_prefix: proxy_prefix ?? '' });
+      await configureLibrary(ctx, { ...dir.library, proxy_prefix: dir.library.proxy_prefix ?? '' });
       progress.tick();
     }
     for (const subject of dir.subjects ?? []) {
-      await defineSubject(ctx, subject.handle, subject.name);
+      await defineSubject(ctx, subject);
       progress.tick();
     }
     for (const type of dir.types ?? []) {
-      await defineDatabaseType(ctx, type.handle, type.name);
+      await defineDatabaseType(ctx, type);
       progress.tick();
     }
     for (const db of dir.databases ?? []) {
-      await addDatabase(ctx, db.handle, {
-        name: db.name,
-        description: db.description ?? '',
-        url: db.url,
-        subjects: db.subjects ?? [],
-        types: db.types ?? [],
-        access: db.access,
-        audience: db.audience ?? [],
-        featured: db.featured ?? false,
-        hidden: db.hidden ?? false,
-        proxied: db.proxied ?? false,
-      });
+      await addDatabase(ctx, db.handle, fieldsOf(DatabaseFields, db));
       progress.tick();
     }
     for (const list of dir.lists ?? []) {
-      await defineList(ctx, { handle: list.handle, name: list.name, databases: list.databases });
+      await defineList(ctx, list);
       progress.tick();
     }
     for (const token of dir.tokens ?? []) {

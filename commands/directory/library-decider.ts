@@ -1,6 +1,7 @@
 import { ValidationError } from '../../infra/errors.js';
 import type { Decider, DomainCommand } from '../decider.js';
-import type { LibraryConfigured, LibrarySettings } from '../../contracts/directory/events.js';
+import type { LibraryConfigured } from '../../contracts/directory/events.js';
+import { LIMITS, UNCONFIGURED_LIBRARY, type LibrarySettings } from '../../contracts/directory/fields.js';
 import { isBrandColor, isPlan, requireText } from '../../contracts/directory/values.js';
 import { isHttpUrl } from '../../infra/net/origin.js';
 import { definedKeys } from '../defined-keys.js';
@@ -13,10 +14,8 @@ export interface LibraryState {
 export type ConfigureLibrary = DomainCommand<'ConfigureLibrary', Partial<LibrarySettings>>;
 export type LibraryCommand = ConfigureLibrary;
 
-const DEFAULTS: LibrarySettings = { name: '', plan: 'basic', brand_color: '#0b5394', proxy_prefix: '' };
-
 function check(settings: LibrarySettings): void {
-  requireText(settings.name, 'name', 200);
+  requireText(settings.name, 'name', LIMITS.libraryName);
   if (!isPlan(settings.plan)) throw ValidationError.field('plan', 'plan must be one of basic, plus, trial.');
   if (!isBrandColor(settings.brand_color))
     throw ValidationError.field('brand_color', 'Must be a hex color such as #0b5394.');
@@ -26,7 +25,7 @@ function check(settings: LibrarySettings): void {
 }
 
 function configure({ data }: ConfigureLibrary, state: LibraryState): LibraryConfigured[] {
-  const settings = { ...DEFAULTS, ...state.settings, ...definedKeys(data) };
+  const settings = { ...UNCONFIGURED_LIBRARY, ...state.settings, ...definedKeys(data) };
   check(settings);
   return [{ type: 'LibraryConfigured', data: settings }];
 }

@@ -2,18 +2,19 @@ import { ConflictError, ValidationError } from '../../infra/errors.js';
 import type { Decider, DomainCommand } from '../decider.js';
 import type { LibraryListDefined } from '../../contracts/directory/events.js';
 import { isHandle, requireHandle, requireText } from '../../contracts/directory/values.js';
+import { LIMITS, type ListFields } from '../../contracts/directory/fields.js';
 
 export interface ListState {
   defined: boolean;
 }
 
 /** A curated list: its databases in the order given. */
-export type DefineList = DomainCommand<'DefineList', { handle: string; name: string; databases: string[] }>;
+export type DefineList = DomainCommand<'DefineList', ListFields>;
 
 function define({ data }: DefineList, state: ListState): LibraryListDefined[] {
   if (state.defined) throw new ConflictError(`List "${data.handle}" already exists.`);
   requireHandle(data.handle, 'handle');
-  requireText(data.name, 'name', 200);
+  requireText(data.name, 'name', LIMITS.termName);
   const { databases } = data;
   if (databases.some((d) => !isHandle(d)))
     throw ValidationError.field('databases', 'Every entry must be a database handle.');

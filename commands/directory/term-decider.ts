@@ -3,15 +3,16 @@ import type { Decider, DomainCommand } from '../decider.js';
 import type { DomainEvent } from '../../contracts/domain-event.js';
 import type { DatabaseTypeDefined, SubjectDefined } from '../../contracts/directory/events.js';
 import { requireHandle, requireText } from '../../contracts/directory/values.js';
+import { LIMITS, type TermFields } from '../../contracts/directory/fields.js';
 
 /** Subjects and database types are both handle + name terms, defined once. */
 export interface TermState {
   defined: boolean;
 }
 
-export type DefineTerm = DomainCommand<'DefineTerm', { handle: string; name: string }>;
+export type DefineTerm = DomainCommand<'DefineTerm', TermFields>;
 
-type TermDefined<Type extends TermEventType> = DomainEvent<Type, { handle: string; name: string }>;
+type TermDefined<Type extends TermEventType> = DomainEvent<Type, TermFields>;
 type TermEventType = SubjectDefined['type'] | DatabaseTypeDefined['type'];
 
 function termDecider<Type extends TermEventType>(
@@ -21,7 +22,7 @@ function termDecider<Type extends TermEventType>(
   function define({ data }: DefineTerm, state: TermState): TermDefined<Type>[] {
     if (state.defined) throw new ConflictError(`${label} "${data.handle}" already exists.`);
     requireHandle(data.handle, 'handle');
-    requireText(data.name, 'name', 200);
+    requireText(data.name, 'name', LIMITS.termName);
     return [{ type: eventType, data: { handle: data.handle, name: data.name } }];
   }
 

@@ -2,16 +2,14 @@ import { ConflictError, NotFoundError, ValidationError } from '../../infra/error
 import type { Decider, DomainCommand } from '../decider.js';
 import type { DirectoryTokenIssued, DirectoryTokenRevoked } from '../../contracts/directory/events.js';
 import { normalizeOrigins } from '../../contracts/directory/values.js';
+import { LIMITS, type TokenFields } from '../../contracts/directory/fields.js';
 
 export interface TokenState {
   status: 'new' | 'active' | 'revoked';
   id: number;
 }
 
-export type IssueToken = DomainCommand<
-  'IssueToken',
-  { id: number; token_hash: string; allowed_origins: string[]; label: string }
->;
+export type IssueToken = DomainCommand<'IssueToken', { id: number; token_hash: string } & TokenFields>;
 export type RevokeToken = DomainCommand<'RevokeToken', Record<string, never>>;
 export type TokenCommand = IssueToken | RevokeToken;
 export type TokenEvent = DirectoryTokenIssued | DirectoryTokenRevoked;
@@ -21,7 +19,8 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
 function issue({ data }: IssueToken, state: TokenState): TokenEvent[] {
   if (state.status !== 'new') throw new ConflictError(`Token ${data.id} already exists.`);
   if (!SHA256_HEX.test(data.token_hash)) throw ValidationError.field('token', 'The token hash is malformed.');
-  if (data.label.length > 200) throw ValidationError.field('label', 'Must be at most 200 characters.');
+  if (data.label.length > LIMITS.label)
+    throw ValidationError.field('label', `Must be at most ${LIMITS.label} characters.`);
   const allowed_origins = normalizeOrigins(data.allowed_origins, 'allowed_origins');
   return [{ type: 'DirectoryTokenIssued', data: { ...data, allowed_origins } }];
 }

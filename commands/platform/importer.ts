@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import {
   duplicateIdProblems,
+  fixtureFields,
   fixtureSection,
   fixtureObject,
   schemaProblems,
@@ -17,7 +18,15 @@ import type { CommandContext } from '../command-context.js';
 import type { FileStorage } from '../../infra/file-storage/port.js';
 import { sniffMimeType } from '../../infra/file-storage/sniff.js';
 import { extensionOf, sanitiseFilename } from '../../infra/file-storage/filename.js';
-import type { MediaFields } from '../../contracts/platform/fields.js';
+import {
+  ItemFields,
+  ItemSetFields,
+  MediaFields,
+  PageBlock,
+  SiteFields,
+  SitePageFields,
+} from '../../contracts/platform/fields.js';
+import { fieldsOf, withoutDefault } from '../../infra/schema/record-fields.js';
 import { createMediaWithFile } from './media-file-handlers.js';
 import { normalisedRights } from './rights.js';
 import { errorMessage } from '../../infra/errors.js';
@@ -32,57 +41,38 @@ import { createResource, ITEM, ITEM_SET, MEDIA, SITE, SITE_PAGE, type KindSpec }
  */
 const ITEMS_IN_FLIGHT = 16;
 
-const Id = Type.Integer({ minimum: 1 });
-const Ids = Type.Array(Id);
-const SiteSchema = fixtureObject({
-  id: Type.Optional(Id),
-  slug: Type.String({ minLength: 1 }),
-  title: Type.String({ minLength: 1 }),
-});
-const ItemSetSchema = fixtureObject({
-  id: Type.Optional(Id),
-  title: Type.String({ minLength: 1 }),
-  is_public: Type.Optional(Type.Boolean()),
-  site_ids: Type.Optional(Ids),
-});
+const FixtureId = { id: Type.Optional(Type.Integer({ minimum: 1 })) };
+
+/** Each record as a create takes it (its own id kept), from its fields (contracts/platform/fields.ts). */
+const SiteSchema = fixtureObject({ ...FixtureId, ...fixtureFields(SiteFields.properties) });
+const ItemSetSchema = fixtureObject({ ...FixtureId, ...fixtureFields(ItemSetFields.properties) });
+/** A media is listed in its item's `media`, which names the item. */
+const { item_id: _itemId, ...mediaFields } = MediaFields.properties;
 const MediaSchema = fixtureObject({
-  id: Type.Optional(Id),
-  title: Type.String({ minLength: 1 }),
-  text: Type.Optional(Type.String()),
-  is_public: Type.Optional(Type.Boolean()),
+  ...FixtureId,
+  ...fixtureFields(mediaFields),
   file: Type.Optional(
     Type.String({ minLength: 1, description: "The media's file, relative to the fixture (`images/a.jpg`)." }),
   ),
 });
 const ItemSchema = fixtureObject({
-  id: Type.Optional(Id),
-  title: Type.String({ minLength: 1 }),
-  description: Type.Optional(Type.String()),
-  item_set_ids: Type.Optional(Ids),
-  site_ids: Type.Optional(Ids),
-  is_public: Type.Optional(Type.Boolean()),
-  rights: Type.Optional(
-    Type.String({ description: 'A Creative Commons or RightsStatements.org URI (`https://` is kept as `http://`).' }),
-  ),
+  ...FixtureId,
+  ...fixtureFields(ItemFields.properties),
   media: Type.Optional(Type.Array(MediaSchema)),
 });
+const { layout_data: layoutData } = SitePageFields.properties;
 const PageSchema = fixtureObject({
-  id: Type.Optional(Id),
-  site_id: Id,
-  slug: Type.String({ minLength: 1 }),
-  title: Type.String({ minLength: 1 }),
-  is_public: Type.Optional(Type.Boolean()),
-  layout: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  layout_data: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
-  blocks: Type.Optional(
-    Type.Array(
-      fixtureObject({
-        layout: Type.String({ minLength: 1 }),
-        data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-      }),
-    ),
-  ),
+  ...FixtureId,
+  ...fixtureFields(SitePageFields.properties),
+  /** null, as in a body, is `{}`. */
+  layout_data: Type.Optional(Type.Union([withoutDefault(layoutData), Type.Null()])),
+  blocks: Type.Optional(Type.Array(fixtureObject(fixtureFields(PageBlock.properties)))),
 });
+
+/** `rights` as the fixture gives it: a URI in its http:// form (normalisedRights refuses any other), or null. */
+function rightsOf(rights: string | null | undefined): string | null | undefined {
+  return typeof rights === 'string' ? normalisedRights(rights) : rights;
+}
 
 /** A media's `file`: relative to the fixture's folder (an absolute path is taken as it is). */
 function fixtureFile(source: FixtureSource, file: string): string {
@@ -189,9 +179,8 @@ export const platformImporter: FixtureImporter = {
       problems.push(...duplicateIdProblems(list, `$.${key}`));
     }
     items.forEach((item, i) => {
-      if (item.rights === undefined) return;
       try {
-        normalisedRights(item.rights);
+        rightsOf(item.rights);
       } catch (error) {
         problems.push({ path: `$.items[${i}].rights`, message: errorMessage(error) });
       }
@@ -255,15 +244,11 @@ export const platformImporter: FixtureImporter = {
     const ctx = runtime.commandContext(null);
     const storage = runtime.files.area('media');
     for (const site of listOf(fixture, 'sites', SiteSchema)) {
-      await createResource(ctx, { spec: SITE, fields: { slug: site.slug, title: site.title }, givenId: site.id });
+      await createResource(ctx, { spec: SITE, fields: fieldsOf(SiteFields, site), givenId: site.id });
       progress.tick();
     }
     for (const set of listOf(fixture, 'item_sets', ItemSetSchema)) {
-      await createResource(ctx, {
-        spec: ITEM_SET,
-        fields: { title: set.title, is_public: set.is_public ?? true, site_ids: set.site_ids ?? [] },
-        givenId: set.id,
-      });
+      await createResource(ctx, { spec: ITEM_SET, fields: fieldsOf(ItemSetFields, set), givenId: set.id });
       progress.tick();
     }
     const items = listOf(fixture, 'items', ItemSchema);
@@ -290,24 +275,12 @@ export const platformImporter: FixtureImporter = {
       const item = items[i];
       const itemId = await createResource(ctx, {
         spec: ITEM,
-        fields: {
-          title: item.title,
-          description: item.description ?? '',
-          is_public: item.is_public ?? true,
-          item_set_ids: item.item_set_ids ?? [],
-          site_ids: item.site_ids ?? [],
-          rights: item.rights === undefined ? null : normalisedRights(item.rights),
-        },
+        fields: fieldsOf(ItemFields, { ...item, rights: rightsOf(item.rights) }),
         givenId: itemIds[i],
       });
       progress.tick();
       for (const [j, media] of (item.media ?? []).entries()) {
-        const fields = {
-          item_id: itemId,
-          title: media.title,
-          text: media.text ?? '',
-          is_public: media.is_public ?? true,
-        };
+        const fields = fieldsOf(MediaFields, { ...media, item_id: itemId });
         const givenId = mediaIds[firstMedia[i] + j];
         if (media.file === undefined) await createResource(ctx, { spec: MEDIA, fields, givenId });
         else await importMediaFile(ctx, { storage, path: fixtureFile(source, media.file), fields, givenId });
@@ -317,15 +290,11 @@ export const platformImporter: FixtureImporter = {
     for (const page of listOf(fixture, 'site_pages', PageSchema)) {
       await createResource(ctx, {
         spec: SITE_PAGE,
-        fields: {
-          site_id: page.site_id,
-          slug: page.slug,
-          title: page.title,
-          is_public: page.is_public ?? true,
-          layout: page.layout ?? null,
-          layout_data: page.layout_data ?? {},
-          blocks: (page.blocks ?? []).map((b) => ({ layout: b.layout, data: b.data ?? {} })),
-        },
+        fields: fieldsOf(SitePageFields, {
+          ...page,
+          layout_data: page.layout_data ?? undefined,
+          blocks: page.blocks?.map((block) => fieldsOf(PageBlock, block)),
+        }),
         givenId: page.id,
       });
       progress.tick();

@@ -3,23 +3,24 @@ import type { DomainEvent } from '../../contracts/domain-event.js';
 import { normalisedRights } from './rights.js';
 import { resourceDecider, type ResourceState } from './resource-decider.js';
 import { SITE_PAGE_REVERTED } from '../../contracts/platform/events.js';
-import type {
-  ItemFields,
-  ItemSetFields,
-  MediaFields,
-  SiteFields,
-  SitePageFields,
+import {
+  LIMITS,
+  type ItemFields,
+  type ItemSetFields,
+  type MediaFields,
+  type SiteFields,
+  type SitePageFields,
 } from '../../contracts/platform/fields.js';
 
 const SLUG = /^[a-z0-9][a-z0-9_-]*$/i;
 
-function requireText(value: string, field: string, max = 1000): void {
+function requireText(value: string, field: string, max: number = LIMITS.title): void {
   if (!value.trim()) throw ValidationError.field(field, 'Must not be empty.');
   if (value.length > max) throw ValidationError.field(field, `Must be at most ${max} characters.`);
 }
 
 function requireSlug(value: string, field: string): void {
-  requireText(value, field, 190);
+  requireText(value, field, LIMITS.slug);
   if (!SLUG.test(value)) throw ValidationError.field(field, 'Use letters, digits, "-" and "_" only.');
 }
 

@@ -1,7 +1,8 @@
 import { ConflictError, NotFoundError, ValidationError } from '../../infra/errors.js';
 import type { Decider, DomainCommand } from '../decider.js';
 import type { UserEvent } from '../../contracts/users/events.js';
-import { isRole, type Role } from '../../contracts/users/roles.js';
+import { isRole } from '../../contracts/users/roles.js';
+import { EMAIL_PATTERN, type ApiKeyFields, type UserFields } from '../../contracts/users/fields.js';
 
 export interface UserState {
   exists: boolean;
@@ -9,15 +10,12 @@ export interface UserState {
   apiKeys: Set<string>;
 }
 
-export type RegisterUser = DomainCommand<
-  'RegisterUser',
-  { id: number; email: string; name: string; role: Role; passwordHash: string | null }
->;
-export type CreateApiKey = DomainCommand<'CreateApiKey', { identity: string; credentialHash: string; label: string }>;
+export type RegisterUser = DomainCommand<'RegisterUser', { id: number } & UserFields>;
+export type CreateApiKey = DomainCommand<'CreateApiKey', ApiKeyFields>;
 export type RevokeApiKey = DomainCommand<'RevokeApiKey', { identity: string }>;
 export type UserCommand = RegisterUser | CreateApiKey | RevokeApiKey;
 
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
+const EMAIL = new RegExp(EMAIL_PATTERN);
 
 function register({ data }: RegisterUser, state: UserState): UserEvent[] {
   if (state.exists) throw new ConflictError(`User ${data.id} already exists.`);

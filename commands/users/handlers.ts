@@ -4,21 +4,15 @@ import { handleCommand } from '../handle-command.js';
 import { idFor } from '../sequence.js';
 import { userDecider } from './decider.js';
 import { userStream } from '../../contracts/users/events.js';
-import type { Role } from '../../contracts/users/roles.js';
+import { ApiKeyFields, UserFields } from '../../contracts/users/fields.js';
+import { fieldsOf, type FieldsGiven } from '../../infra/schema/record-fields.js';
 import { findUserByEmail } from '../../queries/users.js';
 
 /**
  * Secrets reach these commands already hashed by `ctx.hashSecret` (infra/crypto/secret-hash.ts), never in
  * the clear: an importer hashes the next users' secrets while this one's events are written.
  */
-export interface RegisterUserInput {
-  id?: number;
-  email: string;
-  name: string;
-  role: Role;
-  /** null: the user has no password (signs in with an API key only). */
-  passwordHash: string | null;
-}
+export type RegisterUserInput = { id?: number } & FieldsGiven<typeof UserFields>;
 
 export async function registerUser(ctx: CommandContext, input: RegisterUserInput): Promise<number> {
   if (await findUserByEmail(ctx.documents, input.email)) throw new ConflictError('A user with this email exists.');
@@ -28,7 +22,7 @@ export async function registerUser(ctx: CommandContext, input: RegisterUserInput
     decider: userDecider,
     command: {
       type: 'RegisterUser',
-      data: { id, email: input.email, name: input.name, role: input.role, passwordHash: input.passwordHash },
+      data: { id, ...fieldsOf(UserFields, input) },
     },
   });
   return id;
@@ -37,15 +31,12 @@ export async function registerUser(ctx: CommandContext, input: RegisterUserInput
 export async function createApiKey(
   ctx: CommandContext,
   userId: number,
-  key: { identity: string; credentialHash: string; label?: string },
+  key: FieldsGiven<typeof ApiKeyFields>,
 ): Promise<void> {
   await handleCommand(ctx, {
     stream: userStream(userId),
     decider: userDecider,
-    command: {
-      type: 'CreateApiKey',
-      data: { identity: key.identity, credentialHash: key.credentialHash, label: key.label ?? '' },
-    },
+    command: { type: 'CreateApiKey', data: fieldsOf(ApiKeyFields, key) },
   });
 }
 

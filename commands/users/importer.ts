@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { pMapIterable } from 'p-map';
 import {
   duplicateIdProblems,
+  fixtureFields,
   fixtureObject,
   fixtureSection,
   schemaProblems,
@@ -13,23 +14,18 @@ import { findApiKey, findUserByEmail } from '../../queries/users.js';
 import { scryptMemoryBytes, type SecretHasher } from '../../infra/crypto/secret-hash.js';
 import { createApiKey, registerUser } from './handlers.js';
 import { userStream } from '../../contracts/users/events.js';
-import { ROLES } from '../../contracts/users/roles.js';
+import { ApiKeyFields, UserFields } from '../../contracts/users/fields.js';
 
+/** A secret as the fixture gives it: in the clear, hashed on import. */
+const Secret = Type.String({ minLength: 1 });
+/** Each record as its create takes it (contracts/users/fields.ts), with its secrets in the clear instead of hashed. */
+const { passwordHash: _passwordHash, ...userFields } = UserFields.properties;
+const { identity, credentialHash: _credentialHash, ...keyFields } = ApiKeyFields.properties;
 const UserSchema = fixtureObject({
   id: Type.Optional(Type.Integer({ minimum: 1 })),
-  email: Type.String({ minLength: 3, pattern: '^[^\\s@]+@[^\\s@]+$' }),
-  name: Type.String({ minLength: 1 }),
-  role: Type.Union(ROLES.map((r) => Type.Literal(r))),
-  password: Type.Optional(Type.String({ minLength: 1 })),
-  api_keys: Type.Optional(
-    Type.Array(
-      fixtureObject({
-        identity: Type.String({ minLength: 1 }),
-        credential: Type.String({ minLength: 1 }),
-        label: Type.Optional(Type.String()),
-      }),
-    ),
-  ),
+  ...fixtureFields(userFields),
+  password: Type.Optional(Secret),
+  api_keys: Type.Optional(Type.Array(fixtureObject({ identity, credential: Secret, ...fixtureFields(keyFields) }))),
 });
 type UserInput = Static<typeof UserSchema>;
 
@@ -108,15 +104,10 @@ export const usersImporter: FixtureImporter = {
       backpressure: atOnce,
     });
     for await (const { user, passwordHash, credentialHashes } of hashed) {
-      const id = await registerUser(ctx, {
-        id: user.id,
-        email: user.email,
-        name: user.name,
-        role: user.role,
-        passwordHash,
-      });
-      for (const [k, key] of (user.api_keys ?? []).entries()) {
-        await createApiKey(ctx, id, { identity: key.identity, credentialHash: credentialHashes[k], label: key.label });
+      const { password: _password, api_keys: keys = [], ...fields } = user;
+      const id = await registerUser(ctx, { ...fields, passwordHash });
+      for (const [k, { credential: _credential, ...key }] of keys.entries()) {
+        await createApiKey(ctx, id, { ...key, credentialHash: credentialHashes[k] });
       }
       progress.tick();
     }

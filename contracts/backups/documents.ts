@@ -1,27 +1,22 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import type { BackupIncludes, BackupStatus } from './events.js';
+import type { BackupArchive, BackupRequest } from './events.js';
+import type { BackupStatus } from './fields.js';
+import type { ScheduledBackupResult } from './schedule-events.js';
 
 /*
  * The backups' read models: the records (projections/backups/backups.ts) and the last scheduled
  * run (projections/backups/schedule.ts), as queries/backups/ and the workers read them.
  */
 
-/** One backup record as the read model keeps it. */
-export interface BackupDoc {
+/** One backup record as the read model keeps it: its request, then what its archive added (or why it failed). */
+export interface BackupDoc extends BackupRequest {
   _id: number;
-  id: number;
-  filename: string;
-  path: string;
-  storage: 'local';
-  size: number;
   status: BackupStatus;
-  checksum: string | null;
+  /** 0 until complete. */
+  size: BackupArchive['size'];
+  checksum: BackupArchive['checksum'] | null;
+  event_count: BackupArchive['event_count'] | null;
   error: string | null;
-  event_count: number | null;
-  created_by: number | null;
-  created_at: string;
-  includes: BackupIncludes;
-  module_version: string;
   [key: string]: unknown;
 }
 
@@ -30,12 +25,9 @@ export const BACKUPS = 'backups';
 export const backupDocs = (documents: DocumentStore) => documents.collection<BackupDoc>(BACKUPS);
 
 /** The last run of BACKUP_SCHEDULE: running until it finished, then how it ended. */
-export interface LastScheduledBackupDoc {
+export interface LastScheduledBackupDoc extends Omit<ScheduledBackupResult, 'status'> {
   _id: 'last';
-  tick: string;
-  status: 'running' | 'complete' | 'failed';
-  backup_id: number | null;
-  error: string | null;
+  status: ScheduledBackupResult['status'] | 'running';
   [key: string]: unknown;
 }
 

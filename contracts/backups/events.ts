@@ -1,43 +1,33 @@
 import type { DomainEvent } from '../domain-event.js';
+import type { BackupIncludes } from './fields.js';
 
-/** The archive parts a backup may hold; every flag defaults to true. */
-export interface BackupIncludes {
-  include_db: boolean;
-  include_files: boolean;
-  include_themes: boolean;
-  include_modules: boolean;
-  include_api: boolean;
+/** The parts a backup holds and its statuses are declared in fields.ts. */
+export { INCLUDE_FLAGS, type BackupIncludes, type BackupStatus } from './fields.js';
+
+/** What a backup's request records: the record as it is before its archive is made. */
+export interface BackupRequest {
+  id: number;
+  filename: string;
+  path: string;
+  storage: 'local';
+  includes: BackupIncludes;
+  created_by: number | null;
+  /** ISO 8601, from the clock when the request arrived. */
+  created_at: string;
+  module_version: string;
 }
 
-export const INCLUDE_FLAGS = [
-  'include_db',
-  'include_files',
-  'include_themes',
-  'include_modules',
-  'include_api',
-] as const;
+/** What a finished archive adds to its record. */
+export interface BackupArchive {
+  /** Bytes. */
+  size: number;
+  /** `sha256:<hex>` of the archive file. */
+  checksum: string;
+  event_count: number;
+}
 
-/** How a backup's archive went: requested, then complete or failed, once. */
-export type BackupStatus = 'in_progress' | 'complete' | 'failed';
-
-export type BackupRequested = DomainEvent<
-  'BackupRequested',
-  {
-    id: number;
-    filename: string;
-    path: string;
-    storage: 'local';
-    includes: BackupIncludes;
-    created_by: number | null;
-    /** ISO 8601, from the clock when the request arrived. */
-    created_at: string;
-    module_version: string;
-  }
->;
-export type BackupCompleted = DomainEvent<
-  'BackupCompleted',
-  { id: number; size: number; checksum: string; event_count: number }
->;
+export type BackupRequested = DomainEvent<'BackupRequested', BackupRequest>;
+export type BackupCompleted = DomainEvent<'BackupCompleted', { id: number } & BackupArchive>;
 export type BackupFailed = DomainEvent<'BackupFailed', { id: number; error: string }>;
 export type BackupDeleted = DomainEvent<'BackupDeleted', { id: number }>;
 /**

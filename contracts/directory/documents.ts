@@ -1,5 +1,5 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import type { DatabaseFields, LibrarySettings } from './events.js';
+import type { DatabaseFields, LibrarySettings, ListFields, TermFields, TokenFields } from './fields.js';
 
 /*
  * The directory's read models: each document and its collection, as the projections
@@ -23,12 +23,10 @@ export type LibraryDoc = LibrarySettings & { _id: string; [key: string]: unknown
 
 export const libraryDocs = (d: DocumentStore) => d.collection<LibraryDoc>(DIRECTORY_COLLECTIONS.library);
 
-export interface TokenDoc {
+export interface TokenDoc extends TokenFields {
   _id: number;
   id: number;
   token_hash: string;
-  allowed_origins: string[];
-  label: string;
   created_at: string;
   revoked_at: string | null;
   [key: string]: unknown;
@@ -39,10 +37,8 @@ const TOKEN_INDEXES = { indexes: [['token_hash', 'revoked_at']] } as const;
 
 export const tokenDocs = (d: DocumentStore) => d.collection<TokenDoc>(DIRECTORY_COLLECTIONS.tokens, TOKEN_INDEXES);
 
-export interface TermDoc {
+export interface TermDoc extends TermFields {
   _id: string;
-  handle: string;
-  name: string;
   [key: string]: unknown;
 }
 
@@ -61,11 +57,8 @@ export type DatabaseDoc = DatabaseFields & {
 
 export const databaseDocs = (d: DocumentStore) => d.collection<DatabaseDoc>(DIRECTORY_COLLECTIONS.databases);
 
-export interface ListDoc {
+export interface ListDoc extends ListFields {
   _id: string;
-  handle: string;
-  name: string;
-  databases: string[];
   [key: string]: unknown;
 }
 

@@ -1,44 +1,23 @@
 import type { DomainEvent } from '../domain-event.js';
-import type { Access, Plan } from './values.js';
+import type { DatabaseFields, LibrarySettings, ListFields, TermFields, TokenFields } from './fields.js';
 
-export interface LibrarySettings {
-  name: string;
-  plan: Plan;
-  brand_color: string;
-  /** EZproxy-style prefix the database URL is appended to as it is; '' when the library has none. */
-  proxy_prefix: string;
-}
-
-export interface DatabaseFields {
-  name: string;
-  description: string;
-  url: string;
-  subjects: string[];
-  types: string[];
-  access: Access;
-  audience: string[];
-  featured: boolean;
-  hidden: boolean;
-  proxied: boolean;
-}
+/** The directory's events; the records' fields are declared in fields.ts. */
+export type { DatabaseFields, LibrarySettings } from './fields.js';
 
 export type LibraryConfigured = DomainEvent<'LibraryConfigured', LibrarySettings>;
 export type DirectoryTokenIssued = DomainEvent<
   'DirectoryTokenIssued',
-  { id: number; token_hash: string; allowed_origins: string[]; label: string }
+  { id: number; token_hash: string } & TokenFields
 >;
 export type DirectoryTokenRevoked = DomainEvent<'DirectoryTokenRevoked', { id: number }>;
-export type SubjectDefined = DomainEvent<'SubjectDefined', { handle: string; name: string }>;
-export type DatabaseTypeDefined = DomainEvent<'DatabaseTypeDefined', { handle: string; name: string }>;
+export type SubjectDefined = DomainEvent<'SubjectDefined', TermFields>;
+export type DatabaseTypeDefined = DomainEvent<'DatabaseTypeDefined', TermFields>;
 export type DatabaseAdded = DomainEvent<'DatabaseAdded', { handle: string; fields: DatabaseFields }>;
 export type DatabaseUpdated = DomainEvent<
   'DatabaseUpdated',
   { handle: string; fields: DatabaseFields; changed: string[] }
 >;
-export type LibraryListDefined = DomainEvent<
-  'LibraryListDefined',
-  { handle: string; name: string; databases: string[] }
->;
+export type LibraryListDefined = DomainEvent<'LibraryListDefined', ListFields>;
 /** A patron followed a database's tracked link; `clicked_at` is an ISO timestamp from the clock. */
 export type DatabaseLinkClicked = DomainEvent<'DatabaseLinkClicked', { handle: string; clicked_at: string }>;
 

@@ -1,4 +1,5 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
+import type { ItemFields, ItemSetFields, MediaFields } from '../platform/fields.js';
 
 /**
  * The IIIF Presentation read model (projections/iiif/manifests.ts): per item, what its manifest
@@ -6,26 +7,21 @@ import type { DocumentStore } from '../../infra/document-store/port.js';
  * which item it is a canvas of (its file events do not name the item).
  */
 
-/** One image media of an item: a canvas of its manifest. */
-export interface CanvasEntry {
+/** One image media of an item: a canvas of its manifest (its title and visibility, the media's fields). */
+export interface CanvasEntry extends Pick<MediaFields, 'title' | 'is_public'> {
   media_id: number;
-  title: string;
-  is_public: boolean;
   width: number;
   height: number;
   /** Its derivatives exist (the canvas's thumbnail). */
   thumbnails: boolean;
 }
 
-/** What the manifest says of its item. */
-export interface ManifestFields {
+/** What the manifest says of its item: some of the item's fields (contracts/platform/fields.ts), and its canvases. */
+export interface ManifestFields extends Pick<
+  ItemFields,
+  'title' | 'description' | 'is_public' | 'item_set_ids' | 'rights'
+> {
   _id: number;
-  title: string;
-  description: string;
-  is_public: boolean;
-  item_set_ids: number[];
-  /** Its rights URI (http:// form), or null. */
-  rights: string | null;
   /** Its image media in media id order. */
   canvases: CanvasEntry[];
   /** How many of them are public: an anonymous caller's manifest exists when the item is public and this is above 0. */
@@ -43,11 +39,8 @@ export interface ManifestDoc extends ManifestFields {
 }
 
 /** A media as the manifests know it: its item, and its canvas when its file is an image. */
-export interface ManifestMediaDoc {
+export interface ManifestMediaDoc extends Pick<MediaFields, 'item_id' | 'title' | 'is_public'> {
   _id: number;
-  item_id: number;
-  title: string;
-  is_public: boolean;
   canvas: CanvasEntry | null;
   [key: string]: unknown;
 }
@@ -61,10 +54,8 @@ export const manifestMedia = (d: DocumentStore) =>
   d.collection<ManifestMediaDoc>(IIIF_COLLECTIONS.media, MEDIA_INDEXES);
 
 /** An item set as the collections know it. */
-export interface CollectionSetDoc {
+export interface CollectionSetDoc extends Pick<ItemSetFields, 'title' | 'is_public'> {
   _id: number;
-  title: string;
-  is_public: boolean;
   [key: string]: unknown;
 }
 

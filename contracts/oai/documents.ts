@@ -1,4 +1,5 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
+import type { ItemFields } from '../platform/fields.js';
 
 /**
  * The OAI-PMH read model (projections/oai/records.ts): per item ever public, its record as
@@ -6,12 +7,8 @@ import type { DocumentStore } from '../../infra/document-store/port.js';
  * it stood when it began, however it changes meanwhile.
  */
 
-/** What a public item's oai_dc record says. */
-export interface OaiContent {
-  title: string;
-  description: string;
-  rights: string | null;
-  item_set_ids: number[];
+/** What a public item's oai_dc record says: some of the item's fields (contracts/platform/fields.ts), and more. */
+export interface OaiContent extends Pick<ItemFields, 'title' | 'description' | 'rights' | 'item_set_ids'> {
   /** It has a public image (dc:type Image). */
   has_image: boolean;
   /** When the item was created, ISO 8601 (dc:date). */

@@ -1,11 +1,14 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
+import type { SitePageFields } from '../platform/fields.js';
 
 /*
  * Page version history's read model (projections/page-versioning/versions.ts): the version list,
  * as queries/page-versioning/ and the revert read it.
  */
 
-export type VersionOperation = 'create' | 'update' | 'revert';
+/** What made a version: the page's create, an update, or a revert to an earlier version. */
+export const VERSION_OPERATIONS = ['create', 'update', 'revert'] as const;
+export type VersionOperation = (typeof VERSION_OPERATIONS)[number];
 
 /**
  * One saved version of a site page, as the version list shows it. The id is the global log
@@ -13,15 +16,13 @@ export type VersionOperation = 'create' | 'update' | 'revert';
  * the same after every restart or replay. The content is not stored here: reading a version
  * replays the page's stream up to `stream_version`.
  */
-export interface PageVersionDoc {
+export interface PageVersionDoc extends Pick<SitePageFields, 'title' | 'slug'> {
   _id: number;
   id: number;
   resource_id: number;
   resource_type: 'site_page';
   /** The page stream's length once this version was saved. */
   stream_version: number;
-  title: string;
-  slug: string;
   operation: VersionOperation;
   editor_id: number | null;
   summary: string | null;

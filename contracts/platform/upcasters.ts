@@ -1,26 +1,32 @@
-import { Type } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
-import { copyWith } from '../../infra/objects/copy-with.js';
+import type { TObject } from '@sinclair/typebox';
+import { fieldDefaultsUpcaster } from '../../infra/event-store/field-defaults.js';
 import type { Upcasters } from '../../infra/event-store/upcast.js';
-import type { ItemFields } from './fields.js';
-import { ITEM_EVENTS } from './events.js';
+import { ItemFields, ItemSetFields, MediaFields, SiteFields, SitePageFields } from './fields.js';
+import {
+  ITEM_EVENTS,
+  ITEM_SET_EVENTS,
+  MEDIA_EVENTS,
+  SITE_EVENTS,
+  SITE_PAGE_EVENTS,
+  SITE_PAGE_REVERTED,
+  type ResourceEventNames,
+} from './events.js';
 
-/** What this reads of a stored ItemCreated or ItemUpdated: an object of fields (the rest passes as it is). */
-const StoredItemData = Type.Object({ fields: Type.Object({}) });
-
-const NO_RIGHTS: Pick<ItemFields, 'rights'> = { rights: null };
-
-/**
- * `rights`, added to items' fields on 2026-12-07 (commit 095f95e): an item event stored without
- * it was written when items had no rights, or for an item given none, so the item had none.
- */
-function itemRights(data: unknown): unknown {
-  if (!Value.Check(StoredItemData, data) || 'rights' in data.fields) return data;
-  return copyWith(data, { fields: copyWith(data.fields, NO_RIGHTS) });
+/** A kind's events that carry its whole fields, each given the defaults of the fields it lacks. */
+function kindUpcasters(events: ResourceEventNames, fields: TObject, ...more: string[]): Upcasters {
+  const upcaster = fieldDefaultsUpcaster(fields);
+  return Object.fromEntries([events.created, events.updated, ...more].map((type) => [type, upcaster]));
 }
 
-/** The host platform's events that changed shape, brought to their current one (infra/event-store/upcast.ts). */
+/**
+ * The host platform's events brought to their current shape (infra/event-store/upcast.ts): a
+ * field added to a kind's fields (fields.ts) with a default is given it in the events stored
+ * before it, e.g. items' `rights` (2026-12-07, commit 095f95e): null, none.
+ */
 export const platformUpcasters: Upcasters = {
-  [ITEM_EVENTS.created]: itemRights,
-  [ITEM_EVENTS.updated]: itemRights,
+  ...kindUpcasters(SITE_EVENTS, SiteFields),
+  ...kindUpcasters(ITEM_SET_EVENTS, ItemSetFields),
+  ...kindUpcasters(ITEM_EVENTS, ItemFields),
+  ...kindUpcasters(MEDIA_EVENTS, MediaFields),
+  ...kindUpcasters(SITE_PAGE_EVENTS, SitePageFields, SITE_PAGE_REVERTED),
 };

@@ -1,27 +1,20 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
-import type { Role } from './roles.js';
+import type { ApiKeyFields, UserFields } from './fields.js';
 
 /*
  * The users' read model (projections/users/users.ts): users and their API keys, as sign-in,
  * author names and the commands read them (queries/users.ts).
  */
 
-export interface UserDoc {
+export interface UserDoc extends UserFields {
   _id: number;
   id: number;
-  email: string;
-  name: string;
-  role: Role;
-  passwordHash: string | null;
   [key: string]: unknown;
 }
 
-export interface ApiKeyDoc {
+export interface ApiKeyDoc extends ApiKeyFields {
   _id: string;
-  identity: string;
   userId: number;
-  credentialHash: string;
-  label: string;
   [key: string]: unknown;
 }
 

@@ -1,14 +1,9 @@
 import type { DomainEvent } from '../domain-event.js';
-import type { Role } from './roles.js';
+import type { ApiKeyFields, UserFields } from './fields.js';
 
-export type UserRegistered = DomainEvent<
-  'UserRegistered',
-  { id: number; email: string; name: string; role: Role; passwordHash: string | null }
->;
-export type ApiKeyCreated = DomainEvent<
-  'ApiKeyCreated',
-  { userId: number; identity: string; credentialHash: string; label: string }
->;
+/** The users' events; a user's and a key's fields are declared in fields.ts. */
+export type UserRegistered = DomainEvent<'UserRegistered', { id: number } & UserFields>;
+export type ApiKeyCreated = DomainEvent<'ApiKeyCreated', { userId: number } & ApiKeyFields>;
 export type ApiKeyRevoked = DomainEvent<'ApiKeyRevoked', { userId: number; identity: string }>;
 
 export type UserEvent = UserRegistered | ApiKeyCreated | ApiKeyRevoked;

@@ -10,25 +10,15 @@ export const backupsProjection = defineProjection({
   collection: backupDocs,
   evolve(backup: BackupDoc | null, event: Projected<BackupEvent>): BackupDoc | null {
     switch (event.type) {
-      case 'BackupRequested': {
-        const d = event.data;
-        return {
-          _id: d.id,
-          id: d.id,
-          filename: d.filename,
-          path: d.path,
-          storage: d.storage,
+      case 'BackupRequested':
+        return copyWith(event.data, {
+          _id: event.data.id,
+          status: 'in_progress' as const,
           size: 0,
-          status: 'in_progress',
           checksum: null,
-          error: null,
           event_count: null,
-          created_by: d.created_by,
-          created_at: d.created_at,
-          includes: d.includes,
-          module_version: d.module_version,
-        };
-      }
+          error: null,
+        });
       case 'BackupCompleted': {
         const d = event.data;
         return (

@@ -1,5 +1,6 @@
 import type { ScheduleEvent } from '../../contracts/backups/schedule-events.js';
 import { scheduleDocs, type LastScheduledBackupDoc } from '../../contracts/backups/documents.js';
+import { copyWith } from '../../infra/objects/copy-with.js';
 import { defineProjection, type Projected } from '../projection.js';
 
 /** The last scheduled run, as one whole document (idempotent): what /health shows. */
@@ -11,10 +12,8 @@ export const backupScheduleProjection = defineProjection({
     switch (event.type) {
       case 'ScheduledBackupClaimed':
         return { _id: 'last', tick: event.data.tick, status: 'running', backup_id: null, error: null };
-      case 'ScheduledBackupFinished': {
-        const { tick, status, backup_id, error } = event.data;
-        return { _id: 'last', tick, status, backup_id, error };
-      }
+      case 'ScheduledBackupFinished':
+        return copyWith(event.data, { _id: 'last' as const });
     }
   },
   documentId: () => 'last' as const,

@@ -12,13 +12,7 @@ export const usersProjection = defineHandlerProjection({
         await documents.collection<UserDoc>(USERS).put({ _id: event.data.id, ...event.data });
         return;
       case 'ApiKeyCreated':
-        await documents.collection<ApiKeyDoc>(API_KEYS).put({
-          _id: event.data.identity,
-          identity: event.data.identity,
-          userId: event.data.userId,
-          credentialHash: event.data.credentialHash,
-          label: event.data.label,
-        });
+        await documents.collection<ApiKeyDoc>(API_KEYS).put({ _id: event.data.identity, ...event.data });
         return;
       case 'ApiKeyRevoked':
         await documents.collection<ApiKeyDoc>(API_KEYS).deleteOne({ _id: event.data.identity });

@@ -1,22 +1,17 @@
 import type { DocumentStore, Filter } from '../../infra/document-store/port.js';
-import type { Access } from '../../contracts/directory/values.js';
+import type { DatabaseFields, TermFields } from '../../contracts/directory/fields.js';
 import { databaseDocs, subjectDocs, typeDocs, type DatabaseDoc } from '../../contracts/directory/documents.js';
 
-export interface TermRef {
-  handle: string;
-  name: string;
-}
+export type TermRef = TermFields;
 
 /** A database as patrons may see it: no URL (links go through the tracked redirect), no hidden flag. */
-export interface DatabaseView {
+export interface DatabaseView extends Pick<
+  DatabaseFields,
+  'name' | 'description' | 'access' | 'audience' | 'featured'
+> {
   handle: string;
-  name: string;
-  description: string;
   subjects: TermRef[];
   types: TermRef[];
-  access: Access;
-  audience: string[];
-  featured: boolean;
 }
 
 export interface DatabaseSearch {

@@ -1,10 +1,9 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { visibleDatabasesInOrder, type DatabaseView } from './databases.js';
 import { listDocs } from '../../contracts/directory/documents.js';
+import type { ListFields, TermFields } from '../../contracts/directory/fields.js';
 
-export interface ListView {
-  handle: string;
-  name: string;
+export interface ListView extends Omit<ListFields, 'databases'> {
   databases: DatabaseView[];
 }
 
@@ -16,7 +15,7 @@ export async function findList(documents: DocumentStore, handle: string): Promis
 }
 
 /** Every list's handle and name, name A to Z. */
-export async function listSummaries(documents: DocumentStore): Promise<{ handle: string; name: string }[]> {
+export async function listSummaries(documents: DocumentStore): Promise<TermFields[]> {
   const lists = await listDocs(documents).find({});
   return lists
     .map((l) => ({ handle: l.handle, name: l.name }))

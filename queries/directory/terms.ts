@@ -1,10 +1,9 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { databaseDocs, subjectDocs, typeDocs, type TermDoc } from '../../contracts/directory/documents.js';
+import type { TermFields } from '../../contracts/directory/fields.js';
 import { VISIBLE } from './databases.js';
 
-export interface TermWithCount {
-  handle: string;
-  name: string;
+export interface TermWithCount extends TermFields {
   /** Visible databases carrying the term; hidden ones are not counted. */
   database_count: number;
 }

@@ -1,5 +1,6 @@
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { tokenDocs, type TokenDoc } from '../../contracts/directory/documents.js';
+import type { TokenFields } from '../../contracts/directory/fields.js';
 
 /** The token with this SHA-256 hash, if it exists and is not revoked. */
 export function findActiveToken(documents: DocumentStore, tokenHash: string): Promise<TokenDoc | null> {
@@ -10,10 +11,9 @@ export function findToken(documents: DocumentStore, id: number): Promise<TokenDo
   return tokenDocs(documents).findOne({ _id: id });
 }
 
-export interface TokenSummary {
+/** What an admin is shown of a token: its fields, id and times (never its hash). */
+export interface TokenSummary extends Pick<TokenFields, 'label' | 'allowed_origins'> {
   id: number;
-  label: string;
-  allowed_origins: string[];
   created_at: string;
   revoked_at: string | null;
 }

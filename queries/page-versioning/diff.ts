@@ -1,8 +1,11 @@
 import type { PageBlock, SitePageFields } from '../../contracts/platform/fields.js';
 
-/** The page fields a diff compares one by one; blocks are compared by position. */
+/** The page fields a diff compares one by one, in the order it lists them; blocks are compared by position. */
 export const DIFFED_FIELDS = ['title', 'slug', 'is_public', 'layout', 'layout_data', 'site_id'] as const;
 export type DiffedField = (typeof DIFFED_FIELDS)[number];
+/** A page field (contracts/platform/fields.ts) not in DIFFED_FIELDS: tsc names it here until it is placed there. */
+type NotDiffed = Exclude<keyof SitePageFields, DiffedField | 'blocks'>;
+const _everyFieldDiffed: [NotDiffed] extends [never] ? true : NotDiffed = true;
 
 export interface FieldChange {
   field: DiffedField;

@@ -3,19 +3,15 @@ import { isEditorOrAbove, type Role } from '../../contracts/users/roles.js';
 import { sitePages } from '../../contracts/platform/documents.js';
 import { userName } from '../users.js';
 import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
-import { pageVersions, type PageVersionDoc, type VersionOperation } from '../../contracts/page-versioning/documents.js';
+import { pageVersions, type PageVersionDoc } from '../../contracts/page-versioning/documents.js';
 
-/** The seed's summary form of a version. */
-export interface VersionSummary {
-  id: number;
-  resource_id: number;
-  resource_type: 'site_page';
-  title: string;
-  slug: string;
-  operation: VersionOperation;
-  editor_id: number | null;
+/** The seed's summary form of a version: the row's keys, the editor's name and the time it was saved. */
+export interface VersionSummary extends Pick<
+  PageVersionDoc,
+  'id' | 'resource_id' | 'resource_type' | 'title' | 'slug' | 'operation' | 'editor_id' | 'summary'
+> {
   editor_name: string;
-  summary: string | null;
+  /** `YYYY-MM-DD HH:MM:SS`, UTC. */
   created_at: string;
 }
 

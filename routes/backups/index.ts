@@ -11,7 +11,7 @@ import { isAdmin } from '../../contracts/users/roles.js';
 import { AppError, ForbiddenError, NotFoundError } from '../../infra/errors.js';
 import { findBackup, listBackups } from '../../queries/backups/backups.js';
 import type { BackupService } from '../../contracts/backups/backup-service.js';
-import { BackupRecord, representBackup } from './representation.js';
+import { BackupRecord, representBackup, Status } from './representation.js';
 
 const TAG = 'backups';
 const SECURITY: { [scheme: string]: string[] }[] = [{ apiKeyIdentity: [], apiKeyCredential: [] }, { session: [] }];
@@ -19,7 +19,6 @@ const PERMISSION = 'Only a Global Administrator or a Supervisor may manage backu
 
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 const ErrorBody = Type.Object({ errors: Type.Record(Type.String(), Type.Unknown()) });
-const Status = Type.Union([Type.Literal('in_progress'), Type.Literal('complete'), Type.Literal('failed')]);
 
 /** The backups routes take the backups module's worker as a BackupService (app/modules/backups.ts wires it). */
 interface BackupRoutesOptions extends RoutesOptions {

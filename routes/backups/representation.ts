@@ -1,7 +1,8 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { BackupDoc } from '../../contracts/backups/documents.js';
+import { BACKUP_STATUSES, IncludesRecord } from '../../contracts/backups/fields.js';
 import { archiveFileFor } from '../../contracts/backups/paths.js';
-import { jsonLd } from '../json-ld.js';
+import { jsonLd, type JsonLdBody } from '../json-ld.js';
 import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
 
 /**
@@ -9,8 +10,8 @@ import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
  * keeps the archive, not the path recorded when it was made: a DATA_DIR moved or restored
  * elsewhere never shows a path on another server.
  */
-export function representBackup(doc: BackupDoc, baseUrl: string, dataDir: string): Record<string, unknown> {
-  return jsonLd(baseUrl, 'o:Backup', 'backups', doc.id, {
+export function representBackup(doc: BackupDoc, baseUrl: string, dataDir: string): Backup {
+  return jsonLd<JsonLdBody<Backup>>(baseUrl, 'o:Backup', 'backups', doc.id, {
     'o:filename': doc.filename,
     'o:path': archiveFileFor(dataDir, doc.filename),
     'o:storage': doc.storage,
@@ -29,26 +30,25 @@ export function representBackup(doc: BackupDoc, baseUrl: string, dataDir: string
   });
 }
 
-const Includes = Type.Object({
-  include_db: Type.Boolean(),
-  include_files: Type.Boolean(),
-  include_themes: Type.Boolean(),
-  include_modules: Type.Boolean(),
-  include_api: Type.Boolean(),
-});
+/** A backup's status, as the record and the list's filter name it. */
+export const Status = Type.Union(BACKUP_STATUSES.map((status) => Type.Literal(status)));
 
-/** Response schema: documents the record in the OpenAPI reference and serialises it. */
+/**
+ * Response schema: documents the record in the OpenAPI reference and serialises it; its Static
+ * type is what representBackup returns. `@type` is documented as the literal and typed as the
+ * string jsonLd writes.
+ */
 export const BackupRecord = Type.Object(
   {
     '@context': Type.String(),
     '@id': Type.String(),
-    '@type': Type.Literal('o:Backup'),
+    '@type': Type.Unsafe<string>(Type.Literal('o:Backup')),
     'o:id': Type.Integer(),
     'o:filename': Type.String({ description: 'Archive file name.' }),
     'o:path': Type.String({ description: 'Absolute path of the archive on the server.' }),
     'o:storage': Type.String({ description: 'Storage kind: `local`.' }),
     'o:size': Type.Integer({ description: 'Archive size in bytes (0 until complete).' }),
-    'o:status': Type.Union([Type.Literal('in_progress'), Type.Literal('complete'), Type.Literal('failed')]),
+    'o:status': Status,
     'o:checksum': Type.Union([Type.String({ description: '`sha256:<hex>` of the archive file.' }), Type.Null()], {
       description: '`sha256:<hex>` of the archive file; null while no archive exists.',
     }),
@@ -65,8 +65,9 @@ export const BackupRecord = Type.Object(
     'o:metadata': Type.Object({
       backup_module_version: Type.String(),
       created_at: Type.String({ description: 'ISO 8601 datetime.' }),
-      includes: Includes,
+      includes: IncludesRecord,
     }),
   },
   { additionalProperties: true },
 );
+export type Backup = Static<typeof BackupRecord>;

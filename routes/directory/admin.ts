@@ -16,31 +16,14 @@ import { clickCounts } from '../../queries/directory/clicks.js';
 import { databaseDocs } from '../../contracts/directory/documents.js';
 import { findLibrary } from '../../queries/directory/library.js';
 import { findToken, listTokens, summarizeToken } from '../../queries/directory/tokens.js';
+import { databaseAdminRecord, librarySettingsRecord } from './representations.js';
+import { DatabaseAdminRecord, IssuedToken, LibrarySettingsRecord, TokenSummary } from './schemas.js';
 
 const tags = ['directory-admin'];
 const security: Record<string, string[]>[] = [{ apiKeyIdentity: [], apiKeyCredential: [] }, { session: [] }];
 const NativeError = Type.Object({ errors: Type.Record(Type.String(), Type.Unknown()) });
 const adminErrors = { 403: { ...NativeError, description: 'Not a Global Administrator (or a wrong API key).' } };
 const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'A UTC day, YYYY-MM-DD.' });
-
-const TokenSummary = Type.Object({
-  id: Type.Integer(),
-  label: Type.String(),
-  allowed_origins: Type.Array(Type.String()),
-  created_at: Type.String(),
-  revoked_at: Type.Union([Type.String(), Type.Null()]),
-});
-const IssuedToken = Type.Object({
-  ...TokenSummary.properties,
-  token: Type.String({ description: 'The token itself. Shown once: only its hash is stored.' }),
-});
-const LibrarySettings = Type.Object({
-  name: Type.String(),
-  plan: Type.String(),
-  brand_color: Type.String(),
-  proxy_prefix: Type.String(),
-});
-const DatabaseAdminRecord = Type.Object({ handle: Type.String(), ...DatabasePatchBody.properties });
 
 /**
  * The directory's admin area ("API & widget"): tokens, click counts, library settings and
@@ -77,7 +60,8 @@ export const directoryAdminRoutes: RoutesPlugin = async (app, { runtime }) => {
       const token = generateToken();
       const id = await issueToken(runtime.commandContext(user.id, request.id), { token, input: request.body });
       const doc = await findToken(documents, id);
-      return reply.status(201).send({ ...summarizeToken(doc!), token });
+      const answer: IssuedToken = { ...summarizeToken(doc!), token };
+      return reply.status(201).send(answer);
     },
   );
 
@@ -97,7 +81,7 @@ export const directoryAdminRoutes: RoutesPlugin = async (app, { runtime }) => {
         response: { 200: Type.Array(TokenSummary), ...adminErrors },
       },
     },
-    async (request) => {
+    async (request): Promise<TokenSummary[]> => {
       await requireGlobalAdmin(request);
       const flag = request.query.include_revoked;
       return listTokens(documents, flag === '1' || flag === 'true');
@@ -116,7 +100,7 @@ export const directoryAdminRoutes: RoutesPlugin = async (app, { runtime }) => {
         response: { 200: TokenSummary, 404: NativeError, ...adminErrors },
       },
     },
-    async (request) => {
+    async (request): Promise<TokenSummary> => {
       const user = await requireGlobalAdmin(request);
       const { id } = request.params;
       if (!(await findToken(documents, id))) throw new NotFoundError('Token not found.');
@@ -161,15 +145,14 @@ export const directoryAdminRoutes: RoutesPlugin = async (app, { runtime }) => {
         tags,
         security,
         summary: "The library's directory settings",
-        response: { 200: LibrarySettings, 404: NativeError, ...adminErrors },
+        response: { 200: LibrarySettingsRecord, 404: NativeError, ...adminErrors },
       },
     },
-    async (request) => {
+    async (request): Promise<LibrarySettingsRecord> => {
       await requireGlobalAdmin(request);
       const library = await findLibrary(documents);
       if (!library) throw new NotFoundError('The library is not configured.');
-      const { name, plan, brand_color, proxy_prefix } = library;
-      return { name, plan, brand_color, proxy_prefix };
+      return librarySettingsRecord(library);
     },
   );
 
@@ -183,12 +166,12 @@ export const directoryAdminRoutes: RoutesPlugin = async (app, { runtime }) => {
         description:
           'Only the keys present change. `plan` plus or trial gives access to the API and widget; basic does not.',
         body: ConfigureLibraryBody,
-        response: { 200: LibrarySettings, 422: NativeError, ...adminErrors },
+        response: { 200: LibrarySettingsRecord, 422: NativeError, ...adminErrors },
       },
     },
-    async (request) => {
+    async (request): Promise<LibrarySettingsRecord> => {
       const user = await requireGlobalAdmin(request);
-      return configureLibrary(runtime.commandContext(user.id, request.id), request.body);
+      return librarySettingsRecord(await configureLibrary(runtime.commandContext(user.id, request.id), request.body));
     },
   );
 
@@ -206,7 +189,7 @@ export const directoryAdminRoutes: RoutesPlugin = async (app, { runtime }) => {
         response: { 200: DatabaseAdminRecord, 404: NativeError, 422: NativeError, ...adminErrors },
       },
     },
-    async (request, reply) => {
+    async (request, reply): Promise<DatabaseAdminRecord> => {
       const user = await requireGlobalAdmin(request);
       const { handle } = request.params;
       if (!(await databaseDocs(documents).findOne({ _id: handle }))) throw new NotFoundError('Database not found.');
@@ -217,8 +200,7 @@ export const directoryAdminRoutes: RoutesPlugin = async (app, { runtime }) => {
       });
       const doc = (await databaseDocs(documents).findOne({ _id: handle }))!;
       answerVersion(reply, doc.version);
-      const { name, description, url, subjects, types, access, audience, featured, hidden, proxied } = doc;
-      return { handle, name, description, url, subjects, types, access, audience, featured, hidden, proxied };
+      return databaseAdminRecord(doc);
     },
   );
 };

@@ -1,4 +1,5 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import { UNCONFIGURED_LIBRARY } from '../../contracts/directory/fields.js';
 import type { RoutesPlugin } from '../http/routes-plugin.js';
 import { answerVersion } from '../http/conditional/resource-version.js';
 import { ACCESS_VALUES } from '../../contracts/directory/values.js';
@@ -13,7 +14,7 @@ import {
 import { findLibrary } from '../../queries/directory/library.js';
 import { findList, listSummaries } from '../../queries/directory/lists.js';
 import { subjectsWithCounts, typesWithCounts } from '../../queries/directory/terms.js';
-import { detailsUrl, openUrl } from './urls.js';
+import { databaseRecord } from './representations.js';
 import {
   DatabaseRecord,
   directoryErrors,
@@ -59,10 +60,7 @@ const HandleParams = Type.Object({ handle: Type.String({ minLength: 1, maxLength
 export const directoryApiRoutes: RoutesPlugin = async (scope, { runtime }) => {
   const { documents } = runtime;
   const baseUrl = runtime.config.baseUrl;
-  const record = (db: DatabaseView) => ({
-    ...db,
-    links: { open: openUrl(baseUrl, db.handle), details: detailsUrl(baseUrl, db.handle) },
-  });
+  const record = (db: DatabaseView) => databaseRecord(baseUrl, db);
 
   scope.get(
     '/library',
@@ -77,13 +75,13 @@ export const directoryApiRoutes: RoutesPlugin = async (scope, { runtime }) => {
         response: { 200: Type.Object({ data: LibraryRecord }), ...directoryErrors },
       },
     },
-    async () => {
-      const library = await findLibrary(documents);
+    async (): Promise<{ data: LibraryRecord }> => {
+      const library = (await findLibrary(documents)) ?? UNCONFIGURED_LIBRARY;
       return {
         data: {
-          name: library?.name ?? '',
-          plan: library?.plan ?? 'basic',
-          brand_color: library?.brand_color ?? '#0b5394',
+          name: library.name,
+          plan: library.plan,
+          brand_color: library.brand_color,
           database_count: await countVisibleDatabases(documents),
           lists: await listSummaries(documents),
           links: {
@@ -114,7 +112,7 @@ export const directoryApiRoutes: RoutesPlugin = async (scope, { runtime }) => {
         },
       },
     },
-    async (request) => {
+    async (request): Promise<{ data: DatabaseRecord[]; meta: Static<typeof ListMeta> }> => {
       const query = request.query;
       const page = query.page ?? 1;
       const perPage = Math.min(query.per_page ?? DEFAULT_PER_PAGE, MAX_PER_PAGE);
@@ -150,7 +148,7 @@ export const directoryApiRoutes: RoutesPlugin = async (scope, { runtime }) => {
         response: { 200: Type.Object({ data: DatabaseRecord }), 404: ErrorBody, ...directoryErrors },
       },
     },
-    async (request, reply) => {
+    async (request, reply): Promise<{ data: DatabaseRecord }> => {
       const db = await findVisibleDatabase(documents, request.params.handle);
       if (!db) throw new NotFoundError('Database not found.');
       // The record does not carry its version (the seed names its fields): the document does.
@@ -175,7 +173,7 @@ export const directoryApiRoutes: RoutesPlugin = async (scope, { runtime }) => {
           response: { 200: Type.Object({ data: Type.Array(TermWithCount) }), ...directoryErrors },
         },
       },
-      async () => ({ data: await load(documents) }),
+      async (): Promise<{ data: TermWithCount[] }> => ({ data: await load(documents) }),
     );
   }
 
@@ -190,7 +188,7 @@ export const directoryApiRoutes: RoutesPlugin = async (scope, { runtime }) => {
         response: { 200: Type.Object({ data: Type.Array(TermRef) }), ...directoryErrors },
       },
     },
-    async () => ({ data: await listSummaries(documents) }),
+    async (): Promise<{ data: TermRef[] }> => ({ data: await listSummaries(documents) }),
   );
 
   scope.get(
@@ -207,7 +205,7 @@ export const directoryApiRoutes: RoutesPlugin = async (scope, { runtime }) => {
         response: { 200: Type.Object({ data: ListRecord }), 404: ErrorBody, ...directoryErrors },
       },
     },
-    async (request) => {
+    async (request): Promise<{ data: ListRecord }> => {
       const list = await findList(documents, request.params.handle);
       if (!list) throw new NotFoundError('List not found.');
       return { data: { ...list, databases: list.databases.map(record) } };

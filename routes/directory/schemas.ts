@@ -1,5 +1,6 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { ACCESS_VALUES } from '../../contracts/directory/values.js';
+import { DatabasePatchBody } from '../../commands/directory/schemas.js';
 
 /** Response and query schemas of the directory API; they also write its OpenAPI reference. */
 export const ErrorBody = Type.Object({ error: Type.String() }, { description: 'What went wrong.' });
@@ -11,6 +12,7 @@ export const TokenQuery = {
 };
 
 export const TermRef = Type.Object({ handle: Type.String(), name: Type.String() });
+export type TermRef = Static<typeof TermRef>;
 
 export const DatabaseRecord = Type.Object({
   handle: Type.String(),
@@ -29,6 +31,8 @@ export const DatabaseRecord = Type.Object({
     details: Type.String({ description: "Address of the database's HTML details page on this server." }),
   }),
 });
+/** A database as the API answers it: api-v1.ts builds exactly this (tsc says so). */
+export type DatabaseRecord = Static<typeof DatabaseRecord>;
 
 export const ListMeta = Type.Object({
   page: Type.Integer(),
@@ -42,6 +46,7 @@ export const TermWithCount = Type.Object({
   name: Type.String(),
   database_count: Type.Integer(),
 });
+export type TermWithCount = Static<typeof TermWithCount>;
 
 export const LibraryRecord = Type.Object({
   name: Type.String(),
@@ -56,12 +61,42 @@ export const LibraryRecord = Type.Object({
     widget: Type.String(),
   }),
 });
+export type LibraryRecord = Static<typeof LibraryRecord>;
 
 export const ListRecord = Type.Object({
   handle: Type.String(),
   name: Type.String(),
   databases: Type.Array(DatabaseRecord),
 });
+export type ListRecord = Static<typeof ListRecord>;
+
+/** What the admin routes (admin.ts) show of a token: never its hash. */
+export const TokenSummary = Type.Object({
+  id: Type.Integer(),
+  label: Type.String(),
+  allowed_origins: Type.Array(Type.String()),
+  created_at: Type.String(),
+  revoked_at: Type.Union([Type.String(), Type.Null()]),
+});
+export type TokenSummary = Static<typeof TokenSummary>;
+
+export const IssuedToken = Type.Object({
+  ...TokenSummary.properties,
+  token: Type.String({ description: 'The token itself. Shown once: only its hash is stored.' }),
+});
+export type IssuedToken = Static<typeof IssuedToken>;
+
+export const LibrarySettingsRecord = Type.Object({
+  name: Type.String(),
+  plan: Type.String(),
+  brand_color: Type.String(),
+  proxy_prefix: Type.String(),
+});
+export type LibrarySettingsRecord = Static<typeof LibrarySettingsRecord>;
+
+/** A database as an admin changes it: its handle and every field (the patch body's keys). */
+export const DatabaseAdminRecord = Type.Object({ handle: Type.String(), ...DatabasePatchBody.properties });
+export type DatabaseAdminRecord = Static<typeof DatabaseAdminRecord>;
 
 /** The errors every /api/v1/ route may answer with. */
 export const directoryErrors = {

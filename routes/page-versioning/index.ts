@@ -73,7 +73,7 @@ const versionRoutes: RoutesPlugin = async (scope, { runtime }) => {
         response: { 200: ListResponse, ...errors(400, 403, 404) },
       },
     },
-    async (request) => {
+    async (request): Promise<ListResponse> => {
       const user = await requireSession(request);
       const { pageId } = request.params;
       const query = request.query;
@@ -107,7 +107,7 @@ const versionRoutes: RoutesPlugin = async (scope, { runtime }) => {
         response: { 200: VersionResponse, ...errors(400, 403, 404) },
       },
     },
-    async (request) => {
+    async (request): Promise<VersionResponse> => {
       const user = await requireSession(request);
       const version = await readableVersion(request.params.versionId, user.role);
       const payload = await pageAtVersion(eventStore, version);
@@ -135,7 +135,7 @@ const versionRoutes: RoutesPlugin = async (scope, { runtime }) => {
         if (request.body === undefined || request.body === null) request.body = {};
       },
     },
-    async (request, reply) => {
+    async (request, reply): Promise<RevertResponse> => {
       const user = await requireEditor(request);
       const { versionId } = request.params;
       const body = request.body;
@@ -164,7 +164,7 @@ const versionRoutes: RoutesPlugin = async (scope, { runtime }) => {
         response: { 200: DiffResponse, ...errors(400, 403, 404) },
       },
     },
-    async (request) => {
+    async (request): Promise<DiffResponse> => {
       const user = await requireSession(request);
       const version = await readableVersion(request.params.versionId, user.role);
       const { against } = request.query;

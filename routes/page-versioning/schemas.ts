@@ -1,4 +1,5 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import { VERSION_OPERATIONS } from '../../contracts/page-versioning/documents.js';
 
 export const TAG = 'page-versioning';
 
@@ -18,7 +19,8 @@ export const DiffQuery = Type.Object({
 });
 
 const Block = Type.Object({ layout: Type.String(), data: Type.Record(Type.String(), Type.Unknown()) });
-const Page = Type.Object({
+/** A page as a version saved it: the site page's fields (test/types/page-versioning-replies.test.ts holds the two alike). */
+export const PagePayload = Type.Object({
   title: Type.String(),
   slug: Type.String(),
   is_public: Type.Boolean(),
@@ -34,7 +36,7 @@ export const VersionSummary = Type.Object({
   resource_type: Type.Literal('site_page'),
   title: Type.String(),
   slug: Type.String(),
-  operation: Type.Union([Type.Literal('create'), Type.Literal('update'), Type.Literal('revert')]),
+  operation: Type.Union(VERSION_OPERATIONS.map((operation) => Type.Literal(operation))),
   editor_id: Type.Union([Type.Integer(), Type.Null()], {
     description: 'null for changes made by the system (fixture import).',
   }),
@@ -46,14 +48,18 @@ export const VersionSummary = Type.Object({
 /** The full form: the summary, the payload, and (for convenience) the payload's keys at top level too. */
 export const FullVersion = Type.Composite([
   VersionSummary,
-  Type.Omit(Page, ['title', 'slug']),
-  Type.Object({ payload: Page }),
+  Type.Omit(PagePayload, ['title', 'slug']),
+  Type.Object({ payload: PagePayload }),
 ]);
 
 const ok = <T extends ReturnType<typeof Type.Object>>(data: T) => Type.Object({ status: Type.Literal('ok'), data });
 
 export const ErrorEnvelope = Type.Object({ status: Type.Literal('error'), message: Type.String() });
 export const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((status) => [status, ErrorEnvelope]));
+
+/** The answers as their schemas type them: each route of index.ts returns exactly one (tsc says so). */
+export type PagePayload = Static<typeof PagePayload>;
+export type VersionSummary = Static<typeof VersionSummary>;
 
 export const ListResponse = ok(
   Type.Object({
@@ -66,9 +72,13 @@ export const ListResponse = ok(
   }),
 );
 
+export type ListResponse = Static<typeof ListResponse>;
+
 export const VersionResponse = ok(FullVersion);
+export type VersionResponse = Static<typeof VersionResponse>;
 
 export const RevertResponse = ok(Type.Object({ new_version_id: Type.Integer() }));
+export type RevertResponse = Static<typeof RevertResponse>;
 
 const FieldChange = Type.Object({
   field: Type.String(),
@@ -96,3 +106,4 @@ export const DiffResponse = ok(
     blocks: Type.Array(BlockChange, { description: 'Blocks added, removed or changed, by position.' }),
   }),
 );
+export type DiffResponse = Static<typeof DiffResponse>;

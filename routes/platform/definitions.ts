@@ -1,12 +1,12 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { ITEM, ITEM_SET, MEDIA, SITE, SITE_PAGE } from '../../commands/platform/handlers.js';
-import type {
-  ItemFields,
-  ItemSetFields,
-  MediaFields,
-  PageBlock,
-  SiteFields,
-  SitePageFields,
+import {
+  LIMITS,
+  type ItemFields,
+  type ItemSetFields,
+  type MediaFields,
+  type SiteFields,
+  type SitePageFields,
 } from '../../contracts/platform/fields.js';
 import {
   ITEM_INDEXES,
@@ -16,40 +16,24 @@ import {
   type SiteDoc,
   type SitePageDoc,
 } from '../../contracts/platform/documents.js';
-import { jsonLd, reference } from '../json-ld.js';
+import { jsonLd, reference, type JsonLdBody } from '../json-ld.js';
 import { visibleIds } from './hidden-ids.js';
 import type { ResourceRoutes } from './resource-routes.js';
-import {
-  ItemBody,
-  ItemSetBody,
-  MediaBody,
-  SiteBody,
-  SitePageBody,
-  type RefInput,
-} from '../../commands/platform/schemas.js';
-import { definedKeys } from '../../commands/defined-keys.js';
-import { referenceTo, representation } from './documented-schemas.js';
+import { ItemBody, ItemSetBody, MediaBody, SiteBody, SitePageBody } from '../../commands/platform/schemas.js';
+import { referenceTo, representation, type Stamps } from './documented-schemas.js';
 import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
-import { normalisedRights } from '../../commands/platform/rights.js';
 import { ItemFileKeys, itemFileKeys, MediaFileKeys, mediaFileKeys } from './media-file-urls.js';
 
-const titleField = { 'o:title': Type.String({ maxLength: 1000 }) };
+/*
+ * Each platform kind's routes: its write body (commands/platform/schemas.ts), its representation
+ * as the OpenAPI document shows it, and `represent`, which returns that representation's Static
+ * type: a key the schema declares and `represent` does not write fails tsc.
+ */
+
+const titleField = { 'o:title': Type.String({ maxLength: LIMITS.title }) };
 const isPublicField = { 'o:is_public': Type.Boolean() };
 
-function refIds(value: RefInput[] | undefined): number[] | undefined {
-  return value?.map((r) => r['o:id']);
-}
-
-/** `o:rights` as a body gives it: a URI checked and in its http:// form, null to remove it. */
-function rightsOf(value: string | null | undefined): string | null | undefined {
-  return typeof value === 'string' ? normalisedRights(value) : value;
-}
-
-function refId(value: RefInput | undefined): number | undefined {
-  return value?.['o:id'];
-}
-
-function stamps(doc: { created_at: string; updated_at: string; owner_id: number | null }, baseUrl: string) {
+function stamps(doc: { created_at: string; updated_at: string; owner_id: number | null }, baseUrl: string): Stamps {
   return {
     'o:owner': doc.owner_id === null ? null : reference(baseUrl, 'users', doc.owner_id),
     'o:created': { '@value': sqlTimestamp(doc.created_at), '@type': 'http://www.w3.org/2001/XMLSchema#dateTime' },
@@ -57,18 +41,62 @@ function stamps(doc: { created_at: string; updated_at: string; owner_id: number 
   };
 }
 
-export const siteRoutes: ResourceRoutes<SiteFields, SiteDoc, typeof SiteBody> = {
+export const SiteSchema = representation('o:Site', 'sites', { 'o:slug': Type.String(), ...titleField });
+export type Site = Static<typeof SiteSchema>;
+
+export const ItemSetSchema = representation('o:ItemSet', 'item_sets', {
+  ...titleField,
+  ...isPublicField,
+  'o:site': Type.Array(referenceTo('sites', 'A site it belongs to.')),
+});
+export type ItemSet = Static<typeof ItemSetSchema>;
+
+export const ItemSchema = representation('o:Item', 'items', {
+  ...titleField,
+  'o:description': Type.String(),
+  ...isPublicField,
+  'o:rights': Type.Optional(Type.String({ description: 'Its rights URI, when it has one.' })),
+  'o:item_set': Type.Array(referenceTo('item_sets', 'An item set it is in; private ones only for Editor and above.')),
+  'o:site': Type.Array(referenceTo('sites', 'A site it belongs to.')),
+  'o:media': Type.Array(referenceTo('media', 'One of its media, by id; private ones only for Editor and above.')),
+  ...ItemFileKeys,
+});
+export type Item = Static<typeof ItemSchema>;
+
+export const MediaSchema = representation('o:Media', 'media', {
+  'o:item': referenceTo('items', 'The item it belongs to.'),
+  ...titleField,
+  'o:text': Type.String(),
+  ...isPublicField,
+  ...MediaFileKeys,
+});
+export type Media = Static<typeof MediaSchema>;
+
+const BlockOut = Type.Object(
+  { 'o:layout': Type.String(), 'o:data': Type.Record(Type.String(), Type.Unknown()) },
+  { additionalProperties: false },
+);
+
+export const SitePageSchema = representation('o:SitePage', 'site_pages', {
+  'o:site': referenceTo('sites', 'The site the page is on.'),
+  'o:slug': Type.String(),
+  ...titleField,
+  ...isPublicField,
+  'o:layout': Type.Unsafe<string | null>({ type: 'string', nullable: true }),
+  'o:layout_data': Type.Record(Type.String(), Type.Unknown()),
+  'o:block': Type.Array(BlockOut),
+});
+export type SitePage = Static<typeof SitePageSchema>;
+
+export const siteRoutes: ResourceRoutes<typeof SiteFields, SiteDoc, typeof SiteBody.schema, typeof SiteSchema> = {
   path: 'sites',
   type: 'o:Site',
   tag: 'platform',
   spec: SITE,
   body: SiteBody,
-  representation: representation('o:Site', 'sites', { 'o:slug': Type.String(), ...titleField }),
-  requiredOnCreate: ['o:slug', 'o:title'],
-  defaults: () => ({ slug: '', title: '' }),
-  fromBody: (b) => definedKeys({ slug: b['o:slug'], title: b['o:title'] }),
+  representation: SiteSchema,
   represent: (doc, baseUrl) =>
-    jsonLd(baseUrl, 'o:Site', 'sites', doc.id, {
+    jsonLd<JsonLdBody<Site>>(baseUrl, 'o:Site', 'sites', doc.id, {
       'o:slug': doc.slug,
       'o:title': doc.title,
       ...stamps(doc, baseUrl),
@@ -77,22 +105,20 @@ export const siteRoutes: ResourceRoutes<SiteFields, SiteDoc, typeof SiteBody> = 
   publicFilter: {},
 };
 
-export const itemSetRoutes: ResourceRoutes<ItemSetFields, ItemSetDoc, typeof ItemSetBody> = {
+export const itemSetRoutes: ResourceRoutes<
+  typeof ItemSetFields,
+  ItemSetDoc,
+  typeof ItemSetBody.schema,
+  typeof ItemSetSchema
+> = {
   path: 'item_sets',
   type: 'o:ItemSet',
   tag: 'platform',
   spec: ITEM_SET,
   body: ItemSetBody,
-  representation: representation('o:ItemSet', 'item_sets', {
-    ...titleField,
-    ...isPublicField,
-    'o:site': Type.Array(referenceTo('sites', 'A site it belongs to.')),
-  }),
-  requiredOnCreate: ['o:title'],
-  defaults: () => ({ title: '', is_public: true, site_ids: [] }),
-  fromBody: (b) => definedKeys({ title: b['o:title'], is_public: b['o:is_public'], site_ids: refIds(b['o:site']) }),
+  representation: ItemSetSchema,
   represent: (doc, baseUrl) =>
-    jsonLd(baseUrl, 'o:ItemSet', 'item_sets', doc.id, {
+    jsonLd<JsonLdBody<ItemSet>>(baseUrl, 'o:ItemSet', 'item_sets', doc.id, {
       'o:title': doc.title,
       'o:is_public': doc.is_public,
       'o:site': doc.site_ids.map((id) => reference(baseUrl, 'sites', id)),
@@ -102,36 +128,16 @@ export const itemSetRoutes: ResourceRoutes<ItemSetFields, ItemSetDoc, typeof Ite
   publicFilter: { is_public: true },
 };
 
-export const itemRoutes: ResourceRoutes<ItemFields, ItemDoc, typeof ItemBody> = {
+export const itemRoutes: ResourceRoutes<typeof ItemFields, ItemDoc, typeof ItemBody.schema, typeof ItemSchema> = {
   path: 'items',
   type: 'o:Item',
   tag: 'platform',
   spec: ITEM,
   collectionOptions: ITEM_INDEXES,
   body: ItemBody,
-  representation: representation('o:Item', 'items', {
-    ...titleField,
-    'o:description': Type.String(),
-    ...isPublicField,
-    'o:rights': Type.Optional(Type.String({ description: 'Its rights URI, when it has one.' })),
-    'o:item_set': Type.Array(referenceTo('item_sets', 'An item set it is in; private ones only for Editor and above.')),
-    'o:site': Type.Array(referenceTo('sites', 'A site it belongs to.')),
-    'o:media': Type.Array(referenceTo('media', 'One of its media, by id; private ones only for Editor and above.')),
-    ...ItemFileKeys,
-  }),
-  requiredOnCreate: ['o:title'],
-  defaults: () => ({ title: '', description: '', is_public: true, item_set_ids: [], site_ids: [], rights: null }),
-  fromBody: (b) =>
-    definedKeys({
-      title: b['o:title'],
-      description: b['o:description'],
-      is_public: b['o:is_public'],
-      item_set_ids: refIds(b['o:item_set']),
-      site_ids: refIds(b['o:site']),
-      rights: rightsOf(b['o:rights']),
-    }),
+  representation: ItemSchema,
   represent: (doc, baseUrl, hidden) =>
-    jsonLd(baseUrl, 'o:Item', 'items', doc.id, {
+    jsonLd<JsonLdBody<Item>>(baseUrl, 'o:Item', 'items', doc.id, {
       'o:title': doc.title,
       'o:description': doc.description,
       'o:is_public': doc.is_public,
@@ -162,30 +168,15 @@ export const itemRoutes: ResourceRoutes<ItemFields, ItemDoc, typeof ItemBody> = 
   listFilterReferences: (q) => ({ itemSets: typeof q.item_set_id === 'number' ? [q.item_set_id] : [] }),
 };
 
-export const mediaRoutes: ResourceRoutes<MediaFields, MediaDoc, typeof MediaBody> = {
+export const mediaRoutes: ResourceRoutes<typeof MediaFields, MediaDoc, typeof MediaBody.schema, typeof MediaSchema> = {
   path: 'media',
   type: 'o:Media',
   tag: 'platform',
   spec: MEDIA,
   body: MediaBody,
-  representation: representation('o:Media', 'media', {
-    'o:item': referenceTo('items', 'The item it belongs to.'),
-    ...titleField,
-    'o:text': Type.String(),
-    ...isPublicField,
-    ...MediaFileKeys,
-  }),
-  requiredOnCreate: ['o:item', 'o:title'],
-  defaults: () => ({ item_id: 0, title: '', text: '', is_public: true }),
-  fromBody: (b) =>
-    definedKeys({
-      item_id: refId(b['o:item']),
-      title: b['o:title'],
-      text: b['o:text'],
-      is_public: b['o:is_public'],
-    }),
+  representation: MediaSchema,
   represent: (doc, baseUrl) =>
-    jsonLd(baseUrl, 'o:Media', 'media', doc.id, {
+    jsonLd<JsonLdBody<Media>>(baseUrl, 'o:Media', 'media', doc.id, {
       'o:item': reference(baseUrl, 'items', doc.item_id),
       'o:title': doc.title,
       'o:text': doc.text,
@@ -202,40 +193,20 @@ export const mediaRoutes: ResourceRoutes<MediaFields, MediaDoc, typeof MediaBody
   listFilter: (q) => (q.item_id !== undefined ? { item_id: q.item_id } : {}),
 };
 
-const BlockOut = Type.Object(
-  { 'o:layout': Type.String(), 'o:data': Type.Record(Type.String(), Type.Unknown()) },
-  { additionalProperties: false },
-);
-
-export const sitePageRoutes: ResourceRoutes<SitePageFields, SitePageDoc, typeof SitePageBody> = {
+export const sitePageRoutes: ResourceRoutes<
+  typeof SitePageFields,
+  SitePageDoc,
+  typeof SitePageBody.schema,
+  typeof SitePageSchema
+> = {
   path: 'site_pages',
   type: 'o:SitePage',
   tag: 'platform',
   spec: SITE_PAGE,
   body: SitePageBody,
-  representation: representation('o:SitePage', 'site_pages', {
-    'o:site': referenceTo('sites', 'The site the page is on.'),
-    'o:slug': Type.String(),
-    ...titleField,
-    ...isPublicField,
-    'o:layout': Type.Unsafe<string | null>({ type: 'string', nullable: true }),
-    'o:layout_data': Type.Record(Type.String(), Type.Unknown()),
-    'o:block': Type.Array(BlockOut),
-  }),
-  requiredOnCreate: ['o:site', 'o:slug', 'o:title'],
-  defaults: () => ({ site_id: 0, slug: '', title: '', is_public: true, layout: null, layout_data: {}, blocks: [] }),
-  fromBody: (b) =>
-    definedKeys({
-      site_id: refId(b['o:site']),
-      slug: b['o:slug'],
-      title: b['o:title'],
-      is_public: b['o:is_public'],
-      layout: b['o:layout'],
-      layout_data: b['o:layout_data'] === null ? {} : b['o:layout_data'],
-      blocks: b['o:block']?.map((block): PageBlock => ({ layout: block['o:layout'], data: block['o:data'] ?? {} })),
-    }),
+  representation: SitePageSchema,
   represent: (doc, baseUrl) =>
-    jsonLd(baseUrl, 'o:SitePage', 'site_pages', doc.id, {
+    jsonLd<JsonLdBody<SitePage>>(baseUrl, 'o:SitePage', 'site_pages', doc.id, {
       'o:site': reference(baseUrl, 'sites', doc.site_id),
       'o:slug': doc.slug,
       'o:title': doc.title,

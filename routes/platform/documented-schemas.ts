@@ -1,4 +1,4 @@
-import { Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TProperties, type TSchema } from '@sinclair/typebox';
 
 /**
  * What the OpenAPI document says the platform resources take and answer, beside the schemas the
@@ -17,10 +17,10 @@ const Reference = (resource: string) =>
     { additionalProperties: false },
   );
 
-export const referenceTo = (resource: string, description: string): TSchema => ({
-  ...Reference(resource),
-  description,
-});
+export const referenceTo = (resource: string, description: string) => ({ ...Reference(resource), description });
+
+/** A reference as representations write it (json-ld.ts, `reference`). */
+export type Reference = Static<ReturnType<typeof Reference>>;
 
 const DateTime = Type.Object(
   {
@@ -30,22 +30,33 @@ const DateTime = Type.Object(
   { additionalProperties: false },
 );
 
-/** A representation of `type`: the JSON-LD header, the resource's fields, owner and times. */
-export function representation(type: string, resource: string, fields: TProperties): TObject {
+/** The keys every representation ends with: who created it, and when it was created and last changed. */
+const Stamps = Type.Object({
+  'o:owner': Type.Unsafe<Reference | null>({
+    ...Reference('users'),
+    nullable: true,
+    description: 'Who created it; null when imported without one.',
+  }),
+  'o:created': DateTime,
+  'o:modified': DateTime,
+});
+export type Stamps = Static<typeof Stamps>;
+
+/**
+ * A representation of `type`: the JSON-LD header, the resource's fields, owner and times. Its
+ * Static type is what the kind's `represent` returns (routes/platform/definitions.ts), so tsc
+ * refuses a representation that misses a key it declares. `@type` is documented as the literal
+ * and typed as the string jsonLd writes (routes/json-ld.ts).
+ */
+export function representation<P extends TProperties>(type: string, resource: string, fields: P) {
   return Type.Object(
     {
       '@context': Type.String({ description: 'URL of the JSON-LD context (`/api-context`).' }),
       '@id': Type.String({ description: `This record's URL (\`/api/${resource}/{id}\`).` }),
-      '@type': Type.Literal(type),
+      '@type': Type.Unsafe<string>(Type.Literal(type)),
       'o:id': Type.Integer({ minimum: 1 }),
       ...fields,
-      'o:owner': Type.Unsafe<unknown>({
-        ...Reference('users'),
-        nullable: true,
-        description: 'Who created it; null when imported without one.',
-      }),
-      'o:created': DateTime,
-      'o:modified': DateTime,
+      ...Stamps.properties,
     },
     { additionalProperties: false, title: type.replace('o:', '') },
   );

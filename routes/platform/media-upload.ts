@@ -7,7 +7,6 @@ import { MediaBody } from '../../commands/platform/schemas.js';
 import { ValidationError } from '../../infra/errors.js';
 import type { FileStorage } from '../../infra/file-storage/port.js';
 import { receiveUpload } from '../http/multipart-upload.js';
-import { mediaRoutes } from './definitions.js';
 
 /**
  * POST /api/media as multipart/form-data, as Omeka S takes it (CONTRACT.md section 9): a `data`
@@ -19,7 +18,7 @@ import { mediaRoutes } from './definitions.js';
 /** The `data` part: the media's JSON body and the upload's own keys. */
 export const MediaUploadData = Type.Composite(
   [
-    MediaBody,
+    MediaBody.schema,
     Type.Object({
       'o:ingester': Type.Optional(Type.Literal('upload', { description: 'The only ingester taken: `upload`.' })),
       file_index: Type.Optional(
@@ -75,7 +74,7 @@ export async function createUploadedMedia(
         `file_index ${index} names the part "file[${index}]", which is not in the form.`,
       );
     if (data['o:item'] === undefined) throw ValidationError.field('o:item', 'This field is required.');
-    const fields = { ...mediaRoutes.defaults(), title: upload.filename, ...mediaRoutes.fromBody(data) };
+    const fields = MediaBody.create(data, { title: upload.filename });
     return await createMediaWithFile(ctx, {
       storage,
       fields,

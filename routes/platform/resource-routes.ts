@@ -13,29 +13,33 @@ import {
 import { isEditorOrAbove } from '../../contracts/users/roles.js';
 import { createResource, deleteResource, updateResource, type KindSpec } from '../../commands/platform/handlers.js';
 import type { CollectionOptions, Document, Filter } from '../../infra/document-store/port.js';
-import { ForbiddenError, NotFoundError, ValidationError } from '../../infra/errors.js';
+import { ForbiddenError, NotFoundError } from '../../infra/errors.js';
+import type { LdBody } from '../../commands/platform/ld-body.js';
 import { JsonLdObject, PageQuery, pageWindow, setPaginationHeaders } from '../json-ld.js';
 import { documentedBody, representationAnswers } from './documented-schemas.js';
 import { hiddenAmong, namesHidden, NOTHING_HIDDEN, type HiddenIds, type References } from './hidden-ids.js';
 
-/** What the generic routes need to serve one host platform resource under /api/{path}. */
-export interface ResourceRoutes<Fields extends object, Doc extends VersionedDocument, Body extends TObject> {
+/**
+ * What the generic routes need to serve one host platform resource under /api/{path}: `Fields`
+ * is the kind's fields schema (contracts/platform/fields.ts), `Body` its write body's and `Rep`
+ * its representation's, whose Static type `represent` returns.
+ */
+export interface ResourceRoutes<
+  Fields extends TObject,
+  Doc extends VersionedDocument,
+  Body extends TObject,
+  Rep extends TObject,
+> {
   path: string;
   type: string;
   tag: string;
-  spec: KindSpec<Fields>;
-  /** Schema of the write body: the representation's `o:` keys, all optional. */
-  body: Body;
+  spec: KindSpec<Static<Fields>>;
+  /** The write body (commands/platform/schemas.ts): the representation's `o:` keys, all optional. */
+  body: LdBody<Fields, Body>;
   /** The representation `represent` makes, for the OpenAPI document (documented-schemas.ts). */
-  representation: TObject;
-  /** `o:` keys a create must carry. */
-  requiredOnCreate: string[];
-  /** Defaults a create starts from before the body's keys apply. */
-  defaults: () => Fields;
-  /** Maps the body's `o:` keys to fields; keys absent from the body stay absent. */
-  fromBody(body: Static<Body>): Partial<Fields>;
+  representation: Rep;
   /** `hidden`: private children the caller may not see, left out of the lists of children. */
-  represent(doc: Doc, baseUrl: string, hidden: HiddenIds): Record<string, unknown>;
+  represent(doc: Doc, baseUrl: string, hidden: HiddenIds): Static<Rep>;
   /** Records that only Editor and above may see; `hidden` is what else such callers may not see. */
   isPrivate(doc: Doc, hidden: HiddenIds): boolean;
   /**
@@ -84,14 +88,16 @@ export interface MultipartCreate {
 type VersionedDocument = Document & { version?: number };
 
 /** The list, read, create, update and delete routes of one resource, registered under the prefix `/api/{path}`. */
-export function resourceRoutes<Fields extends object, Doc extends VersionedDocument, Body extends TObject>(
-  def: ResourceRoutes<Fields, Doc, Body>,
-  upload?: MultipartCreate,
-): RoutesPlugin {
+export function resourceRoutes<
+  Fields extends TObject,
+  Doc extends VersionedDocument,
+  Body extends TObject,
+  Rep extends TObject,
+>(def: ResourceRoutes<Fields, Doc, Body, Rep>, upload?: MultipartCreate): RoutesPlugin {
   return async (app, { runtime }) => {
     const answers = representationAnswers(def.representation);
-    // The required keys are the handler's check (missingOnCreate), whose 422 names each one.
-    const jsonBody = documentedBody(def.body, def.requiredOnCreate);
+    // The required keys are the body's check (def.body.create), whose 422 names each one.
+    const jsonBody = documentedBody(def.body.schema, def.body.required);
     const createBody: TSchema = upload
       ? Type.Unsafe({
           content: { 'application/json': { schema: jsonBody }, 'multipart/form-data': { schema: upload.form } },
@@ -139,26 +145,16 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
       return { doc, hidden };
     }
 
-    function missingOnCreate(body: object): Record<string, string[]> | null {
-      const given = new Map(Object.entries(body));
-      const missing = def.requiredOnCreate.filter((key) => given.get(key) === undefined || given.get(key) === null);
-      return missing.length ? Object.fromEntries(missing.map((key) => [key, ['This field is required.']])) : null;
-    }
-
     /**
-     * The body as def.body's type. The route validated it against def.body; only the compiler
-     * cannot resolve the type provider's type for a schema that is a type parameter here (each
-     * definition's fromBody is checked against its own schema's Static type).
+     * The body as def.body's type. The route validated it against def.body.schema; only the
+     * compiler cannot resolve the type provider's type for a schema that is a type parameter here
+     * (each kind's body is derived from its fields with its own schema's Static type).
      */
     // eslint-disable-next-line no-restricted-syntax -- the one boundary of a generic schema, see above
     const bodyOf = (request: { body: unknown }): Static<Body> => request.body as Static<Body>;
 
     async function createFromJson(request: { body: unknown }, ctx: CommandContext): Promise<number> {
-      const body = bodyOf(request);
-      const missing = missingOnCreate(body);
-      if (missing) throw new ValidationError('Required fields are missing.', missing);
-      const fields: Fields = { ...def.defaults(), ...def.fromBody(body) };
-      return createResource(ctx, { spec: def.spec, fields });
+      return createResource(ctx, { spec: def.spec, fields: def.body.create(bodyOf(request)) });
     }
 
     /** The record just written: the write waited for its projection, so it is there (unless deleted since). */
@@ -244,8 +240,13 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
           tags: [def.tag],
           summary: `Create one of ${def.path}`,
           body: upload
-            ? { content: { 'application/json': { schema: def.body }, 'multipart/form-data': { schema: MULTIPART } } }
-            : def.body,
+            ? {
+                content: {
+                  'application/json': { schema: def.body.schema },
+                  'multipart/form-data': { schema: MULTIPART },
+                },
+              }
+            : def.body.schema,
           response: { 201: JsonLdObject },
         },
         config: {
@@ -275,7 +276,7 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
           tags: [def.tag],
           summary: `Update one of ${def.path} (only keys present change)`,
           params: IdParams,
-          body: def.body,
+          body: def.body.schema,
           response: { 200: JsonLdObject },
         },
         handler: async (request, reply) => {
@@ -284,7 +285,7 @@ export function resourceRoutes<Fields extends object, Doc extends VersionedDocum
           await updateResource(runtime.commandContext(user.id, request.id), {
             spec: def.spec,
             id,
-            patch: def.fromBody(bodyOf(request)),
+            patch: def.body.patch(bodyOf(request)),
             ifMatch: ifMatchOf(request),
           });
           const doc = await written(id);

@@ -42,7 +42,7 @@ t.test('a misspelled key is refused with its JSON path and the keys allowed ther
   t.same(problems[0], {
     path: '$.items[0].is_publik',
     message:
-      'Unknown key "is_publik"; the keys allowed here are id, title, description, item_set_ids, site_ids, is_public, rights, media.',
+      'Unknown key "is_publik"; the keys allowed here are id, title, description, is_public, item_set_ids, site_ids, rights, media.',
   });
   const nested = await validateFixture(runtime, { blog: { posts: [{ title: 'Hi', categroy_id: 1 }] } });
   t.match(nested[0], {

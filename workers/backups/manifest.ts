@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { BackupIncludes } from '../../contracts/backups/events.js';
+import { IncludesRecord, type BackupIncludes } from '../../contracts/backups/fields.js';
 import { checked } from '../../infra/checked-json.js';
 
 export const MANIFEST_NAME = 'manifest.json';
@@ -47,16 +47,8 @@ const PartSummarySchema = Type.Object({
 });
 export type PartSummary = Static<typeof PartSummarySchema>;
 
-const IncludesSchema = Type.Object({
-  include_db: Type.Boolean(),
-  include_files: Type.Boolean(),
-  include_themes: Type.Boolean(),
-  include_modules: Type.Boolean(),
-  include_api: Type.Boolean(),
-});
-/** The flags of BackupIncludes (commands/backups/events.ts), no more and no fewer, or this does not compile. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const _sameFlags: Same<Static<typeof IncludesSchema>, BackupIncludes> = true;
+/** The flags of BackupIncludes (contracts/backups/fields.ts), every one present. */
+const IncludesSchema = IncludesRecord;
 
 /**
  * manifest.json: what the archive holds, so a restore can check every byte before using it.

@@ -85,6 +85,20 @@ t.test('directory fixture validation names the JSON path; nothing is imported on
     }),
     /^\$\.directory\.tokens\[2\]\.token: Duplicate/,
   );
+  t.match(
+    await firstProblem((d) => {
+      d.databases[0].audience = ['faculty', ' '];
+    }),
+    /^\$\.directory\.databases\[0\]\.audience: Every entry must be a non-empty text of at most 100 characters\./,
+    "a database's own rules (the decider's) are checked before anything is written",
+  );
+  t.match(
+    await firstProblem((d) => {
+      d.lists[0].name = 'x'.repeat(201);
+    }),
+    /^\$\.directory\.lists\[0\]\.name/,
+    'a name is held to the limit the decider holds it to',
+  );
   t.match(await firstProblem((d) => ({ ...d, extra: 1 })), /^\$\.directory/);
   t.match(await firstProblem(() => 'nope'), /^\$\.directory/);
 

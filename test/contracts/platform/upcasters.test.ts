@@ -7,9 +7,11 @@ import { platformUpcasters } from '../../../contracts/platform/upcasters.js';
 import { EVENT_UPCASTING } from '../../../contracts/upcasters.js';
 
 /**
- * An item event's data in the current shape. The assignment below fails to compile when
- * ItemFields gains or loses a field: then an upcaster (contracts/platform/upcasters.ts) may be owed
- * for the events stored before, and this schema follows.
+ * An item event's data in the current shape, written out rather than derived. The assignment
+ * below fails to compile when ItemFields gains or loses a field: the events stored before lack
+ * it, and the upcaster (contracts/platform/upcasters.ts) gives them the field's default; when
+ * that default is not what those items had, the field needs an upcaster of its own. This schema
+ * follows.
  */
 const CurrentItemFields = Type.Object(
   {
