@@ -14,6 +14,7 @@ import {
   type StoredEvent,
   type Subscription,
 } from './port.js';
+import { isPostgresUnavailable, quoteIdentifier } from '../postgres-errors.js';
 
 const DEPENDENCY = 'PostgreSQL';
 /** The class of this adapter's advisory locks (the other key is the schema's hash). */
@@ -71,43 +72,14 @@ function encode(value: unknown): string {
   return json;
 }
 
-function quoteIdentifier(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
-
 // ---- driver errors translated at the boundary ----
-
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EPIPE',
-]);
-
-/**
- * The server cannot be reached or cannot serve now: a socket error, SQLSTATE class 08
- * (connection exception), 57P01-57P03 (shut down, starting), class 53 (out of connections,
- * memory or disk), or the driver's own messages for a dropped socket or a pool timeout.
- */
-function isUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && (NETWORK_CODES.has(code) || /^(08|53|57P0[123])/.test(code))) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection error/i.test(
-    error.message,
-  );
-}
 
 function isUniqueViolation(error: unknown): boolean {
   return error instanceof Error && (error as { code?: unknown }).code === '23505';
 }
 
 function translate(error: unknown): Error {
-  if (isUnavailable(error)) return new DependencyUnavailableError(DEPENDENCY);
+  if (isPostgresUnavailable(error)) return new DependencyUnavailableError(DEPENDENCY);
   return error instanceof Error ? error : new Error(String(error));
 }
 
@@ -185,7 +157,7 @@ export class PostgresEventStore implements EventStore {
       await client.query('COMMIT');
       return result;
     } catch (error) {
-      broken = isUnavailable(error);
+      broken = isPostgresUnavailable(error);
       if (!broken) {
         await client.query('ROLLBACK').catch(() => {
           broken = true;

@@ -18,6 +18,7 @@ import {
   type StoredFileEntry,
   type StoredFileInfo,
 } from './port.js';
+import { isPostgresUnavailable, quoteIdentifier } from '../postgres-errors.js';
 
 /** What a PostgreSQL outage is reported as (503, and FILES_URL named at start: infra/select.ts). */
 export const FILE_STORAGE_DEPENDENCY = 'file storage';
@@ -65,39 +66,10 @@ function text(value: unknown, column: string): string {
   return value;
 }
 
-function quoteIdentifier(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
-
 // ---- driver errors translated at the boundary ----
 
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EPIPE',
-]);
-
-/**
- * The server cannot be reached or cannot serve now: as the event store's adapter tells it
- * (infra/event-store/postgres.ts): a socket error, SQLSTATE class 08, 53 or 57P01-57P03, or
- * the driver's messages for a dropped socket or a pool timeout.
- */
-function isUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && (NETWORK_CODES.has(code) || /^(08|53|57P0[123])/.test(code))) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection error/i.test(
-    error.message,
-  );
-}
-
 function translate(error: unknown): Error {
-  if (isUnavailable(error)) return new DependencyUnavailableError(FILE_STORAGE_DEPENDENCY);
+  if (isPostgresUnavailable(error)) return new DependencyUnavailableError(FILE_STORAGE_DEPENDENCY);
   return error instanceof Error ? error : new Error(String(error));
 }
 
@@ -258,7 +230,7 @@ export class PostgresFileAreas implements FileAreas {
       await client.query('COMMIT');
       return result;
     } catch (error) {
-      broken = isUnavailable(error);
+      broken = isPostgresUnavailable(error);
       if (!broken) {
         await client.query('ROLLBACK').catch(() => {
           broken = true;
