@@ -10,6 +10,7 @@ import { textIndexFile } from './document-store/sqlite-tables.js';
 import type { EventBus } from './event-bus/port.js';
 import { EmbeddedEventBus } from './event-bus/embedded.js';
 import { dependencyAddress } from './dependency-address.js';
+import { deploymentName } from './deployment-name.js';
 import { DependencyUnavailableError } from './errors.js';
 import type { EventStore } from './event-store/port.js';
 import type { FileAreas } from './file-storage/port.js';
@@ -95,11 +96,11 @@ async function createEventBus(config: AppConfig, eventStore: EventStore, logger:
 
 async function createJobQueue(config: AppConfig, logger: Logger, clock?: Clock): Promise<JobQueue> {
   if (config.redisUrl) {
-    const { BullMqJobQueue, queuePrefixFor } = await import('./job-queue/bullmq.js');
+    const { BullMqJobQueue } = await import('./job-queue/bullmq.js');
     // Never fails the start: with Redis away, requests that need it answer 503 until it is back.
     const queue = await BullMqJobQueue.connect({
       url: config.redisUrl,
-      prefix: queuePrefixFor(config.dataDir),
+      prefix: deploymentName(config),
       onError: (err: Error) => logger.error({ err }, 'job queue (Redis) connection error; retrying'),
       onRecovered: () => logger.info('job queue (Redis) is reachable again'),
     });
@@ -141,11 +142,10 @@ export function startupError(error: unknown, config: AppConfig): unknown {
 async function createRequestRedis(config: AppConfig, logger: Logger): Promise<Redis | null> {
   if (!config.redisUrl) return null;
   const { createRequestRedisClient } = await import('./redis/request-client.js');
-  const { queuePrefixFor } = await import('./job-queue/bullmq.js');
   return createRequestRedisClient(config.redisUrl, {
     uses: 'sessions, failed-login counts and rate limits',
     logger,
-    connectionName: `${queuePrefixFor(config.dataDir)}:requests`,
+    connectionName: `${deploymentName(config)}:requests`,
   });
 }
 

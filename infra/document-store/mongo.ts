@@ -11,6 +11,7 @@ import {
 } from 'mongodb';
 import { DependencyUnavailableError } from '../errors.js';
 import { MongoIndexes } from './mongo-indexes.js';
+import { databaseFromUrl } from './mongo-url.js';
 import { checkedFields } from './picked-fields.js';
 import type {
   Collection,
@@ -27,7 +28,7 @@ import type {
 import { escapeRegex, requireTextFields, textFields } from './text-search.js';
 
 const DEPENDENCY = 'MongoDB';
-const DEFAULT_DATABASE = 'collections';
+
 /** The server answers "namespace not found" when dropping a collection that does not exist. */
 const NAMESPACE_NOT_FOUND = 26;
 
@@ -52,15 +53,6 @@ export interface MongoDocumentStoreOptions {
   /** Overrides the database named in the URL path (tests use a fresh one). */
   database?: string;
   serverSelectionTimeoutMS?: number;
-}
-
-/** The database named in the URL path (`mongodb://host/name?...`), which URL cannot parse with several hosts. */
-export function databaseFromUrl(url: string): string {
-  const afterScheme = url.replace(/^[a-z+]+:\/\//i, '');
-  const slash = afterScheme.indexOf('/');
-  if (slash < 0) return DEFAULT_DATABASE;
-  const name = decodeURIComponent(afterScheme.slice(slash + 1).split('?')[0]);
-  return name === '' ? DEFAULT_DATABASE : name;
 }
 
 async function guard<T>(work: () => Promise<T>): Promise<T> {

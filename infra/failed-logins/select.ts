@@ -1,4 +1,5 @@
 import type { AppConfig } from '../config.js';
+import { deploymentName } from '../deployment-name.js';
 import type { Clock } from '../clock/port.js';
 import type { Redis } from 'ioredis';
 import { MemoryFailedLogins } from './memory.js';
@@ -12,8 +13,7 @@ export async function createFailedLogins(config: AppConfig, clock: Clock, redis:
   const windowSeconds = config.loginFailureWindowSeconds;
   if (redis) {
     const { RedisFailedLogins } = await import('./redis.js');
-    const { queuePrefixFor } = await import('../job-queue/bullmq.js');
-    return new RedisFailedLogins(redis, windowSeconds, clock, `${queuePrefixFor(config.dataDir)}:failed-logins:`);
+    return new RedisFailedLogins(redis, windowSeconds, clock, `${deploymentName(config)}:failed-logins:`);
   }
   return new MemoryFailedLogins(windowSeconds, clock);
 }

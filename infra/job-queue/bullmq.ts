@@ -37,9 +37,6 @@ export interface BullMqJobQueueOptions {
   onRecovered?: () => void;
 }
 
-/** The key prefix of one deployment (infra/redis/deployment-prefix.ts). */
-export { deploymentPrefix as queuePrefixFor } from '../redis/deployment-prefix.js';
-
 /** Host, port, credentials, database and TLS from a redis:// or rediss:// URL. */
 export function redisOptionsFromUrl(url: string): RedisOptions {
   const parsed = new URL(url);

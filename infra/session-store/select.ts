@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { AppConfig } from '../config.js';
+import { deploymentName } from '../deployment-name.js';
 import type { Clock } from '../clock/port.js';
 import type { Redis } from 'ioredis';
 import type { SessionStore } from './port.js';
@@ -28,9 +29,8 @@ async function storeFor(config: AppConfig, clock: Clock, redis: Redis | null): P
   if (redis) {
     // Imported on demand, so the Redis adapter's code loads only when Redis is configured.
     const { RedisSessionStore } = await import('./redis.js');
-    const { queuePrefixFor } = await import('../job-queue/bullmq.js');
-    // Keyed like the job queues: servers over one data directory share sessions, other apps on the Redis never see them.
-    return new RedisSessionStore(redis, clock, `${queuePrefixFor(config.dataDir)}:session:`);
+    // Keyed like the job queues: the servers of one deployment share sessions, other apps on the Redis never see them.
+    return new RedisSessionStore(redis, clock, `${deploymentName(config)}:session:`);
   }
   return new SqliteSessionStore(sessionFileFor(config.dataDir), clock);
 }

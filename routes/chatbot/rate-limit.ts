@@ -3,7 +3,7 @@ import { clientAddress, trustedProxies } from '../http/client-address.js';
 import { rateLimitHook, type RateLimitHook } from '../http/rate-limit.js';
 import type { RouteRuntime } from '../http/routes-plugin.js';
 import { RateLimitedError } from '../../infra/errors.js';
-import { deploymentPrefix } from '../../infra/redis/deployment-prefix.js';
+import { deploymentName } from '../../infra/deployment-name.js';
 
 export const RATE_LIMIT_MESSAGE = 'Rate limit exceeded. Please try again shortly.';
 export const RATE_LIMIT_STORE_AWAY_MESSAGE = 'The rate limit store is unavailable.';
@@ -20,7 +20,7 @@ export function chatbotRateLimit(scope: FastifyInstance, runtime: RouteRuntime):
   const trust = trustedProxies(runtime.config);
   return rateLimitHook(scope, runtime.infra.requestRedis, {
     name: 'chatbot-rate-limit',
-    deployment: deploymentPrefix(runtime.config.dataDir),
+    deployment: deploymentName(runtime.config),
     max,
     windowMs: chatbotRateWindowSeconds * 1000,
     key: (request) => clientAddress(request, trust),

@@ -3,7 +3,7 @@ import { clientAddress, trustedProxies } from '../http/client-address.js';
 import { rateLimitHook } from '../http/rate-limit.js';
 import type { RouteRuntime } from '../http/routes-plugin.js';
 import { RateLimitedError } from '../../infra/errors.js';
-import { deploymentPrefix } from '../../infra/redis/deployment-prefix.js';
+import { deploymentName } from '../../infra/deployment-name.js';
 import { accessOf } from './access.js';
 
 export const DIRECTORY_RATE_LIMIT = { max: 120, timeWindowMs: 60_000 } as const;
@@ -19,7 +19,7 @@ export async function registerTokenRateLimit(scope: FastifyInstance, runtime: Ro
   const { max, timeWindowMs } = DIRECTORY_RATE_LIMIT;
   const hook = await rateLimitHook(scope, runtime.infra.requestRedis, {
     name: 'directory-rate-limit',
-    deployment: deploymentPrefix(runtime.config.dataDir),
+    deployment: deploymentName(runtime.config),
     max,
     windowMs: timeWindowMs,
     // A request without a valid token is counted per client address, by the chatbot's rule (routes/http/client-address.ts).

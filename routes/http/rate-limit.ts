@@ -14,7 +14,7 @@ export interface RateLimitPolicy {
   /** Names the limit's counts in Redis: `<deployment>:<name>:<key>`. */
   name: string;
   /**
-   * The deployment's prefix in Redis (infra/redis/deployment-prefix.ts, from DATA_DIR): another
+   * The deployment's prefix in Redis (infra/deployment-name.ts: after the read models' MongoDB database, else DATA_DIR): another
    * deployment on the same Redis counts its own requests, as it keeps its own sessions.
    */
   deployment: string;

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
 import t from 'tap';
 import { DependencyUnavailableError } from '../../infra/errors.js';
-import { BullMqJobQueue, closeQuietly, queuePrefixFor, redisOptionsFromUrl } from '../../infra/job-queue/bullmq.js';
+import { BullMqJobQueue, closeQuietly, redisOptionsFromUrl } from '../../infra/job-queue/bullmq.js';
 import { InProcessJobQueue } from '../../infra/job-queue/in-process.js';
 import { JobFailedError, PermanentJobError, type JobQueue } from '../../infra/job-queue/port.js';
 
@@ -309,10 +309,7 @@ t.test(
   },
 );
 
-t.test('BullMQ: keys are namespaced per data directory; URLs become connection options', async (t) => {
-  t.equal(queuePrefixFor('/srv/data'), queuePrefixFor('/srv/data'), 'instances sharing a data directory share queues');
-  t.not(queuePrefixFor('/srv/data'), queuePrefixFor('/tmp/test-1'), 'other data directories do not');
-  t.match(queuePrefixFor('/srv/data'), /^collections-[0-9a-f]{12}$/);
+t.test("BullMQ: URLs become connection options (the keys' prefix: test/infra/deployment-name.test.ts)", async (t) => {
   t.same(redisOptionsFromUrl('redis://127.0.0.1:6379'), { host: '127.0.0.1', port: 6379 });
   t.same(redisOptionsFromUrl('rediss://user:p%40ss@cache.example.net:6380/2'), {
     host: 'cache.example.net',

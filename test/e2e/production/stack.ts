@@ -14,9 +14,11 @@ export function skipUnlessStack(): string | false {
 }
 
 /**
- * The production variables for one deployment of a test run. DATA_DIR names the Kafka topic and
- * groups, the BullMQ prefix and the Redis keys; the MongoDB database and the Elasticsearch index
- * are named here, fresh, so reruns and parallel files never read each other's documents.
+ * The production variables for one deployment of a test run. DATA_DIR names the Kafka topic (its
+ * SQLite log, unless the test sets EVENTSTORE_URL); the MongoDB database, which names the groups,
+ * the BullMQ prefix and the Redis keys, and the Elasticsearch index are named here, fresh, so
+ * reruns and parallel files never read each other's documents. Pass the same `name` for servers
+ * of one deployment with DATA_DIRs of their own.
  */
 export interface StackEnv extends Record<string, string> {
   DATA_DIR: string;

@@ -100,7 +100,7 @@ async function readModels(url: string): Promise<Record<string, unknown[]>> {
 t.test('two servers on the production engines: one deployment', { skip: skipUnlessStack() }, async (t) => {
   const dataDir = freshDataDir(t.testdir());
   const env = { ...stackEnv(dataDir), CHATBOT_RATE_LIMIT: '4' };
-  const groupId = `${kafkaNamesFor({ dataDir }).groupPrefix}projections`;
+  const groupId = `${kafkaNamesFor({ dataDir, mongoUrl: env.MONGO_URL }).groupPrefix}projections`;
   const imported = await importFixtureFile(dataDir, fixture, 'production-two');
   t.equal(imported.code, 0, `import exits 0: ${imported.stderr}`);
   // Both at once, on a deployment whose read models are empty: each start waits (bounded) while

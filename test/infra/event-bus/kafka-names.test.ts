@@ -24,3 +24,27 @@ t.test('instances on one EventStoreDB share its topic, each data directory keepi
   t.not(one.topic, kafkaNamesFor({ dataDir: '/srv/one' }).topic, 'not the embedded log of the same directory');
   t.notMatch(one.topic, /secret|store\.example/, 'the URL is not spelled out on the broker');
 });
+
+t.test('servers on separate hosts filling one MongoDB database share its groups', async (t) => {
+  const eventStoreUrl = 'postgres://app@db.example.org:5432/collections';
+  const mongoUrl = 'mongodb://mongo.example.org:27017/library';
+  const a = kafkaNamesFor({ eventStoreUrl, mongoUrl, dataDir: '/srv/host-a' });
+  const b = kafkaNamesFor({ eventStoreUrl, mongoUrl, dataDir: '/srv/host-b' });
+  t.same(a, b, 'one topic and one set of groups: the log is folded into the database once');
+  t.not(
+    a.groupPrefix,
+    kafkaNamesFor({ eventStoreUrl, dataDir: '/srv/host-a' }).groupPrefix,
+    'not the embedded read models',
+  );
+  t.not(
+    a.groupPrefix,
+    kafkaNamesFor({ eventStoreUrl, mongoUrl: 'mongodb://mongo.example.org:27017/staging', dataDir: '/srv/host-a' })
+      .groupPrefix,
+    'another database, other groups',
+  );
+  t.equal(
+    kafkaNamesFor({ mongoUrl, dataDir: '/srv/one' }).topic,
+    kafkaNamesFor({ dataDir: '/srv/one' }).topic,
+    "the topic is the log's",
+  );
+});

@@ -7,7 +7,7 @@ import { testConfig } from '../../test-config.js';
 import { importFixture } from '../../../app/import-fixture.js';
 import { appModules } from '../../../app/modules.js';
 import { createRuntime } from '../../../app/runtime.js';
-import { queuePrefixFor } from '../../../infra/job-queue/bullmq.js';
+import { deploymentName } from '../../../infra/deployment-name.js';
 import { ROLE_USERS } from '../../helper.js';
 import { directoryFixture } from '../../routes/directory/fixture.js';
 
@@ -35,7 +35,7 @@ t.test(
     const app = await buildApp(runtime);
     const admin = new Redis(redisUrl as string);
     t.teardown(() => admin.disconnect());
-    const name = `${queuePrefixFor(dataDir)}:requests`;
+    const name = `${deploymentName(config)}:requests`;
     const user = ROLE_USERS[0] as (typeof ROLE_USERS)[number];
 
     const wrong = await app.inject({
