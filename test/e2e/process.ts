@@ -124,9 +124,17 @@ export async function startServer(
   };
 }
 
-/** Writes the fixture beside DATA_DIR (`<name>-<pid>.json`) and imports it as `npm run import` does. */
-export function importFixtureFile(dataDir: string, fixture: object, name: string): Promise<RunResult> {
+/**
+ * Writes the fixture beside DATA_DIR (`<name>-<pid>.json`) and imports it as `npm run import` does,
+ * with the deployment's other variables in `env` (EVENTSTORE_URL, MONGO_URL, ...).
+ */
+export function importFixtureFile(
+  dataDir: string,
+  fixture: object,
+  name: string,
+  env: Record<string, string> = {},
+): Promise<RunResult> {
   const file = join(dataDir, '..', `${name}-${process.pid}-${Date.now()}.json`);
   writeFileSync(file, JSON.stringify(fixture));
-  return runCli('import.ts', [file], { DATA_DIR: dataDir });
+  return runCli('import.ts', [file], { ...env, DATA_DIR: dataDir });
 }

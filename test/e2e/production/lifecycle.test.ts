@@ -1,14 +1,26 @@
 import { existsSync } from 'node:fs';
+import sharp from 'sharp';
 import t, { type Test } from 'tap';
 import { importFixtureFile, runCli, startServer, type ServerProcess } from '../process.js';
 import { chatbotFixture } from '../../routes/chatbot/support.js';
-import { eventually, freshDataDir, searchBody, skipUnlessStack, stackEnv, type StackEnv } from './stack.js';
+import {
+  eventually,
+  freshDatabase,
+  freshDataDir,
+  searchBody,
+  skipUnlessStack,
+  stackEnv,
+  type StackEnv,
+} from './stack.js';
+
+const PG_URL = process.env.PG_EVENTSTORE_URL;
 
 /**
  * Issue 37, item 3, the operator's side on the production engines: a backup made by the BullMQ
  * worker, restored into an empty DATA_DIR and empty engines (a new MongoDB database, a new
- * Elasticsearch index, and new Kafka topic and groups, which follow the new DATA_DIR), then
- * `npm run rebuild` and `npm run reindex` on that deployment.
+ * Elasticsearch index, and new Kafka topic and groups, which follow the new DATA_DIR and
+ * database), then `npm run rebuild` and `npm run reindex` on that deployment. Issue 50, item 4:
+ * the same with the log and the stored files in PostgreSQL, restored into an empty database.
  */
 const fixture = {
   ...chatbotFixture,
@@ -67,15 +79,39 @@ async function snapshot(server: ServerProcess): Promise<Record<string, Answer>> 
   return out;
 }
 
-async function pageVersions(server: ServerProcess): Promise<unknown> {
+async function sessionCookie(server: ServerProcess): Promise<string> {
   const login = await fetch(`${server.baseUrl}/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ email: 'admin@example.org', password: 'admin-pass' }),
   });
   if (login.status !== 204) throw new Error(`login: ${login.status}`);
-  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
+  return (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+}
+
+async function pageVersions(server: ServerProcess): Promise<unknown> {
+  const cookie = await sessionCookie(server);
   return (await fetch(`${server.baseUrl}/api/page-versioning/5/versions`, { headers: { cookie } })).json();
+}
+
+/** An asset file the backup must carry: its canonical URL (with the deployment's BASE_URL). */
+async function uploadAsset(server: ServerProcess, bytes: Buffer): Promise<string> {
+  const form = new FormData();
+  form.append('file[0]', new Blob([new Uint8Array(bytes)], { type: 'image/png' }), 'map.png');
+  const res = await fetch(`${server.baseUrl}/api/asset-picker/assets`, {
+    method: 'POST',
+    headers: { cookie: await sessionCookie(server) },
+    body: form,
+  });
+  if (res.status !== 201) throw new Error(`asset upload: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { asset: { canonical_url: string } }).asset.canonical_url;
+}
+
+/** The bytes a server answers for a URL of the deployment (its @ids carry BASE_URL, not the server's port). */
+async function bytesOn(server: ServerProcess, url: string): Promise<{ status: number; bytes: Buffer }> {
+  const { pathname, search } = new URL(url);
+  const res = await fetch(`${server.baseUrl}${pathname}${search}`);
+  return { status: res.status, bytes: Buffer.from(await res.arrayBuffer()) };
 }
 
 /** The chatbot finds the item written through the API, first, and the imported violin. */
@@ -107,115 +143,152 @@ async function chunksIn(env: StackEnv): Promise<number> {
   return res.status === 200 ? ((await res.json()) as { count: number }).count : 0;
 }
 
+/** Where a deployment keeps its log and files besides DATA_DIR: nothing (SQLite and DATA_DIR/files), or a PostgreSQL database. */
+type Places = (t: Test) => Promise<Record<string, string>>;
+
+/**
+ * A backup of a deployment made by the BullMQ worker, restored into a new one (a new DATA_DIR,
+ * MongoDB database and Elasticsearch index, and new `places`), which answers as the original did,
+ * then after `npm run rebuild` and `npm run reindex`.
+ */
+async function lifecycle(t: Test, places: Places): Promise<void> {
+  // One call: t.testdir() empties its folder each time it is called.
+  const testDir = t.testdir();
+  // One BASE_URL for the three servers, on their different ports: answers carry it in their @ids.
+  const deployment = async (env: StackEnv) => ({
+    ...env,
+    ...(await places(t)),
+    BASE_URL: 'http://lifecycle.test',
+    CHATBOT_RATE_LIMIT: '1000',
+  });
+  const original = await deployment(stackEnv(freshDataDir(testDir)));
+  const began = Date.now();
+  const phase = (what: string) => t.comment(`${what} at ${Math.round((Date.now() - began) / 1000)} s`);
+  const imported = await importFixtureFile(original.DATA_DIR, fixture, 'production-lifecycle', original);
+  t.equal(imported.code, 0, `import exits 0: ${imported.stderr}`);
+  const first = await startServer(original, 120_000);
+  t.teardown(() => first.stop('SIGKILL'));
+  const { send, call } = client(first);
+
+  // Content the backup must carry: a post, a comment approved, an item, a page edited and reverted.
+  const post = await send('POST', '/api/blog_posts', {
+    title: 'Harbour lights',
+    content: '<p>The lighthouse keeper.</p>',
+    status: 'published',
+  });
+  t.equal(post.status, 201, `post: ${JSON.stringify(post.body)}`);
+  const postId = (post.body as { 'o:id': number })['o:id'];
+  const comment = await call('/api/blog_comments', {
+    method: 'POST',
+    body: JSON.stringify({ post_id: postId, author_name: 'Vi', author_email: 'vi@example.org', body: 'Lovely' }),
+  });
+  t.equal(comment.status, 201);
+  t.equal(
+    (
+      await send('PATCH', `/api/blog_comments/${(comment.body as { 'o:id': number })['o:id']}`, {
+        status: 'approved',
+      })
+    ).status,
+    200,
+  );
+  const item = await send('POST', '/api/items', {
+    'o:title': 'Astrolabe',
+    'o:description': 'A brass astrolabe from Toledo for reading the stars.',
+    'o:site': [{ 'o:id': 1 }],
+  });
+  t.equal(item.status, 201, `item: ${JSON.stringify(item.body)}`);
+  const itemId = (item.body as { 'o:id': number })['o:id'];
+  t.equal((await send('PATCH', '/api/site_pages/5', { 'o:title': 'Opening hours' })).status, 200);
+  const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 200, g: 40, b: 90 } } })
+    .png()
+    .toBuffer();
+  const asset = await uploadAsset(first, png);
+  await searchFinds(t, first, itemId, 'before the backup');
+  const before = await snapshot(first);
+  const versionsBefore = await pageVersions(first);
+
+  const backup = await send('POST', '/api/backups');
+  t.equal(backup.status, 201, `backup: ${JSON.stringify(backup.body)}`);
+  t.equal((backup.body as Record<string, unknown>)['o:status'], 'complete');
+  const archive = (backup.body as Record<string, string>)['o:path'];
+  t.ok(existsSync(archive), 'the archive is written');
+  const health = (await call('/health')).body as {
+    ports: { job_queue: { adapter: string } };
+    jobs: { queues: { queue: string }[] | null };
+  };
+  t.equal(health.ports.job_queue.adapter, 'production');
+  t.ok(
+    health.jobs.queues?.some((q) => q.queue === 'backups'),
+    'the archive was made by a job on the BullMQ queue',
+  );
+  await first.stop();
+  phase('backed up');
+
+  // Restore: a new DATA_DIR, so a new Kafka topic and groups; a new MongoDB database and Elasticsearch index.
+  const restored = await deployment(stackEnv(freshDataDir(testDir)));
+  t.equal(await chunksIn(restored), 0, 'the new index is empty');
+  const restore = await runCli('restore.ts', [archive], restored);
+  t.equal(restore.code, 0, `restore exits 0: ${restore.stderr}`);
+  t.match(restore.stdout, /Restored \d+ events/);
+  // Its start's log says how it found the read models: a failure below shows it.
+  const second = await startServer({ ...restored, LOG_LEVEL: 'info' }, 120_000);
+  t.teardown(() => second.stop('SIGKILL'));
+  const afterRestore = await snapshot(second);
+  t.comment(
+    second
+      .stdout()
+      .split('\n')
+      .find((line) => line.includes('Read models ready'))
+      ?.slice(0, 300) ?? 'no "Read models ready" line',
+  );
+  for (const path of Object.keys(before))
+    t.same(afterRestore[path], before[path], `restored: GET ${path} answers the same`);
+  t.same(await pageVersions(second), versionsBefore, 'restored: the page versions');
+  const assetRestored = await bytesOn(second, asset);
+  t.equal(assetRestored.status, 200, 'restored: the asset is served');
+  t.ok(assetRestored.bytes.equals(png), 'restored: the bytes uploaded');
+  await searchFinds(t, second, itemId, 'restored');
+  t.ok((await chunksIn(restored)) > 0, `restored: the chunks are in the new index ${restored.ELASTICSEARCH_INDEX}`);
+  await second.stop();
+  phase('restored and read');
+
+  // npm run rebuild, then npm run reindex, on that deployment; the server reads at once after them.
+  const rebuild = await runCli('rebuild.ts', [], restored);
+  t.equal(rebuild.code, 0, `rebuild exits 0: ${rebuild.stderr}`);
+  t.match(rebuild.stdout, /Rebuilt read models from \d+ events/);
+  const reindex = await runCli('reindex.ts', [], restored);
+  t.equal(reindex.code, 0, `reindex exits 0: ${reindex.stderr}`);
+  t.match(reindex.stdout, /Reindexed \d+ public resources/);
+  phase('rebuilt and reindexed');
+  const third = await startServer(restored, 120_000);
+  t.teardown(() => third.stop('SIGKILL'));
+  const afterRebuild = await snapshot(third);
+  for (const path of Object.keys(before))
+    t.same(afterRebuild[path], before[path], `rebuilt: GET ${path} answers the same`);
+  t.same(await pageVersions(third), versionsBefore, 'rebuilt: the page versions');
+  t.ok((await bytesOn(third, asset)).bytes.equals(png), 'rebuilt: the asset is served');
+  const { search } = client(third);
+  const right = await search('brass astrolabe Toledo');
+  t.equal(right.results[0]?.url, `/item/${itemId}`, 'reindexed: the chatbot finds the item at once, without waiting');
+  await searchFinds(t, third, itemId, 'reindexed');
+}
+
 t.test(
   'backup through BullMQ, restore into empty engines, rebuild and reindex, on the production engines',
   { skip: skipUnlessStack() },
-  async (t) => {
-    // One call: t.testdir() empties its folder each time it is called.
-    const testDir = t.testdir();
-    // One BASE_URL for the three servers, on their different ports: answers carry it in their @ids.
-    const deployment = (env: StackEnv) => ({ ...env, BASE_URL: 'http://lifecycle.test', CHATBOT_RATE_LIMIT: '1000' });
-    const original = deployment(stackEnv(freshDataDir(testDir)));
-    const began = Date.now();
-    const phase = (what: string) => t.comment(`${what} at ${Math.round((Date.now() - began) / 1000)} s`);
-    const imported = await importFixtureFile(original.DATA_DIR, fixture, 'production-lifecycle');
-    t.equal(imported.code, 0, `import exits 0: ${imported.stderr}`);
-    const first = await startServer(original, 120_000);
-    t.teardown(() => first.stop('SIGKILL'));
-    const { send, call } = client(first);
+  (t) => lifecycle(t, () => Promise.resolve({})),
+);
 
-    // Content the backup must carry: a post, a comment approved, an item, a page edited and reverted.
-    const post = await send('POST', '/api/blog_posts', {
-      title: 'Harbour lights',
-      content: '<p>The lighthouse keeper.</p>',
-      status: 'published',
-    });
-    t.equal(post.status, 201, `post: ${JSON.stringify(post.body)}`);
-    const postId = (post.body as { 'o:id': number })['o:id'];
-    const comment = await call('/api/blog_comments', {
-      method: 'POST',
-      body: JSON.stringify({ post_id: postId, author_name: 'Vi', author_email: 'vi@example.org', body: 'Lovely' }),
-    });
-    t.equal(comment.status, 201);
-    t.equal(
-      (
-        await send('PATCH', `/api/blog_comments/${(comment.body as { 'o:id': number })['o:id']}`, {
-          status: 'approved',
-        })
-      ).status,
-      200,
-    );
-    const item = await send('POST', '/api/items', {
-      'o:title': 'Astrolabe',
-      'o:description': 'A brass astrolabe from Toledo for reading the stars.',
-      'o:site': [{ 'o:id': 1 }],
-    });
-    t.equal(item.status, 201, `item: ${JSON.stringify(item.body)}`);
-    const itemId = (item.body as { 'o:id': number })['o:id'];
-    t.equal((await send('PATCH', '/api/site_pages/5', { 'o:title': 'Opening hours' })).status, 200);
-    await searchFinds(t, first, itemId, 'before the backup');
-    const before = await snapshot(first);
-    const versionsBefore = await pageVersions(first);
-
-    const backup = await send('POST', '/api/backups');
-    t.equal(backup.status, 201, `backup: ${JSON.stringify(backup.body)}`);
-    t.equal((backup.body as Record<string, unknown>)['o:status'], 'complete');
-    const archive = (backup.body as Record<string, string>)['o:path'];
-    t.ok(existsSync(archive), 'the archive is written');
-    const health = (await call('/health')).body as {
-      ports: { job_queue: { adapter: string } };
-      jobs: { queues: { queue: string }[] | null };
-    };
-    t.equal(health.ports.job_queue.adapter, 'production');
-    t.ok(
-      health.jobs.queues?.some((q) => q.queue === 'backups'),
-      'the archive was made by a job on the BullMQ queue',
-    );
-    await first.stop();
-    phase('backed up');
-
-    // Restore: a new DATA_DIR, so a new Kafka topic and groups; a new MongoDB database and Elasticsearch index.
-    const restored = deployment(stackEnv(freshDataDir(testDir)));
-    t.equal(await chunksIn(restored), 0, 'the new index is empty');
-    const restore = await runCli('restore.ts', [archive], restored);
-    t.equal(restore.code, 0, `restore exits 0: ${restore.stderr}`);
-    t.match(restore.stdout, /Restored \d+ events/);
-    // Its start's log says how it found the read models: a failure below shows it.
-    const second = await startServer({ ...restored, LOG_LEVEL: 'info' }, 120_000);
-    t.teardown(() => second.stop('SIGKILL'));
-    const afterRestore = await snapshot(second);
-    t.comment(
-      second
-        .stdout()
-        .split('\n')
-        .find((line) => line.includes('Read models ready'))
-        ?.slice(0, 300) ?? 'no "Read models ready" line',
-    );
-    for (const path of Object.keys(before))
-      t.same(afterRestore[path], before[path], `restored: GET ${path} answers the same`);
-    t.same(await pageVersions(second), versionsBefore, 'restored: the page versions');
-    await searchFinds(t, second, itemId, 'restored');
-    t.ok((await chunksIn(restored)) > 0, `restored: the chunks are in the new index ${restored.ELASTICSEARCH_INDEX}`);
-    await second.stop();
-    phase('restored and read');
-
-    // npm run rebuild, then npm run reindex, on that deployment; the server reads at once after them.
-    const rebuild = await runCli('rebuild.ts', [], restored);
-    t.equal(rebuild.code, 0, `rebuild exits 0: ${rebuild.stderr}`);
-    t.match(rebuild.stdout, /Rebuilt read models from \d+ events/);
-    const reindex = await runCli('reindex.ts', [], restored);
-    t.equal(reindex.code, 0, `reindex exits 0: ${reindex.stderr}`);
-    t.match(reindex.stdout, /Reindexed \d+ public resources/);
-    phase('rebuilt and reindexed');
-    const third = await startServer(restored, 120_000);
-    t.teardown(() => third.stop('SIGKILL'));
-    const afterRebuild = await snapshot(third);
-    for (const path of Object.keys(before))
-      t.same(afterRebuild[path], before[path], `rebuilt: GET ${path} answers the same`);
-    t.same(await pageVersions(third), versionsBefore, 'rebuilt: the page versions');
-    const { search } = client(third);
-    const right = await search('brass astrolabe Toledo');
-    t.equal(right.results[0]?.url, `/item/${itemId}`, 'reindexed: the chatbot finds the item at once, without waiting');
-    await searchFinds(t, third, itemId, 'reindexed');
+t.test(
+  'the same with the log and the files in PostgreSQL (issue 50, item 4): restored into an empty database',
+  {
+    skip:
+      skipUnlessStack() ||
+      (PG_URL ? false : 'PG_EVENTSTORE_URL unset (a postgres:// URL of a database to test against)'),
   },
+  (t) =>
+    lifecycle(t, async (t) => {
+      const database = await freshDatabase(t, PG_URL as string, 'e2e_lifecycle');
+      return { EVENTSTORE_URL: database, FILES_URL: database };
+    }),
 );
