@@ -55,7 +55,7 @@ type StatusT = InstanceType<typeof statusPb.Status>;
 const MAX_APPEND_SIZE = 1024 * 1024;
 /** The server reads the log in pages of this many records; filtered subscriptions count their checkpoint window in it. */
 const READ_BATCH_SIZE = 32;
-/** .NET ticks (100 ns) between 0001-01-01 and the Unix epoch: `created` is sent in ticks since the Unix epoch. */
+/** .NET ticks (100 ns) in a millisecond: `created` is sent as ticks since the Unix epoch. */
 const TICKS_PER_MS = 10_000n;
 /** The size of a chunk's header: the first record starts after it. */
 const CHUNK_HEADER_SIZE = 128n;
@@ -323,6 +323,10 @@ function readResp(record: LogRecord, uuidAsString: boolean, fromAll: boolean): R
   if (fromAll) readEvent.setCommitPosition(record.position.toString());
   else readEvent.setNoPosition(new Empty());
   return new ReadResp().setEvent(readEvent);
+}
+
+function confirmation(): ReadRespT {
+  return new ReadResp().setConfirmation(new ReadResp.SubscriptionConfirmation().setSubscriptionId(randomUUID()));
 }
 
 /** Writes a message, waiting for the transport when its buffer is full. */
@@ -599,7 +603,9 @@ export async function startEsdbDouble(options: EsdbDoubleOptions = {}): Promise<
       const commit = BigInt(position.getCommitPosition());
       const prepare = BigInt(position.getPreparePosition());
       if (!log.isValidPosition(commit, prepare)) {
-        // What a server answers for a position that is not a record's (RpcExceptions.InvalidPositionException).
+        // What a server answers for a position that is not a record's (RpcExceptions.InvalidPositionException);
+        // a subscription is confirmed first, then fails.
+        if (readOptions.hasSubscription()) await write(call, confirmation());
         fail(call, grpc.status.INVALID_ARGUMENT, 'Trying to read from an invalid position.');
         return;
       }
@@ -698,10 +704,7 @@ export async function startEsdbDouble(options: EsdbDoubleOptions = {}): Promise<
     call.on('cancelled', stop);
     call.on('close', stop);
     call.on('error', stop);
-    await write(
-      call,
-      new ReadResp().setConfirmation(new ReadResp.SubscriptionConfirmation().setSubscriptionId(randomUUID())),
-    );
+    await write(call, confirmation());
     await pump();
   }
 
