@@ -37,6 +37,8 @@ const DEPENDENCY = 'EventStoreDB';
 const PAGE_SIZE = 500;
 const BATCH_SIZE = 1000;
 const RETRY_PAUSE_MS = 500;
+/** gRPC's INVALID_ARGUMENT: a server's answer to a read of $all from a position inside a record. */
+const INVALID_ARGUMENT = 3;
 /** Servers before 22.6 answer stream reads with this commit position: "not known here". */
 const UNKNOWN_COMMIT = 2n ** 64n - 1n;
 
@@ -92,6 +94,11 @@ function isConnectionFailure(error: unknown): boolean {
   return type === 'unavailable' || type === 'deadline-exceeded' || type === 'timeout' || type === 'not-leader';
 }
 
+/** The client hands the server's InvalidPosition over as an UnknownError keeping the gRPC code. */
+function isInvalidPosition(error: unknown): boolean {
+  return error instanceof Error && (error as { code?: unknown }).code === INVALID_ARGUMENT;
+}
+
 /** Translates the client's errors into the project's own at the adapter boundary. */
 function translate(error: unknown, streamId: string, expected: ExpectedVersion): Error {
   if (error instanceof WrongExpectedVersionError) {
@@ -117,8 +124,10 @@ function pause(ms: number): Promise<void> {
 
 /**
  * The production event store on EventStoreDB / KurrentDB. Stream versions are the server's
- * revisions plus one; global positions are $all commit positions, so `after` given to readAll and
- * subscribeToAll must be 0 or a position this store handed out.
+ * revisions plus one; global positions are $all commit positions (byte offsets in the server's
+ * log). readAll and subscribeToAll read from `after` itself when it is an event's position (0 and
+ * every position this store hands out); any other number is inside a record, which the server
+ * refuses to read from, so they first scan $all for the newest event at or before it.
  */
 export class EventStoreDbEventStore implements EventStore {
   private readonly client: EventStoreDBClient;
@@ -192,29 +201,68 @@ export class EventStoreDbEventStore implements EventStore {
     const pageSize = Math.min(PAGE_SIZE, Math.max(limit + 1, 100));
     let from = toReadPosition(after);
     let floor = after;
+    let first = true;
     while (out.length < limit) {
       let seen = 0;
       let lastCommit: Position | undefined;
-      await guard(async () => {
-        for await (const resolved of this.client.readAll({
-          fromPosition: from,
-          direction: FORWARDS,
-          maxCount: pageSize,
-        })) {
-          seen += 1;
-          const event = resolved.event;
-          if (!event) continue;
-          lastCommit = event.position;
-          if (isSystem(event) || toPortPosition(event.position) <= floor || out.length >= limit) continue;
-          out.push(toStored(event));
-        }
-      });
+      const page: StoredEvent[] = [];
+      try {
+        await guard(async () => {
+          for await (const resolved of this.client.readAll({
+            fromPosition: from,
+            direction: FORWARDS,
+            maxCount: pageSize,
+          })) {
+            seen += 1;
+            const event = resolved.event;
+            if (!event) continue;
+            lastCommit = event.position;
+            if (isSystem(event) || toPortPosition(event.position) <= floor) continue;
+            page.push(toStored(event));
+          }
+        });
+      } catch (error) {
+        if (!first || !isInvalidPosition(error)) throw error;
+        first = false;
+        from = await this.positionAtOrBefore(after);
+        continue;
+      }
+      first = false;
+      out.push(...page.slice(0, limit - out.length));
       if (seen < pageSize || !lastCommit) break;
       // The next page starts at the last event read; the floor drops that repeat.
       from = lastCommit;
       floor = Math.max(floor, toPortPosition(lastCommit));
     }
     return out;
+  }
+
+  /** The position of the newest event at or before `after` (START if none): a position the server reads from. */
+  private async positionAtOrBefore(after: number): Promise<ReadPosition> {
+    const bound = BigInt(after);
+    let found: ReadPosition = START;
+    let from: ReadPosition = START;
+    for (;;) {
+      let seen = 0;
+      let passed = false;
+      let last: Position | undefined;
+      await guard(async () => {
+        for await (const resolved of this.client.readAll({
+          fromPosition: from,
+          direction: FORWARDS,
+          maxCount: PAGE_SIZE,
+        })) {
+          seen += 1;
+          const position = resolved.event?.position;
+          if (!position) continue;
+          last = position;
+          if (position.commit <= bound) found = position;
+          else passed = true;
+        }
+      });
+      if (passed || seen < PAGE_SIZE || !last) return found;
+      from = last;
+    }
   }
 
   async lastPosition(): Promise<number> {
@@ -260,12 +308,14 @@ export class EventStoreDbEventStore implements EventStore {
    */
   subscribeToAll(after: number, handler: AllEventsHandler): Subscription {
     let position = after;
+    // Set when `position` is not an event's (the server refuses it): an event's at or before it.
+    let readFrom: ReadPosition | null = null;
     let stopped = false;
     let current: AllStreamSubscription | null = null;
 
     const runOnce = async (): Promise<void> => {
       const subscription = this.client.subscribeToAll({
-        fromPosition: toReadPosition(position),
+        fromPosition: readFrom ?? toReadPosition(position),
         filter: excludeSystemEvents(),
       });
       current = subscription;
@@ -285,7 +335,11 @@ export class EventStoreDbEventStore implements EventStore {
           if (events.length === 0) continue;
           await handler(events);
           position = events[events.length - 1].position;
+          readFrom = null;
         }
+      } catch (error) {
+        if (isInvalidPosition(error) && readFrom === null) readFrom = await this.positionAtOrBefore(position);
+        throw error;
       } finally {
         current = null;
         await subscription.unsubscribe().catch(() => undefined);

@@ -6,6 +6,7 @@ import { EventStoreDbEventStore } from '../../infra/event-store/eventstoredb.js'
 import type { EventStore, NewEvent, StoredEvent } from '../../infra/event-store/port.js';
 import { PostgresEventStore } from '../../infra/event-store/postgres.js';
 import { SqliteEventStore } from '../../infra/event-store/sqlite.js';
+import { startEsdbDouble } from './event-store/esdb-grpc-double.js';
 import { dropSchema, freshSchema } from './event-store/postgres-schemas.js';
 
 interface Context {
@@ -296,6 +297,19 @@ eventStoreContract(
     : null,
   EVENTSTORE_URL ? undefined : 'EVENTSTORE_URL unset',
 );
+
+// No EventStoreDB server is available here: the adapter, through the unmodified client, against a
+// gRPC server in this process that speaks the protocol over an in-memory log (its own file says
+// what it models). It writes its own system events every 20 ms, so they interleave with the tests'.
+eventStoreContract('EventStoreDB event store, against the gRPC double of the server', async (t) => {
+  const server = await startEsdbDouble({ statsIntervalMs: 20 });
+  const store = new EventStoreDbEventStore(server.url);
+  t.teardown(async () => {
+    await store.close();
+    await server.close();
+  });
+  return store;
+});
 
 t.test('EventStoreDB: an unreachable server is DependencyUnavailableError', async (t) => {
   const store = new EventStoreDbEventStore('esdb://127.0.0.1:1?tls=false');
