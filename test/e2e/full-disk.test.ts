@@ -87,6 +87,7 @@ function readModels(dataDir: string): Record<string, unknown[]> {
 interface Health {
   status: string;
   storage: { file_system: string; refusing: string[]; full: boolean; free_bytes: number | null };
+  chatbot: { reading: boolean } | null;
 }
 
 async function health(server: ServerProcess): Promise<Health> {
@@ -163,6 +164,11 @@ t.test(
     t.equal(imported.code, 0, imported.stderr);
     const server = await startServer({ DATA_DIR: dataDir });
     t.teardown(() => server.stop('SIGKILL'));
+    // The fixture read by meaning first: a resource not read yet is searched by its words alone,
+    // and the searches on the full disk and with room below must find the same vectors.
+    await until('the fixture is read by meaning', async () =>
+      (await health(server)).chatbot?.reading === false ? true : null,
+    );
 
     const acknowledged: number[] = [];
     const answers: Answer[] = [];
