@@ -12,8 +12,9 @@ import { eventually, freshDataDir, skipUnlessStack, stackEnv } from './stack.js'
 
 /**
  * Two server processes as on two hosts (issue 50, item 3): each has a DATA_DIR of its own, and
- * they share nothing but the engines: the event log and the stored files in PostgreSQL
- * (EVENTSTORE_URL, FILES_URL: a database made for the run), the read models in MongoDB, the topic
+ * they share nothing but the engines: the event log, the stored files and the chatbot's question
+ * log in PostgreSQL (EVENTSTORE_URL, FILES_URL, QUESTION_LOG_URL: a database made for the run),
+ * the read models in MongoDB, the topic
  * in Kafka, the chatbot's index in Elasticsearch and the sessions and jobs in Redis.
  */
 t.setTimeout(600_000);
@@ -110,7 +111,7 @@ const skip =
 
 t.test('two servers on separate hosts: a DATA_DIR each, nothing shared but the engines', { skip }, async (t) => {
   const database = await freshDatabase(t, PG_URL as string);
-  const shared = { EVENTSTORE_URL: database, FILES_URL: database };
+  const shared = { EVENTSTORE_URL: database, FILES_URL: database, QUESTION_LOG_URL: database };
   const name = `e2e_${randomBytes(6).toString('hex')}`;
   const dirA = freshDataDir(t.testdir());
   const dirB = freshDataDir(t.testdir());
@@ -190,6 +191,16 @@ t.test('two servers on separate hosts: a DATA_DIR each, nothing shared but the e
   t.equal(squareOnA.status, 200);
   t.ok(squareOnB.bytes.length > 0 && squareOnB.bytes.equals(squareOnA.bytes), 'both serve the one thumbnail made');
 
+  // A question asked on A is listed on B (QUESTION_LOG_URL).
+  const asked = await send(a, 'POST', '/chatbot/api/chat', { question: 'Who drew the map of Lisbon?', site_id: 1 });
+  t.equal(asked.status, 200, `A answers a chat: ${JSON.stringify(asked.body)}`);
+  const questions = await send(b, 'GET', `/api/chatbot/questions?${KEY}`);
+  t.match(
+    questions,
+    { status: 200, body: [{ question: 'Who drew the map of Lisbon?' }] },
+    'B lists the question A was asked',
+  );
+
   // 20 concurrent creates of one slug, split over both: exactly one wins.
   const codes = await Promise.all(
     [a, b].flatMap((server, s) =>
@@ -260,13 +271,10 @@ t.test('two servers on separate hosts: a DATA_DIR each, nothing shared but the e
   t.equal(after.status, 201, `B answers writes after A died: ${JSON.stringify(after.body)}`);
   t.match(await send(b, 'GET', `/api/blog_posts/${idOf(after)}`), { status: 200, body: { 'o:title': 'After A died' } });
 
-  // What is left in each DATA_DIR is local: the embedding cache, the images' local copies under
-  // cache/, and the chatbot's question log, which is not shared
-  // yet (docs/PRODUCTION.md, "What lives where").
+  // What is left in each DATA_DIR is local: the embedding cache and the images' local copies under
+  // cache/ (docs/PRODUCTION.md, "What lives where"); the question log is in PostgreSQL.
   for (const dir of [dirA, dirB]) {
-    const kept = readdirSync(dir).filter(
-      (entry) => !/^(cache|embeddings\.sqlite.*|chatbot-questions\.sqlite.*)$/.test(entry),
-    );
+    const kept = readdirSync(dir).filter((entry) => !/^(cache|embeddings\.sqlite.*)$/.test(entry));
     t.same(kept, [], `nothing else in ${dir === dirA ? "A's" : "B's"} DATA_DIR`);
   }
 });
