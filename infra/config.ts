@@ -26,6 +26,11 @@ export interface AppConfig {
    */
   filesUrl?: string;
   /**
+   * QUESTION_LOG_URL: where the chatbot's question log lives: a PostgreSQL database (postgres://
+   * or postgresql://) every app server shares; undefined, DATA_DIR/chatbot-questions.sqlite.
+   */
+  questionLogUrl?: string;
+  /**
    * ELASTICSEARCH_INDEX: the chatbot's index in Elasticsearch. Deployments sharing one cluster
    * each need their own, or each one's chatbot finds (and its reindex clears) the other's chunks.
    */
@@ -133,11 +138,11 @@ function optional(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
-/** FILES_URL: a postgres:// or postgresql:// URL; anything else stops the start (its value is not repeated: it may hold a password). */
-function filesUrl(value: string | undefined): string | undefined {
+/** FILES_URL, QUESTION_LOG_URL: a postgres:// or postgresql:// URL; anything else stops the start (its value is not repeated: it may hold a password). */
+function postgresUrl(value: string | undefined, name: string): string | undefined {
   const url = optional(value);
   if (url !== undefined && !/^postgres(ql)?:\/\//i.test(url))
-    throw new Error('FILES_URL must be a PostgreSQL URL (postgres://... or postgresql://...).');
+    throw new Error(`${name} must be a PostgreSQL URL (postgres://... or postgresql://...).`);
   return url;
 }
 
@@ -165,7 +170,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     mongoUrl: optional(env.MONGO_URL),
     redisUrl: optional(env.REDIS_URL),
     elasticsearchUrl: optional(env.ELASTICSEARCH_URL),
-    filesUrl: filesUrl(env.FILES_URL),
+    filesUrl: postgresUrl(env.FILES_URL, 'FILES_URL'),
+    questionLogUrl: postgresUrl(env.QUESTION_LOG_URL, 'QUESTION_LOG_URL'),
     elasticsearchIndex: elasticsearchIndexName(env.ELASTICSEARCH_INDEX),
     cohere: cohere(env),
     chatbotRateLimit: positiveInt(env.CHATBOT_RATE_LIMIT, 10, 'CHATBOT_RATE_LIMIT'),

@@ -43,7 +43,8 @@ export function readSideFiles(config: AppConfig): ReadSideFile[] {
   // The chunks and their vectors: a restored server searches at once instead of indexing everything
   // again. Index jobs still waiting when the snapshot is taken are not in it (see docs/BACKUPS.md).
   if (!config.elasticsearchUrl) files.push(inDataDir(config, vectorIndexFile(config)));
-  // What patrons asked: kept nowhere else (not in the log), whatever the adapters.
-  files.push({ ...inDataDir(config, questionLogFile(config)), independentOfLog: true });
+  // What patrons asked: kept nowhere else (not in the log); with QUESTION_LOG_URL, in PostgreSQL
+  // (backed up with that database, not here).
+  if (!config.questionLogUrl) files.push({ ...inDataDir(config, questionLogFile(config)), independentOfLog: true });
   return files;
 }

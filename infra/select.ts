@@ -119,6 +119,8 @@ const SETTING_OF: Record<string, { variable: string; value(config: AppConfig): s
   Redis: { variable: 'REDIS_URL', value: (config) => config.redisUrl },
   'vector index': { variable: 'ELASTICSEARCH_URL', value: (config) => config.elasticsearchUrl },
   'file storage': { variable: 'FILES_URL', value: (config) => config.filesUrl },
+  // The chatbot module opens it (infra/question-log/select.ts); its name is QUESTION_LOG_DEPENDENCY.
+  'question log': { variable: 'QUESTION_LOG_URL', value: (config) => config.questionLogUrl },
 };
 
 /**

@@ -2,7 +2,7 @@ import type { AppModule, ModuleInstance } from '../kernel.js';
 import { createAnswerer } from '../../infra/answerer/select.js';
 import { createEmbedder } from '../../infra/embedder/select.js';
 import { IndexModels } from '../../infra/vector-index/index-models.js';
-import { questionLogFile, SqliteQuestionLog } from '../../infra/question-log/sqlite.js';
+import { createQuestionLog } from '../../infra/question-log/select.js';
 import { createVectorIndex } from '../../infra/vector-index/select.js';
 import { chatbotBlogPostsProjection } from '../../projections/chatbot/blog-posts.js';
 import { chatbotIndexOutboxProjection } from '../../projections/chatbot/index-outbox.js';
@@ -36,8 +36,9 @@ export const chatbotModule: AppModule<ChatbotModuleInstance> = {
   name: 'chatbot',
   projections: [chatbotBlogPostsProjection, chatbotIndexOutboxProjection],
   async create(runtime) {
+    // First: QUESTION_LOG_URL's database away stops the start before anything else is opened.
+    const questionLog = await createQuestionLog(runtime.config);
     const embedder = await createEmbedder(runtime.config, runtime.logger);
-    const questionLog = new SqliteQuestionLog(questionLogFile(runtime.config));
     const services: ChatbotServices = {
       embedder,
       vectorIndex: await createVectorIndex(runtime.config),
@@ -64,7 +65,7 @@ export const chatbotModule: AppModule<ChatbotModuleInstance> = {
     }
     // Every runtime (the backup CLI's too) first drops the expired questions: no snapshot it takes holds one.
     try {
-      services.questions.sweep();
+      await services.questions.sweep();
     } catch (error) {
       runtime.logger.error({ err: error }, 'the chatbot question retention sweep failed');
     }
@@ -77,7 +78,7 @@ export const chatbotModule: AppModule<ChatbotModuleInstance> = {
         // The server listens: the embedded index reads its matrix now rather than at the first search.
         services.vectorIndex.warm?.(services.embedder.model);
         worker = await startChatbotWorker(runtime, services);
-        retention = startQuestionRetention(services.questions, runtime.logger);
+        retention = await startQuestionRetention(services.questions, runtime.logger);
       },
       skippedWrites: () => ({
         questions_not_recorded: services.questions.notRecorded,
@@ -88,12 +89,12 @@ export const chatbotModule: AppModule<ChatbotModuleInstance> = {
       },
       async stop() {
         worker?.stop();
-        retention?.stop();
+        await retention?.stop();
         services.indexing.stop();
         services.embedding.stop();
         await services.vectorIndex.close();
         await services.embedder.close();
-        questionLog.close();
+        await questionLog.close();
       },
     };
   },

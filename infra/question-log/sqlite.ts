@@ -2,29 +2,22 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { AppConfig } from '../config.js';
-import type {
-  CitationCount,
-  CitedResource,
-  QuestionEntry,
-  QuestionFilter,
-  QuestionLog,
-  QuestionPage,
-  RecordedQuestion,
-  RepeatedQuestion,
+import {
+  normalizeQuestion,
+  TEXTS_PER_READ,
+  type CitationCount,
+  type CitedResource,
+  type QuestionEntry,
+  type QuestionFilter,
+  type QuestionLog,
+  type QuestionPage,
+  type RecordedQuestion,
+  type RepeatedQuestion,
 } from './port.js';
 
 /** The file in DATA_DIR: a backup with the database snapshots it (infra/read-side-files.ts). */
 export function questionLogFile(config: AppConfig): string {
   return join(config.dataDir, 'chatbot-questions.sqlite');
-}
-
-/** Case, runs of spaces and end punctuation do not make another question. */
-export function normalizeQuestion(text: string): string {
-  return text
-    .toLowerCase()
-    .replace(/\s+/g, ' ')
-    .trim()
-    .replace(/[\s?!.]+$/u, '');
 }
 
 interface QuestionRow {
@@ -66,7 +59,8 @@ function where(filter: QuestionFilter, params: Params): string {
  * The embedded question log: one SQLite file, beside the embedding cache. `secure_delete`
  * overwrites a deleted row's bytes, and a truncating checkpoint after each deletion empties the
  * write-ahead log, so a question past its retention is in no page of either file: a backup's
- * snapshot (VACUUM INTO) made afterwards cannot carry it.
+ * snapshot (VACUUM INTO) made afterwards cannot carry it. Its work is synchronous; the port's
+ * promises settle once it is done.
  */
 export class SqliteQuestionLog implements QuestionLog {
   private readonly db: Database.Database;
@@ -109,7 +103,7 @@ export class SqliteQuestionLog implements QuestionLog {
     );
   }
 
-  record(entry: QuestionEntry): void {
+  async record(entry: QuestionEntry): Promise<void> {
     this.db.transaction(() => {
       const { lastInsertRowid } = this.insertQuestion.run(
         entry.question,
@@ -125,8 +119,8 @@ export class SqliteQuestionLog implements QuestionLog {
     })();
   }
 
-  list(filter: QuestionFilter, skip: number, limit: number): QuestionPage {
-    const total = this.count(filter);
+  async list(filter: QuestionFilter, skip: number, limit: number): Promise<QuestionPage> {
+    const total = this.countNow(filter);
     // A page past the end asks nothing more: its offset may be past what SQLite takes as an integer.
     if (skip >= total) return { questions: [], total };
     const params: Params = [];
@@ -164,16 +158,28 @@ export class SqliteQuestionLog implements QuestionLog {
     return byQuestion;
   }
 
-  texts(filter: QuestionFilter): Iterable<string> {
-    const params: Params = [];
-    const statement = this.db.prepare<Params, { question: string }>(
-      `SELECT q.question FROM questions q ${where(filter, params)}`,
-    );
-    // All at once: an iterating statement would hold the connection while the caller works.
-    return statement.all(...params).map((r) => r.question);
+  /** TEXTS_PER_READ at a time, by id: no statement is held open while the caller works. */
+  async *texts(filter: QuestionFilter): AsyncGenerator<string> {
+    let after = 0;
+    for (;;) {
+      const params: Params = [];
+      const clause = where(filter, params);
+      const rows = this.db
+        .prepare<Params, { id: number; question: string }>(
+          `SELECT q.id, q.question FROM questions q ${clause ? `${clause} AND` : 'WHERE'} q.id > ? ORDER BY q.id LIMIT ?`,
+        )
+        .all(...params, after, TEXTS_PER_READ);
+      for (const row of rows) yield row.question;
+      if (rows.length < TEXTS_PER_READ) return;
+      after = rows[rows.length - 1].id;
+    }
   }
 
-  count(filter: QuestionFilter): number {
+  async count(filter: QuestionFilter): Promise<number> {
+    return this.countNow(filter);
+  }
+
+  private countNow(filter: QuestionFilter): number {
     const params: Params = [];
     const row = this.db
       .prepare<Params, { n: number }>(`SELECT COUNT(*) AS n FROM questions q ${where(filter, params)}`)
@@ -181,7 +187,7 @@ export class SqliteQuestionLog implements QuestionLog {
     return row?.n ?? 0;
   }
 
-  mostCited(filter: QuestionFilter, limit: number): CitationCount[] {
+  async mostCited(filter: QuestionFilter, limit: number): Promise<CitationCount[]> {
     const params: Params = [];
     const clause = where(filter, params);
     return this.db
@@ -194,7 +200,7 @@ export class SqliteQuestionLog implements QuestionLog {
       .all(...params, limit);
   }
 
-  mostAskedUnanswered(filter: QuestionFilter, limit: number): RepeatedQuestion[] {
+  async mostAskedUnanswered(filter: QuestionFilter, limit: number): Promise<RepeatedQuestion[]> {
     const params: Params = [];
     const clause = where({ ...filter, answered: false }, params);
     // The text shown is the one asked last of its group (SQLite takes the bare column from the MAX row).
@@ -207,14 +213,14 @@ export class SqliteQuestionLog implements QuestionLog {
     return rows.map((r) => ({ question: r.question, count: r.count, last_asked_at: new Date(r.last) }));
   }
 
-  deleteAskedBefore(cutoff: Date): number {
+  async deleteAskedBefore(cutoff: Date): Promise<number> {
     const { changes } = this.db.prepare('DELETE FROM questions WHERE asked_at < ?').run(cutoff.toISOString());
     // The old pages still sit in the write-ahead log until a checkpoint copies them and it starts over.
     if (changes > 0) this.db.pragma('wal_checkpoint(TRUNCATE)');
     return changes;
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
 }

@@ -34,7 +34,7 @@ export async function* streamAnswer(
       const next = await pieces.next();
       if (signal.aborted) return;
       if (next.done) {
-        const response = services.questions.recorded(params, chatResponse(next.value, retrieved, stillReading));
+        const response = await services.questions.recorded(params, chatResponse(next.value, retrieved, stillReading));
         yield { event: 'sources', data: { sources: response.sources } };
         yield { event: 'end', data: response };
         return;

@@ -29,10 +29,13 @@ export function topicWords(question: string): Set<string> {
   return words;
 }
 
-/** The words most questions hold, most first, then A to Z. */
-export function frequentWords(questions: Iterable<string>, limit: number): TopicCount[] {
+/** The words most questions hold, most first, then A to Z: only the counts are held, never the texts. */
+export async function frequentWords(
+  questions: AsyncIterable<string> | Iterable<string>,
+  limit: number,
+): Promise<TopicCount[]> {
   const counts = new Map<string, number>();
-  for (const question of questions) {
+  for await (const question of questions) {
     for (const word of topicWords(question)) counts.set(word, (counts.get(word) ?? 0) + 1);
   }
   return [...counts]

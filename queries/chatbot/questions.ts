@@ -64,12 +64,13 @@ export class PatronQuestions {
   /**
    * Records a chat's question and what it cited, and hands the answer back. A failure to record
    * (a full disk) is counted (/health) and logged once per run of failures, and the answer still
-   * goes out: the patron is not refused for the librarians' report. Recording resumes by itself.
+   * goes out: the patron is not refused for the librarians' report (nor when QUESTION_LOG_URL's
+   * database is away). Recording resumes by itself.
    */
-  recorded<A extends ChatAnswer>(params: AskedQuestion, response: A): A {
+  async recorded<A extends ChatAnswer>(params: AskedQuestion, response: A): Promise<A> {
     if (this.retentionDays === 0) return response;
     try {
-      this.log.record({
+      await this.log.record({
         question: params.question,
         askedAt: this.clock.now(),
         siteId: params.siteId ?? null,
@@ -99,7 +100,7 @@ export class PatronQuestions {
   }
 
   /** Deletes the questions past the retention; answers how many went. */
-  sweep(): number {
+  sweep(): Promise<number> {
     return this.log.deleteAskedBefore(this.firstKept());
   }
 
@@ -114,21 +115,27 @@ export class PatronQuestions {
     return { ...filter, since };
   }
 
-  list(filter: QuestionFilter, skip: number, limit: number): QuestionPage {
+  list(filter: QuestionFilter, skip: number, limit: number): Promise<QuestionPage> {
     return this.log.list(this.within(filter), skip, limit);
   }
 
-  summary(filter: QuestionFilter, limit: number): QuestionSummary {
+  async summary(filter: QuestionFilter, limit: number): Promise<QuestionSummary> {
     const kept = this.within(filter);
-    const total = this.log.count(kept);
-    const answered = this.log.count({ ...kept, answered: true });
+    // Side by side: with a database (QUESTION_LOG_URL) each is a query of its own.
+    const [total, answered, topics, mostCited, unansweredMostAsked] = await Promise.all([
+      this.log.count(kept),
+      this.log.count({ ...kept, answered: true }),
+      frequentWords(this.log.texts(kept), limit),
+      this.log.mostCited(kept, limit),
+      this.log.mostAskedUnanswered(kept, limit),
+    ]);
     return {
       questions: total,
       answered,
       unanswered: total - answered,
-      topics: frequentWords(this.log.texts(kept), limit),
-      most_cited: this.log.mostCited(kept, limit),
-      unanswered_most_asked: this.log.mostAskedUnanswered(kept, limit),
+      topics,
+      most_cited: mostCited,
+      unanswered_most_asked: unansweredMostAsked,
     };
   }
 }

@@ -94,7 +94,7 @@ const chatbotApiRoutes =
         // Checked first on both paths: a refused request gets its 400 before any event.
         const params = parseChatRequest(request.body);
         if (!wantsEventStream(request.headers.accept))
-          return services.questions.recorded(params, await answerQuestion(services, params));
+          return await services.questions.recorded(params, await answerQuestion(services, params));
         const controller = new AbortController();
         return sendEventStream(request, reply, streamAnswer(services, params, controller.signal), controller);
       },

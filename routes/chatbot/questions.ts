@@ -109,7 +109,7 @@ export const questionRoutes =
         const answered = parseAnswered(q.answered);
         if (answered !== undefined) filter.answered = answered;
         const window = pageWindow(q, 25);
-        const page = questions.list(filter, window.skip, window.perPage);
+        const page = await questions.list(filter, window.skip, window.perPage);
         setPaginationHeaders(request, reply, baseUrl, page.total, window);
         return page.questions.map(representQuestion);
       },
@@ -127,7 +127,7 @@ export const questionRoutes =
         },
       },
       async (request) => {
-        const summary = questions.summary(rangeFilter(request.query), request.query.limit ?? 10);
+        const summary = await questions.summary(rangeFilter(request.query), request.query.limit ?? 10);
         return {
           questions: summary.questions,
           answered: summary.answered,

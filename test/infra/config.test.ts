@@ -148,3 +148,15 @@ t.test('FILES_URL', async (t) => {
     );
   }
 });
+
+t.test('QUESTION_LOG_URL', async (t) => {
+  t.equal(loadConfig({}).questionLogUrl, undefined, 'unset: DATA_DIR/chatbot-questions.sqlite');
+  t.equal(loadConfig({ QUESTION_LOG_URL: ' ' }).questionLogUrl, undefined);
+  for (const url of ['postgres://u:p@db:5432/questions', 'postgresql://db/questions'])
+    t.equal(loadConfig({ QUESTION_LOG_URL: url }).questionLogUrl, url, url);
+  t.throws(
+    () => loadConfig({ QUESTION_LOG_URL: 'mongodb://u:secret@db/questions' }),
+    { message: 'QUESTION_LOG_URL must be a PostgreSQL URL (postgres://... or postgresql://...).' },
+    'refused, its value (maybe a password) not repeated',
+  );
+});

@@ -2,18 +2,18 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import pg from 'pg';
 import sharp from 'sharp';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { runCli, startServer, type ServerProcess } from '../process.js';
 import { chatbotFixture } from '../../routes/chatbot/support.js';
 import { kafkaNamesFor } from '../../../infra/event-bus/kafka-names.js';
-import { eventually, freshDataDir, skipUnlessStack, stackEnv } from './stack.js';
+import { eventually, freshDatabase, freshDataDir, skipUnlessStack, stackEnv } from './stack.js';
 
 /**
  * Two server processes as on two hosts (issue 50, item 3): each has a DATA_DIR of its own, and
- * they share nothing but the engines: the event log and the stored files in PostgreSQL
- * (EVENTSTORE_URL, FILES_URL: a database made for the run), the read models in MongoDB, the topic
+ * they share nothing but the engines: the event log, the stored files and the chatbot's question
+ * log in PostgreSQL (EVENTSTORE_URL, FILES_URL, QUESTION_LOG_URL: a database made for the run),
+ * the read models in MongoDB, the topic
  * in Kafka, the chatbot's index in Elasticsearch and the sessions and jobs in Redis.
  */
 t.setTimeout(600_000);
@@ -87,30 +87,12 @@ async function bytesAt(url: string): Promise<{ status: number; bytes: Buffer }> 
   return { status: res.status, bytes: Buffer.from(await res.arrayBuffer()) };
 }
 
-/** A database no other run uses, dropped after the test: the adapters keep their tables in `public`. */
-async function freshDatabase(t: Test, url: string): Promise<string> {
-  const name = `e2e_two_hosts_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  t.teardown(async () => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await client.end();
-  });
-  const own = new URL(url);
-  own.pathname = `/${name}`;
-  return own.toString();
-}
-
 const skip =
   skipUnlessStack() || (PG_URL ? false : 'PG_EVENTSTORE_URL unset (a postgres:// URL of a database to test against)');
 
 t.test('two servers on separate hosts: a DATA_DIR each, nothing shared but the engines', { skip }, async (t) => {
-  const database = await freshDatabase(t, PG_URL as string);
-  const shared = { EVENTSTORE_URL: database, FILES_URL: database };
+  const database = await freshDatabase(t, PG_URL as string, 'e2e_two_hosts');
+  const shared = { EVENTSTORE_URL: database, FILES_URL: database, QUESTION_LOG_URL: database };
   const name = `e2e_${randomBytes(6).toString('hex')}`;
   const dirA = freshDataDir(t.testdir());
   const dirB = freshDataDir(t.testdir());
@@ -190,6 +172,16 @@ t.test('two servers on separate hosts: a DATA_DIR each, nothing shared but the e
   t.equal(squareOnA.status, 200);
   t.ok(squareOnB.bytes.length > 0 && squareOnB.bytes.equals(squareOnA.bytes), 'both serve the one thumbnail made');
 
+  // A question asked on A is listed on B (QUESTION_LOG_URL).
+  const asked = await send(a, 'POST', '/chatbot/api/chat', { question: 'Who drew the map of Lisbon?', site_id: 1 });
+  t.equal(asked.status, 200, `A answers a chat: ${JSON.stringify(asked.body)}`);
+  const questions = await send(b, 'GET', `/api/chatbot/questions?${KEY}`);
+  t.match(
+    questions,
+    { status: 200, body: [{ question: 'Who drew the map of Lisbon?' }] },
+    'B lists the question A was asked',
+  );
+
   // 20 concurrent creates of one slug, split over both: exactly one wins.
   const codes = await Promise.all(
     [a, b].flatMap((server, s) =>
@@ -260,13 +252,10 @@ t.test('two servers on separate hosts: a DATA_DIR each, nothing shared but the e
   t.equal(after.status, 201, `B answers writes after A died: ${JSON.stringify(after.body)}`);
   t.match(await send(b, 'GET', `/api/blog_posts/${idOf(after)}`), { status: 200, body: { 'o:title': 'After A died' } });
 
-  // What is left in each DATA_DIR is local: the embedding cache, the images' local copies under
-  // cache/, and the chatbot's question log, which is not shared
-  // yet (docs/PRODUCTION.md, "What lives where").
+  // What is left in each DATA_DIR is local: the embedding cache and the images' local copies under
+  // cache/ (docs/PRODUCTION.md, "What lives where"); the question log is in PostgreSQL.
   for (const dir of [dirA, dirB]) {
-    const kept = readdirSync(dir).filter(
-      (entry) => !/^(cache|embeddings\.sqlite.*|chatbot-questions\.sqlite.*)$/.test(entry),
-    );
+    const kept = readdirSync(dir).filter((entry) => !/^(cache|embeddings\.sqlite.*)$/.test(entry));
     t.same(kept, [], `nothing else in ${dir === dirA ? "A's" : "B's"} DATA_DIR`);
   }
 });

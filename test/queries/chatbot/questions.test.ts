@@ -26,7 +26,7 @@ function setUp(t: Test, retentionDays = 90) {
   t.teardown(() => log.close());
   const clock = new FixedClock(START);
   const questions = new PatronQuestions({ log, clock, retentionDays, logger: silent });
-  const ask = (question: string, sources: CitedResource[] = [], siteId?: number) =>
+  const ask = async (question: string, sources: CitedResource[] = [], siteId?: number) =>
     questions.recorded({ question, siteId }, { sources });
   /** Every byte of the file and its write-ahead log, as text a question could be found in. */
   const bytesOnDisk = () =>
@@ -40,13 +40,13 @@ t.test('records the question, its time, site, citations and whether it answered;
   const { clock, questions, ask } = setUp(t);
   const answer = { answer_html: '<p>x</p>', sources: [Object.assign({ citation_num: 1, snippet: 's' }, violin)] };
   t.equal(
-    questions.recorded({ question: 'Who made the violin?', siteId: 1 }, answer),
+    await questions.recorded({ question: 'Who made the violin?', siteId: 1 }, answer),
     answer,
     'the answer is handed back as it is',
   );
   clock.advance(1000);
-  ask('Where is the toilet?');
-  const page = questions.list({}, 0, 10);
+  await ask('Where is the toilet?');
+  const page = await questions.list({}, 0, 10);
   t.equal(page.total, 2);
   t.same(
     page.questions.map((q) => [q.question, q.siteId, q.answered, q.askedAt.toISOString()]),
@@ -57,54 +57,38 @@ t.test('records the question, its time, site, citations and whether it answered;
   );
   t.same(page.questions[1].sources, [violin], 'only the resource fields, no snippet');
   t.same(
-    questions.list({ answered: false }, 0, 10).questions.map((q) => q.question),
+    (await questions.list({ answered: false }, 0, 10)).questions.map((q) => q.question),
     ['Where is the toilet?'],
-  );
-  t.same(
-    questions.list({ siteId: 1 }, 0, 10).questions.map((q) => q.question),
-    ['Who made the violin?'],
-  );
-  t.same(
-    questions.list({ since: new Date(START.getTime() + 1) }, 0, 10).questions.map((q) => q.question),
-    ['Where is the toilet?'],
-  );
-  t.same(
-    questions.list({ until: new Date(START.getTime() + 1) }, 0, 10).questions.map((q) => q.question),
-    ['Who made the violin?'],
-  );
-  t.same(
-    questions.list({}, 1, 1).questions.map((q) => q.question),
-    ['Who made the violin?'],
-    'skip and limit page',
+    'a filter goes to the log (the filters themselves: test/infra/question-log.contract.test.ts)',
   );
 });
 
 t.test('retention: not served past its days, then deleted for good, text and all', async (t) => {
   const { clock, questions, ask, bytesOnDisk } = setUp(t, 90);
-  ask('Is my neighbour Zebulon Quartermaine a member?', [visit]);
+  await ask('Is my neighbour Zebulon Quartermaine a member?', [visit]);
   clock.advance(10 * DAY);
-  ask('Who made the violin?', [violin]);
+  await ask('Who made the violin?', [violin]);
   t.match(bytesOnDisk(), /Zebulon Quartermaine/, 'the text is on disk while kept');
 
   clock.set(new Date(START.getTime() + 90 * DAY - 1));
-  t.equal(questions.list({}, 0, 10).total, 2, 'kept up to its 90th day');
+  t.equal((await questions.list({}, 0, 10)).total, 2, 'kept up to its 90th day');
   clock.advance(2);
   t.same(
-    questions.list({}, 0, 10).questions.map((q) => q.question),
+    (await questions.list({}, 0, 10)).questions.map((q) => q.question),
     ['Who made the violin?'],
     'not served once past, before any sweep',
   );
-  t.equal(questions.summary({}, 10).questions, 1, 'nor summarised');
+  t.equal((await questions.summary({}, 10)).questions, 1, 'nor summarised');
 
-  t.equal(questions.sweep(), 1, 'the sweep deletes the expired one');
-  t.equal(questions.sweep(), 0);
+  t.equal(await questions.sweep(), 1, 'the sweep deletes the expired one');
+  t.equal(await questions.sweep(), 0);
   t.notMatch(bytesOnDisk(), /Zebulon/, 'no byte of it is left in the file or its write-ahead log');
   t.notMatch(bytesOnDisk(), /Visiting the museum/, 'nor of its citations');
   t.match(bytesOnDisk(), /Who made the violin/, 'the kept one stays');
 
   clock.advance(10 * DAY);
-  t.equal(questions.sweep(), 1);
-  t.equal(questions.list({}, 0, 10).total, 0);
+  t.equal(await questions.sweep(), 1);
+  t.equal((await questions.list({}, 0, 10)).total, 0);
 });
 
 t.test('a retention of 0 days records nothing and the sweep drops what an earlier setting kept', async (t) => {
@@ -112,16 +96,16 @@ t.test('a retention of 0 days records nothing and the sweep drops what an earlie
   const log = new SqliteQuestionLog(join(dir, 'q.sqlite'));
   t.teardown(() => log.close());
   const clock = new FixedClock(START);
-  new PatronQuestions({ log, clock, retentionDays: 90, logger: silent }).recorded(
+  await new PatronQuestions({ log, clock, retentionDays: 90, logger: silent }).recorded(
     { question: 'kept before' },
     { sources: [] },
   );
   const none = new PatronQuestions({ log, clock, retentionDays: 0, logger: silent });
-  none.recorded({ question: 'not kept' }, { sources: [violin] });
-  t.equal(log.count({}), 1, 'nothing recorded with 0 days');
-  t.equal(none.list({}, 0, 10).total, 0, 'nothing served');
-  t.equal(none.sweep(), 1);
-  t.equal(log.count({}), 0);
+  await none.recorded({ question: 'not kept' }, { sources: [violin] });
+  t.equal(await log.count({}), 1, 'nothing recorded with 0 days');
+  t.equal((await none.list({}, 0, 10)).total, 0, 'nothing served');
+  t.equal(await none.sweep(), 1);
+  t.equal(await log.count({}), 0);
 });
 
 t.test('a failure to record is counted, logged once per run of failures, and the answer still goes out', async (t) => {
@@ -130,9 +114,9 @@ t.test('a failure to record is counted, logged once per run of failures, and the
   let full = true;
   // The log as on a full disk: record refuses with SQLite's code until there is room again.
   const log: QuestionLog = {
-    record: (entry) => {
+    record: async (entry) => {
       if (full) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
-      real.record(entry);
+      await real.record(entry);
     },
     list: (filter, skip, limit) => real.list(filter, skip, limit),
     texts: (filter) => real.texts(filter),
@@ -153,17 +137,17 @@ t.test('a failure to record is counted, logged once per run of failures, and the
     },
   });
   const answer = { sources: [violin] };
-  t.equal(questions.recorded({ question: 'first' }, answer), answer);
-  t.equal(questions.recorded({ question: 'second' }, answer), answer);
+  t.equal(await questions.recorded({ question: 'first' }, answer), answer);
+  t.equal(await questions.recorded({ question: 'second' }, answer), answer);
   t.equal(questions.notRecorded, 2);
   full = false;
-  questions.recorded({ question: 'third' }, answer);
-  questions.recorded({ question: 'fourth' }, answer);
+  await questions.recorded({ question: 'third' }, answer);
+  await questions.recorded({ question: 'fourth' }, answer);
   t.same(logged, [
     'warn: chatbot questions cannot be recorded: answered unrecorded meanwhile',
     'info: chatbot questions are recorded again',
   ]);
-  t.equal(real.count({}), 2, 'recording resumed by itself');
+  t.equal(await real.count({}), 2, 'recording resumed by itself');
   t.equal(questions.notRecorded, 2);
 });
 
@@ -184,10 +168,10 @@ t.test('summary of a seeded set: topics, most cited resources, unanswered most a
     ['Is there a cafe?', [], 1],
   ];
   for (const [question, sources, site] of seeded) {
-    ask(question, sources, site);
+    await ask(question, sources, site);
     clock.advance(60_000);
   }
-  const summary = questions.summary({}, 3);
+  const summary = await questions.summary({}, 3);
   t.equal(summary.questions, 12);
   t.equal(summary.answered, 6);
   t.equal(summary.unanswered, 6);
@@ -208,29 +192,15 @@ t.test('summary of a seeded set: topics, most cited resources, unanswered most a
       ['Where can I park', 2],
       ['Is there a cafe?', 1],
     ],
-    'grouped apart from case, spaces and end punctuation; the text asked last shown',
+    'the unanswered most asked (the grouping itself: the contract suite)',
   );
 
-  const site2 = questions.summary({ siteId: 2 }, 10);
-  t.equal(site2.questions, 4);
-  t.same(
-    site2.most_cited.map((c) => [c.resource_id, c.citations]),
-    [
-      [100, 1],
-      [101, 1],
-      [5, 1],
-    ],
-  );
-  t.same(
-    site2.unanswered_most_asked.map((u) => [u.question, u.count]),
-    [
-      ['Where can I park?', 1],
-      ['do you have  Dinosaur bones', 1],
-    ],
-    'ties: the one asked last first',
-  );
+  const site2 = await questions.summary({ siteId: 2 }, 10);
+  t.equal(site2.questions, 4, 'a filter goes to every part');
+  t.equal(site2.most_cited.length, 3);
+  t.equal(site2.unanswered_most_asked.length, 2);
 
-  const firstThree = questions.summary({ until: new Date(START.getTime() + 3 * 60_000) }, 2);
+  const firstThree = await questions.summary({ until: new Date(START.getTime() + 3 * 60_000) }, 2);
   t.same(firstThree.topics, [
     { word: 'violin', questions: 3 },
     { word: 'display', questions: 1 },

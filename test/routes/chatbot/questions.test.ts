@@ -147,9 +147,9 @@ t.test('GET /api/chatbot/questions and /summary', async (t) => {
       json<QuestionBody[]>(await get(`${LIST}?${editor}`)).map((q) => q.question),
       ['Do you have dinosaur bones?'],
     );
-    t.equal(services.questions.sweep(), 1);
+    t.equal(await services.questions.sweep(), 1);
     clock.advance(DAY);
-    t.equal(services.questions.sweep(), 1);
+    t.equal(await services.questions.sweep(), 1);
     t.same(json(await get(`${LIST}?${editor}`)), []);
     t.match(json(await get(`${SUMMARY}?${editor}`)), {
       questions: 0,

@@ -41,7 +41,7 @@ t.test('an archive carries the read models with their checkpoints, and a restore
   await settle(runtime);
   const chunks = await runtime.module(chatbotModule).services.vectorIndex.size();
   t.ok(chunks >= 30, `the items are indexed (${chunks} chunks)`);
-  runtime
+  await runtime
     .module(chatbotModule)
     .services.questions.recorded({ question: 'Which map shows Lisbon?', siteId: 1 }, { sources: [] });
   const res = await app.inject({ method: 'POST', url: `/api/backups?${admin}` });
@@ -81,7 +81,7 @@ t.test('an archive carries the read models with their checkpoints, and a restore
   t.equal(await itemDocs(restored.documents).count({}), 30, 'and answers from the restored read models');
   const restoredIndex = restored.module(chatbotModule).services.vectorIndex;
   t.equal(await restoredIndex.size(), chunks, 'the vector index came back whole: nothing to embed, no worker ran');
-  const restoredQuestions = restored.module(chatbotModule).services.questions.list({}, 0, 10).questions;
+  const restoredQuestions = (await restored.module(chatbotModule).services.questions.list({}, 0, 10)).questions;
   t.same(
     restoredQuestions.map((q) => [q.question, q.siteId]),
     [['Which map shows Lisbon?', 1]],

@@ -22,23 +22,23 @@ t.test('the retention sweeps while running: questions go once their days pass, w
     retentionDays: 30,
     logger: { warn: () => undefined, info: () => undefined },
   });
-  questions.recorded({ question: 'first' }, { sources: [] });
+  await questions.recorded({ question: 'first' }, { sources: [] });
   const logged: string[] = [];
   const logger = { info: (_d: object, m: string) => logged.push(m), error: (_d: object, m: string) => logged.push(m) };
-  const retention = startQuestionRetention(questions, logger, 20);
+  const retention = await startQuestionRetention(questions, logger, 20);
   t.teardown(() => retention.stop());
-  t.equal(log.count({}), 1, 'kept within its days');
+  t.equal(await log.count({}), 1, 'kept within its days');
 
   clock.advance(31 * DAY);
   // The timer runs every 20 ms; a loaded machine may delay it, hence a bounded wait.
-  for (let waited = 0; log.count({}) > 0 && waited < 10_000; waited += 20) await sleep(20);
-  t.equal(log.count({}), 0, 'deleted by the running sweep');
+  for (let waited = 0; (await log.count({})) > 0 && waited < 10_000; waited += 20) await sleep(20);
+  t.equal(await log.count({}), 0, 'deleted by the running sweep');
   t.same(logged, ['chatbot questions past their retention deleted']);
 });
 
 t.test('a failing sweep is logged and the timer goes on', async (t) => {
   const log = new SqliteQuestionLog(join(t.testdir(), 'q.sqlite'));
-  log.close();
+  await log.close();
   const questions = new PatronQuestions({
     log,
     clock: new FixedClock(new Date()),
@@ -46,7 +46,11 @@ t.test('a failing sweep is logged and the timer goes on', async (t) => {
     logger: { warn: () => undefined, info: () => undefined },
   });
   const errors: string[] = [];
-  const retention = startQuestionRetention(questions, { info: () => undefined, error: (_d, m) => errors.push(m) }, 20);
+  const retention = await startQuestionRetention(
+    questions,
+    { info: () => undefined, error: (_d, m) => errors.push(m) },
+    20,
+  );
   t.teardown(() => retention.stop());
   for (let waited = 0; errors.length < 2 && waited < 10_000; waited += 20) await sleep(20);
   t.ok(errors.length >= 2, 'the first sweep and a later one both reported');
@@ -59,9 +63,9 @@ t.test(
     const config = testConfig(t.testdir(), { chatbotSentenceModel: false, chatbotQuestionRetentionDays: 30 });
     const clock = new FixedClock(new Date('2026-03-01T00:00:00Z'));
     const first = await createRuntime(config, { modules: appModules, clock, startWorkers: false });
-    first.module(chatbotModule).services.questions.recorded({ question: 'old' }, { sources: [] });
+    await first.module(chatbotModule).services.questions.recorded({ question: 'old' }, { sources: [] });
     clock.advance(29 * DAY);
-    first.module(chatbotModule).services.questions.recorded({ question: 'recent' }, { sources: [] });
+    await first.module(chatbotModule).services.questions.recorded({ question: 'recent' }, { sources: [] });
     await first.close();
 
     clock.advance(2 * DAY);
@@ -70,7 +74,7 @@ t.test(
     const log = new SqliteQuestionLog(questionLogFile(config));
     t.teardown(() => log.close());
     t.same(
-      log.list({}, 0, 10).questions.map((q) => q.question),
+      (await log.list({}, 0, 10)).questions.map((q) => q.question),
       ['recent'],
       'the expired one is gone from the file',
     );
