@@ -11,6 +11,7 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 // BASE_URL too: a spawned server describes itself by the HOST and PORT it was given.
 const INFRASTRUCTURE_URLS = [
   'EVENTSTORE_URL',
+  'FILES_URL',
   'KAFKA_BROKERS',
   'MONGO_URL',
   'REDIS_URL',
@@ -124,9 +125,17 @@ export async function startServer(
   };
 }
 
-/** Writes the fixture beside DATA_DIR (`<name>-<pid>.json`) and imports it as `npm run import` does. */
-export function importFixtureFile(dataDir: string, fixture: object, name: string): Promise<RunResult> {
+/**
+ * Writes the fixture beside DATA_DIR (`<name>-<pid>.json`) and imports it as `npm run import` does,
+ * into the log `env` names (EVENTSTORE_URL...), else DATA_DIR's.
+ */
+export function importFixtureFile(
+  dataDir: string,
+  fixture: object,
+  name: string,
+  env: Record<string, string> = {},
+): Promise<RunResult> {
   const file = join(dataDir, '..', `${name}-${process.pid}-${Date.now()}.json`);
   writeFileSync(file, JSON.stringify(fixture));
-  return runCli('import.ts', [file], { DATA_DIR: dataDir });
+  return runCli('import.ts', [file], { ...env, DATA_DIR: dataDir });
 }
