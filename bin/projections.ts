@@ -50,7 +50,10 @@ function parkedIn(report: HealthReport, name: string): HealthReport['parked'][nu
 }
 
 function printReport(report: HealthReport): void {
-  console.log(`log position ${report.log.last_position ?? 'unknown (the event store did not answer)'}`);
+  const { last_position: last, handled_position: handled, lag } = report.log;
+  console.log(`log position ${last ?? 'unknown (the event store did not answer)'}`);
+  if (handled !== null)
+    console.log(`read models at ${handled}${lag === null ? '' : lag === 0 ? ', caught up' : `, ${lag} events behind`}`);
   const width = Math.max(...report.projections.map((p) => p.name.length), 4);
   for (const p of report.projections) {
     console.log(`${p.name.padEnd(width)}  ${String(p.position).padStart(8)}  ${p.stale ? 'PARKED' : 'ok'}`);

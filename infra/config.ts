@@ -3,6 +3,7 @@ import { normalizeOrigin } from './net/origin.js';
 import { isSecretHashCost, SECRET_HASH_COST } from './crypto/secret-hash.js';
 import { parseCronSchedule, type CronSchedule } from './schedule/cron.js';
 import { compileTrustedProxies } from './net/trusted-proxies.js';
+import { postgresLocation } from './postgres-url.js';
 
 export interface CohereConfig {
   apiKey: string;
@@ -15,6 +16,7 @@ export interface AppConfig {
   port: number;
   baseUrl: string;
   dataDir: string;
+  /** EVENTSTORE_URL: postgres:// (with `?schema=name`, infra/postgres-url.ts) or esdb://; undefined, DATA_DIR/events.sqlite. */
   eventStoreUrl?: string;
   kafkaBrokers?: string[];
   mongoUrl?: string;
@@ -22,7 +24,8 @@ export interface AppConfig {
   elasticsearchUrl?: string;
   /**
    * FILES_URL: where stored files (uploads, assets, media derivatives) live: a PostgreSQL
-   * database (postgres:// or postgresql://); undefined, DATA_DIR/files.
+   * database (postgres:// or postgresql://, `?schema=name` for a schema other than `public`:
+   * infra/postgres-url.ts); undefined, DATA_DIR/files.
    */
   filesUrl?: string;
   /**
@@ -138,11 +141,27 @@ function optional(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
-/** FILES_URL, QUESTION_LOG_URL: a postgres:// or postgresql:// URL; anything else stops the start (its value is not repeated: it may hold a password). */
+/** A postgres:// or postgresql:// URL. */
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}
+
+/**
+ * FILES_URL, QUESTION_LOG_URL: a postgres:// or postgresql:// URL, its `?schema=` checked; anything
+ * else stops the start (its value is not repeated: it may hold a password).
+ */
 function postgresUrl(value: string | undefined, name: string): string | undefined {
   const url = optional(value);
-  if (url !== undefined && !/^postgres(ql)?:\/\//i.test(url))
+  if (url !== undefined && !isPostgresUrl(url))
     throw new Error(`${name} must be a PostgreSQL URL (postgres://... or postgresql://...).`);
+  if (url !== undefined) postgresLocation(url, name);
+  return url;
+}
+
+/** EVENTSTORE_URL: a PostgreSQL URL's `?schema=` is checked now, so a typo stops the start. */
+function eventStoreUrl(value: string | undefined): string | undefined {
+  const url = optional(value);
+  if (url !== undefined && isPostgresUrl(url)) postgresLocation(url, 'EVENTSTORE_URL');
   return url;
 }
 
@@ -160,7 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     port,
     baseUrl,
     dataDir: resolve(optional(env.DATA_DIR) ?? './data'),
-    eventStoreUrl: optional(env.EVENTSTORE_URL),
+    eventStoreUrl: eventStoreUrl(env.EVENTSTORE_URL),
     kafkaBrokers: brokers
       ? brokers
           .split(',')

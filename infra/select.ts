@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { AppConfig } from './config.js';
+import { isPostgresUrl, type AppConfig } from './config.js';
+import { postgresLocation } from './postgres-url.js';
 import type { Clock } from './clock/port.js';
 import type { DocumentStore } from './document-store/port.js';
 import { sharedSqliteDocumentStore } from './document-store/shared-sqlite.js';
@@ -50,10 +51,11 @@ export function readModelsTextFile(config: AppConfig): string {
 
 /** The configured event store alone, for a CLI that only reads and appends (bin/projections.ts). */
 export async function createEventStore(config: AppConfig): Promise<EventStore> {
-  if (config.eventStoreUrl && /^postgres(ql)?:\/\//i.test(config.eventStoreUrl)) {
+  if (config.eventStoreUrl && isPostgresUrl(config.eventStoreUrl)) {
     // postgres:// or postgresql://: the PostgreSQL adapter, its driver loaded only then.
     const { PostgresEventStore } = await import('./event-store/postgres.js');
-    return new PostgresEventStore(config.eventStoreUrl);
+    const { connectionString, schema } = postgresLocation(config.eventStoreUrl, 'EVENTSTORE_URL');
+    return new PostgresEventStore(connectionString, { schema });
   }
   if (config.eventStoreUrl) {
     // Imported on demand so the gRPC client loads only when EventStoreDB is configured.

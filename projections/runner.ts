@@ -161,6 +161,16 @@ export class ProjectionRunner implements ReadModelProgress {
     return this.position;
   }
 
+  /**
+   * The log position the read models hold every event up to: this runner's, or, on read models
+   * other servers' runners fold too (EventBus.sharedGroups), the furthest any of them saved with
+   * the checkpoints (one read of the store), since the one folding may be another server's.
+   */
+  async handledPosition(): Promise<number> {
+    if (!this.shared) return this.position;
+    return Math.max(this.position, await loadHandled(this.documents));
+  }
+
   /** What each projection has applied since start: a start that resumes applies nothing at or below its checkpoint. */
   startStats(): ProjectionStartStats[] {
     return this.projections.map((p) => ({

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Starts the production engines that run here without Docker: Kafka, Elasticsearch and the
 # MongoDB wire-protocol stand-in (mongo-java-server, not MongoDB), each from pinned Maven Central
-# artifacts, on 127.0.0.1 (stack/README.md). Prints the environment to use (VAR=value lines) on
-# stdout and keeps a copy in $STACK_DIR/env.
-# Usage: bash stack/up.sh [kafka] [elasticsearch] [mongo]   (default: all three)
+# artifacts, on 127.0.0.1, and prepares a database on the PostgreSQL server that already runs
+# (stack/README.md). Prints the environment to use (VAR=value lines) on stdout and keeps a copy in
+# $STACK_DIR/env.
+# Usage: bash stack/up.sh [postgres] [kafka] [elasticsearch] [mongo]   (default: all four)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 export STACK_DIR="${STACK_DIR:-/tmp/collections-stack}"
 mkdir -p "$STACK_DIR"
 engines=("$@")
-[ ${#engines[@]} -gt 0 ] || engines=(kafka elasticsearch mongo)
+[ ${#engines[@]} -gt 0 ] || engines=(postgres kafka elasticsearch mongo)
 for engine in "${engines[@]}"; do
-  [ -f "$here/$engine/start.sh" ] || { echo "stack: no engine named $engine (kafka, elasticsearch, mongo)" >&2; exit 2; }
+  [ -f "$here/$engine/start.sh" ] || { echo "stack: no engine named $engine (postgres, kafka, elasticsearch, mongo)" >&2; exit 2; }
 done
 
 # One after another: Maven's local repository is not safe for concurrent downloads of the same

@@ -31,7 +31,8 @@ export interface HealthReport {
   /** `unavailable`: a core store is away; `degraded`: another port is away, a projection is parked, or the storage refuses writes. */
   status: 'ok' | 'degraded' | 'unavailable';
   ports: Record<PortName, PortHealth>;
-  log: { last_position: number | null };
+  /** The log's newest position, how far the read models hold it, and the difference (the lag). */
+  log: { last_position: number | null; handled_position: number | null; lag: number | null };
   /** stale: parked, so its read model lacks the log's events after its position. */
   projections: { name: string; position: number; stale: boolean }[];
   parked: { name: string; position: number; event_type: string; error: string; since: string }[];
@@ -129,8 +130,13 @@ export async function healthReport(
     session_store: () => answers(() => sessions.userIdFor(PROBE_TOKEN)),
     file_storage: () => answers(() => runtime.files.check()),
   };
-  const [reachable, queues, schedule, reading, images] = await Promise.all([
+  let handled: number | null = null;
+  const [reachable, , queues, schedule, reading, images] = await Promise.all([
     Promise.all(PORTS.map((port) => checks[port]())),
+    // The position the read models hold (a read of the checkpoints when servers share them).
+    answers(async () => {
+      handled = await runtime.projections.handledPosition();
+    }),
     backlogOf(runtime),
     backupScheduleOf(runtime),
     readingOf(modulePorts),
@@ -159,7 +165,7 @@ export async function healthReport(
   return {
     status: coreDown ? 'unavailable' : anyDown || parked.length > 0 || storage.refusing.length > 0 ? 'degraded' : 'ok',
     ports,
-    log: { last_position: lastPosition },
+    log: logProgress(lastPosition, handled),
     projections: status.map((p) => ({ name: p.name, position: p.position, stale: p.parked !== null })),
     parked,
     jobs: { queues },
@@ -168,6 +174,18 @@ export async function healthReport(
     storage,
     chatbot: reading,
     images,
+  };
+}
+
+/**
+ * The lag: events the log holds that the read models have not folded yet. Never below 0: the
+ * newest position is read at about the same moment as the handled one, and may be the older.
+ */
+function logProgress(last: number | null, handled: number | null): HealthReport['log'] {
+  return {
+    last_position: last,
+    handled_position: handled,
+    lag: last === null || handled === null ? null : Math.max(0, last - handled),
   };
 }
 

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { AppConfig } from '../config.js';
+import { postgresLocation } from '../postgres-url.js';
 import { LocalFileAreas } from './local.js';
 import type { FileAreas } from './port.js';
 
@@ -15,14 +16,15 @@ export function fileCopiesDir(config: AppConfig): string {
 
 /**
  * The stored files' adapter the configuration picks: FILES_URL's PostgreSQL database
- * (postgres:// or postgresql://, its tables made now, so an unreachable one stops the start),
- * else DATA_DIR/files. Every storage of the process comes from here, by area.
+ * (postgres:// or postgresql://, `?schema=` naming their schema; its tables made now, so an
+ * unreachable one stops the start), else DATA_DIR/files. Every storage of the process comes from here, by area.
  */
 export async function createFileAreas(config: AppConfig): Promise<FileAreas> {
   if (config.filesUrl) {
     // The driver and the adapter are loaded only when configured.
     const { PostgresFileAreas } = await import('./postgres.js');
-    const areas = new PostgresFileAreas(config.filesUrl, { copiesDir: fileCopiesDir(config) });
+    const { connectionString, schema } = postgresLocation(config.filesUrl, 'FILES_URL');
+    const areas = new PostgresFileAreas(connectionString, { copiesDir: fileCopiesDir(config), schema });
     try {
       await areas.schemaReady();
     } catch (error) {

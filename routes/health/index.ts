@@ -60,6 +60,14 @@ export const HealthBody = Type.Object({
     last_position: Type.Union([Type.Integer(), Type.Null()], {
       description: 'Position of the newest event; null when the event store did not answer.',
     }),
+    handled_position: Type.Union([Type.Integer(), Type.Null()], {
+      description:
+        "The position the read models hold every event up to (with servers sharing the read models, the furthest any server's projections saved); null when the document store did not answer.",
+    }),
+    lag: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description:
+        "Events in the log the read models have not folded yet (`last_position - handled_position`, 0 when caught up): reads may not show the newest writes while it is above 0. A lag that keeps growing means the projections cannot keep up or are stopped. Null when either position is unknown. A parked projection's own delay is in `projections` and `parked`.",
+    }),
   }),
   projections: Type.Array(
     Type.Object({

@@ -11,6 +11,8 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 // BASE_URL too: a spawned server describes itself by the HOST and PORT it was given.
 const INFRASTRUCTURE_URLS = [
   'EVENTSTORE_URL',
+  'FILES_URL',
+  'QUESTION_LOG_URL',
   'KAFKA_BROKERS',
   'MONGO_URL',
   'REDIS_URL',

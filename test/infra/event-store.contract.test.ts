@@ -17,7 +17,10 @@ interface Context {
 /** Builds a store for one test and closes it on teardown. */
 type Factory = (t: Context) => Promise<EventStore>;
 
-const EVENTSTORE_URL = process.env.EVENTSTORE_URL;
+/** An esdb:// URL: EventStoreDB's suite. A postgres:// one (stack/up.sh prints one) is PG_EVENTSTORE_URL's business. */
+const EVENTSTORE_URL = /^esdb(\+discover)?:\/\//i.test(process.env.EVENTSTORE_URL ?? '')
+  ? process.env.EVENTSTORE_URL
+  : undefined;
 /** A postgres:// URL of a database the tests may create schemas in (.ci/run sets it when PostgreSQL answers). */
 const PG_EVENTSTORE_URL = process.env.PG_EVENTSTORE_URL;
 
@@ -295,7 +298,7 @@ eventStoreContract(
         return store;
       }
     : null,
-  EVENTSTORE_URL ? undefined : 'EVENTSTORE_URL unset',
+  EVENTSTORE_URL ? undefined : 'EVENTSTORE_URL is not an esdb:// URL',
 );
 
 // No EventStoreDB server is available here: the adapter, through the unmodified client, against a

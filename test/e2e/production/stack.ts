@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
+import { dropSchema, freshSchema } from '../../infra/event-store/postgres-schemas.js';
 
 /** The variables of the production engines, as .ci/run exports them (stack/up.sh's env file). */
 const REQUIRED = ['KAFKA_BROKERS', 'MONGO_URL', 'ELASTICSEARCH_URL', 'REDIS_URL'] as const;
@@ -41,6 +42,23 @@ export function stackEnv(dataDir: string, name = `e2e_${randomBytes(6).toString(
     ELASTICSEARCH_INDEX: `chatbot-chunks-${name}`,
     REDIS_URL: process.env.REDIS_URL ?? '',
   };
+}
+
+/**
+ * With PG_EVENTSTORE_URL set (.ci/run sets it to stack:up's database), a deployment's event log
+ * and stored files in PostgreSQL, in a schema of its own (dropped on teardown); unset, none (the
+ * log stays DATA_DIR's SQLite file, the files under DATA_DIR).
+ */
+export function postgresEnv(t: {
+  teardown(fn: () => unknown): void;
+}): { EVENTSTORE_URL: string; FILES_URL: string } | Record<string, never> {
+  const base = process.env.PG_EVENTSTORE_URL;
+  if (!base) return {};
+  const schema = freshSchema();
+  t.teardown(() => dropSchema(base, schema));
+  const url = new URL(base);
+  url.searchParams.set('schema', schema);
+  return { EVENTSTORE_URL: url.toString(), FILES_URL: url.toString() };
 }
 
 /** Polls `read` until `done` holds of its value or the wait is over; the last value either way. */

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
 import { AssignerProtocol, Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
@@ -5,12 +7,14 @@ import { importFixtureFile, runCli, startServer, type ServerProcess } from '../p
 import { chatbotFixture } from '../../routes/chatbot/support.js';
 import { kafkaNamesFor } from '../../../infra/event-bus/kafka-names.js';
 import { CHATBOT_READING } from '../../../queries/chatbot/reading-progress.js';
-import { eventually, freshDataDir, skipUnlessStack, stackEnv } from './stack.js';
+import { eventually, freshDataDir, postgresEnv, skipUnlessStack, stackEnv } from './stack.js';
 
 /**
  * Two server processes of one deployment on the production engines (issue 37, item 4): the same
- * DATA_DIR (the event log is SQLite), MongoDB database, Elasticsearch index and Redis keys. The
- * projections' Kafka consumer group gives the log's one partition to one of them at a time.
+ * DATA_DIR, MongoDB database, Elasticsearch index and Redis keys, and the same event log and
+ * stored files: PostgreSQL's when PG_EVENTSTORE_URL is set (a schema of the test's own, as two
+ * hosts would share them), else DATA_DIR's. The projections' Kafka consumer group gives the log's
+ * one partition to one of them at a time.
  */
 const fixture = {
   ...chatbotFixture,
@@ -99,10 +103,13 @@ async function readModels(url: string): Promise<Record<string, unknown[]>> {
 
 t.test('two servers on the production engines: one deployment', { skip: skipUnlessStack() }, async (t) => {
   const dataDir = freshDataDir(t.testdir());
-  const env = { ...stackEnv(dataDir), CHATBOT_RATE_LIMIT: '4' };
+  const postgres = postgresEnv(t);
+  const env = { ...stackEnv(dataDir), ...postgres, CHATBOT_RATE_LIMIT: '4' };
   const groupId = `${kafkaNamesFor({ dataDir, mongoUrl: env.MONGO_URL }).groupPrefix}projections`;
-  const imported = await importFixtureFile(dataDir, fixture, 'production-two');
+  const imported = await importFixtureFile(dataDir, fixture, 'production-two', env);
   t.equal(imported.code, 0, `import exits 0: ${imported.stderr}`);
+  if ('EVENTSTORE_URL' in postgres)
+    t.notOk(existsSync(join(dataDir, 'events.sqlite')), "the log is PostgreSQL's, not DATA_DIR's");
   // Both at once, on a deployment whose read models are empty: each start waits (bounded) while
   // the group rebalances and one of them folds the log, rather than failing.
   const servers: ServerProcess[] = await Promise.all([startServer(env, 120_000), startServer(env, 120_000)]);
@@ -130,6 +137,15 @@ t.test('two servers on the production engines: one deployment', { skip: skipUnle
     { 'o:title': 'Renamed on two' },
     'and the first reads the other way round',
   );
+
+  // /health's lag on both: the one not folding reads how far the shared read models are.
+  for (const [n, server] of servers.entries()) {
+    const log = await eventually(
+      async () => (await send(server, 'GET', '/health')).body as { log: Record<string, number | null> },
+      (body) => body.log.lag === 0,
+    );
+    t.match(log.log, { lag: 0, handled_position: log.log.last_position }, `server ${n + 1} reports no lag`);
+  }
 
   // 20 concurrent creates of one slug, split over both servers: exactly one wins.
   const codes = await Promise.all(

@@ -117,6 +117,7 @@ t.test('503 within about a second when the event store does not answer', async (
   const body = res.json();
   t.equal(body.ports.event_store.reachable, false);
   t.equal(body.log.last_position, null);
+  t.equal(body.log.lag, null, 'no lag without the log position');
   t.equal(body.ports.document_store.reachable, true);
   eventStore.down = false;
 });
