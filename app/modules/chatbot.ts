@@ -4,6 +4,7 @@ import { createEmbedder } from '../../infra/embedder/select.js';
 import { IndexModels } from '../../infra/vector-index/index-models.js';
 import { questionLogFile, SqliteQuestionLog } from '../../infra/question-log/sqlite.js';
 import { createVectorIndex } from '../../infra/vector-index/select.js';
+import { holdToLog, logIdentityOf, vectorIndexStamp } from '../../infra/log-identity.js';
 import { chatbotBlogPostsProjection } from '../../projections/chatbot/blog-posts.js';
 import { chatbotIndexOutboxProjection } from '../../projections/chatbot/index-outbox.js';
 import { refsToReindex } from '../../projections/chatbot/index-jobs.js';
@@ -36,11 +37,27 @@ export const chatbotModule: AppModule<ChatbotModuleInstance> = {
   name: 'chatbot',
   projections: [chatbotBlogPostsProjection, chatbotIndexOutboxProjection],
   async create(runtime) {
+    const vectorIndex = await createVectorIndex(runtime.config);
+    // A runtime that indexes (the server) holds the index to its log, as the runtime does the read
+    // models: the chunks of another log's resources are refused. The CLIs index nothing (reindex
+    // replaces the whole index, and stamps it).
+    if (runtime.runsWorkers) {
+      try {
+        await holdToLog(
+          vectorIndexStamp(vectorIndex, runtime.config),
+          await logIdentityOf(runtime.eventStore, runtime.config),
+          runtime.clock.now(),
+        );
+      } catch (error) {
+        await vectorIndex.close();
+        throw error;
+      }
+    }
     const embedder = await createEmbedder(runtime.config, runtime.logger);
     const questionLog = new SqliteQuestionLog(questionLogFile(runtime.config));
     const services: ChatbotServices = {
       embedder,
-      vectorIndex: await createVectorIndex(runtime.config),
+      vectorIndex,
       indexModels: new IndexModels(),
       answerer: await createAnswerer(runtime.config, embedder),
       indexing: new IndexScheduler(runtime.jobs, runtime.logger),
