@@ -5,7 +5,7 @@ import { systemClock, type Clock } from '../infra/clock/port.js';
 import { scryptHasher } from '../infra/crypto/secret-hash.js';
 import { appendsGuardedBy } from '../infra/event-store/guarded.js';
 import { createInfrastructure, startupError, type Infrastructure } from '../infra/select.js';
-import { holdReadModelsToLog } from '../infra/log-identity.js';
+import { dropReadModelsOfAnotherLog, holdReadModelsToLog } from '../infra/log-identity.js';
 import { ProjectionRunner } from '../projections/runner.js';
 import type { AppConfig } from '../infra/config.js';
 import { createLogger } from './logger.js';
@@ -27,9 +27,9 @@ export interface RuntimeOptions {
    */
   deferWorkers?: boolean;
   /**
-   * The caller rebuilds the read models from this log (bin/rebuild.ts): they are not held to the
-   * log (infra/log-identity.ts), since they may be another log's, and nothing folds into them
-   * at start; the rebuild drops them first and stamps them after.
+   * The caller rebuilds the read models from this log (bin/rebuild.ts): read models of another
+   * log (infra/log-identity.ts) are dropped, not refused, before anything folds into them, and
+   * the start does not wait for the projections to catch up (the rebuild replays the log).
    */
   rebuildsReadModels?: boolean;
   /** Let tests replace an adapter (e.g. a failing vector index). */
@@ -121,14 +121,14 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions):
       await infra.close();
     },
   };
-  const folds = !options.rebuildsReadModels;
   try {
     // Read models built from another log are refused before anything folds or serves.
-    if (folds) await holdReadModelsToLog(config, infra, clock.now());
+    if (options.rebuildsReadModels) await dropReadModelsOfAnotherLog(config, infra, logger);
+    else await holdReadModelsToLog(config, infra, clock.now());
     for (const module of modules) instances.set(module, (await module.create?.(runtime)) ?? {});
-    if (folds) await projections.start();
+    await projections.start();
     if (!options.deferWorkers) await runtime.startWorkers();
-    if (folds) {
+    if (!options.rebuildsReadModels) {
       await projections.catchUp();
       logReadModelsReady(logger, projections);
     }

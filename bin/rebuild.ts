@@ -12,9 +12,10 @@ import { logIdentityOf, readModelsStamp, stampOf, vectorIndexStamp } from '../in
  * file or MongoDB): after a projection changed, or to repair read models. Stop the server first.
  *
  * Read models built from another log (infra/log-identity.ts) are not refused here: this is how
- * they are given to this one. Then nothing of theirs is kept (not even what a rebuild keeps),
- * and a vector index built from that other log is emptied, which the server's next start fills
- * again from the rebuilt read models. Both are stamped with this log.
+ * they are given to this one. Then nothing of theirs is kept (not even what a rebuild keeps:
+ * createRuntime drops them whole), and a vector index built from that other log is emptied,
+ * which the server's next start fills again from the rebuilt read models. Both are stamped with
+ * this log.
  */
 async function main(): Promise<void> {
   const config = { ...loadConfig(), logLevel: process.env.LOG_LEVEL ?? 'warn' };
@@ -22,17 +23,11 @@ async function main(): Promise<void> {
   try {
     await runtime.projections.stop();
     const log = await logIdentityOf(runtime.eventStore, config);
-    const readModels = readModelsStamp(runtime.documents, config);
-    const before = await readModels.read();
-    if (before && before.log !== log.id) {
-      console.log(`The read models were built from the event log ${before.log} (${before.description}): replaced.`);
-      await runtime.documents.dropAll();
-    }
     const total = await runtime.eventStore.countEvents();
     const bar = progressBar('rebuild', total);
     await rebuildReadModels(runtime, (events) => bar.tick(events));
     bar.stop();
-    await readModels.write(stampOf(log, runtime.clock.now()));
+    await readModelsStamp(runtime.documents, config).write(stampOf(log, runtime.clock.now()));
     const { vectorIndex } = runtime.module(chatbotModule).services;
     const indexed = await vectorIndexStamp(vectorIndex, config).read();
     if (indexed?.log !== log.id) {

@@ -1,5 +1,6 @@
-import type { AppConfig } from './config.js';
 import { existsSync } from 'node:fs';
+import type { AppConfig } from './config.js';
+import type { Logger } from 'pino';
 import type { DocumentStore } from './document-store/port.js';
 import { sharedSqliteDocumentStore } from './document-store/shared-sqlite.js';
 import type { EventStore } from './event-store/port.js';
@@ -40,11 +41,11 @@ export function readModelsDescription(config: AppConfig): string {
     : `the read models in ${readModelsFile(config)}`;
 }
 
-/** The configured vector index, as a message names it. */
+/** The configured vector index, as a message names it (plural, as the read models: "were built"). */
 export function vectorIndexDescription(config: AppConfig): string {
   return config.elasticsearchUrl
-    ? `the vector index ${config.elasticsearchIndex} in ${withoutSecrets(config.elasticsearchUrl)}`
-    : `the vector index in ${vectorIndexFile(config)}`;
+    ? `the chunks of the vector index ${config.elasticsearchIndex} in ${withoutSecrets(config.elasticsearchUrl)}`
+    : `the chunks of the vector index in ${vectorIndexFile(config)}`;
 }
 
 /** The log a process runs on: its identity, read (or made) in the log, and its description. */
@@ -58,6 +59,7 @@ export function stampOf(log: LogIdentity, at: Date): LogStamp {
 
 /** A store built from a log: what it is called in a message, its stamp, and the way out of a refusal. */
 export interface StampedStore {
+  /** Plural, as the message says "were built from": `the read models in /data/read-models.sqlite`. */
   what: string;
   /** What to do when the store was built from another log: one or two sentences. */
   remedy: string;
@@ -154,6 +156,31 @@ export async function holdReadModelsToLog(
 ): Promise<void> {
   try {
     await holdToLog(readModelsStamp(infra.documents, config), await logIdentityOf(infra.eventStore, config), at);
+  } catch (error) {
+    await infra.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * A rebuild's first step (app/runtime.ts, bin/rebuild.ts): read models of another log are
+ * dropped whole (what a rebuild keeps too: it is that log's work) before anything folds into
+ * them. The rebuild stamps them with its log once it has replayed it.
+ */
+export async function dropReadModelsOfAnotherLog(
+  config: AppConfig,
+  infra: Pick<Infrastructure, 'eventStore' | 'documents' | 'close'>,
+  logger: Logger,
+): Promise<void> {
+  try {
+    const stamps = readModelsStamp(infra.documents, config);
+    const [stamp, log] = await Promise.all([stamps.read(), logIdentityOf(infra.eventStore, config)]);
+    if (stamp === null || stamp.log === log.id) return;
+    logger.warn(
+      { builtFrom: stamp, log },
+      `${stamps.what} were built from the event log ${stamp.log} (${stamp.description}): dropped, to be rebuilt from this server's event log ${log.id} (${log.description})`,
+    );
+    await infra.documents.dropAll();
   } catch (error) {
     await infra.close().catch(() => undefined);
     throw error;

@@ -47,14 +47,15 @@ t.test('a runtime on read models of another log is refused before it folds; the 
   for (const named of [first, second, eventLogFile(testConfig(a)), readModelsFile(testConfig(a))])
     t.ok(message.includes(named), `names ${named}`);
 
-  // A rebuild's runtime is not refused, and folds nothing: the read models keep the other stamp
-  // until the rebuild (bin/rebuild.ts) replaces them.
+  // A rebuild's runtime is not refused: it drops those read models whole before anything folds,
+  // and bin/rebuild.ts stamps them once it has replayed the log.
   const rebuild = await createRuntime(testConfig(a), {
     modules: appModules,
     startWorkers: false,
     rebuildsReadModels: true,
   });
-  t.equal((await readModelsStamp(rebuild.documents, testConfig(a)).read())?.log, first);
+  await rebuild.projections.stop();
+  t.equal(await readModelsStamp(rebuild.documents, testConfig(a)).read(), null, 'the stamp went with them');
   await rebuild.close();
 });
 
