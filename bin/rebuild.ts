@@ -23,11 +23,15 @@ async function main(): Promise<void> {
   try {
     await runtime.projections.stop();
     const log = await logIdentityOf(runtime.eventStore, config);
+    // The stamp of read models already this log's stays as it was (when they were first built from it).
+    const readModels = readModelsStamp(runtime.documents, config);
+    const kept = await readModels.read();
+    const stamp = kept?.log === log.id ? kept : stampOf(log, runtime.clock.now());
     const total = await runtime.eventStore.countEvents();
     const bar = progressBar('rebuild', total);
     await rebuildReadModels(runtime, (events) => bar.tick(events));
     bar.stop();
-    await readModelsStamp(runtime.documents, config).write(stampOf(log, runtime.clock.now()));
+    await readModels.write(stamp);
     const { vectorIndex } = runtime.module(chatbotModule).services;
     const indexed = await vectorIndexStamp(vectorIndex, config).read();
     if (indexed?.log !== log.id) {
