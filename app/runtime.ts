@@ -5,6 +5,7 @@ import { systemClock, type Clock } from '../infra/clock/port.js';
 import { scryptHasher } from '../infra/crypto/secret-hash.js';
 import { appendsGuardedBy } from '../infra/event-store/guarded.js';
 import { createInfrastructure, startupError, type Infrastructure } from '../infra/select.js';
+import { dropReadModelsOfAnotherLog, holdReadModelsToLog } from '../infra/log-identity.js';
 import { ProjectionRunner } from '../projections/runner.js';
 import type { AppConfig } from '../infra/config.js';
 import { createLogger } from './logger.js';
@@ -25,6 +26,12 @@ export interface RuntimeOptions {
    * it listens. Otherwise (tests, which answer through app.inject) they start before this returns.
    */
   deferWorkers?: boolean;
+  /**
+   * The caller rebuilds the read models from this log (bin/rebuild.ts): read models of another
+   * log (infra/log-identity.ts) are dropped, not refused, before anything folds into them, and
+   * the start does not wait for the projections to catch up (the rebuild replays the log).
+   */
+  rebuildsReadModels?: boolean;
   /** Let tests replace an adapter (e.g. a failing vector index). */
   infrastructure?: Partial<Infrastructure>;
 }
@@ -115,11 +122,16 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions):
     },
   };
   try {
+    // Read models built from another log are refused before anything folds or serves.
+    if (options.rebuildsReadModels) await dropReadModelsOfAnotherLog(config, infra, logger);
+    else await holdReadModelsToLog(config, infra, clock.now());
     for (const module of modules) instances.set(module, (await module.create?.(runtime)) ?? {});
     await projections.start();
     if (!options.deferWorkers) await runtime.startWorkers();
-    await projections.catchUp();
-    logReadModelsReady(logger, projections);
+    if (!options.rebuildsReadModels) {
+      await projections.catchUp();
+      logReadModelsReady(logger, projections);
+    }
   } catch (error) {
     // The event store connects lazily: an unreachable one is found here, by the first read.
     throw startupError(error, config);

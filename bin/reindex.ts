@@ -8,6 +8,7 @@ import { allResources } from '../workers/chatbot/all-resources.js';
 import { indexResource, type IndexOptions, type IndexOutcome } from '../workers/chatbot/index-resource.js';
 import { progressBar, type ProgressBar } from './progress.js';
 import { errorMessage } from '../infra/errors.js';
+import { logIdentityOf, stampOf } from '../infra/log-identity.js';
 
 /**
  * Resources indexed at once: while one is written, the next ones wait at the model, so its
@@ -23,6 +24,9 @@ const IN_FLIGHT = 4;
  * (seconds), so the index (Elasticsearch, or the embedded one's file, which a running server
  * shares) answers searches while the second pass, with a progress bar and the time left, gives
  * it the model's vectors.
+ *
+ * The index is stamped with this log (infra/log-identity.ts): this is how an index built from
+ * another log is given to this one.
  *
  * `npm run reindex -- --status` only says how far the collection has been read (what /health's
  * `chatbot` says: searchable by words, by meaning, of how many, the time left).
@@ -44,6 +48,9 @@ async function main(): Promise<void> {
     const covered = runtime.projections.currentPosition;
     const refs = await allResources(runtime.documents);
     await services.vectorIndex.clear();
+    // Filled from read models held to this log at start: the index is this log's now, whichever
+    // log it was built from before (infra/log-identity.ts).
+    await services.vectorIndex.stampLog(stampOf(await logIdentityOf(runtime.eventStore, config), runtime.clock.now()));
     const outcomes = new Map<ResourceRef, IndexOutcome>();
     const pass = async (todo: ResourceRef[], options: IndexOptions, bar: ProgressBar) => {
       let next = 0;

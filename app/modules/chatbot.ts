@@ -4,6 +4,7 @@ import { createEmbedder } from '../../infra/embedder/select.js';
 import { IndexModels } from '../../infra/vector-index/index-models.js';
 import { createQuestionLog } from '../../infra/question-log/select.js';
 import { createVectorIndex } from '../../infra/vector-index/select.js';
+import { holdToLog, logIdentityOf, vectorIndexStamp } from '../../infra/log-identity.js';
 import { chatbotBlogPostsProjection } from '../../projections/chatbot/blog-posts.js';
 import { chatbotIndexOutboxProjection } from '../../projections/chatbot/index-outbox.js';
 import { refsToReindex } from '../../projections/chatbot/index-jobs.js';
@@ -38,10 +39,27 @@ export const chatbotModule: AppModule<ChatbotModuleInstance> = {
   async create(runtime) {
     // First: QUESTION_LOG_URL's database away stops the start before anything else is opened.
     const questionLog = await createQuestionLog(runtime.config);
+    const vectorIndex = await createVectorIndex(runtime.config);
+    // A runtime that indexes (the server) holds the index to its log, as the runtime does the read
+    // models: the chunks of another log's resources are refused. The CLIs index nothing (reindex
+    // replaces the whole index, and stamps it).
+    if (runtime.runsWorkers) {
+      try {
+        await holdToLog(
+          vectorIndexStamp(vectorIndex, runtime.config),
+          await logIdentityOf(runtime.eventStore, runtime.config),
+          runtime.clock.now(),
+        );
+      } catch (error) {
+        await vectorIndex.close();
+        await questionLog.close();
+        throw error;
+      }
+    }
     const embedder = await createEmbedder(runtime.config, runtime.logger);
     const services: ChatbotServices = {
       embedder,
-      vectorIndex: await createVectorIndex(runtime.config),
+      vectorIndex,
       indexModels: new IndexModels(),
       answerer: await createAnswerer(runtime.config, embedder),
       indexing: new IndexScheduler(runtime.jobs, runtime.logger),

@@ -19,6 +19,7 @@ import {
   type ReadPosition,
   type ResolvedEvent,
 } from '@eventstore/db-client';
+import { randomUUID } from 'node:crypto';
 import { DependencyUnavailableError, VersionConflictError } from '../errors.js';
 import { checked } from '../checked-json.js';
 import {
@@ -39,6 +40,13 @@ const BATCH_SIZE = 1000;
 const RETRY_PAUSE_MS = 500;
 /** gRPC's INVALID_ARGUMENT: a server's answer to a read of $all from a position inside a record. */
 const INVALID_ARGUMENT = 3;
+/**
+ * The stream whose metadata holds the log's identity (EventStore.identity): the stream itself
+ * stays empty, and its metadata, kept in the server's `$$` stream, is a system event that no
+ * read of the log (readAll, subscribeToAll, countEvents) returns.
+ */
+const IDENTITY_STREAM = 'collections-log-identity';
+const IDENTITY_KEY = 'logIdentity';
 /** Servers before 22.6 answer stream reads with this commit position: "not known here". */
 const UNKNOWN_COMMIT = 2n ** 64n - 1n;
 
@@ -132,6 +140,7 @@ function pause(ms: number): Promise<void> {
 export class EventStoreDbEventStore implements EventStore {
   private readonly client: EventStoreDBClient;
   private readonly subscriptions = new Set<Subscription>();
+  private identityRead: Promise<string> | null = null;
 
   constructor(connectionString: string) {
     this.client = EventStoreDBClient.connectionString(connectionString);
@@ -299,6 +308,40 @@ export class EventStoreDbEventStore implements EventStore {
       }
     });
     return count;
+  }
+
+  /**
+   * Made by the first call on a log that has none: the metadata is written only where the
+   * metadata stream does not exist yet, so processes that ask at once agree on the first one.
+   */
+  identity(): Promise<string> {
+    this.identityRead ??= (async () => {
+      const found = await this.readIdentity();
+      if (found) return found;
+      try {
+        await this.client.setStreamMetadata(
+          IDENTITY_STREAM,
+          { [IDENTITY_KEY]: randomUUID() },
+          { expectedRevision: NO_STREAM },
+        );
+      } catch (error) {
+        // Another process wrote it first: its id is the log's.
+        if (!(error instanceof WrongExpectedVersionError)) throw translate(error, `$$${IDENTITY_STREAM}`, 0);
+      }
+      const written = await this.readIdentity();
+      if (!written) throw new TypeError(`EventStoreDB event log: no identity in the metadata of ${IDENTITY_STREAM}.`);
+      return written;
+    })().catch((error: unknown) => {
+      this.identityRead = null;
+      throw error;
+    });
+    return this.identityRead;
+  }
+
+  private async readIdentity(): Promise<string | null> {
+    const { metadata } = await guard(() => this.client.getStreamMetadata(IDENTITY_STREAM));
+    const id = metadata?.[IDENTITY_KEY];
+    return typeof id === 'string' && id !== '' ? id : null;
   }
 
   /**

@@ -16,6 +16,7 @@ export function appendsGuardedBy(store: EventStore, guard: () => void): EventSto
     readAll: (after, limit) => store.readAll(after, limit),
     lastPosition: () => store.lastPosition(),
     countEvents: () => store.countEvents(),
+    identity: () => store.identity(),
     subscribeToAll: (after, handler) => store.subscribeToAll(after, handler),
     storageFailure: () => store.storageFailure?.() ?? null,
     close: () => store.close(),

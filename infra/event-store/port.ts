@@ -60,6 +60,13 @@ export interface EventStore {
   /** Position of the newest event, 0 for an empty store. */
   lastPosition(): Promise<number>;
   countEvents(): Promise<number>;
+  /**
+   * The log's identity: a random id made once with the log and kept in its own storage, the same
+   * from every process and across restarts, different for any other log. What is built from the
+   * log (read models, the vector index) records it, and a start refuses a log that is not theirs
+   * (infra/log-identity.ts).
+   */
+  identity(): Promise<string>;
   /** Calls the handler with every batch of events after `after`, then with new ones as they are appended. */
   subscribeToAll(after: number, handler: AllEventsHandler): Subscription;
   /**

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { randomUUID } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import { DependencyUnavailableError, VersionConflictError } from '../errors.js';
 import { checked } from '../checked-json.js';
@@ -97,6 +98,9 @@ export class PostgresEventStore implements EventStore {
   private readonly connectionString: string;
   private readonly schema: string;
   private readonly table: string;
+  /** The one-row table of the log's identity (EventStore.identity), beside the events. */
+  private readonly identityTable: string;
+  private identityRead: Promise<string> | null = null;
   /** The NOTIFY channel of this log. */
   private readonly channel: string;
   private ready: Promise<void> | null = null;
@@ -112,6 +116,7 @@ export class PostgresEventStore implements EventStore {
     this.connectionString = connectionString;
     this.schema = options.schema ?? 'public';
     this.table = `${quoteIdentifier(this.schema)}.events`;
+    this.identityTable = `${quoteIdentifier(this.schema)}.log_identity`;
     this.channel = `${this.schema}.events`.slice(0, 63);
     this.pool = new pg.Pool({
       connectionString,
@@ -135,6 +140,10 @@ export class PostgresEventStore implements EventStore {
         data json NOT NULL,
         metadata json NOT NULL,
         UNIQUE (stream_id, stream_version)
+      )`);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${this.identityTable} (
+        one boolean PRIMARY KEY DEFAULT true CHECK (one),
+        id text NOT NULL
       )`);
     }).catch((error: unknown) => {
       this.ready = null; // tried again by the next call
@@ -286,6 +295,24 @@ export class PostgresEventStore implements EventStore {
   async countEvents(): Promise<number> {
     const [row] = await this.query(`SELECT count(*) AS n FROM ${this.table}`);
     return integer(isRecord(row) ? row.n : undefined, 'count');
+  }
+
+  /**
+   * Made by the first call on a log that has none (a new one, or one made before identities);
+   * ON CONFLICT DO NOTHING makes processes that ask at once agree on the first one committed.
+   */
+  identity(): Promise<string> {
+    this.identityRead ??= (async () => {
+      await this.query(`INSERT INTO ${this.identityTable} (one, id) VALUES (true, $1) ON CONFLICT DO NOTHING`, [
+        randomUUID(),
+      ]);
+      const [row] = await this.query(`SELECT id FROM ${this.identityTable} WHERE one`);
+      return text(isRecord(row) ? row.id : undefined, 'log identity');
+    })().catch((error: unknown) => {
+      this.identityRead = null; // asked again by the next call
+      throw error;
+    });
+    return this.identityRead;
   }
 
   subscribeToAll(after: number, handler: AllEventsHandler): Subscription {

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ExpectedVersion } from './port.js';
@@ -46,6 +47,20 @@ export function openEventLog(file: string): Database.Database {
     );
   `);
   return db;
+}
+
+/**
+ * The log's identity (EventStore.identity), kept in a one-row table of the log's own file: made
+ * by the first call on a log that has none (a new log, or one made before identities), after
+ * which every connection of every process reads the same id. INSERT OR IGNORE makes two
+ * processes that ask at once agree on the first one written.
+ */
+export function logIdentityOf(db: Database.Database): string {
+  db.exec('CREATE TABLE IF NOT EXISTS log_identity (one INTEGER PRIMARY KEY CHECK (one = 1), id TEXT NOT NULL)');
+  db.prepare('INSERT OR IGNORE INTO log_identity (one, id) VALUES (1, ?)').run(randomUUID());
+  const row = db.prepare<[], { id: unknown }>('SELECT id FROM log_identity WHERE one = 1').get();
+  if (typeof row?.id !== 'string') throw new TypeError('The event log holds no identity after writing one.');
+  return row.id;
 }
 
 /** The number of events a stream holds (0: none), read on `db`. */

@@ -14,7 +14,13 @@ import type {
   StoredEvent,
   Subscription,
 } from './port.js';
-import { openEventLog, streamVersionReader, type EncodedEvent, type GroupOutcome } from './sqlite-log.js';
+import {
+  logIdentityOf,
+  openEventLog,
+  streamVersionReader,
+  type EncodedEvent,
+  type GroupOutcome,
+} from './sqlite-log.js';
 import { ThreadGroupWriter } from './thread-group-writer.js';
 
 interface EventRow {
@@ -99,6 +105,7 @@ export class SqliteEventStore implements EventStore {
   /** Groups sent to the writer and not yet answered. */
   private readonly inFlight = new Set<Promise<void>>();
   private readonly failures: StorageFailureRecord;
+  private identityRead: string | null = null;
 
   constructor(file: string, options: SqliteEventStoreOptions = {}) {
     if (options.commits === 'thread' && file === ':memory:')
@@ -225,6 +232,16 @@ export class SqliteEventStore implements EventStore {
 
   async countEvents(): Promise<number> {
     return this.statements.count.get()?.n ?? 0;
+  }
+
+  async identity(): Promise<string> {
+    try {
+      this.identityRead ??= logIdentityOf(this.db);
+    } catch (error) {
+      // Written once per log: a full disk then is the same refusal an append gets.
+      throw translateStorageError(error, 'event log');
+    }
+    return this.identityRead;
   }
 
   subscribeToAll(after: number, handler: AllEventsHandler): Subscription {

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, errors, type estypes } from '@elastic/elasticsearch';
 import { DependencyUnavailableError } from '../errors.js';
+import { checkedStamp, type LogStamp } from '../log-stamp.js';
 import { chunkMappings, MODEL_FIELD, TEMPLATE_PRIORITY, TITLE_KEY_FIELD } from './elasticsearch-mappings.js';
 import {
   resourceKey,
@@ -331,6 +332,34 @@ export class ElasticsearchVectorIndex implements VectorIndex {
       return Object.fromEntries(buckets.map((bucket) => [bucket.key, bucket.doc_count]));
     } catch (error) {
       if (isIndexMissing(error)) return {};
+      throw unavailable(error);
+    }
+  }
+
+  /**
+   * The log stamp lives in an index of its own (`<index>-log`, one document): clear deletes the
+   * chunks' index, and the stamp stays.
+   */
+  private get stampIndex(): string {
+    return `${this.index}-log`;
+  }
+
+  async logStamp(): Promise<LogStamp | null> {
+    let source: unknown;
+    try {
+      source = (await this.client.get<unknown>({ index: this.stampIndex, id: 'log' }))._source;
+    } catch (error) {
+      // 404: no stamp index yet, or no stamp in it.
+      if (isIndexMissing(error)) return null;
+      throw unavailable(error);
+    }
+    return checkedStamp(source, `the vector index ${this.index}`);
+  }
+
+  async stampLog(stamp: LogStamp): Promise<void> {
+    try {
+      await this.client.index({ index: this.stampIndex, id: 'log', document: stamp, refresh: true });
+    } catch (error) {
       throw unavailable(error);
     }
   }

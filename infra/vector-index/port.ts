@@ -1,3 +1,5 @@
+import type { LogStamp } from '../log-stamp.js';
+
 export type ResourceType = 'item' | 'media' | 'blog_post' | 'site_page';
 
 /** The resource a set of chunks belongs to, with what search filters and results need. */
@@ -93,7 +95,14 @@ export interface VectorIndex {
   size(): Promise<number>;
   /** Chunks held by the model that made them: after an upgrade, the previous model's are read again. */
   models(): Promise<Record<string, number>>;
+  /** Empties the index; its log stamp stays. */
   clear(): Promise<void>;
+  /**
+   * The event log the index was built from (infra/log-identity.ts): null until stamped. A start
+   * whose log is another refuses, since the chunks name resources of that other log.
+   */
+  logStamp(): Promise<LogStamp | null>;
+  stampLog(stamp: LogStamp): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -1,5 +1,7 @@
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
+import { parseCheckedOrThrow } from '../checked-json.js';
+import { LogStampSchema, type LogStamp } from '../log-stamp.js';
 import { PreparedStatements } from '../prepared-statements.js';
 import { nearestByFirstPass, type FirstPassLimits } from './first-pass.js';
 import { ModelMatrices, type WrittenChunk } from './model-matrices.js';
@@ -49,6 +51,8 @@ const SCHEMA = `
   create index if not exists vector_chunks_resource on vector_chunks (resource);
   create index if not exists vector_chunks_model on vector_chunks (model);
   create table if not exists vector_settings (key text primary key, value integer not null);
+  -- The log the index was built from (VectorIndex.logStamp), as JSON; kept by clear.
+  create table if not exists vector_log_stamp (one integer primary key check (one = 1), stamp text not null);
 `;
 
 /** After migrateTitleKeys: a file made before titles were matched has no title_key column until then. */
@@ -236,6 +240,18 @@ export class SqliteVectorIndex implements VectorIndex {
       this.resetDimension();
     })();
     this.matrices.clear();
+  }
+
+  async logStamp(): Promise<LogStamp | null> {
+    const row = this.statements.get('select stamp from vector_log_stamp where one = 1').get() as
+      { stamp: string } | undefined;
+    return row ? parseCheckedOrThrow(LogStampSchema, row.stamp, 'The log stamp of the vector index') : null;
+  }
+
+  async stampLog(stamp: LogStamp): Promise<void> {
+    this.statements
+      .get('insert or replace into vector_log_stamp (one, stamp) values (1, ?)')
+      .run(JSON.stringify(stamp));
   }
 
   /**

@@ -29,7 +29,13 @@ async function readyStats(server: ServerProcess): Promise<ProjectionStartStats[]
   }
 }
 
-/** Every read-model collection's documents, by table, in key order; an empty table (made by a read) counts as none. */
+/** The stamp of the log the read models were built from (infra/log-identity.ts): where and when differ between copies. */
+const LOG_STAMP = 'docs__log_identity';
+
+/**
+ * Every read-model collection's documents, by table, in key order; an empty table (made by a
+ * read) counts as none. Not the log stamp: its log is compared by `stampedLog`.
+ */
 function readModels(dataDir: string): Record<string, unknown[]> {
   const db = new Database(join(dataDir, 'read-models.sqlite'), { readonly: true });
   try {
@@ -49,7 +55,18 @@ function readModels(dataDir: string): Record<string, unknown[]> {
           ),
         ] as const,
     );
-    return Object.fromEntries(collections.filter(([, docs]) => docs.length > 0));
+    return Object.fromEntries(collections.filter(([table, docs]) => docs.length > 0 && table !== LOG_STAMP));
+  } finally {
+    db.close();
+  }
+}
+
+/** The identity of the log the read models say they were built from. */
+function stampedLog(dataDir: string): unknown {
+  const db = new Database(join(dataDir, 'read-models.sqlite'), { readonly: true });
+  try {
+    const doc = db.prepare(`SELECT doc FROM "${LOG_STAMP}"`).pluck().get() as string;
+    return (JSON.parse(doc) as { log: unknown }).log;
   } finally {
     db.close();
   }
@@ -164,6 +181,9 @@ t.test('killed during a stream of writes, the restarted read models equal a rebu
   for (const table of Object.keys(fromScratch)) {
     if (table !== OUTBOX) t.same(caughtUp[table], fromScratch[table], `${table}: the same documents`);
   }
+  t.ok(stampedLog(dataDir), 'the read models name their log');
+  t.equal(stampedLog(copy), stampedLog(dataDir), 'a rebuild on a copy of the log: the same log');
+  t.equal(stampedLog(scratch), stampedLog(dataDir), 'a replay into no read models: the same log');
   t.ok((caughtUp.docs_items ?? []).length >= 50 + written, 'every acknowledged item is there');
 });
 

@@ -271,6 +271,134 @@ function eventStoreContract(name: string, factory: Factory | null, skip?: string
   });
 }
 
+/**
+ * Opens the log named `log` of this test: the same name, the same storage (a new handle on it);
+ * another name, another log.
+ */
+type LogOpener = (t: Context, log: string) => Promise<EventStore>;
+
+/** EventStore.identity: made with the log, kept in its storage, one per log. */
+function identityContract(name: string, open: LogOpener | null, options: { skip?: string; oneLogOnly?: string } = {}) {
+  t.test(`${name}: identity`, options.skip ? { skip: options.skip } : {}, async (t) => {
+    const opener = open as LogOpener;
+
+    t.test('stable across calls, handles and reopening', async (t) => {
+      const first = await opener(t, 'a');
+      const id = await first.identity();
+      t.match(id, /^[0-9a-f-]{36}$/, 'a UUID');
+      t.equal(await first.identity(), id, 'the same on every call');
+      await first.append(freshStream(), [event('A')], 0);
+      const second = await opener(t, 'a');
+      t.equal(await second.identity(), id, 'another handle on the same log reads the same');
+      await first.close();
+      const third = await opener(t, 'a');
+      t.equal(await third.identity(), id, 'the same after the log was closed and opened again');
+    });
+
+    t.test('two handles asking at once on a new log agree', async (t) => {
+      const [one, two] = await Promise.all([opener(t, 'b'), opener(t, 'b')]);
+      const [a, b] = await Promise.all([one.identity(), two.identity()]);
+      t.equal(a, b);
+    });
+
+    t.test('two separate logs differ', options.oneLogOnly ? { skip: options.oneLogOnly } : {}, async (t) => {
+      const a = await (await opener(t, 'c')).identity();
+      const b = await (await opener(t, 'd')).identity();
+      t.not(a, b);
+    });
+
+    t.test('the identity is no event: reads of the log do not return it', async (t) => {
+      const store = await opener(t, 'e');
+      const before = await store.lastPosition();
+      const count = await store.countEvents();
+      await store.identity();
+      t.equal(await store.lastPosition(), before);
+      t.equal(await store.countEvents(), count);
+      t.same(await store.readAll(before, 10), []);
+    });
+  });
+}
+
+/** Each test's folder: t.testdir() makes it anew (empty) on every call. */
+const testDirs = new WeakMap<Context, string>();
+function dirOf(t: Context): string {
+  const dir = testDirs.get(t) ?? t.testdir();
+  testDirs.set(t, dir);
+  return dir;
+}
+
+identityContract('SQLite event store', async (t, log) => {
+  const store = new SqliteEventStore(join(dirOf(t), `${log}.sqlite`));
+  t.teardown(() => store.close());
+  return store;
+});
+
+/** Each test's PostgreSQL schemas by log name, dropped after it. */
+const pgSchemas = new WeakMap<Context, Map<string, string>>();
+
+identityContract(
+  'PostgreSQL event store',
+  PG_EVENTSTORE_URL
+    ? async (t, log) => {
+        let schemas = pgSchemas.get(t);
+        if (!schemas) {
+          const mine = new Map<string, string>();
+          schemas = mine;
+          pgSchemas.set(t, mine);
+          t.teardown(async () => {
+            for (const schema of mine.values()) await dropSchema(PG_EVENTSTORE_URL, schema);
+          });
+        }
+        const schema = schemas.get(log) ?? freshSchema();
+        schemas.set(log, schema);
+        const store = new PostgresEventStore(PG_EVENTSTORE_URL, { schema });
+        // Closed before the schemas are dropped: teardowns run last registered first.
+        t.teardown(() => store.close());
+        return store;
+      }
+    : null,
+  { skip: PG_EVENTSTORE_URL ? undefined : 'PG_EVENTSTORE_URL unset (a postgres:// URL of a database to test against)' },
+);
+
+identityContract(
+  'EventStoreDB event store',
+  EVENTSTORE_URL
+    ? async (t) => {
+        const store = new EventStoreDbEventStore(EVENTSTORE_URL);
+        t.teardown(() => store.close());
+        return store;
+      }
+    : null,
+  {
+    skip: EVENTSTORE_URL ? undefined : 'EVENTSTORE_URL unset',
+    oneLogOnly: 'one EventStoreDB server is one log',
+  },
+);
+
+// The identity against the gRPC double (below): one server in this process per log name of a test,
+// kept as a promise, so handles opened at once on one name share the one server.
+const esdbDoubles = new WeakMap<Context, Map<string, Promise<string>>>();
+
+identityContract('EventStoreDB event store, against the gRPC double of the server', async (t, log) => {
+  let urls = esdbDoubles.get(t);
+  if (!urls) {
+    urls = new Map();
+    esdbDoubles.set(t, urls);
+  }
+  let url = urls.get(log);
+  if (!url) {
+    url = startEsdbDouble({ statsIntervalMs: 20 }).then((server) => {
+      t.teardown(() => server.close());
+      return server.url;
+    });
+    urls.set(log, url);
+  }
+  const store = new EventStoreDbEventStore(await url);
+  // Closed before its server: teardowns run last registered first.
+  t.teardown(() => store.close());
+  return store;
+});
+
 eventStoreContract('SQLite event store', async (t) => {
   const store = new SqliteEventStore(join(t.testdir(), 'events.sqlite'));
   t.teardown(() => store.close());

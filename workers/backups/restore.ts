@@ -12,6 +12,8 @@ import { TMP_FOLDER } from '../../infra/file-storage/partial-uploads.js';
 import { readSideFiles } from '../../infra/read-side-files.js';
 import { createFileAreas } from '../../infra/file-storage/select.js';
 import { createInfrastructure } from '../../infra/select.js';
+import { logIdentityOf, stampRestoredReadSide } from '../../infra/log-identity.js';
+import type { LogIdentity } from '../../infra/log-stamp.js';
 import { parseChecked } from '../../infra/checked-json.js';
 import { EventLineSchema, type EventLine } from './event-log.js';
 import { RestoredBackupRecords } from './restored-records.js';
@@ -265,6 +267,7 @@ export async function restoreArchive(options: {
     let files = 0;
     let backupsNotRestored = 0;
     let positionsKept = false;
+    let log: LogIdentity;
     try {
       if ((await infra.eventStore.lastPosition()) > 0)
         throw new RestoreRefusedError('The target event store is not empty.');
@@ -288,12 +291,17 @@ export async function restoreArchive(options: {
         at: new Date().toISOString(),
         requestId: 'restore',
       });
+      // The restored log is a new one, with an identity of its own: another deployment may still
+      // run on the archived one.
+      log = await logIdentityOf(infra.eventStore, config);
     } finally {
       await infra.close();
     }
     let readSideRestored = 0;
     if (readSideEntries > 0)
       readSideRestored = await extractReadSide(zip.zip, manifest, staging, config, positionsKept, () => bar.tick());
+    // The snapshots put back hold the archived log's stamp: they are the restored log's now.
+    await stampRestoredReadSide({ ...config, dataDir: staging }, log, new Date());
     if (!positionsKept && readSideEntries > 0)
       logger.warn(
         'the restored log has other positions than the archived one: the read side is rebuilt from the log at start instead',

@@ -38,6 +38,8 @@ if (process.env.ELASTICSEARCH_URL) {
   t.teardown(async () => {
     const client = new Client({ node: url });
     await client.indices.deleteIndexTemplate({ name: `${testIndexPrefix}*` });
+    // The log stamps' indices, which clear keeps.
+    await client.indices.delete({ index: `${testIndexPrefix}*`, ignore_unavailable: true, allow_no_indices: true });
     await client.close();
   });
 }
@@ -52,6 +54,20 @@ for (const [name, create] of adapters) {
       });
       return index;
     };
+
+    t.test('the log stamp: none at first, then the one written, kept by clear', async (t) => {
+      const index = await make(t);
+      t.equal(await index.logStamp(), null);
+      const first = { log: randomUUID(), description: '/data/events.sqlite', stamped_at: '2026-01-02T03:04:05.000Z' };
+      await index.stampLog(first);
+      t.same(await index.logStamp(), first);
+      await index.replace(resource({ resourceType: 'item', resourceId: 1 }), [{ text: 'axis 0', vector: vec(0) }]);
+      await index.clear();
+      t.same(await index.logStamp(), first, 'clear keeps it');
+      const second = { ...first, log: randomUUID() };
+      await index.stampLog(second);
+      t.same(await index.logStamp(), second, 'a new stamp replaces it');
+    });
 
     t.test('search is exact cosine, nearest first, with distances', async (t) => {
       const index = await make(t);

@@ -13,6 +13,7 @@ import { items as itemDocs } from '../../../contracts/platform/documents.js';
 import { createArchive } from '../../../workers/backups/create-archive.js';
 import { parseManifest } from '../../../workers/backups/manifest.js';
 import { restoreArchive } from '../../../workers/backups/restore.js';
+import { readModelsStamp } from '../../../infra/log-identity.js';
 import { buildTestApp, json, keyFor, ROLE_USERS } from '../../helper.js';
 import { settle } from '../../routes/chatbot/support.js';
 import { unzip } from './zip-helpers.js';
@@ -81,6 +82,15 @@ t.test('an archive carries the read models with their checkpoints, and a restore
   t.equal(await itemDocs(restored.documents).count({}), 30, 'and answers from the restored read models');
   const restoredIndex = restored.module(chatbotModule).services.vectorIndex;
   t.equal(await restoredIndex.size(), chunks, 'the vector index came back whole: nothing to embed, no worker ran');
+  // The restored log is a new one (infra/log-identity.ts): what came back is stamped with it.
+  const restoredLog = await restored.eventStore.identity();
+  t.not(restoredLog, await runtime.eventStore.identity(), 'the restored log has an identity of its own');
+  t.equal(
+    (await readModelsStamp(restored.documents, testConfig(target)).read())?.log,
+    restoredLog,
+    'the read models are its',
+  );
+  t.equal((await restoredIndex.logStamp())?.log, restoredLog, 'and so is the vector index');
   const restoredQuestions = (await restored.module(chatbotModule).services.questions.list({}, 0, 10)).questions;
   t.same(
     restoredQuestions.map((q) => [q.question, q.siteId]),
