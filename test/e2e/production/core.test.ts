@@ -1,7 +1,7 @@
 import t from 'tap';
 import { importFixtureFile, startServer } from '../process.js';
 import { chatbotFixture } from '../../routes/chatbot/support.js';
-import { eventually, freshDataDir, searchBody, skipUnlessStack, stackEnv } from './stack.js';
+import { eventually, freshDataDir, postgresEnv, searchBody, skipUnlessStack, stackEnv } from './stack.js';
 
 /**
  * The real server on Kafka, MongoDB, Elasticsearch and Redis (issue 37, item 3): the event log
@@ -34,8 +34,9 @@ t.test(
   { skip: skipUnlessStack() },
   async (t) => {
     const dataDir = freshDataDir(t.testdir());
-    const env = { ...stackEnv(dataDir), CHATBOT_RATE_LIMIT: '100' };
-    const imported = await importFixtureFile(dataDir, fixture, 'production-core');
+    // The log, the files and the questions in PostgreSQL when it answers (a schema of the test's own).
+    const env = { ...stackEnv(dataDir), ...postgresEnv(t), CHATBOT_RATE_LIMIT: '100' };
+    const imported = await importFixtureFile(dataDir, fixture, 'production-core', env);
     t.equal(imported.code, 0, `import exits 0: ${imported.stderr}`);
     const server = await startServer(env, 120_000);
     t.teardown(() => server.stop('SIGKILL'));
@@ -56,7 +57,9 @@ t.test(
       {
         status: 'ok',
         ports: {
-          event_store: { adapter: 'embedded', reachable: true },
+          // PostgreSQL when it answers (postgresEnv), else DATA_DIR's SQLite log.
+          event_store: { adapter: 'EVENTSTORE_URL' in env ? 'production' : 'embedded', reachable: true },
+          file_storage: { adapter: 'FILES_URL' in env ? 'production' : 'embedded', reachable: true },
           event_bus: { adapter: 'production', reachable: true },
           document_store: { adapter: 'production', reachable: true },
           vector_index: { adapter: 'production', reachable: true },

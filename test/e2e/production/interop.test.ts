@@ -2,7 +2,7 @@ import sharp from 'sharp';
 import t from 'tap';
 import { importFixtureFile, startServer } from '../process.js';
 import { harvestOver, parseOai, schemaErrors, type OaiAnswer } from '../../routes/oai/support.js';
-import { freshDataDir, skipUnlessStack, stackEnv } from './stack.js';
+import { freshDataDir, postgresEnv, skipUnlessStack, stackEnv } from './stack.js';
 
 /**
  * The IIIF and OAI-PMH read models on the production engines (MongoDB, the stand-in in CI, fed
@@ -33,9 +33,11 @@ const fixture = {
 
 t.test('IIIF and OAI-PMH on the production engines', { skip: skipUnlessStack() }, async (t) => {
   const dataDir = freshDataDir(t.testdir());
-  const imported = await importFixtureFile(dataDir, fixture, 'production-interop');
+  // The log and the image files in PostgreSQL when it answers (a schema of the test's own).
+  const env = { ...stackEnv(dataDir), ...postgresEnv(t) };
+  const imported = await importFixtureFile(dataDir, fixture, 'production-interop', env);
   t.equal(imported.code, 0, `import exits 0: ${imported.stderr}`);
-  const server = await startServer(stackEnv(dataDir), 120_000);
+  const server = await startServer(env, 120_000);
   t.teardown(() => server.stop('SIGKILL'));
   const url = (path: string) => `${server.baseUrl}${path}`;
 

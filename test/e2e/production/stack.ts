@@ -45,20 +45,20 @@ export function stackEnv(dataDir: string, name = `e2e_${randomBytes(6).toString(
 }
 
 /**
- * With PG_EVENTSTORE_URL set (.ci/run sets it to stack:up's database), a deployment's event log
- * and stored files in PostgreSQL, in a schema of its own (dropped on teardown); unset, none (the
- * log stays DATA_DIR's SQLite file, the files under DATA_DIR).
+ * With PG_EVENTSTORE_URL set (.ci/run sets it to stack:up's database), a deployment's event log,
+ * stored files and question log in PostgreSQL, in a schema of its own (dropped on teardown);
+ * unset, none (they stay DATA_DIR's SQLite files and folder).
  */
 export function postgresEnv(t: {
   teardown(fn: () => unknown): void;
-}): { EVENTSTORE_URL: string; FILES_URL: string } | Record<string, never> {
+}): { EVENTSTORE_URL: string; FILES_URL: string; QUESTION_LOG_URL: string } | Record<string, never> {
   const base = process.env.PG_EVENTSTORE_URL;
   if (!base) return {};
   const schema = freshSchema();
   t.teardown(() => dropSchema(base, schema));
   const url = new URL(base);
   url.searchParams.set('schema', schema);
-  return { EVENTSTORE_URL: url.toString(), FILES_URL: url.toString() };
+  return { EVENTSTORE_URL: url.toString(), FILES_URL: url.toString(), QUESTION_LOG_URL: url.toString() };
 }
 
 /** Polls `read` until `done` holds of its value or the wait is over; the last value either way. */
