@@ -53,6 +53,25 @@ function errorType(error: unknown): string | undefined {
     : undefined;
 }
 
+/**
+ * Answers of a stamp index another server is creating this moment (two servers starting at once):
+ * its shard not started yet (503), or created by both.
+ */
+function isCreationRace(error: unknown): boolean {
+  if (!(error instanceof errors.ResponseError)) return false;
+  const type = errorType(error);
+  return (
+    error.statusCode === 503 ||
+    type === 'no_shard_available_action_exception' ||
+    type === 'unavailable_shards_exception' ||
+    type === 'resource_already_exists_exception'
+  );
+}
+
+/** How often, and how far apart, a request to the stamp index is tried while it is being created. */
+const STAMP_ATTEMPTS = 40;
+const STAMP_PAUSE_MS = 250;
+
 function isIndexMissing(error: unknown): boolean {
   return error instanceof errors.ResponseError && error.statusCode === 404;
 }
@@ -344,10 +363,22 @@ export class ElasticsearchVectorIndex implements VectorIndex {
     return `${this.index}-log`;
   }
 
+  /** A request to the stamp index, tried again while another server is creating that index. */
+  private async onStampIndex<T>(request: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await request();
+      } catch (error) {
+        if (attempt >= STAMP_ATTEMPTS || !isCreationRace(error)) throw error;
+        await sleep(STAMP_PAUSE_MS);
+      }
+    }
+  }
+
   async logStamp(): Promise<LogStamp | null> {
     let source: unknown;
     try {
-      source = (await this.client.get<unknown>({ index: this.stampIndex, id: 'log' }))._source;
+      source = (await this.onStampIndex(() => this.client.get<unknown>({ index: this.stampIndex, id: 'log' })))._source;
     } catch (error) {
       // 404: no stamp index yet, or no stamp in it.
       if (isIndexMissing(error)) return null;
@@ -358,7 +389,9 @@ export class ElasticsearchVectorIndex implements VectorIndex {
 
   async stampLog(stamp: LogStamp): Promise<void> {
     try {
-      await this.client.index({ index: this.stampIndex, id: 'log', document: stamp, refresh: true });
+      await this.onStampIndex(() =>
+        this.client.index({ index: this.stampIndex, id: 'log', document: stamp, refresh: true }),
+      );
     } catch (error) {
       throw unavailable(error);
     }

@@ -78,7 +78,7 @@ t.test(
       );
       t.same(
         tables.rows.map((r) => r.table_name),
-        ['events', 'stored_file_chunks', 'stored_files'],
+        ['events', 'log_identity', 'stored_file_chunks', 'stored_files'],
       );
       const events = await client.query(`SELECT stream_id FROM "${schema}".events`);
       t.same(events.rows, [{ stream_id: 's-1' }]);
