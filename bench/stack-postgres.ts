@@ -36,6 +36,11 @@ function deploymentEnv(name: string): NodeJS.ProcessEnv {
   const mongo = new URL(process.env.MONGO_URL ?? '');
   mongo.pathname = `/${name}`;
   const env: NodeJS.ProcessEnv = {
+    // The log in DATA_DIR unless the caller names one; files and questions there on both sides
+    // (the stack's env file names PostgreSQL for all three).
+    EVENTSTORE_URL: '',
+    FILES_URL: '',
+    QUESTION_LOG_URL: '',
     ...UNLIMITED_CHATBOT,
     CHATBOT_SENTENCE_MODEL: 'off',
     KAFKA_BROKERS: process.env.KAFKA_BROKERS,
