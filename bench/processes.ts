@@ -141,6 +141,8 @@ export async function startProcess(
  */
 export const EMBEDDED_ENV: NodeJS.ProcessEnv = {
   EVENTSTORE_URL: '',
+  FILES_URL: '',
+  QUESTION_LOG_URL: '',
   KAFKA_BROKERS: '',
   MONGO_URL: '',
   ELASTICSEARCH_URL: '',

@@ -7,14 +7,19 @@ import { REBUILD_BATCH_EVENTS, rebuildReadModels } from '../projections/rebuild.
  * Run in its own process over a DATA_DIR holding a large log: starts the runtime (whose
  * start-up replay is the warm-up), then rebuilds every read model from the whole log `rounds`
  * times as bin/rebuild.ts does (rebuildReadModels), and, as the baseline, only reads and decodes the log.
- * Prints {startup, rebuild[], readOnly[]} in events per second.
+ * Prints {startup, rebuild[], readOnly[]} in events per second. EVENTSTORE_URL, when set, is
+ * the log (a PostgreSQL one for the replay-postgres benchmark); the SQLite file in DATA_DIR
+ * otherwise.
  */
 const dataDir = process.env.DATA_DIR;
 const rounds = Number(process.argv[2] ?? 3);
 if (!dataDir) throw new Error('DATA_DIR is required');
 
 const began = performance.now();
-const runtime = await createRuntime(embeddedConfig(dataDir), { modules: appModules, startWorkers: false });
+const runtime = await createRuntime(
+  embeddedConfig(dataDir, process.env.EVENTSTORE_URL ? { eventStoreUrl: process.env.EVENTSTORE_URL } : {}),
+  { modules: appModules, startWorkers: false },
+);
 const startupSeconds = (performance.now() - began) / 1000;
 const total = await runtime.eventStore.countEvents();
 

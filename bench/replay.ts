@@ -105,7 +105,8 @@ export async function replayBenchmark(options: BenchOptions): Promise<BenchResul
       await runScript(
         'bench/replay-child.ts',
         [String(options.rounds)],
-        { DATA_DIR: data.dir },
+        // The SQLite log in DATA_DIR, even from a shell that exports EVENTSTORE_URL.
+        { DATA_DIR: data.dir, EVENTSTORE_URL: '' },
         true,
         REBUILD_NODE_FLAGS,
       ),

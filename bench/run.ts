@@ -15,11 +15,13 @@ import { ROOT } from './processes.js';
 import { readBenchmark } from './read.js';
 import { readUncachedBenchmark } from './read-uncached.js';
 import { replayBenchmark } from './replay.js';
+import { replayPostgresBenchmark } from './replay-postgres.js';
 import { retrievalBenchmark } from './retrieval.js';
 import { formatTable, skipped, writeResults, type BenchResult } from './report.js';
 import { searchBenchmark } from './search.js';
 import { vectorIndexBenchmark } from './vector-index.js';
 import { stackBenchmark } from './stack.js';
+import { stackPostgresBenchmark } from './stack-postgres.js';
 import { startBenchmark } from './start.js';
 import { writeBenchmark } from './write.js';
 
@@ -56,6 +58,13 @@ const BENCHMARKS: readonly Benchmark[] = [
   },
   { name: 'write', title: 'create-post commands vs raw SQLite inserts', needs: ['blog'], run: writeBenchmark },
   { name: 'replay', title: 'rebuild every read model from the log', needs: ['blog'], run: replayBenchmark },
+  // Skipped, with the reason, unless PG_EVENTSTORE_URL is set.
+  {
+    name: 'replay-postgres',
+    title: 'rebuild every read model from a PostgreSQL log',
+    needs: ['blog'],
+    run: replayPostgresBenchmark,
+  },
   {
     name: 'search',
     title: 'chatbot search latency',
@@ -130,6 +139,13 @@ const BENCHMARKS: readonly Benchmark[] = [
     title: 'read, write and chatbot search: production adapters beside embedded',
     needs: ['blog', 'chatbot'],
     run: stackBenchmark,
+  },
+  // Skipped, with the reason, unless the stack's engines and PG_EVENTSTORE_URL are set.
+  {
+    name: 'stack-postgres',
+    title: 'writes with the log on PostgreSQL beside SQLite; read-your-write across two hosts',
+    needs: ['blog'],
+    run: stackPostgresBenchmark,
   },
 ];
 

@@ -37,6 +37,11 @@ function productionEnv(): NodeJS.ProcessEnv {
   const mongo = new URL(process.env.MONGO_URL ?? '');
   mongo.pathname = `/${name}`;
   const env: NodeJS.ProcessEnv = {
+    // The log, files and questions stay in DATA_DIR even from a shell that sourced the stack's
+    // env file (which names PostgreSQL for them): stack-postgres measures the log there.
+    EVENTSTORE_URL: '',
+    FILES_URL: '',
+    QUESTION_LOG_URL: '',
     KAFKA_BROKERS: process.env.KAFKA_BROKERS,
     MONGO_URL: mongo.toString(),
     ELASTICSEARCH_URL: process.env.ELASTICSEARCH_URL,
