@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import type { PoolClient } from 'pg';
-import { DependencyUnavailableError, VersionConflictError } from '../errors.js';
+import { VersionConflictError } from '../errors.js';
 import { checked } from '../checked-json.js';
 import { pollingSubscription } from './polling-subscription.js';
 import {
@@ -15,7 +15,8 @@ import {
   type StoredEvent,
   type Subscription,
 } from './port.js';
-import { isPostgresUnavailable, quoteIdentifier } from '../postgres-errors.js';
+import { quoteIdentifier } from '../postgres-errors.js';
+import { columnReaders, inTransaction, isRecord, translatorFor } from '../postgres-adapter.js';
 
 const DEPENDENCY = 'PostgreSQL';
 /** The class of this adapter's advisory locks (the other key is the schema's hash). */
@@ -32,22 +33,7 @@ export interface PostgresEventStoreOptions {
 
 // ---- rows read back are checked, not cast ----
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function integer(value: unknown, column: string): number {
-  // int8 and count(*) arrive as strings (pg keeps 64 bits exact); int4 as numbers.
-  const n = typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n))
-    throw new TypeError(`PostgreSQL event log: ${column} is not a safe integer (${String(value)}).`);
-  return n;
-}
-
-function text(value: unknown, column: string): string {
-  if (typeof value !== 'string') throw new TypeError(`PostgreSQL event log: ${column} is not text.`);
-  return value;
-}
+const { integer, text } = columnReaders('event log');
 
 function metadataOf(value: unknown): EventMetadata {
   const metadata = checked(EventMetadataSchema, value);
@@ -79,10 +65,7 @@ function isUniqueViolation(error: unknown): boolean {
   return error instanceof Error && (error as { code?: unknown }).code === '23505';
 }
 
-function translate(error: unknown): Error {
-  if (isPostgresUnavailable(error)) return new DependencyUnavailableError(DEPENDENCY);
-  return error instanceof Error ? error : new Error(String(error));
-}
+const translate = translatorFor(DEPENDENCY);
 
 /**
  * The production event store on PostgreSQL: one table, created on first use. Appends take one
@@ -152,30 +135,8 @@ export class PostgresEventStore implements EventStore {
     return this.ready;
   }
 
-  private async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    let client: PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      throw translate(error);
-    }
-    let broken = false;
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      broken = isPostgresUnavailable(error);
-      if (!broken) {
-        await client.query('ROLLBACK').catch(() => {
-          broken = true;
-        });
-      }
-      throw translate(error);
-    } finally {
-      client.release(broken);
-    }
+  private transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, translate, work);
   }
 
   private async query(sql: string, values: unknown[] = []): Promise<unknown[]> {

@@ -3,7 +3,6 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import type { PoolClient, QueryResult } from 'pg';
-import { DependencyUnavailableError } from '../errors.js';
 import { LocalCopies } from './local-copies.js';
 import { Measure } from './measure.js';
 import { isLeftover, partialUploadName, type LeftoverOptions } from './partial-uploads.js';
@@ -18,7 +17,8 @@ import {
   type StoredFileEntry,
   type StoredFileInfo,
 } from './port.js';
-import { isPostgresUnavailable, quoteIdentifier } from '../postgres-errors.js';
+import { quoteIdentifier } from '../postgres-errors.js';
+import { columnReaders, inTransaction, isRecord, tablesExist, translatorFor } from '../postgres-adapter.js';
 
 /** What a PostgreSQL outage is reported as (503, and FILES_URL named at start: infra/select.ts). */
 export const FILE_STORAGE_DEPENDENCY = 'file storage';
@@ -49,29 +49,11 @@ export interface PostgresFileAreasOptions {
 
 // ---- rows read back are checked, not cast ----
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function integer(value: unknown, column: string): number {
-  // int8 arrives as a string (pg keeps 64 bits exact); int4 as a number.
-  const n = typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n))
-    throw new TypeError(`PostgreSQL file storage: ${column} is not a safe integer (${String(value)}).`);
-  return n;
-}
-
-function text(value: unknown, column: string): string {
-  if (typeof value !== 'string') throw new TypeError(`PostgreSQL file storage: ${column} is not text.`);
-  return value;
-}
+const { integer, text } = columnReaders('file storage');
 
 // ---- driver errors translated at the boundary ----
 
-function translate(error: unknown): Error {
-  if (isPostgresUnavailable(error)) return new DependencyUnavailableError(FILE_STORAGE_DEPENDENCY);
-  return error instanceof Error ? error : new Error(String(error));
-}
+const translate = translatorFor(FILE_STORAGE_DEPENDENCY);
 
 /** What openRead reports for a file that is not (or no more) stored: fs's code, as the local adapter's. */
 function missing(storedName: string): Error {
@@ -169,9 +151,9 @@ export class PostgresFileAreas implements FileAreas {
    */
   schemaReady(): Promise<void> {
     this.ready ??= this.transaction(async (client) => {
-      if (await this.tablesExist(client)) return;
+      if (await tablesExist(client, this.files, this.chunks)) return;
       await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, `schema:${this.schema}`]);
-      if (await this.tablesExist(client)) return;
+      if (await tablesExist(client, this.files, this.chunks)) return;
       const { rows } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [this.schema]);
       if (rows.length === 0) await client.query(`CREATE SCHEMA ${quoteIdentifier(this.schema)}`);
       await client.query(`CREATE TABLE IF NOT EXISTS ${this.files} (
@@ -207,39 +189,8 @@ export class PostgresFileAreas implements FileAreas {
     return this.ready;
   }
 
-  private async tablesExist(client: PoolClient): Promise<boolean> {
-    const { rows } = await client.query('SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS made', [
-      this.files,
-      this.chunks,
-    ]);
-    const row: unknown = rows[0];
-    return isRecord(row) && row.made === true;
-  }
-
-  private async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    let client: PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      throw translate(error);
-    }
-    let broken = false;
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      broken = isPostgresUnavailable(error);
-      if (!broken) {
-        await client.query('ROLLBACK').catch(() => {
-          broken = true;
-        });
-      }
-      throw translate(error);
-    } finally {
-      client.release(broken);
-    }
+  private transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, translate, work);
   }
 
   /** One statement, once the tables exist; driver errors translated. */

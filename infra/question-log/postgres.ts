@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { PoolClient, QueryResult } from 'pg';
-import { DependencyUnavailableError } from '../errors.js';
-import { isPostgresUnavailable, quoteIdentifier } from '../postgres-errors.js';
+import { quoteIdentifier } from '../postgres-errors.js';
+import { columnReaders, inTransaction, isRecord, tablesExist, translatorFor } from '../postgres-adapter.js';
 import {
   normalizeQuestion,
   TEXTS_PER_READ,
@@ -29,10 +29,6 @@ export interface PostgresQuestionLogOptions {
 
 // ---- rows read back are checked, not cast ----
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function rowsOf(result: QueryResult): Record<string, unknown>[] {
   return result.rows.map((row: unknown) => {
     if (!isRecord(row)) throw new TypeError('PostgreSQL question log: a row is not an object.');
@@ -40,18 +36,7 @@ function rowsOf(result: QueryResult): Record<string, unknown>[] {
   });
 }
 
-function integer(value: unknown, column: string): number {
-  // int8 and count(*) arrive as strings (pg keeps 64 bits exact); int4 as numbers.
-  const n = typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n))
-    throw new TypeError(`PostgreSQL question log: ${column} is not a safe integer (${String(value)}).`);
-  return n;
-}
-
-function text(value: unknown, column: string): string {
-  if (typeof value !== 'string') throw new TypeError(`PostgreSQL question log: ${column} is not text.`);
-  return value;
-}
+const { integer, text } = columnReaders('question log');
 
 function moment(value: unknown, column: string): Date {
   if (!(value instanceof Date) || Number.isNaN(value.getTime()))
@@ -66,10 +51,7 @@ function bool(value: unknown, column: string): boolean {
 
 // ---- driver errors translated at the boundary ----
 
-function translate(error: unknown): Error {
-  if (isPostgresUnavailable(error)) return new DependencyUnavailableError(QUESTION_LOG_DEPENDENCY);
-  return error instanceof Error ? error : new Error(String(error));
-}
+const translate = translatorFor(QUESTION_LOG_DEPENDENCY);
 
 /** The filter as SQL over `q` (the questions), its values appended to `params` ($n numbered after them). */
 function where(filter: QuestionFilter, params: unknown[]): string {
@@ -115,9 +97,9 @@ export class PostgresQuestionLog implements QuestionLog {
    */
   schemaReady(): Promise<void> {
     this.ready ??= this.transaction(async (client) => {
-      if (await this.tablesExist(client)) return;
+      if (await tablesExist(client, this.questions, this.sources)) return;
       await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, `schema:${this.schema}`]);
-      if (await this.tablesExist(client)) return;
+      if (await tablesExist(client, this.questions, this.sources)) return;
       const { rows } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [this.schema]);
       if (rows.length === 0) await client.query(`CREATE SCHEMA ${quoteIdentifier(this.schema)}`);
       await client.query(`CREATE TABLE IF NOT EXISTS ${this.questions} (
@@ -148,39 +130,8 @@ export class PostgresQuestionLog implements QuestionLog {
     return this.ready;
   }
 
-  private async tablesExist(client: PoolClient): Promise<boolean> {
-    const { rows } = await client.query('SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS made', [
-      this.questions,
-      this.sources,
-    ]);
-    const row: unknown = rows[0];
-    return isRecord(row) && row.made === true;
-  }
-
-  private async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    let client: PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      throw translate(error);
-    }
-    let broken = false;
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      broken = isPostgresUnavailable(error);
-      if (!broken) {
-        await client.query('ROLLBACK').catch(() => {
-          broken = true;
-        });
-      }
-      throw translate(error);
-    } finally {
-      client.release(broken);
-    }
+  private transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, translate, work);
   }
 
   /** One statement, once the tables exist; driver errors translated. */

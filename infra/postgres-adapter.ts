@@ -1,0 +1,84 @@
+import type { Pool, PoolClient } from 'pg';
+import { DependencyUnavailableError } from './errors.js';
+import { isPostgresUnavailable } from './postgres-errors.js';
+
+/**
+ * What the PostgreSQL adapters (event store, file storage, question log) share of talking to the
+ * driver: rows checked rather than cast, driver errors translated, one transaction's handling.
+ */
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A column's value checked; `adapter` names the adapter in the message ("PostgreSQL event log: ..."). */
+export function columnReaders(adapter: string): {
+  integer(value: unknown, column: string): number;
+  text(value: unknown, column: string): string;
+} {
+  return {
+    integer(value, column) {
+      // int8 and count(*) arrive as strings (pg keeps 64 bits exact); int4 as numbers.
+      const n = typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
+      if (typeof n !== 'number' || !Number.isSafeInteger(n))
+        throw new TypeError(`PostgreSQL ${adapter}: ${column} is not a safe integer (${String(value)}).`);
+      return n;
+    },
+    text(value, column) {
+      if (typeof value !== 'string') throw new TypeError(`PostgreSQL ${adapter}: ${column} is not text.`);
+      return value;
+    },
+  };
+}
+
+/** A driver error as the port's: unavailability as DependencyUnavailableError naming `dependency`. */
+export function translatorFor(dependency: string): (error: unknown) => Error {
+  return (error) => {
+    if (isPostgresUnavailable(error)) return new DependencyUnavailableError(dependency);
+    return error instanceof Error ? error : new Error(String(error));
+  };
+}
+
+/**
+ * `work` in one transaction on a pooled client: committed, or rolled back and its error
+ * translated; a client whose connection broke is dropped from the pool, not reused.
+ */
+export async function inTransaction<T>(
+  pool: Pool,
+  translate: (error: unknown) => Error,
+  work: (client: PoolClient) => Promise<T>,
+): Promise<T> {
+  let client: PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    throw translate(error);
+  }
+  let broken = false;
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    broken = isPostgresUnavailable(error);
+    if (!broken) {
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+    }
+    throw translate(error);
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** Whether both tables (quoted, schema-qualified names) exist. */
+export async function tablesExist(client: PoolClient, first: string, second: string): Promise<boolean> {
+  const { rows } = await client.query('SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS made', [
+    first,
+    second,
+  ]);
+  const row: unknown = rows[0];
+  return isRecord(row) && row.made === true;
+}
