@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { dropSchema, freshSchema } from '../../infra/event-store/postgres-schemas.js';
+
+export { freshDatabase } from '../../infra/event-store/postgres-schemas.js';
 
 /** The variables of the production engines, as .ci/run exports them (stack/up.sh's env file). */
 const REQUIRED = ['KAFKA_BROKERS', 'MONGO_URL', 'ELASTICSEARCH_URL', 'REDIS_URL'] as const;
@@ -97,29 +98,4 @@ export function freshDataDir(testDir: string): string {
   const dir = join(testDir, randomBytes(6).toString('hex'));
   mkdirSync(dir, { recursive: true });
   return dir;
-}
-
-/**
- * A PostgreSQL database no other run uses (`<prefix>_<random>`), made on the server of `url` and
- * dropped after the test: the adapters (EVENTSTORE_URL, FILES_URL) keep their tables in `public`.
- */
-export async function freshDatabase(
-  t: { teardown(fn: () => unknown): void },
-  url: string,
-  prefix: string,
-): Promise<string> {
-  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  t.teardown(async () => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await client.end();
-  });
-  const own = new URL(url);
-  own.pathname = `/${name}`;
-  return own.toString();
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 
 /** A schema name no other test or run uses: each test's log starts empty and sees no other's. */
@@ -15,4 +15,29 @@ export async function dropSchema(url: string, schema: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * A PostgreSQL database no other run uses (`<prefix>_<random>`), made on the server of `url` and
+ * dropped after the test: for adapters configured by URL alone, whose tables are in `public`.
+ */
+export async function freshDatabase(
+  t: { teardown(fn: () => unknown): void },
+  url: string,
+  prefix: string,
+): Promise<string> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  t.teardown(async () => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await client.end();
+  });
+  const own = new URL(url);
+  own.pathname = `/${name}`;
+  return own.toString();
 }

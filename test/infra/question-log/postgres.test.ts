@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -20,6 +19,7 @@ import { importFixture } from '../../../app/import-fixture.js';
 import { json, keyFor, ROLE_USERS } from '../../helper.js';
 import { chatbotFixture, post, settle } from '../../routes/chatbot/support.js';
 import { testConfig } from '../../test-config.js';
+import { freshDatabase } from '../event-store/postgres-schemas.js';
 
 /** A postgres:// URL of a database the tests may create schemas in (.ci/run sets it when PostgreSQL answers). */
 const URL_OF_TESTS = process.env.PG_EVENTSTORE_URL;
@@ -62,24 +62,6 @@ t.test(
   },
 );
 
-/** A database of the test's own (the adapter's tables in `public`, as the configuration gives them), dropped after. */
-async function freshDatabase(t: Test, url: string): Promise<string> {
-  const name = `question_log_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  t.teardown(async () => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await client.end();
-  });
-  const own = new URL(url);
-  own.pathname = `/${name}`;
-  return own.toString();
-}
-
 /** A TCP relay to PostgreSQL that the test can take down: the database as an outage shows it. */
 async function relay(t: Test, url: string): Promise<{ url: string; down(): Promise<void> }> {
   const target = new URL(url);
@@ -110,7 +92,7 @@ t.test(
   'two servers with a DATA_DIR each share the questions; an outage answers 503 and loses no answer',
   { skip },
   async (t) => {
-    const database = await freshDatabase(t, URL_OF_TESTS as string);
+    const database = await freshDatabase(t, URL_OF_TESTS as string, 'question_log');
     const { url, down } = await relay(t, database);
     const clock = new FixedClock(new Date('2026-03-01T09:00:00.000Z'));
     const server = async (name: string) => {
