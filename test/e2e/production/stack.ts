@@ -3,6 +3,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { dropSchema, freshSchema } from '../../infra/event-store/postgres-schemas.js';
 
+import type { ServerProcess } from '../process.js';
+
 export { freshDatabase } from '../../infra/event-store/postgres-schemas.js';
 
 /** The variables of the production engines, as .ci/run exports them (stack/up.sh's env file). */
@@ -98,4 +100,28 @@ export function freshDataDir(testDir: string): string {
   const dir = join(testDir, randomBytes(6).toString('hex'));
   mkdirSync(dir, { recursive: true });
   return dir;
+}
+
+/** A server's answer: status, headers and the JSON body (null when empty). */
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
+
+/** A JSON request to one server of a deployment. */
+export async function send(
+  server: ServerProcess,
+  method: string,
+  path: string,
+  body?: object,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
+  const res = await fetch(`${server.baseUrl}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as unknown) : null };
 }

@@ -7,7 +7,7 @@ import t from 'tap';
 import { runCli, startServer, type ServerProcess } from '../process.js';
 import { chatbotFixture } from '../../routes/chatbot/support.js';
 import { kafkaNamesFor } from '../../../infra/event-bus/kafka-names.js';
-import { eventually, freshDatabase, freshDataDir, skipUnlessStack, stackEnv } from './stack.js';
+import { eventually, freshDatabase, freshDataDir, skipUnlessStack, stackEnv, send, type Reply } from './stack.js';
 
 /**
  * Two server processes as on two hosts (issue 50, item 3): each has a DATA_DIR of its own, and
@@ -36,27 +36,6 @@ const fixture = {
     },
   ],
 };
-
-interface Reply {
-  status: number;
-  body: unknown;
-}
-
-async function send(
-  server: ServerProcess,
-  method: string,
-  path: string,
-  body?: object,
-  headers: Record<string, string> = {},
-): Promise<Reply> {
-  const res = await fetch(`${server.baseUrl}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...headers },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as unknown) : null };
-}
 
 /** The processes in a consumer group (the Kafka client id ends with the server's pid). */
 async function groupMembers(brokers: string, groupId: string): Promise<number[]> {

@@ -7,7 +7,7 @@ import { importFixtureFile, runCli, startServer, type ServerProcess } from '../p
 import { chatbotFixture } from '../../routes/chatbot/support.js';
 import { kafkaNamesFor } from '../../../infra/event-bus/kafka-names.js';
 import { CHATBOT_READING } from '../../../queries/chatbot/reading-progress.js';
-import { eventually, freshDataDir, postgresEnv, skipUnlessStack, stackEnv } from './stack.js';
+import { eventually, freshDataDir, postgresEnv, skipUnlessStack, stackEnv, send, type Reply } from './stack.js';
 
 /**
  * Two server processes of one deployment on the production engines (issue 37, item 4): the same
@@ -31,28 +31,6 @@ const fixture = {
 };
 const KEY = 'key_identity=ED&key_credential=ED-SECRET';
 const EACH = 10;
-
-interface Reply {
-  status: number;
-  headers: Headers;
-  body: unknown;
-}
-
-async function send(
-  server: ServerProcess,
-  method: string,
-  path: string,
-  body?: object,
-  headers: Record<string, string> = {},
-): Promise<Reply> {
-  const res = await fetch(`${server.baseUrl}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...headers },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as unknown) : null };
-}
 
 const idOf = (reply: Reply) => (reply.body as { 'o:id': number })['o:id'];
 
