@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { DependencyUnavailableError } from './errors.js';
-import { isPostgresUnavailable } from './postgres-errors.js';
+import { isPostgresUnavailable, quoteIdentifier } from './postgres-errors.js';
 
 /**
  * What the PostgreSQL adapters (event store, file storage, question log) share of talking to the
@@ -81,4 +81,19 @@ export async function tablesExist(client: PoolClient, first: string, second: str
   ]);
   const row: unknown = rows[0];
   return isRecord(row) && row.made === true;
+}
+
+/** The class of the advisory lock under which every adapter creates its schema (the other key is the name's hash). */
+const SCHEMA_LOCK_CLASS = 0x73636d61; // 'scma'
+
+/**
+ * Creates the schema unless it is there, in the caller's transaction. The event store, the file
+ * storage and the question log may be given one schema (one `?schema=` on all three URLs) and
+ * start at once: each creating it under a lock of its own, two would race and one fail on
+ * PostgreSQL's unique name. They all take this one lock, held until the transaction ends.
+ */
+export async function createSchemaOnce(client: PoolClient, schema: string): Promise<void> {
+  await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [SCHEMA_LOCK_CLASS, schema]);
+  const { rows } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+  if (rows.length === 0) await client.query(`CREATE SCHEMA ${quoteIdentifier(schema)}`);
 }

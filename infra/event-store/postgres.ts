@@ -16,7 +16,7 @@ import {
   type Subscription,
 } from './port.js';
 import { quoteIdentifier } from '../postgres-errors.js';
-import { columnReaders, inTransaction, isRecord, translatorFor } from '../postgres-adapter.js';
+import { columnReaders, createSchemaOnce, inTransaction, isRecord, translatorFor } from '../postgres-adapter.js';
 
 const DEPENDENCY = 'PostgreSQL';
 /** The class of this adapter's advisory locks (the other key is the schema's hash). */
@@ -114,7 +114,7 @@ export class PostgresEventStore implements EventStore {
   private schemaReady(): Promise<void> {
     this.ready ??= this.transaction(async (client) => {
       await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, `schema:${this.schema}`]);
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(this.schema)}`);
+      await createSchemaOnce(client, this.schema);
       await client.query(`CREATE TABLE IF NOT EXISTS ${this.table} (
         position bigint PRIMARY KEY,
         stream_id text NOT NULL,

@@ -18,7 +18,14 @@ import {
   type StoredFileInfo,
 } from './port.js';
 import { quoteIdentifier } from '../postgres-errors.js';
-import { columnReaders, inTransaction, isRecord, tablesExist, translatorFor } from '../postgres-adapter.js';
+import {
+  columnReaders,
+  createSchemaOnce,
+  inTransaction,
+  isRecord,
+  tablesExist,
+  translatorFor,
+} from '../postgres-adapter.js';
 
 /** What a PostgreSQL outage is reported as (503, and FILES_URL named at start: infra/select.ts). */
 export const FILE_STORAGE_DEPENDENCY = 'file storage';
@@ -154,8 +161,7 @@ export class PostgresFileAreas implements FileAreas {
       if (await tablesExist(client, this.files, this.chunks)) return;
       await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, `schema:${this.schema}`]);
       if (await tablesExist(client, this.files, this.chunks)) return;
-      const { rows } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [this.schema]);
-      if (rows.length === 0) await client.query(`CREATE SCHEMA ${quoteIdentifier(this.schema)}`);
+      await createSchemaOnce(client, this.schema);
       await client.query(`CREATE TABLE IF NOT EXISTS ${this.files} (
         area text NOT NULL,
         name text NOT NULL,

@@ -1,7 +1,14 @@
 import pg from 'pg';
 import type { PoolClient, QueryResult } from 'pg';
 import { quoteIdentifier } from '../postgres-errors.js';
-import { columnReaders, inTransaction, isRecord, tablesExist, translatorFor } from '../postgres-adapter.js';
+import {
+  columnReaders,
+  createSchemaOnce,
+  inTransaction,
+  isRecord,
+  tablesExist,
+  translatorFor,
+} from '../postgres-adapter.js';
 import {
   normalizeQuestion,
   TEXTS_PER_READ,
@@ -100,8 +107,7 @@ export class PostgresQuestionLog implements QuestionLog {
       if (await tablesExist(client, this.questions, this.sources)) return;
       await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, `schema:${this.schema}`]);
       if (await tablesExist(client, this.questions, this.sources)) return;
-      const { rows } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [this.schema]);
-      if (rows.length === 0) await client.query(`CREATE SCHEMA ${quoteIdentifier(this.schema)}`);
+      await createSchemaOnce(client, this.schema);
       await client.query(`CREATE TABLE IF NOT EXISTS ${this.questions} (
         id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
         question text NOT NULL,

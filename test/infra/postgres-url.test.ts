@@ -5,6 +5,7 @@ import { createEventStore } from '../../infra/select.js';
 import { dropSchema, freshSchema } from './event-store/postgres-schemas.js';
 import { loadConfig } from '../../infra/config.js';
 import { postgresLocation } from '../../infra/postgres-url.js';
+import { createQuestionLog } from '../../infra/question-log/select.js';
 
 t.test('?schema= is split off the URL the driver is given; the other parameters stay', async (t) => {
   t.same(postgresLocation('postgres://u:p%40ss@db:5432/log?schema=deploy_2&sslmode=disable', 'EVENTSTORE_URL'), {
@@ -84,6 +85,38 @@ t.test(
       t.same(events.rows, [{ stream_id: 's-1' }]);
     } finally {
       await client.end();
+    }
+  },
+);
+
+t.test(
+  'the log, the files and the questions given one new schema, started at once: each starts (one creates the schema)',
+  { skip: PG_URL ? false : 'PG_EVENTSTORE_URL unset' },
+  async (t) => {
+    const url = PG_URL ?? '';
+    // A deployment's first start runs all three adapters' set-up at the same moment: before they
+    // shared one lock, one in a few of these failed on PostgreSQL's unique schema name.
+    for (let round = 0; round < 12; round++) {
+      const schema = freshSchema();
+      t.teardown(() => dropSchema(url, schema));
+      const located = new URL(url);
+      located.searchParams.set('schema', schema);
+      const config = loadConfig({
+        DATA_DIR: t.testdir(),
+        EVENTSTORE_URL: located.toString(),
+        FILES_URL: located.toString(),
+        QUESTION_LOG_URL: located.toString(),
+      });
+      const started = await Promise.allSettled([
+        createEventStore(config).then(async (store) => {
+          await store.identity();
+          await store.close();
+        }),
+        createFileAreas(config).then((areas) => areas.close()),
+        createQuestionLog(config).then((log) => log.close()),
+      ]);
+      const failed = started.flatMap((result) => (result.status === 'rejected' ? [String(result.reason)] : []));
+      t.same(failed, [], `round ${round}: all three started`);
     }
   },
 );
