@@ -70,7 +70,8 @@ export async function createEventStore(config: AppConfig): Promise<EventStore> {
   );
 }
 
-async function createDocumentStore(config: AppConfig): Promise<DocumentStore> {
+/** The read models' store the configuration picks: MONGO_URL's database, else DATA_DIR's SQLite file. */
+export async function createDocumentStore(config: AppConfig): Promise<DocumentStore> {
   if (config.mongoUrl) {
     const { MongoDocumentStore } = await import('./document-store/mongo.js');
     return MongoDocumentStore.connect(config.mongoUrl);

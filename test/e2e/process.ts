@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { SERVE_NODE_FLAGS } from '../../bin/serve-flags.js';
 import { freePort } from '../../infra/net/free-port.js';
 import { TEST_SECRET_HASH_COST } from '../test-config.js';
+import { inTopology, secondHostDataDir, startBalancer, wantsTwoHosts } from './topology.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -63,7 +64,7 @@ export function runProcess(
 export function runCli(script: string, args: string[], env: Record<string, string>): Promise<RunResult> {
   return runProcess(process.execPath, ['--import', 'tsx', join(ROOT, 'bin', script), ...args], {
     cwd: ROOT,
-    env: childEnv(env),
+    env: childEnv(inTopology(env)),
   });
 }
 
@@ -80,12 +81,42 @@ export const SERVER_BUNDLE = join(ROOT, 'dist', 'bin', 'serve.js');
 
 /**
  * Starts `bin/serve.ts` under tsx with `npm start`'s node flags (it runs the same file bundled in
- * dist/), or with `bundle` the bundle itself, and waits until it answers HTTP.
+ * dist/), or with `bundle` the bundle itself, and waits until it answers HTTP. With
+ * `E2E_TOPOLOGY=two-hosts` (test/e2e/topology.ts), two servers of one deployment behind a
+ * balancer; `child` and `stdout` are then the first's.
  */
 export async function startServer(
   env: Record<string, string>,
   timeoutMs = 60_000,
   from: 'sources' | 'bundle' = 'sources',
+): Promise<ServerProcess> {
+  if (!wantsTwoHosts(env)) return startOne(env, timeoutMs, from);
+  const port = await freePort();
+  // Both describe themselves by the balancer's address, as servers behind one do.
+  const shared = inTopology({ BASE_URL: `http://127.0.0.1:${port}`, ...env });
+  const hosts = await Promise.all([
+    startOne(shared, timeoutMs, from),
+    startOne({ ...shared, DATA_DIR: secondHostDataDir(env.DATA_DIR) }, timeoutMs, from),
+  ]);
+  const balancer = await startBalancer(
+    port,
+    hosts.map((host) => host.baseUrl),
+  );
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    child: hosts[0].child,
+    stdout: () => hosts[0].stdout(),
+    async stop(signal?: NodeJS.Signals) {
+      await balancer.stop();
+      await Promise.all(hosts.map((host) => host.stop(signal)));
+    },
+  };
+}
+
+async function startOne(
+  env: Record<string, string>,
+  timeoutMs: number,
+  from: 'sources' | 'bundle',
 ): Promise<ServerProcess> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;

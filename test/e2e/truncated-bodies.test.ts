@@ -1,9 +1,8 @@
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { ROLE_USERS } from '../helper.js';
 import { seededRandom } from '../seeded-random.js';
 import { importFixtureFile, startServer, type ServerProcess } from './process.js';
+import { storedFileNames } from './topology.js';
 import { rawRequest, type RawAnswer } from './raw-http.js';
 
 // One server process takes every request: a crash only shows in a real process (an uncaught
@@ -93,8 +92,7 @@ t.test('no truncated or broken body stops the server', async (t) => {
   const editor = ROLE_USERS.find((u) => u.role === 'editor');
   if (!editor) throw new Error('no editor');
   const cookie = await login(base, editor.email, editor.password);
-  const assetsDir = join(dataDir, 'files', 'assets');
-  const storedFiles = () => readdirSync(assetsDir).length;
+  const storedFiles = async () => (await storedFileNames(dataDir, 'assets')).length;
 
   const created = await rawRequest(port, {
     method: 'POST',
@@ -320,10 +318,10 @@ t.test('no truncated or broken body stops the server', async (t) => {
 
   const list = await fetch(`${base}/api/asset-picker/assets?per_page=100`, { headers: { cookie } });
   t.equal(((await list.json()) as { total: number }).total, 1 + wholeUploads, 'no cut form recorded an asset');
-  t.equal(storedFiles(), 1 + wholeUploads, 'nor stored a file');
+  t.equal(await storedFiles(), 1 + wholeUploads, 'nor stored a file');
   // A lost connection's upload is discarded after the socket closed: give it a moment.
-  const partials = () => readdirSync(join(dataDir, 'files', 'tmp'));
-  for (let waited = 0; partials().length > 0 && waited < 5000; waited += 100)
+  const partials = () => storedFileNames(dataDir, 'tmp');
+  for (let waited = 0; (await partials()).length > 0 && waited < 5000; waited += 100)
     await new Promise((r) => setTimeout(r, 100));
-  t.same(partials(), [], 'nor left a partial upload');
+  t.same(await partials(), [], 'nor left a partial upload');
 });

@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { runCli, startServer } from '../process.js';
+import { storedFileNames } from '../topology.js';
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((path) =>
   existsSync(path),
@@ -83,8 +84,8 @@ t.test('asset files through the real server: upload, serve, replace, oversize, S
     t.equal(big.status, 413, 'an oversize upload gets 413 over a real socket');
     t.match(await big.json(), { status: 'error', message: /larger than/ });
   }
-  t.same(readdirSync(join(dataDir, 'files', 'tmp')), [], 'and leaves no temporary file');
-  t.equal(readdirSync(join(dataDir, 'files', 'assets')).length, 1, 'nor a stored one');
+  t.same(await storedFileNames(dataDir, 'tmp'), [], 'and leaves no temporary file');
+  t.equal((await storedFileNames(dataDir, 'assets')).length, 1, 'nor a stored one');
 
   const svgRes = await send('POST', 'assets', new Blob([SVG]), 'logo.svg', 'file[0]');
   t.equal(svgRes.status, 201);

@@ -1,8 +1,9 @@
 import t from 'tap';
-import Database from 'better-sqlite3';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, startServer } from '../process.js';
+import { TWO_HOSTS, withReadModels } from '../topology.js';
+import { CHATBOT_INDEX_OUTBOX, type IndexOutboxDoc } from '../../../contracts/chatbot/documents.js';
 import { chatbotFixture } from '../../routes/chatbot/support.js';
 import { readEvents } from '../../routes/chatbot/sse.js';
 
@@ -90,11 +91,11 @@ t.test(
     );
     for (let i = 0; i < 50 && !/fully searchable by meaning/.test(server.stdout()); i++)
       await new Promise((r) => setTimeout(r, 200));
-    t.equal(
-      server.stdout().match(/the collection is fully searchable by meaning \(10 resources\)/g)?.length,
-      1,
-      'one log line says so',
-    );
+    const said = server.stdout().match(/the collection is fully searchable by meaning \(10 resources\)/g)?.length ?? 0;
+    // Two hosts (test/e2e/topology.ts) share the jobs: a host says it when the jobs it ran leave
+    // nothing owed, which may happen again after a job it runs later.
+    if (TWO_HOSTS) t.ok(said >= 1, 'a log line says so');
+    else t.equal(said, 1, 'one log line says so');
 
     const chat = await call('/chatbot/api/chat', {
       method: 'POST',
@@ -172,21 +173,10 @@ t.test(
     for (const file of ['embeddings.sqlite', 'embeddings.sqlite-wal', 'embeddings.sqlite-shm'])
       rmSync(join(dataDir, file), { force: true });
     // Index work a stopped server still owed (a mark in the read models' outbox): the reindex does it.
-    const outbox = (work: (db: Database.Database) => number) => {
-      const db = new Database(join(dataDir, 'read-models.sqlite'));
-      try {
-        return work(db);
-      } finally {
-        db.close();
-      }
-    };
-    outbox(
-      (db) =>
-        db
-          .prepare(
-            `INSERT OR REPLACE INTO docs_chatbot_index_outbox (_id, doc) VALUES ('item-100', json('{"_id":"item-100","type":"item","id":100,"position":1}'))`,
-          )
-          .run().changes,
+    await withReadModels(dataDir, (documents) =>
+      documents
+        .collection<IndexOutboxDoc>(CHATBOT_INDEX_OUTBOX)
+        .put({ _id: 'item-100', type: 'item', id: 100, position: 1 }),
     );
     const reindex = await runCli('reindex.ts', [], env);
     t.equal(reindex.code, 0, reindex.stderr);
@@ -199,7 +189,7 @@ t.test(
     );
     t.match(reindex.stdout, /Model: all-minilm-l6-v2-q-384-p\d+\+/, 'the embedded default: the sentence model');
     t.equal(
-      outbox((db) => db.prepare('SELECT count(*) FROM docs_chatbot_index_outbox').pluck().get() as number),
+      await withReadModels(dataDir, (documents) => documents.collection<IndexOutboxDoc>(CHATBOT_INDEX_OUTBOX).count()),
       0,
       'nothing is owed after a reindex',
     );
