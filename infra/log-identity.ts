@@ -64,6 +64,9 @@ export interface StampedStore {
   /** What to do when the store was built from another log: one or two sentences. */
   remedy: string;
   read(): Promise<LogStamp | null>;
+  /** Writes the stamp unless the store has one, answering the one it has then (another server's, should it have come first). */
+  claim(stamp: LogStamp): Promise<LogStamp>;
+  /** Writes the stamp over any other. */
   write(stamp: LogStamp): Promise<void>;
 }
 
@@ -87,16 +90,14 @@ export class OtherLogError extends Error {
 /**
  * Holds a store to the log: an unstamped one (new, emptied, or made before stamps) is stamped
  * with it and answers 'stamped'; one stamped with it answers 'same'; one stamped with another
- * log throws OtherLogError, writing nothing.
+ * log throws OtherLogError, writing nothing. The stamp is claimed, not read then written: of
+ * servers on two logs starting at once on an empty store, one stamps it and the other is refused.
  */
 export async function holdToLog(store: StampedStore, log: LogIdentity, at: Date): Promise<'stamped' | 'same'> {
-  const stamp = await store.read();
-  if (stamp === null) {
-    await store.write(stampOf(log, at));
-    return 'stamped';
-  }
+  const found = await store.read();
+  const stamp = found ?? (await store.claim(stampOf(log, at)));
   if (stamp.log !== log.id) throw new OtherLogError(store.what, stamp, log, store.remedy);
-  return 'same';
+  return found === null ? 'stamped' : 'same';
 }
 
 /** Where the read models keep their stamp: a collection beside the checkpoints, dropped with them. */
@@ -126,6 +127,12 @@ export function readModelsStamp(documents: DocumentStore, config: AppConfig): St
       const { _id, ...stamp } = doc;
       return checkedStamp(stamp, 'the read models');
     },
+    async claim(stamp) {
+      if (await stamps().insert({ _id: STAMP_ID, ...stamp })) return stamp;
+      const kept = await this.read();
+      if (!kept) throw new Error(`${this.what} refused a log stamp but hold none.`);
+      return kept;
+    },
     async write(stamp) {
       await stamps().put({ _id: STAMP_ID, ...stamp });
     },
@@ -133,13 +140,17 @@ export function readModelsStamp(documents: DocumentStore, config: AppConfig): St
 }
 
 /** The vector index's stamp (VectorIndex.logStamp). */
-export function vectorIndexStamp(index: Pick<VectorIndex, 'logStamp' | 'stampLog'>, config: AppConfig): StampedStore {
+export function vectorIndexStamp(
+  index: Pick<VectorIndex, 'logStamp' | 'stampLog' | 'claimLog'>,
+  config: AppConfig,
+): StampedStore {
   return {
     what: vectorIndexDescription(config),
     remedy:
       'Give this server a vector index of its own (ELASTICSEARCH_INDEX), or index the collection again from ' +
       'this log with `npm run reindex`.',
     read: () => index.logStamp(),
+    claim: (stamp) => index.claimLog(stamp),
     write: (stamp) => index.stampLog(stamp),
   };
 }

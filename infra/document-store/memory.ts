@@ -89,6 +89,12 @@ class MemoryCollection<T extends Document> implements Collection<T> {
     this.docs.set(doc._id, doc);
   }
 
+  async insert(doc: T): Promise<boolean> {
+    if (this.docs.has(doc._id)) return false;
+    this.docs.set(doc._id, doc);
+    return true;
+  }
+
   async putMany(docs: T[]): Promise<void> {
     for (const doc of docs) this.docs.set(doc._id, doc);
   }

@@ -31,6 +31,8 @@ const DEPENDENCY = 'MongoDB';
 
 /** The server answers "namespace not found" when dropping a collection that does not exist. */
 const NAMESPACE_NOT_FOUND = 26;
+/** MongoDB's error code for a second document with a unique key (an _id) already taken. */
+const DUPLICATE_KEY = 11000;
 
 /**
  * A drop refused because the collection does not exist, which the port treats as done. MongoDB
@@ -129,6 +131,18 @@ class MongoBackedCollection<T extends Document> implements Collection<T> {
   put(doc: T): Promise<void> {
     return this.run(async () => {
       await this.collection.replaceOne({ _id: doc._id }, doc, { upsert: true });
+    });
+  }
+
+  insert(doc: T): Promise<boolean> {
+    return this.run(async () => {
+      try {
+        await this.collection.insertOne(doc);
+        return true;
+      } catch (error) {
+        if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return false;
+        throw error;
+      }
     });
   }
 

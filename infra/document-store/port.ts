@@ -48,6 +48,12 @@ export interface Collection<T extends Document> {
   count(filter?: Filter, options?: TextQuery): Promise<number>;
   /** Inserts or replaces the document with the same _id; the caller must not change it afterwards. */
   put(doc: T): Promise<void>;
+  /**
+   * Adds the document unless one with its _id is there, answering whether it did: of writers
+   * racing to add one (servers on one MongoDB database), exactly one does. The caller must not
+   * change it afterwards.
+   */
+  insert(doc: T): Promise<boolean>;
   putMany(docs: T[]): Promise<void>;
   updateOne(filter: Filter, update: Update): Promise<number>;
   updateMany(filter: Filter, update: Update): Promise<number>;

@@ -568,6 +568,19 @@ export class SqliteCollection<T extends Document> implements Collection<T> {
     this.upsert([[doc._id, this.encodeChecked(doc), doc]]);
   }
 
+  /**
+   * The look and the write run without a pause, so no other write of this process comes between;
+   * the file is one DATA_DIR's, whose processes share one log, so none of another log races it.
+   */
+  async insert(doc: T): Promise<boolean> {
+    this.ensure();
+    if (!this.host.batching()) this.flushBatch();
+    const present = this.host.batching() ? this.batchRead(doc._id) : this.rows({ _id: doc._id }, { limit: 1 })[0];
+    if (present) return false;
+    await this.put(doc);
+    return true;
+  }
+
   async putMany(docs: T[]): Promise<void> {
     this.ensure();
     // Every document is checked before the first is written: a bad one leaves none half stored.

@@ -397,6 +397,21 @@ export class ElasticsearchVectorIndex implements VectorIndex {
     }
   }
 
+  async claimLog(stamp: LogStamp): Promise<LogStamp> {
+    try {
+      await this.onStampIndex(() =>
+        this.client.index({ index: this.stampIndex, id: 'log', document: stamp, op_type: 'create', refresh: true }),
+      );
+      return stamp;
+    } catch (error) {
+      // 409: another server's stamp came first.
+      if (!(error instanceof errors.ResponseError && error.statusCode === 409)) throw unavailable(error);
+    }
+    const kept = await this.logStamp();
+    if (!kept) throw new Error(`The vector index ${this.index} refused a log stamp but holds none.`);
+    return kept;
+  }
+
   async clear(): Promise<void> {
     try {
       await this.client.indices.delete({ index: this.index, ignore_unavailable: true });

@@ -102,7 +102,13 @@ export interface VectorIndex {
    * whose log is another refuses, since the chunks name resources of that other log.
    */
   logStamp(): Promise<LogStamp | null>;
+  /** Writes the stamp, over any other (a reindex, a restore). */
   stampLog(stamp: LogStamp): Promise<void>;
+  /**
+   * Writes the stamp unless the index has one, and answers the one it has then: of servers
+   * racing to stamp a new index (on two logs), one stamp stays and each sees which.
+   */
+  claimLog(stamp: LogStamp): Promise<LogStamp>;
   close(): Promise<void>;
 }
 

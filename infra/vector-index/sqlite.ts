@@ -254,6 +254,13 @@ export class SqliteVectorIndex implements VectorIndex {
       .run(JSON.stringify(stamp));
   }
 
+  async claimLog(stamp: LogStamp): Promise<LogStamp> {
+    this.statements.get('insert or ignore into vector_log_stamp (one, stamp) values (1, ?)').run(JSON.stringify(stamp));
+    const kept = await this.logStamp();
+    if (!kept) throw new Error('The vector index refused a log stamp but holds none.');
+    return kept;
+  }
+
   /**
    * Resolves once the model's matrix is read (or its reading given up, when another connection
    * writes): for a server at start, a benchmark or a test.

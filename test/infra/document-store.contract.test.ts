@@ -227,6 +227,20 @@ function documentStoreContract(name: string, factory: Factory | null, skip?: str
       t.equal(await store.collection('never-written').count(), 0, 'a collection never written is empty');
     });
 
+    t.test('insert adds a document only when its _id is free; of racing inserts exactly one adds', async (t) => {
+      const { store } = await seeded(t);
+      const stamps = store.collection<{ _id: string; by: string }>('insert-once');
+      t.equal(await stamps.insert({ _id: 'log', by: 'a' }), true, 'the first adds');
+      t.equal(await stamps.insert({ _id: 'log', by: 'b' }), false, 'a second does not');
+      t.same(await stamps.findOne({ _id: 'log' }), { _id: 'log', by: 'a' }, 'and leaves the first as it was');
+      const racing = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => stamps.insert({ _id: 'race', by: `writer ${i}` })),
+      );
+      t.equal(racing.filter(Boolean).length, 1, 'one of eight racing inserts adds');
+      const kept = await stamps.findOne({ _id: 'race' });
+      t.equal(kept?.by, `writer ${racing.indexOf(true)}`, "and the document is that one's");
+    });
+
     t.test('put inserts, and replaces the whole document with the same _id', async (t) => {
       const { items } = await seeded(t);
       const replacement: Item = {

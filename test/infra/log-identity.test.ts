@@ -1,7 +1,9 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
+import { randomUUID } from 'node:crypto';
 import { MemoryDocumentStore } from '../../infra/document-store/memory.js';
+import { MongoDocumentStore } from '../../infra/document-store/mongo.js';
 import type { DocumentStore } from '../../infra/document-store/port.js';
 import { SqliteDocumentStore } from '../../infra/document-store/sqlite.js';
 import type { EventStore } from '../../infra/event-store/port.js';
@@ -165,3 +167,46 @@ t.test('descriptions of URLs leave out passwords and options', async (t) => {
   t.equal(withoutSecrets('esdb://es:2113?tls=false'), 'esdb://es:2113');
   t.equal(withoutSecrets('http://es:9200'), 'http://es:9200');
 });
+
+/**
+ * Servers on two logs starting at the same moment on one empty store (two hosts of a split
+ * deployment on one new MongoDB database): the stamp is claimed, not read then written, so one
+ * start stamps it and the other is refused, never both pass.
+ */
+async function twoLogsAtOnce(t: Test, documents: DocumentStore): Promise<void> {
+  const config = testConfig(t.testdirName);
+  const dir = t.testdir();
+  for (let round = 0; round < 5; round++) {
+    const store = readModelsStamp(documents, config);
+    const logs = [sqliteLog(t, join(dir, `${round}-a`)), sqliteLog(t, join(dir, `${round}-b`))];
+    const identities = await Promise.all(logs.map((log) => logIdentityOf(log, config)));
+    const starts = await Promise.allSettled(identities.map((identity) => holdToLog(store, identity, AT)));
+    t.same(
+      starts.map((start) => start.status).sort(),
+      ['fulfilled', 'rejected'],
+      `round ${round}: one start passes, one is refused`,
+    );
+    const refused = starts.find((start) => start.status === 'rejected');
+    t.ok(refused?.status === 'rejected' && refused.reason instanceof OtherLogError, 'refused as another log');
+    await documents.dropAll();
+  }
+}
+
+t.test('two logs starting at once on one empty in-memory store: one stamps, one is refused', async (t) => {
+  await twoLogsAtOnce(t, new MemoryDocumentStore());
+});
+
+t.test(
+  'two logs starting at once on one empty MongoDB database: one stamps, one is refused',
+  { skip: process.env.MONGO_URL ? false : 'MONGO_URL unset' },
+  async (t) => {
+    const documents = await MongoDocumentStore.connect(process.env.MONGO_URL ?? '', {
+      database: `stamps_${randomUUID().slice(0, 8)}`,
+    });
+    t.teardown(async () => {
+      await documents.dropAll();
+      await documents.close();
+    });
+    await twoLogsAtOnce(t, documents);
+  },
+);

@@ -70,6 +70,17 @@ for (const [name, create] of adapters) {
       t.same(await index.logStamp(), second, 'a new stamp replaces it');
     });
 
+    t.test('claimLog writes a stamp only on an index without one, and answers the one kept', async (t) => {
+      const index = await make(t);
+      const stamp = (log: string) => ({ log, description: 'a log', stamped_at: '2026-01-02T03:04:05.000Z' });
+      const first = stamp(randomUUID());
+      t.same(await index.claimLog(first), first, 'the first claim is kept');
+      t.same(await index.claimLog(stamp(randomUUID())), first, 'a later one answers the first');
+      t.same(await index.logStamp(), first);
+      await index.clear();
+      t.same(await index.claimLog(stamp(randomUUID())), first, 'clear keeps it');
+    });
+
     t.test('search is exact cosine, nearest first, with distances', async (t) => {
       const index = await make(t);
       await index.replace(resource({ resourceType: 'item', resourceId: 1 }), [{ text: 'axis 0', vector: vec(0) }]);
@@ -381,6 +392,19 @@ if (process.env.ELASTICSEARCH_URL) {
         })();
         await Promise.all([server.stampLog(stamp), reading, cli.stampLog(stamp)]);
         t.same(await cli.logStamp(), stamp, `round ${round}: both handles wrote and read without an error`);
+      }
+    },
+  );
+
+  t.test(
+    'elasticsearch: two servers of two logs claiming a new index at once: one stamp is kept, both see it',
+    async (t) => {
+      for (let round = 0; round < 5; round++) {
+        const { server, cli } = pair(t);
+        const stamp = (log: string) => ({ log, description: 'a log', stamped_at: '2026-01-02T03:04:05.000Z' });
+        const [a, b] = await Promise.all([server.claimLog(stamp(randomUUID())), cli.claimLog(stamp(randomUUID()))]);
+        t.same(a, b, `round ${round}: both answer the same stamp`);
+        t.same(await server.logStamp(), a, 'the one the index holds');
       }
     },
   );
