@@ -214,8 +214,10 @@ export const PERMISSIONS: PermissionTable = {
   'POST /api/backups': BACKUPS,
   'GET /api/backups/:id': BACKUPS,
   'DELETE /api/backups/:id': BACKUPS,
+  'GET /api/backups/:id/archive': BACKUPS,
   ...methodRefusers('/api/backups', ['GET', 'POST']),
   ...methodRefusers('/api/backups/:id', ['GET', 'DELETE']),
+  ...methodRefusers('/api/backups/:id/archive', ['GET']),
 
   // Page version history (seed 002): a login session (403 without one); reverting needs Editor or higher.
   'GET /api/page-versioning/:pageId/versions': VERSIONS_READ,

@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import type { Readable } from 'node:stream';
+import type { ByteRange } from '../../infra/file-storage/port.js';
 import type { BackupDoc } from './documents.js';
 import type { BackupIncludes } from './events.js';
 
@@ -37,4 +39,14 @@ export interface BackupService {
   make(order: BackupOrder): Promise<BackupMade>;
   /** Removes a record's archive and checksum file, once its deletion is recorded. */
   removeArchive(record: BackupDoc): Promise<void>;
+  /** The record's `o:path`: where its store keeps the archive, without credentials. */
+  archiveLocation(record: BackupDoc): string;
+  /** The record's stored archive, or null when its store (as this server reaches it) has none. */
+  archive(record: BackupDoc): Promise<StoredBackupArchive | null>;
+}
+
+/** An archive to serve: its size, and its bytes whole or the inclusive range asked for. */
+export interface StoredBackupArchive {
+  size: number;
+  open(range?: ByteRange): Readable;
 }

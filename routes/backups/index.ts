@@ -8,7 +8,11 @@ import { refuseOtherMethods } from '../http/method-not-allowed.js';
 import { deleteBackup } from '../../commands/backups/handlers.js';
 import { CreateBackupBody, includesFrom } from '../../commands/backups/schemas.js';
 import { isAdmin } from '../../contracts/users/roles.js';
-import { AppError, ForbiddenError, NotFoundError } from '../../infra/errors.js';
+import { AppError, ConflictError, ForbiddenError, NotFoundError } from '../../infra/errors.js';
+import { answerIn, BINARY, emptyAnswer } from '../http/documented-responses.js';
+import { noneMatch, parseTagList } from '../http/conditional/entity-tag.js';
+import { contentDisposition } from '../http/file-policy.js';
+import { sendBytes } from '../http/stored-file.js';
 import { findBackup, listBackups } from '../../queries/backups/backups.js';
 import type { BackupService } from '../../contracts/backups/backup-service.js';
 import { BackupRecord, representBackup, Status } from './representation.js';
@@ -19,6 +23,34 @@ const PERMISSION = 'Only a Global Administrator or a Supervisor may manage backu
 
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 const ErrorBody = Type.Object({ errors: Type.Record(Type.String(), Type.Unknown()) });
+
+const header = (description: string) => Type.String({ description });
+const ARCHIVE_TAG = {
+  ETag: header('Strong `"<hex SHA-256 of the archive>"`: the record\'s `o:checksum` without `sha256:`.'),
+  'Cache-Control': header('`no-store`: an archive holds the whole site.'),
+};
+const ARCHIVE_HEADERS = {
+  ...ARCHIVE_TAG,
+  'Content-Disposition': header('`attachment; filename="<o:filename>"` (and `filename*`).'),
+  'Accept-Ranges': header('`bytes`.'),
+  'Content-Length': Type.Integer({ description: 'Bytes in this answer.' }),
+};
+/** The answers the download streams or sends without a body, which its response schemas cannot describe. */
+const ARCHIVE_ANSWERS = {
+  200: answerIn('The whole archive.', { 'application/zip': BINARY }, ARCHIVE_HEADERS),
+  206: answerIn(
+    'The byte range asked for.',
+    { 'application/zip': BINARY },
+    {
+      ...ARCHIVE_HEADERS,
+      'Content-Range': header('`bytes <first>-<last>/<size>`.'),
+    },
+  ),
+  304: emptyAnswer("Not modified: If-None-Match names the archive's ETag. No body.", ARCHIVE_TAG),
+  416: emptyAnswer('The range lies outside the archive. No body.', {
+    'Content-Range': header('`bytes */<size>`.'),
+  }),
+};
 
 /** The backups routes take the backups module's worker as a BackupService (app/modules/backups.ts wires it). */
 interface BackupRoutesOptions extends RoutesOptions {
@@ -84,7 +116,7 @@ const backupResourceRoutes: RoutesPlugin<BackupRoutesOptions> = async (app, { ru
       const { status } = request.query;
       const records = await listBackups(runtime.documents, status);
       reply.header('Platform-Total-Results', String(records.length));
-      return records.map((doc) => representBackup(doc, baseUrl, runtime.config.dataDir));
+      return records.map((doc) => representBackup(doc, baseUrl, backups.archiveLocation(doc)));
     },
   );
 
@@ -103,7 +135,7 @@ const backupResourceRoutes: RoutesPlugin<BackupRoutesOptions> = async (app, { ru
     async (request) => {
       const record = await findBackup(runtime.documents, request.params.id);
       if (!record) throw new NotFoundError('Backup not found.');
-      return representBackup(record, baseUrl, runtime.config.dataDir);
+      return representBackup(record, baseUrl, backups.archiveLocation(record));
     },
   );
 
@@ -134,7 +166,7 @@ const backupResourceRoutes: RoutesPlugin<BackupRoutesOptions> = async (app, { ru
       if (outcome.status !== 'complete' || !record || record.status !== 'complete') {
         throw new AppError(`Backup failed: ${outcome.error ?? record?.error ?? 'unknown reason.'}`, 500);
       }
-      return reply.status(201).send(representBackup(record, baseUrl, runtime.config.dataDir));
+      return reply.status(201).send(representBackup(record, baseUrl, backups.archiveLocation(record)));
     },
   );
 
@@ -157,10 +189,48 @@ const backupResourceRoutes: RoutesPlugin<BackupRoutesOptions> = async (app, { ru
       if (!record) throw new NotFoundError('Backup not found.');
       await deleteBackup(runtime.commandContext(caller(request).id, request.id), id);
       await backups.removeArchive(record);
-      return representBackup(record, baseUrl, runtime.config.dataDir);
+      return representBackup(record, baseUrl, backups.archiveLocation(record));
+    },
+  );
+
+  app.get(
+    '/:id/archive',
+    {
+      preValidation: requireBackupAdmin,
+      config: { documentedResponses: ARCHIVE_ANSWERS },
+      schema: {
+        tags: [TAG],
+        summary: "Download a backup's archive",
+        description:
+          'Streams the zip of a `complete` backup from wherever it is stored (`o:storage`: DATA_DIR/backups, or the PostgreSQL database of FILES_URL, reached from any server): `application/zip`, as an attachment named `o:filename`. ' +
+          'Answers a single `Range: bytes=...` with 206 (416 outside the archive) and If-None-Match with 304. ' +
+          "A backup that is `in_progress` or `failed` has no archive: 409. An unknown id, or a complete backup whose archive this server cannot reach (kept on another host's DATA_DIR), 404.",
+        security: SECURITY,
+        params: IdParams,
+        response: { 404: ErrorBody, 409: ErrorBody, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const record = await findBackup(runtime.documents, request.params.id);
+      if (!record) throw new NotFoundError('Backup not found.');
+      if (record.status !== 'complete' || !record.checksum)
+        throw new ConflictError(`Backup ${record.id} is ${record.status}: it has no archive to download.`);
+      const archive = await backups.archive(record);
+      if (!archive)
+        throw new NotFoundError(`The archive of backup ${record.id} is not in this server's backup storage.`);
+      const opaque = record.checksum.replace(/^sha256:/, '');
+      reply
+        .header('ETag', `"${opaque}"`)
+        .header('Cache-Control', 'no-store')
+        .header('Content-Disposition', contentDisposition('attachment', record.filename));
+      const ifNoneMatch = parseTagList(request.headers['if-none-match']);
+      if (ifNoneMatch !== undefined && !noneMatch(ifNoneMatch, { weak: false, opaque }))
+        return reply.status(304).send();
+      return sendBytes(request, reply, { size: archive.size, contentType: 'application/zip', open: archive.open });
     },
   );
 
   refuseOtherMethods(app, '', ['GET', 'POST']);
   refuseOtherMethods(app, '/:id', ['GET', 'DELETE']);
+  refuseOtherMethods(app, '/:id/archive', ['GET']);
 };

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { FileStorage } from '../../infra/file-storage/port.js';
+import type { Readable } from 'node:stream';
+import type { ByteRange, FileStorage } from '../../infra/file-storage/port.js';
 import { requestedRange } from './byte-range.js';
 import { ASSET_FILE_CSP, contentDisposition, servingPolicy, type ServingPolicy } from './file-policy.js';
 
@@ -32,6 +33,18 @@ export function sendStoredFile(
     contentType,
   }: { storage: FileStorage; storedName: string; size: number; contentType: string },
 ): FastifyReply {
+  return sendBytes(request, reply, { size, contentType, open: (range) => storage.openRead(storedName, range) });
+}
+
+/**
+ * Streams `size` bytes that `open` reads (a stored file, a backup archive): the single
+ * `Range: bytes=...` asked for with 206 (416 outside them), else all of them.
+ */
+export function sendBytes(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  { size, contentType, open }: { size: number; contentType: string; open(range?: ByteRange): Readable },
+): FastifyReply {
   reply.header('Accept-Ranges', 'bytes');
   const range = requestedRange(request.headers.range, size);
   if (range === 'unsatisfiable') return reply.status(416).header('Content-Range', `bytes */${size}`).send();
@@ -41,7 +54,7 @@ export function sendStoredFile(
       .status(206)
       .header('Content-Range', `bytes ${range.start}-${range.end}/${size}`)
       .header('Content-Length', range.end - range.start + 1)
-      .send(storage.openRead(storedName, range));
+      .send(open(range));
   }
-  return reply.header('Content-Length', size).send(storage.openRead(storedName));
+  return reply.header('Content-Length', size).send(open());
 }
