@@ -70,6 +70,8 @@ export function backupArchivesLocation(connectionString: string, schema: string 
 export class PostgresBackupArchives implements BackupArchives {
   readonly kind = 'postgresql';
   readonly pool: pg.Pool;
+  /** The archives' table (quoted, schema-qualified). */
+  readonly table: string;
   private readonly archives: string;
   private readonly chunks: string;
   private readonly schema: string;
@@ -81,6 +83,7 @@ export class PostgresBackupArchives implements BackupArchives {
   constructor(connectionString: string, options: PostgresBackupArchivesOptions) {
     this.schema = options.schema ?? 'public';
     this.archives = `${quoteIdentifier(this.schema)}.backup_archives`;
+    this.table = this.archives;
     this.chunks = `${quoteIdentifier(this.schema)}.backup_archive_chunks`;
     this.dataDir = options.dataDir;
     this.store = options.location;

@@ -48,6 +48,7 @@ const ARCHIVE_ANSWERS = {
   ),
   304: emptyAnswer("Not modified: If-None-Match names the archive's ETag. No body.", ARCHIVE_TAG),
   416: emptyAnswer('The range lies outside the archive. No body.', {
+    ...ARCHIVE_TAG,
     'Content-Range': header('`bytes */<size>`.'),
   }),
 };

@@ -551,6 +551,29 @@ t.test(
     await answer('get /api/backups', { method: 'GET', url: `/api/backups?${keyFor('editor')}` }, 403);
     await answer('get /api/backups/{id}', { method: 'GET', url: `/api/backups/${id(backup)}${admin}` }, 200);
     await answer('get /api/backups/{id}', { method: 'GET', url: `/api/backups/999999${admin}` }, 404);
+    const archiveUrl = `/api/backups/${id(backup)}/archive${admin}`;
+    const archive = await answer('get /api/backups/{id}/archive', { method: 'GET', url: archiveUrl }, 200);
+    await answer(
+      'get /api/backups/{id}/archive',
+      { method: 'GET', url: archiveUrl, headers: { range: 'bytes=0-9' } },
+      206,
+    );
+    await answer(
+      'get /api/backups/{id}/archive',
+      { method: 'GET', url: archiveUrl, headers: { 'if-none-match': String(archive.headers.etag) } },
+      304,
+    );
+    await answer(
+      'get /api/backups/{id}/archive',
+      { method: 'GET', url: archiveUrl, headers: { range: 'bytes=100000000-' } },
+      416,
+    );
+    await answer('get /api/backups/{id}/archive', { method: 'GET', url: `/api/backups/999999/archive${admin}` }, 404);
+    await answer(
+      'get /api/backups/{id}/archive',
+      { method: 'GET', url: `/api/backups/${id(backup)}/archive?${keyFor('editor')}` },
+      403,
+    );
     await answer('delete /api/backups/{id}', { method: 'DELETE', url: `/api/backups/${id(backup)}${admin}` }, 200);
     await answer('delete /api/backups/{id}', { method: 'DELETE', url: `/api/backups/${id(backup)}${admin}` }, 404);
 
