@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { hostname } from 'node:os';
-import { basename, dirname } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import t from 'tap';
 import { LocalBackupArchives } from '../../infra/backup-archives/local.js';
@@ -197,7 +197,10 @@ backupArchivesContract(
         return {
           archives,
           another: async () => {
-            const other = open(t.testdir());
+            // Another DATA_DIR (asking t.testdir() again would empty the first one).
+            const dir = mkdtempSync(join(tmpdir(), 'backup-archives-'));
+            t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+            const other = open(dir);
             others.push(other);
             return other;
           },
