@@ -3,11 +3,9 @@ import { loadConfig } from '../infra/config.js';
 import { appModules } from '../app/modules.js';
 import { createRuntime } from '../app/runtime.js';
 import { downloadArchive, DownloadRefusedError } from '../workers/backups/download-archive.js';
+import { parseBackupDownloadArgs } from './backup-download-flags.js';
 import { progressBar, type ProgressBar } from './progress.js';
 import { errorMessage } from '../infra/errors.js';
-
-const USAGE =
-  "Usage: npm run backup:download -- ID DEST.zip   (a complete backup's archive, from wherever it is stored)";
 
 /**
  * `npm run backup:download -- ID DEST.zip`: copies a complete backup's archive out of its store
@@ -17,22 +15,22 @@ const USAGE =
  * exit code 1 (2 for a usage error).
  */
 async function main(): Promise<number> {
-  const [idArg, dest, ...rest] = process.argv.slice(2);
-  if (!idArg || !dest || rest.length > 0 || !/^[1-9][0-9]{0,15}$/.test(idArg)) {
-    console.error(USAGE);
+  const args = parseBackupDownloadArgs(process.argv.slice(2));
+  if ('error' in args) {
+    console.error(args.error);
     return 2;
   }
   const config = { ...loadConfig(), logLevel: process.env.LOG_LEVEL ?? 'fatal' };
   const runtime = await createRuntime(config, { modules: appModules, startWorkers: false });
   let bar: ProgressBar | undefined;
   try {
-    const target = resolve(dest);
-    const done = await downloadArchive(runtime, Number(idArg), target, {
+    const target = resolve(args.dest);
+    const done = await downloadArchive(runtime, args.id, target, {
       start: (total) => (bar = progressBar('download', total)),
       tick: (amount) => bar?.tick(amount),
     });
     bar?.stop();
-    console.log(`Backup ${idArg} (${done.filename}, ${done.size} bytes, ${done.checksum}) written to ${target}.`);
+    console.log(`Backup ${args.id} (${done.filename}, ${done.size} bytes, ${done.checksum}) written to ${target}.`);
     return 0;
   } catch (error) {
     bar?.stop();

@@ -148,7 +148,7 @@ const backupResourceRoutes: RoutesPlugin<BackupRoutesOptions> = async (app, { ru
         tags: [TAG],
         summary: 'Create a backup',
         description:
-          'Writes a zip archive into DATA_DIR/backups and answers when it is finished, with the complete record (201). If the archive cannot be written, the record is kept as `failed` and the answer is a 500 saying why. If the job queue (Redis, when REDIS_URL is set) is unavailable, the answer is a 503 within seconds and no record is made; try again later (should the queue go away after the backup was recorded, the record is kept as `failed`, saying why). Retention cleanup then keeps the newest BACKUP_RETENTION complete backups.',
+          "Writes a zip archive into the archives' store (DATA_DIR/backups, or the PostgreSQL database of FILES_URL shared by every server) and answers when it is finished, with the complete record (201). If the archive cannot be written, the record is kept as `failed` and the answer is a 500 saying why. If the job queue (Redis, when REDIS_URL is set) is unavailable, the answer is a 503 within seconds and no record is made; try again later (should the queue go away after the backup was recorded, the record is kept as `failed`, saying why). Retention cleanup then keeps the newest BACKUP_RETENTION complete backups.",
         security: SECURITY,
         body: CreateBackupBody,
         response: { 201: BackupRecord, 500: ErrorBody, 503: ErrorBody, ...errors },
@@ -178,7 +178,8 @@ const backupResourceRoutes: RoutesPlugin<BackupRoutesOptions> = async (app, { ru
       schema: {
         tags: [TAG],
         summary: 'Delete a backup',
-        description: 'Removes the archive from disk and the record; answers with the deleted record.',
+        description:
+          'Removes the archive from its store (DATA_DIR/backups, or the database of FILES_URL, from any server) and the record; answers with the deleted record.',
         security: SECURITY,
         params: IdParams,
         response: { 200: BackupRecord, 404: ErrorBody, ...errors },
