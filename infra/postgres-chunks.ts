@@ -1,12 +1,16 @@
 import { Writable } from 'node:stream';
 import type { QueryResult } from 'pg';
-import { isRecord } from './postgres-adapter.js';
+import { isLeftover, type LeftoverOptions } from './file-storage/partial-uploads.js';
+import { isRecord, type ColumnReaders } from './postgres-adapter.js';
 
 /**
  * What the PostgreSQL adapters that keep files as chunk rows (file storage, backup archives)
  * share: cutting a stream into rows as it arrives, and reading a byte range back a few rows at a
  * time, so neither side ever holds a whole file.
  */
+
+/** The database's clock in milliseconds: every server of a deployment reads the same one. */
+export const NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 
 /** Chunk rows read per query: at most 1 MiB held while a reader takes it (rows of 256 KiB). */
 const CHUNKS_PER_READ = 4;
@@ -113,4 +117,33 @@ export async function* chunksOfRange(
     }
     if (expected !== to + 1) throw missing();
   }
+}
+
+/**
+ * Deletes the rows of `table` (a file's row, its chunks going with it) still pending, `upload`
+ * set, that no live process owns (isLeftover, by the host and pid each upload names and its last
+ * write). The key columns name a row. Answers the uploads' names.
+ */
+export async function removeLeftoverPuts(
+  query: (sql: string, values: unknown[]) => Promise<QueryResult>,
+  { table, keyColumns, read }: { table: string; keyColumns: readonly string[]; read: ColumnReaders },
+  options: LeftoverOptions,
+): Promise<string[]> {
+  const removed: string[] = [];
+  const { rows } = await query(
+    `SELECT ${keyColumns.join(', ')}, upload, modified_at FROM ${table} WHERE upload IS NOT NULL`,
+    [],
+  );
+  const keys = keyColumns.map((column, i) => `${column} = $${i + 1}`).join(' AND ');
+  for (const row of rows) {
+    if (!isRecord(row)) continue;
+    const upload = read.text(row.upload, 'upload');
+    if (!isLeftover(upload, read.integer(row.modified_at, 'modified_at'), options)) continue;
+    await query(`DELETE FROM ${table} WHERE ${keys} AND upload = $${keyColumns.length + 1}`, [
+      ...keyColumns.map((column) => row[column]),
+      upload,
+    ]);
+    removed.push(upload);
+  }
+  return removed;
 }

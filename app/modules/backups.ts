@@ -25,14 +25,6 @@ export const backupsModule: AppModule<BackupsModuleInstance> = {
       async startWorkers() {
         // Jobs of the in-process queue die with the process; BullMQ's may still run in another one.
         if (!runtime.jobs.durable) await failInterruptedBackups(runtime);
-        // Archives a killed process left half put into the shared store (wall clock, as the file times are).
-        const now = Date.now();
-        const leftovers = await runtime.backupArchives.removeLeftovers({
-          startedAt: now - process.uptime() * 1000,
-          now,
-        });
-        if (leftovers > 0)
-          runtime.logger.info({ count: leftovers }, 'removed backup archives an earlier process left half stored');
         // One at a time: archives compete for the same disk, and each holds a consistent log prefix.
         await runtime.jobs.process<BackupJobData, BackupJobResult>(
           BACKUP_QUEUE,

@@ -6,11 +6,11 @@ import pg from 'pg';
 import type { PoolClient, QueryResult } from 'pg';
 import type { ByteRange } from '../file-storage/port.js';
 import { Measure } from '../file-storage/measure.js';
-import { isLeftover, partialUploadName, type LeftoverOptions } from '../file-storage/partial-uploads.js';
+import { partialUploadName, type LeftoverOptions } from '../file-storage/partial-uploads.js';
 import { CHUNK_BYTES, REMOVED_KEPT_MS } from '../file-storage/postgres.js';
 import { quoteIdentifier } from '../postgres-errors.js';
-import { columnReaders, inTransaction, isRecord, tablesExist, translatorFor } from '../postgres-adapter.js';
-import { ChunkWriter, chunksOfRange } from '../postgres-chunks.js';
+import { columnReaders, createTablesOnce, inTransaction, isRecord, translatorFor } from '../postgres-adapter.js';
+import { ChunkWriter, chunksOfRange, NOW_MS, removeLeftoverPuts } from '../postgres-chunks.js';
 import { archiveFileFor, checksumFileFor } from './paths.js';
 import {
   checkedArchiveName,
@@ -24,8 +24,6 @@ import {
 export const BACKUP_ARCHIVES_DEPENDENCY = 'file storage';
 /** The class of this adapter's advisory lock (the other key is the schema's hash). */
 const LOCK_CLASS = 0x62616b75; // 'baku'
-/** The database's clock in milliseconds: every server of a deployment reads the same one. */
-const NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 
 export interface PostgresBackupArchivesOptions {
   /** DATA_DIR: archives are staged in its backups folder before they are put here. */
@@ -40,7 +38,8 @@ export interface PostgresBackupArchivesOptions {
   removedKeptMs?: number;
 }
 
-const { integer, text } = columnReaders('backup archives');
+const read = columnReaders('backup archives');
+const { integer, text } = read;
 const translate = translatorFor(BACKUP_ARCHIVES_DEPENDENCY);
 
 function missing(filename: string): Error {
@@ -96,27 +95,25 @@ export class PostgresBackupArchives implements BackupArchives {
   /** Creates the schema and tables unless they are there (once across processes, under a lock); existing ones are left untouched. */
   schemaReady(): Promise<void> {
     this.ready ??= inTransaction(this.pool, translate, async (client: PoolClient) => {
-      if (await tablesExist(client, this.archives, this.chunks)) return;
-      await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, `schema:${this.schema}`]);
-      if (await tablesExist(client, this.archives, this.chunks)) return;
-      const { rows } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [this.schema]);
-      if (rows.length === 0) await client.query(`CREATE SCHEMA ${quoteIdentifier(this.schema)}`);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${this.archives} (
-        name text PRIMARY KEY,
-        size bigint NOT NULL DEFAULT 0,
-        chunk_bytes integer NOT NULL,
-        upload text,
-        modified_at bigint NOT NULL,
-        removed_at bigint
-      )`);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${this.chunks} (
-        name text NOT NULL REFERENCES ${this.archives} ON DELETE CASCADE,
-        n integer NOT NULL,
-        data bytea NOT NULL,
-        PRIMARY KEY (name, n)
-      )`);
-      // Uncompressed: a zip is compressed already, and a range then reads only its part.
-      await client.query(`ALTER TABLE ${this.chunks} ALTER COLUMN data SET STORAGE EXTERNAL`);
+      const tables: [string, string] = [this.archives, this.chunks];
+      await createTablesOnce(client, { lockClass: LOCK_CLASS, schema: this.schema, tables }, async () => {
+        await client.query(`CREATE TABLE IF NOT EXISTS ${this.archives} (
+          name text PRIMARY KEY,
+          size bigint NOT NULL DEFAULT 0,
+          chunk_bytes integer NOT NULL,
+          upload text,
+          modified_at bigint NOT NULL,
+          removed_at bigint
+        )`);
+        await client.query(`CREATE TABLE IF NOT EXISTS ${this.chunks} (
+          name text NOT NULL REFERENCES ${this.archives} ON DELETE CASCADE,
+          n integer NOT NULL,
+          data bytea NOT NULL,
+          PRIMARY KEY (name, n)
+        )`);
+        // Uncompressed: a zip is compressed already, and a range then reads only its part.
+        await client.query(`ALTER TABLE ${this.chunks} ALTER COLUMN data SET STORAGE EXTERNAL`);
+      });
     }).catch((error: unknown) => {
       this.ready = null; // tried again by the next call
       throw error;
@@ -245,22 +242,10 @@ export class PostgresBackupArchives implements BackupArchives {
 
   /** Puts no live process owns (isLeftover, by the owner each was tagged with), and removed archives' rows kept long enough. */
   async removeLeftovers(options: LeftoverOptions): Promise<number> {
-    let removed = 0;
-    const { rows } = await this.query(
-      `SELECT name, upload, modified_at FROM ${this.archives} WHERE upload IS NOT NULL`,
-    );
-    for (const row of rows) {
-      if (!isRecord(row)) continue;
-      const upload = text(row.upload, 'upload');
-      if (!isLeftover(upload, integer(row.modified_at, 'modified_at'), options)) continue;
-      const result = await this.query(`DELETE FROM ${this.archives} WHERE name = $1 AND upload = $2`, [
-        row.name,
-        upload,
-      ]);
-      removed += result.rowCount ?? 0;
-    }
+    const sql = (statement: string, values: unknown[]) => this.query(statement, values);
+    const removed = await removeLeftoverPuts(sql, { table: this.archives, keyColumns: ['name'], read }, options);
     await this.query(`DELETE FROM ${this.archives} WHERE removed_at < ${NOW_MS} - $1`, [this.removedKeptMs]);
-    return removed;
+    return removed.length;
   }
 
   async close(): Promise<void> {

@@ -5,7 +5,7 @@ import pg from 'pg';
 import type { PoolClient, QueryResult } from 'pg';
 import { LocalCopies } from './local-copies.js';
 import { Measure } from './measure.js';
-import { isLeftover, partialUploadName, type LeftoverOptions } from './partial-uploads.js';
+import { partialUploadName, type LeftoverOptions } from './partial-uploads.js';
 import {
   checkedName,
   STORED_NAME,
@@ -18,8 +18,8 @@ import {
   type StoredFileInfo,
 } from './port.js';
 import { quoteIdentifier } from '../postgres-errors.js';
-import { columnReaders, inTransaction, isRecord, tablesExist, translatorFor } from '../postgres-adapter.js';
-import { ChunkWriter, chunksOfRange } from '../postgres-chunks.js';
+import { columnReaders, createTablesOnce, inTransaction, isRecord, translatorFor } from '../postgres-adapter.js';
+import { ChunkWriter, chunksOfRange, NOW_MS, removeLeftoverPuts } from '../postgres-chunks.js';
 
 /** What a PostgreSQL outage is reported as (503, and FILES_URL named at start: infra/select.ts). */
 export const FILE_STORAGE_DEPENDENCY = 'file storage';
@@ -32,8 +32,6 @@ export const CHUNK_BYTES = 256 * 1024;
  * reads to its end as it would from a file unlinked on disk; then any removal deletes them.
  */
 export const REMOVED_KEPT_MS = 60 * 60 * 1000;
-/** The database's clock in milliseconds: every server of a deployment reads the same one. */
-const NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 
 export interface PostgresFileAreasOptions {
   /** Where local copies are made (DATA_DIR/cache/files). */
@@ -48,7 +46,8 @@ export interface PostgresFileAreasOptions {
 
 // ---- rows read back are checked, not cast ----
 
-const { integer, text } = columnReaders('file storage');
+const read = columnReaders('file storage');
+const { integer, text } = read;
 
 // ---- driver errors translated at the boundary ----
 
@@ -96,37 +95,35 @@ export class PostgresFileAreas implements FileAreas {
    */
   schemaReady(): Promise<void> {
     this.ready ??= this.transaction(async (client) => {
-      if (await tablesExist(client, this.files, this.chunks)) return;
-      await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, `schema:${this.schema}`]);
-      if (await tablesExist(client, this.files, this.chunks)) return;
-      const { rows } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [this.schema]);
-      if (rows.length === 0) await client.query(`CREATE SCHEMA ${quoteIdentifier(this.schema)}`);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${this.files} (
-        area text NOT NULL,
-        name text NOT NULL,
-        size bigint NOT NULL DEFAULT 0,
-        chunk_bytes integer NOT NULL,
-        upload text,
-        modified_at bigint NOT NULL,
-        removed_at bigint,
-        PRIMARY KEY (area, name)
-      )`);
-      await client.query(
-        `CREATE INDEX IF NOT EXISTS stored_files_removed ON ${this.files} (removed_at) WHERE removed_at IS NOT NULL`,
-      );
-      await client.query(
-        `CREATE INDEX IF NOT EXISTS stored_files_uploads ON ${this.files} (modified_at) WHERE upload IS NOT NULL`,
-      );
-      await client.query(`CREATE TABLE IF NOT EXISTS ${this.chunks} (
-        area text NOT NULL,
-        name text NOT NULL,
-        n integer NOT NULL,
-        data bytea NOT NULL,
-        PRIMARY KEY (area, name, n),
-        FOREIGN KEY (area, name) REFERENCES ${this.files} ON DELETE CASCADE
-      )`);
-      // Uncompressed: stored files are mostly compressed already, and a range then reads only its part.
-      await client.query(`ALTER TABLE ${this.chunks} ALTER COLUMN data SET STORAGE EXTERNAL`);
+      const tables: [string, string] = [this.files, this.chunks];
+      await createTablesOnce(client, { lockClass: LOCK_CLASS, schema: this.schema, tables }, async () => {
+        await client.query(`CREATE TABLE IF NOT EXISTS ${this.files} (
+          area text NOT NULL,
+          name text NOT NULL,
+          size bigint NOT NULL DEFAULT 0,
+          chunk_bytes integer NOT NULL,
+          upload text,
+          modified_at bigint NOT NULL,
+          removed_at bigint,
+          PRIMARY KEY (area, name)
+        )`);
+        await client.query(
+          `CREATE INDEX IF NOT EXISTS stored_files_removed ON ${this.files} (removed_at) WHERE removed_at IS NOT NULL`,
+        );
+        await client.query(
+          `CREATE INDEX IF NOT EXISTS stored_files_uploads ON ${this.files} (modified_at) WHERE upload IS NOT NULL`,
+        );
+        await client.query(`CREATE TABLE IF NOT EXISTS ${this.chunks} (
+          area text NOT NULL,
+          name text NOT NULL,
+          n integer NOT NULL,
+          data bytea NOT NULL,
+          PRIMARY KEY (area, name, n),
+          FOREIGN KEY (area, name) REFERENCES ${this.files} ON DELETE CASCADE
+        )`);
+        // Uncompressed: stored files are mostly compressed already, and a range then reads only its part.
+        await client.query(`ALTER TABLE ${this.chunks} ALTER COLUMN data SET STORAGE EXTERNAL`);
+      });
     }).catch((error: unknown) => {
       this.ready = null; // tried again by the next call
       throw error;
@@ -163,21 +160,8 @@ export class PostgresFileAreas implements FileAreas {
    * copies. Answers the uploads' and copies' names.
    */
   async removeLeftoverUploads(options: LeftoverOptions): Promise<string[]> {
-    const removed: string[] = [];
-    const { rows } = await this.query(
-      `SELECT area, name, upload, modified_at FROM ${this.files} WHERE upload IS NOT NULL`,
-    );
-    for (const row of rows) {
-      if (!isRecord(row)) continue;
-      const upload = text(row.upload, 'upload');
-      if (!isLeftover(upload, integer(row.modified_at, 'modified_at'), options)) continue;
-      await this.query(`DELETE FROM ${this.files} WHERE area = $1 AND name = $2 AND upload = $3`, [
-        row.area,
-        row.name,
-        upload,
-      ]);
-      removed.push(upload);
-    }
+    const sql = (statement: string, values: unknown[]) => this.query(statement, values);
+    const removed = await removeLeftoverPuts(sql, { table: this.files, keyColumns: ['area', 'name'], read }, options);
     await this.query(`DELETE FROM ${this.files} WHERE removed_at < ${NOW_MS} - $1`, [this.removedKeptMs]);
     removed.push(...(await this.copies.removeLeftovers(options)));
     return removed;
