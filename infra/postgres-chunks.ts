@@ -15,6 +15,11 @@ export const NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 /** Chunk rows read per query: at most 1 MiB held while a reader takes it (rows of 256 KiB). */
 const CHUNKS_PER_READ = 4;
 
+/** What a read reports for a file that is not (or no more) stored: fs's code, as a local adapter's. */
+export function notStored(what: string): Error {
+  return Object.assign(new Error(`No stored ${what}.`), { code: 'ENOENT' });
+}
+
 /**
  * Cuts what is written into rows of `chunkBytes` and hands each to `insert` once full (the last
  * one at the end), waiting for it before taking more: at most one row's bytes are held, whatever

@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import type { ByteRange } from '../file-storage/port.js';
 import type { BackupArchives, StagedArchive, StoredArchive } from './port.js';
 import { checkedArchiveName, isArchiveName } from './port.js';
-import { archiveFileFor, backupsDir, checksumFileFor } from './paths.js';
+import { archiveFileFor, backupsDir, checksumFileFor, localFilesOf } from './paths.js';
 
 /**
  * Archives in DATA_DIR/backups of this host, each with `ARCHIVE.zip.sha256` beside it: the
@@ -54,8 +54,7 @@ export class LocalBackupArchives implements BackupArchives {
   }
 
   async remove(filename: string): Promise<void> {
-    const file = this.pathOf(filename);
-    for (const path of [file, checksumFileFor(file), `${file}.partial`]) await rm(path, { force: true });
+    for (const path of localFilesOf(this.pathOf(filename))) await rm(path, { force: true });
   }
 
   async list(): Promise<StoredArchive[]> {

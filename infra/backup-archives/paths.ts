@@ -17,3 +17,8 @@ export function archiveFileFor(dataDir: string, filename: string): string {
 export function checksumFileFor(archive: string): string {
   return `${archive}.sha256`;
 }
+
+/** What an archive may have on this machine's disk: itself, its checksum file, its partial file while written. */
+export function localFilesOf(archive: string): string[] {
+  return [archive, checksumFileFor(archive), `${archive}.partial`];
+}

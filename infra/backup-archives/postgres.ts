@@ -10,8 +10,8 @@ import { partialUploadName, type LeftoverOptions } from '../file-storage/partial
 import { CHUNK_BYTES, REMOVED_KEPT_MS } from '../file-storage/postgres.js';
 import { quoteIdentifier } from '../postgres-errors.js';
 import { columnReaders, createTablesOnce, inTransaction, isRecord, translatorFor } from '../postgres-adapter.js';
-import { ChunkWriter, chunksOfRange, NOW_MS, removeLeftoverPuts } from '../postgres-chunks.js';
-import { archiveFileFor, checksumFileFor } from './paths.js';
+import { ChunkWriter, chunksOfRange, notStored, NOW_MS, removeLeftoverPuts } from '../postgres-chunks.js';
+import { archiveFileFor, localFilesOf } from './paths.js';
 import {
   checkedArchiveName,
   isArchiveName,
@@ -41,10 +41,6 @@ export interface PostgresBackupArchivesOptions {
 const read = columnReaders('backup archives');
 const { integer, text } = read;
 const translate = translatorFor(BACKUP_ARCHIVES_DEPENDENCY);
-
-function missing(filename: string): Error {
-  return Object.assign(new Error(`No stored archive ${filename}.`), { code: 'ENOENT' });
-}
 
 /**
  * `postgresql://host:port/database?schema=name`, the store as `o:path` names it: the URL's host,
@@ -175,8 +171,7 @@ export class PostgresBackupArchives implements BackupArchives {
 
   /** The archive's staging file and checksum file on this machine, if any. */
   private async removeStaged(filename: string): Promise<void> {
-    const file = this.stagingFile(filename);
-    for (const path of [file, checksumFileFor(file), `${file}.partial`]) await rm(path, { force: true });
+    for (const path of localFilesOf(this.stagingFile(filename))) await rm(path, { force: true });
   }
 
   /** The visible (committed, not removed) archive's row. */
@@ -202,7 +197,7 @@ export class PostgresBackupArchives implements BackupArchives {
 
   private async *chunksOf(filename: string, range: ByteRange | undefined): AsyncGenerator<Buffer> {
     const file = await this.visible(filename);
-    if (!file) throw missing(filename);
+    if (!file) throw notStored(`archive ${filename}`);
     const rows = {
       query: (sql: string, values: unknown[]) => this.query(sql, values),
       table: this.chunks,
@@ -210,7 +205,7 @@ export class PostgresBackupArchives implements BackupArchives {
       key: [filename],
     };
     // Chunks gone: the archive was removed longer ago than REMOVED_KEPT_MS while this read went on.
-    yield* chunksOfRange(rows, file, range, () => missing(filename));
+    yield* chunksOfRange(rows, file, range, () => notStored(`archive ${filename}`));
   }
 
   async remove(filename: string): Promise<void> {

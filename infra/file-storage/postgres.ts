@@ -19,7 +19,7 @@ import {
 } from './port.js';
 import { quoteIdentifier } from '../postgres-errors.js';
 import { columnReaders, createTablesOnce, inTransaction, isRecord, translatorFor } from '../postgres-adapter.js';
-import { ChunkWriter, chunksOfRange, NOW_MS, removeLeftoverPuts } from '../postgres-chunks.js';
+import { ChunkWriter, chunksOfRange, notStored, NOW_MS, removeLeftoverPuts } from '../postgres-chunks.js';
 
 /** What a PostgreSQL outage is reported as (503, and FILES_URL named at start: infra/select.ts). */
 export const FILE_STORAGE_DEPENDENCY = 'file storage';
@@ -52,11 +52,6 @@ const { integer, text } = read;
 // ---- driver errors translated at the boundary ----
 
 const translate = translatorFor(FILE_STORAGE_DEPENDENCY);
-
-/** What openRead reports for a file that is not (or no more) stored: fs's code, as the local adapter's. */
-function missing(storedName: string): Error {
-  return Object.assign(new Error(`No stored file ${storedName}.`), { code: 'ENOENT' });
-}
 
 /**
  * Files in PostgreSQL, so app servers share them with no shared disk: a row per file
@@ -271,7 +266,7 @@ export class PostgresFileStorage implements FileStorage {
   /** The bytes of the range (postgres-chunks.ts): fetched as the reader takes them. */
   private async *chunksOf(storedName: string, range: ByteRange | undefined): AsyncGenerator<Buffer> {
     const file = await this.visible(storedName);
-    if (!file) throw missing(storedName);
+    if (!file) throw notStored(`file ${storedName}`);
     const rows = {
       query: (sql: string, values: unknown[]) => this.db.query(sql, values),
       table: this.db.chunks,
@@ -279,7 +274,7 @@ export class PostgresFileStorage implements FileStorage {
       key: [this.area, storedName],
     };
     // Chunks gone: the file was removed longer ago than REMOVED_KEPT_MS while this read went on.
-    yield* chunksOfRange(rows, file, range, () => missing(storedName));
+    yield* chunksOfRange(rows, file, range, () => notStored(`file ${storedName}`));
   }
 
   async remove(storedName: string): Promise<void> {

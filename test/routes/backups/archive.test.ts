@@ -7,7 +7,7 @@ import { requestBackup, failBackup } from '../../../commands/backups/handlers.js
 import { backupsDir } from '../../../contracts/backups/paths.js';
 import { verifyArchive } from '../../../workers/backups/verify-archive.js';
 import { buildTestApp, json, keyFor, ROLE_USERS, sessionFor, type RoleName } from '../../helper.js';
-import { dropSchema, freshSchema } from '../../infra/event-store/postgres-schemas.js';
+import { freshSchemaUrl } from '../../infra/event-store/postgres-schemas.js';
 
 type Record = { [key: string]: unknown };
 const fixture = { users: ROLE_USERS, sites: [{ id: 1, slug: 'main', title: 'Main' }] };
@@ -153,11 +153,7 @@ downloadSuite('download from DATA_DIR/backups', () => null);
 
 downloadSuite(
   'download from FILES_URL (PostgreSQL)',
-  (t) => {
-    const schema = freshSchema();
-    t.teardown(() => dropSchema(URL ?? '', schema));
-    return { filesUrl: `${URL ?? ''}?schema=${schema}` };
-  },
+  (t) => ({ filesUrl: freshSchemaUrl(t, URL ?? '').url }),
   URL ? undefined : 'PG_EVENTSTORE_URL unset (a postgres:// URL of a database to test against)',
 );
 

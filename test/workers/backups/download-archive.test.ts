@@ -8,7 +8,7 @@ import type { AppConfig } from '../../../infra/config.js';
 import { downloadArchive, DownloadRefusedError } from '../../../workers/backups/download-archive.js';
 import { checkChecksumFile, verifyArchive } from '../../../workers/backups/verify-archive.js';
 import { buildTestApp, json, keyFor, ROLE_USERS } from '../../helper.js';
-import { dropSchema, freshSchema } from '../../infra/event-store/postgres-schemas.js';
+import { freshSchemaUrl } from '../../infra/event-store/postgres-schemas.js';
 
 const URL = process.env.PG_EVENTSTORE_URL;
 const admin = keyFor('global_admin');
@@ -65,11 +65,7 @@ function downloadSuite(
 downloadSuite('download from DATA_DIR/backups', () => ({}));
 downloadSuite(
   'download from FILES_URL (PostgreSQL)',
-  (t) => {
-    const schema = freshSchema();
-    t.teardown(() => dropSchema(URL ?? '', schema));
-    return { filesUrl: `${URL ?? ''}?schema=${schema}` };
-  },
+  (t) => ({ filesUrl: freshSchemaUrl(t, URL ?? '').url }),
   URL ? undefined : 'PG_EVENTSTORE_URL unset (a postgres:// URL of a database to test against)',
 );
 
@@ -77,11 +73,10 @@ t.test(
   'an archive changed in the store since it was recorded: refused, nothing left',
   { skip: URL ? false : 'PG_EVENTSTORE_URL unset' },
   async (t) => {
-    const schema = freshSchema();
-    t.teardown(() => dropSchema(URL ?? '', schema));
+    const { schema, url } = freshSchemaUrl(t, URL ?? '');
     const { app, runtime } = await buildTestApp(t, {
       fixture: { users: ROLE_USERS.slice(0, 1) },
-      config: { filesUrl: `${URL ?? ''}?schema=${schema}` },
+      config: { filesUrl: url },
     });
     const made = json<Record>(await app.inject({ method: 'POST', url: `/api/backups?${admin}` }));
     const client = new pg.Client({ connectionString: URL });

@@ -12,7 +12,7 @@ import { findBackup } from '../../../queries/backups/backups.js';
 import { INTERRUPTED_MESSAGE } from '../../../workers/backups/interrupted.js';
 import { buildTestApp, json, keyFor, ROLE_USERS } from '../../helper.js';
 import { testConfig } from '../../test-config.js';
-import { dropSchema, freshSchema } from '../../infra/event-store/postgres-schemas.js';
+import { freshSchemaUrl } from '../../infra/event-store/postgres-schemas.js';
 
 /** A postgres:// URL of a database the tests may create schemas in (.ci/run sets it when PostgreSQL answers). */
 const URL = process.env.PG_EVENTSTORE_URL ?? '';
@@ -27,11 +27,7 @@ const ALL = { include_db: true, include_files: true, include_themes: true, inclu
 type Record = { [key: string]: unknown };
 
 /** FILES_URL (and, for two hosts, EVENTSTORE_URL) on a schema of the test's own, dropped after it. */
-function sharedStorage(t: { teardown(fn: () => unknown): void }): { schema: string; url: string } {
-  const schema = freshSchema();
-  t.teardown(() => dropSchema(URL, schema));
-  return { schema, url: `${URL}?schema=${schema}` };
-}
+const sharedStorage = (t: { teardown(fn: () => unknown): void }) => freshSchemaUrl(t, URL);
 
 function stagedFiles(config: AppConfig): string[] {
   const dir = backupsDir(config.dataDir);
