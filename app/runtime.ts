@@ -79,6 +79,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions):
     bus: infra.bus,
     jobs: infra.jobs,
     files: infra.files,
+    backupArchives: infra.backupArchives,
     projections,
     modules,
     module<Instance extends ModuleInstance>(definition: AppModule<Instance>): Instance {

@@ -5,6 +5,7 @@ import type { Clock } from '../infra/clock/port.js';
 import type { AppConfig } from '../infra/config.js';
 import type { DocumentStore } from '../infra/document-store/port.js';
 import type { EventStore } from '../infra/event-store/port.js';
+import type { BackupArchives } from '../infra/backup-archives/port.js';
 import type { FileAreas } from '../infra/file-storage/port.js';
 import type { JobQueue } from '../infra/job-queue/port.js';
 import type { CommandContext } from './command-context.js';
@@ -25,6 +26,8 @@ export interface ModuleRuntime {
   jobs: JobQueue;
   /** The stored files, by area: every FileStorage of the process comes from here. */
   files: FileAreas;
+  /** Where backup archives live (DATA_DIR/backups, or FILES_URL's database). */
+  backupArchives: BackupArchives;
   /** How far the read models are (the runner: app/kernel.ts's Runtime). */
   projections: ReadModelProgress;
   /** The work owed at a start that no request waits for, with its progress (/health). */

@@ -11,11 +11,14 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A column's value checked; `adapter` names the adapter in the message ("PostgreSQL event log: ..."). */
-export function columnReaders(adapter: string): {
+/** Column values checked, not cast. */
+export interface ColumnReaders {
   integer(value: unknown, column: string): number;
   text(value: unknown, column: string): string;
-} {
+}
+
+/** A column's value checked; `adapter` names the adapter in the message ("PostgreSQL event log: ..."). */
+export function columnReaders(adapter: string): ColumnReaders {
   return {
     integer(value, column) {
       // int8 and count(*) arrive as strings (pg keeps 64 bits exact); int4 as numbers.
@@ -96,4 +99,22 @@ export async function createSchemaOnce(client: PoolClient, schema: string): Prom
   await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [SCHEMA_LOCK_CLASS, schema]);
   const { rows } = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
   if (rows.length === 0) await client.query(`CREATE SCHEMA ${quoteIdentifier(schema)}`);
+}
+
+/**
+ * Creates an adapter's schema and its two tables (quoted, schema-qualified) with `create`, unless
+ * the tables are there: once across processes, under the advisory lock `lockClass` of the
+ * schema. Tables already made are left untouched, so a user that may not create anything (an
+ * administrator made the tables) starts too. Run inside the adapter's transaction.
+ */
+export async function createTablesOnce(
+  client: PoolClient,
+  { lockClass, schema, tables: [first, second] }: { lockClass: number; schema: string; tables: [string, string] },
+  create: () => Promise<void>,
+): Promise<void> {
+  if (await tablesExist(client, first, second)) return;
+  await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [lockClass, `schema:${schema}`]);
+  if (await tablesExist(client, first, second)) return;
+  await createSchemaOnce(client, schema);
+  await create();
 }

@@ -16,6 +16,8 @@ import { DependencyUnavailableError } from './errors.js';
 import type { EventStore } from './event-store/port.js';
 import type { FileAreas } from './file-storage/port.js';
 import { createFileAreas } from './file-storage/select.js';
+import type { BackupArchives } from './backup-archives/port.js';
+import { createBackupArchives } from './backup-archives/select.js';
 import { SqliteEventStore } from './event-store/sqlite.js';
 import type { JobQueue } from './job-queue/port.js';
 import { InProcessJobQueue } from './job-queue/in-process.js';
@@ -27,6 +29,8 @@ export interface Infrastructure {
   jobs: JobQueue;
   /** The stored files' areas (uploads, assets, media derivatives): DATA_DIR/files, or FILES_URL's database. */
   files: FileAreas;
+  /** Where backup archives live: DATA_DIR/backups, or FILES_URL's database beside the stored files. */
+  backupArchives: BackupArchives;
   /**
    * With REDIS_URL, the one connection of the request-time features (sessions, failed logins,
    * rate limits), handed to each; null on the embedded defaults. BullMQ keeps its own.
@@ -164,12 +168,14 @@ export async function createInfrastructure(config: AppConfig, logger: Logger, cl
     return ready;
   };
   let eventStore: EventStore, documents: DocumentStore, bus: EventBus, jobs: JobQueue, files: FileAreas;
+  let backupArchives: BackupArchives;
   try {
     eventStore = await open(createEventStore(config));
     documents = await open(createDocumentStore(config));
     bus = await open(createEventBus(config, eventStore, logger));
     jobs = await open(createJobQueue(config, logger, clock));
     files = await open(createFileAreas(config));
+    backupArchives = await open(createBackupArchives(config));
   } catch (error) {
     // One dependency is down: release the ones already connected so the process can exit.
     for (const adapter of opened.reverse()) await adapter.close().catch(() => undefined);
@@ -183,6 +189,7 @@ export async function createInfrastructure(config: AppConfig, logger: Logger, cl
     bus,
     jobs,
     files,
+    backupArchives,
     requestRedis,
     async close() {
       await jobs.close();
@@ -190,6 +197,7 @@ export async function createInfrastructure(config: AppConfig, logger: Logger, cl
       await documents.close();
       await eventStore.close();
       await files.close();
+      await backupArchives.close();
       if (requestRedis) await (await import('./redis/request-client.js')).closeRequestRedisClient(requestRedis);
     },
   };

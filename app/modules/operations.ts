@@ -24,12 +24,13 @@ export function createOperationsModule(sources: OperationsSources): AppModule {
         async startWorkers() {
           // Wall-clock times, not runtime.clock: they are compared with the files' modification times.
           const now = Date.now();
-          const removed = await runtime.files.removeLeftoverUploads({
-            startedAt: now - process.uptime() * 1000,
-            now,
-          });
+          const leftovers = { startedAt: now - process.uptime() * 1000, now };
+          const removed = await runtime.files.removeLeftoverUploads(leftovers);
           if (removed.length > 0)
             runtime.logger.info({ count: removed.length }, 'removed partial uploads left by an earlier process');
+          const archives = await runtime.backupArchives.removeLeftovers(leftovers);
+          if (archives > 0)
+            runtime.logger.info({ count: archives }, 'removed backup archives an earlier process left half stored');
         },
       };
     },

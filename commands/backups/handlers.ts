@@ -1,10 +1,10 @@
-import { join } from 'node:path';
 import type { CommandContext } from '../command-context.js';
 import { handleCommand } from '../handle-command.js';
 import { nextId } from '../sequence.js';
 import { backupDecider } from './decider.js';
 import { backupStream } from '../../contracts/backups/events.js';
 import type { BackupIncludes } from '../../contracts/backups/fields.js';
+import type { BackupArchives } from '../../infra/backup-archives/port.js';
 import { BACKUP_MODULE_VERSION } from './module-version.js';
 
 /** `backup-7-20260102-030405.zip`: the id keeps names unique, the time helps people sort them. */
@@ -16,7 +16,7 @@ export function archiveFilename(id: number, at: Date): string {
 /** Records a new backup as in progress and returns its id; the archive is the worker's job. */
 export async function requestBackup(
   ctx: CommandContext,
-  input: { includes: BackupIncludes; backupsDir: string },
+  input: { includes: BackupIncludes; archives: Pick<BackupArchives, 'kind' | 'location'> },
 ): Promise<number> {
   const id = await nextId(ctx, 'backup');
   const now = ctx.clock.now();
@@ -29,8 +29,8 @@ export async function requestBackup(
       data: {
         id,
         filename,
-        path: join(input.backupsDir, filename),
-        storage: 'local',
+        path: input.archives.location(filename),
+        storage: input.archives.kind,
         includes: input.includes,
         created_by: ctx.userId,
         created_at: now.toISOString(),

@@ -37,4 +37,6 @@ export interface BackupService {
   make(order: BackupOrder): Promise<BackupMade>;
   /** Removes a record's archive and checksum file, once its deletion is recorded. */
   removeArchive(record: BackupDoc): Promise<void>;
+  /** The record's `o:path`: where its store keeps the archive, without credentials. */
+  archiveLocation(record: BackupDoc): string;
 }

@@ -1,4 +1,5 @@
 import type { DomainEvent } from '../domain-event.js';
+import type { BackupStorageKind } from '../../infra/backup-archives/port.js';
 import type { BackupIncludes } from './fields.js';
 
 /** The parts a backup holds and its statuses are declared in fields.ts. */
@@ -8,8 +9,10 @@ export { INCLUDE_FLAGS, type BackupIncludes, type BackupStatus } from './fields.
 export interface BackupRequest {
   id: number;
   filename: string;
+  /** Where the archive was put when requested (BackupArchives.location). */
   path: string;
-  storage: 'local';
+  /** The store it was put in: `local` (DATA_DIR/backups), `postgresql` (FILES_URL's database). */
+  storage: BackupStorageKind;
   includes: BackupIncludes;
   created_by: number | null;
   /** ISO 8601, from the clock when the request arrived. */

@@ -1,19 +1,2 @@
-import { join } from 'node:path';
-
-/** Where archives live; never itself part of an archive. */
-export function backupsDir(dataDir: string): string {
-  return join(dataDir, 'backups');
-}
-
-/**
- * The archive of a record, inside this installation's backups folder. A record restored from
- * another installation keeps its old `o:path`; deleting it must never reach into that folder.
- */
-export function archiveFileFor(dataDir: string, filename: string): string {
-  return join(backupsDir(dataDir), filename);
-}
-
-/** `ARCHIVE.zip.sha256` beside the archive: the checksum a restore from a bare file checks. */
-export function checksumFileFor(archive: string): string {
-  return `${archive}.sha256`;
-}
+/** Where archives are written on this machine: declared with the archives' store (infra/backup-archives/). */
+export { archiveFileFor, backupsDir, checksumFileFor } from '../../infra/backup-archives/paths.js';

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Readable, Writable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import type { PoolClient, QueryResult } from 'pg';
 import { LocalCopies } from './local-copies.js';
 import { Measure } from './measure.js';
-import { isLeftover, partialUploadName, type LeftoverOptions } from './partial-uploads.js';
+import { partialUploadName, type LeftoverOptions } from './partial-uploads.js';
 import {
   checkedName,
   STORED_NAME,
@@ -18,14 +18,8 @@ import {
   type StoredFileInfo,
 } from './port.js';
 import { quoteIdentifier } from '../postgres-errors.js';
-import {
-  columnReaders,
-  createSchemaOnce,
-  inTransaction,
-  isRecord,
-  tablesExist,
-  translatorFor,
-} from '../postgres-adapter.js';
+import { columnReaders, createTablesOnce, inTransaction, isRecord, translatorFor } from '../postgres-adapter.js';
+import { ChunkWriter, chunksOfRange, notStored, NOW_MS, removeLeftoverPuts } from '../postgres-chunks.js';
 
 /** What a PostgreSQL outage is reported as (503, and FILES_URL named at start: infra/select.ts). */
 export const FILE_STORAGE_DEPENDENCY = 'file storage';
@@ -33,15 +27,11 @@ export const FILE_STORAGE_DEPENDENCY = 'file storage';
 const LOCK_CLASS = 0x66696c65; // 'file'
 /** Bytes per chunk row: a file of n bytes is ceil(n / CHUNK_BYTES) rows, all full but the last. */
 export const CHUNK_BYTES = 256 * 1024;
-/** Chunk rows read per query: at most 1 MiB held while a reader takes it. */
-const CHUNKS_PER_READ = 4;
 /**
  * A removed file's chunks are kept this long, so a reader under way (a download, a backup)
  * reads to its end as it would from a file unlinked on disk; then any removal deletes them.
  */
 export const REMOVED_KEPT_MS = 60 * 60 * 1000;
-/** The database's clock in milliseconds: every server of a deployment reads the same one. */
-const NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 
 export interface PostgresFileAreasOptions {
   /** Where local copies are made (DATA_DIR/cache/files). */
@@ -56,70 +46,12 @@ export interface PostgresFileAreasOptions {
 
 // ---- rows read back are checked, not cast ----
 
-const { integer, text } = columnReaders('file storage');
+const read = columnReaders('file storage');
+const { integer, text } = read;
 
 // ---- driver errors translated at the boundary ----
 
 const translate = translatorFor(FILE_STORAGE_DEPENDENCY);
-
-/** What openRead reports for a file that is not (or no more) stored: fs's code, as the local adapter's. */
-function missing(storedName: string): Error {
-  return Object.assign(new Error(`No stored file ${storedName}.`), { code: 'ENOENT' });
-}
-
-/**
- * Cuts what is written into rows of `chunkBytes` and hands each to `insert` once full (the last
- * one at the end), waiting for it before taking more: at most one row's bytes are held, whatever
- * the file's size.
- */
-class ChunkWriter extends Writable {
-  private parts: Buffer[] = [];
-  private held = 0;
-  private next = 0;
-
-  constructor(
-    private readonly chunkBytes: number,
-    private readonly insert: (n: number, data: Buffer) => Promise<void>,
-  ) {
-    super();
-  }
-
-  /** The first `length` bytes held, as one buffer; the rest stay held. */
-  private take(length: number): Buffer {
-    const taken: Buffer[] = [];
-    let needed = length;
-    while (needed > 0) {
-      const part = this.parts[0];
-      if (part.length <= needed) {
-        taken.push(part);
-        this.parts.shift();
-        needed -= part.length;
-      } else {
-        taken.push(part.subarray(0, needed));
-        this.parts[0] = part.subarray(needed);
-        needed = 0;
-      }
-    }
-    this.held -= length;
-    return taken.length === 1 ? taken[0] : Buffer.concat(taken, length);
-  }
-
-  private async flush(all: boolean): Promise<void> {
-    while (this.held >= this.chunkBytes || (all && this.held > 0)) {
-      await this.insert(this.next++, this.take(Math.min(this.held, this.chunkBytes)));
-    }
-  }
-
-  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
-    this.parts.push(chunk);
-    this.held += chunk.length;
-    this.flush(false).then(() => done(), done);
-  }
-
-  override _final(done: (error?: Error | null) => void): void {
-    this.flush(true).then(() => done(), done);
-  }
-}
 
 /**
  * Files in PostgreSQL, so app servers share them with no shared disk: a row per file
@@ -158,36 +90,35 @@ export class PostgresFileAreas implements FileAreas {
    */
   schemaReady(): Promise<void> {
     this.ready ??= this.transaction(async (client) => {
-      if (await tablesExist(client, this.files, this.chunks)) return;
-      await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, `schema:${this.schema}`]);
-      if (await tablesExist(client, this.files, this.chunks)) return;
-      await createSchemaOnce(client, this.schema);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${this.files} (
-        area text NOT NULL,
-        name text NOT NULL,
-        size bigint NOT NULL DEFAULT 0,
-        chunk_bytes integer NOT NULL,
-        upload text,
-        modified_at bigint NOT NULL,
-        removed_at bigint,
-        PRIMARY KEY (area, name)
-      )`);
-      await client.query(
-        `CREATE INDEX IF NOT EXISTS stored_files_removed ON ${this.files} (removed_at) WHERE removed_at IS NOT NULL`,
-      );
-      await client.query(
-        `CREATE INDEX IF NOT EXISTS stored_files_uploads ON ${this.files} (modified_at) WHERE upload IS NOT NULL`,
-      );
-      await client.query(`CREATE TABLE IF NOT EXISTS ${this.chunks} (
-        area text NOT NULL,
-        name text NOT NULL,
-        n integer NOT NULL,
-        data bytea NOT NULL,
-        PRIMARY KEY (area, name, n),
-        FOREIGN KEY (area, name) REFERENCES ${this.files} ON DELETE CASCADE
-      )`);
-      // Uncompressed: stored files are mostly compressed already, and a range then reads only its part.
-      await client.query(`ALTER TABLE ${this.chunks} ALTER COLUMN data SET STORAGE EXTERNAL`);
+      const tables: [string, string] = [this.files, this.chunks];
+      await createTablesOnce(client, { lockClass: LOCK_CLASS, schema: this.schema, tables }, async () => {
+        await client.query(`CREATE TABLE IF NOT EXISTS ${this.files} (
+          area text NOT NULL,
+          name text NOT NULL,
+          size bigint NOT NULL DEFAULT 0,
+          chunk_bytes integer NOT NULL,
+          upload text,
+          modified_at bigint NOT NULL,
+          removed_at bigint,
+          PRIMARY KEY (area, name)
+        )`);
+        await client.query(
+          `CREATE INDEX IF NOT EXISTS stored_files_removed ON ${this.files} (removed_at) WHERE removed_at IS NOT NULL`,
+        );
+        await client.query(
+          `CREATE INDEX IF NOT EXISTS stored_files_uploads ON ${this.files} (modified_at) WHERE upload IS NOT NULL`,
+        );
+        await client.query(`CREATE TABLE IF NOT EXISTS ${this.chunks} (
+          area text NOT NULL,
+          name text NOT NULL,
+          n integer NOT NULL,
+          data bytea NOT NULL,
+          PRIMARY KEY (area, name, n),
+          FOREIGN KEY (area, name) REFERENCES ${this.files} ON DELETE CASCADE
+        )`);
+        // Uncompressed: stored files are mostly compressed already, and a range then reads only its part.
+        await client.query(`ALTER TABLE ${this.chunks} ALTER COLUMN data SET STORAGE EXTERNAL`);
+      });
     }).catch((error: unknown) => {
       this.ready = null; // tried again by the next call
       throw error;
@@ -224,21 +155,8 @@ export class PostgresFileAreas implements FileAreas {
    * copies. Answers the uploads' and copies' names.
    */
   async removeLeftoverUploads(options: LeftoverOptions): Promise<string[]> {
-    const removed: string[] = [];
-    const { rows } = await this.query(
-      `SELECT area, name, upload, modified_at FROM ${this.files} WHERE upload IS NOT NULL`,
-    );
-    for (const row of rows) {
-      if (!isRecord(row)) continue;
-      const upload = text(row.upload, 'upload');
-      if (!isLeftover(upload, integer(row.modified_at, 'modified_at'), options)) continue;
-      await this.query(`DELETE FROM ${this.files} WHERE area = $1 AND name = $2 AND upload = $3`, [
-        row.area,
-        row.name,
-        upload,
-      ]);
-      removed.push(upload);
-    }
+    const sql = (statement: string, values: unknown[]) => this.query(statement, values);
+    const removed = await removeLeftoverPuts(sql, { table: this.files, keyColumns: ['area', 'name'], read }, options);
     await this.query(`DELETE FROM ${this.files} WHERE removed_at < ${NOW_MS} - $1`, [this.removedKeptMs]);
     removed.push(...(await this.copies.removeLeftovers(options)));
     return removed;
@@ -345,37 +263,18 @@ export class PostgresFileStorage implements FileStorage {
     return Readable.from(this.chunksOf(name, range), { objectMode: false });
   }
 
-  /**
-   * The bytes of the range, chunk row by chunk row from the one holding its first byte, a few
-   * rows per query; the first and last rows cut to the range by the database, so a range reads
-   * only its own bytes. Fetched as the reader takes them.
-   */
+  /** The bytes of the range (postgres-chunks.ts): fetched as the reader takes them. */
   private async *chunksOf(storedName: string, range: ByteRange | undefined): AsyncGenerator<Buffer> {
     const file = await this.visible(storedName);
-    if (!file) throw missing(storedName);
-    const start = range?.start ?? 0;
-    const end = Math.min(range?.end ?? file.size - 1, file.size - 1);
-    if (start > end) return;
-    const size = file.chunkBytes;
-    const first = Math.floor(start / size);
-    const last = Math.floor(end / size);
-    for (let from = first; from <= last; from += CHUNKS_PER_READ) {
-      const to = Math.min(last, from + CHUNKS_PER_READ - 1);
-      const { rows } = await this.db.query(
-        `SELECT n, substring(data FROM (CASE WHEN n = $3 THEN $5::int ELSE 0 END) + 1
-                   FOR (CASE WHEN n = $4 THEN $6::int + 1 ELSE $7::int END) - (CASE WHEN n = $3 THEN $5::int ELSE 0 END)) AS data
-                 FROM ${this.db.chunks} WHERE area = $1 AND name = $2 AND n BETWEEN $8 AND $9 ORDER BY n`,
-        [this.area, storedName, first, last, start % size, end % size, size, from, to],
-      );
-      let expected = from;
-      for (const row of rows) {
-        if (!isRecord(row) || row.n !== expected || !Buffer.isBuffer(row.data)) break;
-        expected += 1;
-        yield row.data;
-      }
-      // Chunks gone: the file was removed longer ago than REMOVED_KEPT_MS while this read went on.
-      if (expected !== to + 1) throw missing(storedName);
-    }
+    if (!file) throw notStored(`file ${storedName}`);
+    const rows = {
+      query: (sql: string, values: unknown[]) => this.db.query(sql, values),
+      table: this.db.chunks,
+      keyColumns: ['area', 'name'],
+      key: [this.area, storedName],
+    };
+    // Chunks gone: the file was removed longer ago than REMOVED_KEPT_MS while this read went on.
+    yield* chunksOfRange(rows, file, range, () => notStored(`file ${storedName}`));
   }
 
   async remove(storedName: string): Promise<void> {

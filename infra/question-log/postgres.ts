@@ -1,14 +1,7 @@
 import pg from 'pg';
 import type { PoolClient, QueryResult } from 'pg';
 import { quoteIdentifier } from '../postgres-errors.js';
-import {
-  columnReaders,
-  createSchemaOnce,
-  inTransaction,
-  isRecord,
-  tablesExist,
-  translatorFor,
-} from '../postgres-adapter.js';
+import { columnReaders, createTablesOnce, inTransaction, isRecord, translatorFor } from '../postgres-adapter.js';
 import {
   normalizeQuestion,
   TEXTS_PER_READ,
@@ -104,31 +97,30 @@ export class PostgresQuestionLog implements QuestionLog {
    */
   schemaReady(): Promise<void> {
     this.ready ??= this.transaction(async (client) => {
-      if (await tablesExist(client, this.questions, this.sources)) return;
-      await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, `schema:${this.schema}`]);
-      if (await tablesExist(client, this.questions, this.sources)) return;
-      await createSchemaOnce(client, this.schema);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${this.questions} (
-        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-        question text NOT NULL,
-        normalized text NOT NULL,
-        asked_at timestamptz NOT NULL,
-        site_id bigint,
-        answered boolean NOT NULL
-      )`);
-      await client.query(`CREATE INDEX IF NOT EXISTS chatbot_questions_asked_at ON ${this.questions} (asked_at, id)`);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${this.sources} (
-        question_id bigint NOT NULL REFERENCES ${this.questions} (id) ON DELETE CASCADE,
-        position integer NOT NULL,
-        resource_type text NOT NULL,
-        resource_id bigint NOT NULL,
-        title text NOT NULL,
-        url text NOT NULL,
-        PRIMARY KEY (question_id, position)
-      )`);
-      await client.query(
-        `CREATE INDEX IF NOT EXISTS chatbot_question_sources_resource ON ${this.sources} (resource_type, resource_id)`,
-      );
+      const tables: [string, string] = [this.questions, this.sources];
+      await createTablesOnce(client, { lockClass: LOCK_CLASS, schema: this.schema, tables }, async () => {
+        await client.query(`CREATE TABLE IF NOT EXISTS ${this.questions} (
+          id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+          question text NOT NULL,
+          normalized text NOT NULL,
+          asked_at timestamptz NOT NULL,
+          site_id bigint,
+          answered boolean NOT NULL
+        )`);
+        await client.query(`CREATE INDEX IF NOT EXISTS chatbot_questions_asked_at ON ${this.questions} (asked_at, id)`);
+        await client.query(`CREATE TABLE IF NOT EXISTS ${this.sources} (
+          question_id bigint NOT NULL REFERENCES ${this.questions} (id) ON DELETE CASCADE,
+          position integer NOT NULL,
+          resource_type text NOT NULL,
+          resource_id bigint NOT NULL,
+          title text NOT NULL,
+          url text NOT NULL,
+          PRIMARY KEY (question_id, position)
+        )`);
+        await client.query(
+          `CREATE INDEX IF NOT EXISTS chatbot_question_sources_resource ON ${this.sources} (resource_type, resource_id)`,
+        );
+      });
     }).catch((error: unknown) => {
       this.ready = null; // tried again by the next call
       throw error;

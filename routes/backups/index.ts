@@ -84,7 +84,7 @@ const backupResourceRoutes: RoutesPlugin<BackupRoutesOptions> = async (app, { ru
       const { status } = request.query;
       const records = await listBackups(runtime.documents, status);
       reply.header('Platform-Total-Results', String(records.length));
-      return records.map((doc) => representBackup(doc, baseUrl, runtime.config.dataDir));
+      return records.map((doc) => representBackup(doc, baseUrl, backups.archiveLocation(doc)));
     },
   );
 
@@ -103,7 +103,7 @@ const backupResourceRoutes: RoutesPlugin<BackupRoutesOptions> = async (app, { ru
     async (request) => {
       const record = await findBackup(runtime.documents, request.params.id);
       if (!record) throw new NotFoundError('Backup not found.');
-      return representBackup(record, baseUrl, runtime.config.dataDir);
+      return representBackup(record, baseUrl, backups.archiveLocation(record));
     },
   );
 
@@ -115,7 +115,7 @@ const backupResourceRoutes: RoutesPlugin<BackupRoutesOptions> = async (app, { ru
         tags: [TAG],
         summary: 'Create a backup',
         description:
-          'Writes a zip archive into DATA_DIR/backups and answers when it is finished, with the complete record (201). If the archive cannot be written, the record is kept as `failed` and the answer is a 500 saying why. If the job queue (Redis, when REDIS_URL is set) is unavailable, the answer is a 503 within seconds and no record is made; try again later (should the queue go away after the backup was recorded, the record is kept as `failed`, saying why). Retention cleanup then keeps the newest BACKUP_RETENTION complete backups.',
+          "Writes a zip archive into the archives' store (DATA_DIR/backups, or the PostgreSQL database of FILES_URL shared by every server) and answers when it is finished, with the complete record (201). If the archive cannot be written, the record is kept as `failed` and the answer is a 500 saying why. If the job queue (Redis, when REDIS_URL is set) is unavailable, the answer is a 503 within seconds and no record is made; try again later (should the queue go away after the backup was recorded, the record is kept as `failed`, saying why). Retention cleanup then keeps the newest BACKUP_RETENTION complete backups.",
         security: SECURITY,
         body: CreateBackupBody,
         response: { 201: BackupRecord, 500: ErrorBody, 503: ErrorBody, ...errors },
@@ -134,7 +134,7 @@ const backupResourceRoutes: RoutesPlugin<BackupRoutesOptions> = async (app, { ru
       if (outcome.status !== 'complete' || !record || record.status !== 'complete') {
         throw new AppError(`Backup failed: ${outcome.error ?? record?.error ?? 'unknown reason.'}`, 500);
       }
-      return reply.status(201).send(representBackup(record, baseUrl, runtime.config.dataDir));
+      return reply.status(201).send(representBackup(record, baseUrl, backups.archiveLocation(record)));
     },
   );
 
@@ -145,7 +145,8 @@ const backupResourceRoutes: RoutesPlugin<BackupRoutesOptions> = async (app, { ru
       schema: {
         tags: [TAG],
         summary: 'Delete a backup',
-        description: 'Removes the archive from disk and the record; answers with the deleted record.',
+        description:
+          'Removes the archive from its store (DATA_DIR/backups, or the database of FILES_URL, from any server) and the record; answers with the deleted record.',
         security: SECURITY,
         params: IdParams,
         response: { 200: BackupRecord, 404: ErrorBody, ...errors },
@@ -157,7 +158,7 @@ const backupResourceRoutes: RoutesPlugin<BackupRoutesOptions> = async (app, { ru
       if (!record) throw new NotFoundError('Backup not found.');
       await deleteBackup(runtime.commandContext(caller(request).id, request.id), id);
       await backups.removeArchive(record);
-      return representBackup(record, baseUrl, runtime.config.dataDir);
+      return representBackup(record, baseUrl, backups.archiveLocation(record));
     },
   );
 

@@ -1,19 +1,18 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { BackupDoc } from '../../contracts/backups/documents.js';
 import { BACKUP_STATUSES, IncludesRecord } from '../../contracts/backups/fields.js';
-import { archiveFileFor } from '../../contracts/backups/paths.js';
 import { jsonLd, type JsonLdBody } from '../json-ld.js';
 import { sqlTimestamp } from '../../infra/clock/sql-timestamp.js';
 
 /**
- * The `o:Backup` record (seed 002): every field, JSON-LD. `o:path` is where this installation
- * keeps the archive, not the path recorded when it was made: a DATA_DIR moved or restored
- * elsewhere never shows a path on another server.
+ * The `o:Backup` record (seed 002): every field, JSON-LD. `path` is where this installation
+ * keeps the archive (BackupService.archiveLocation), not the path recorded when it was made: a
+ * DATA_DIR moved or restored elsewhere never shows a path on another server.
  */
-export function representBackup(doc: BackupDoc, baseUrl: string, dataDir: string): Backup {
+export function representBackup(doc: BackupDoc, baseUrl: string, path: string): Backup {
   return jsonLd<JsonLdBody<Backup>>(baseUrl, 'o:Backup', 'backups', doc.id, {
     'o:filename': doc.filename,
-    'o:path': archiveFileFor(dataDir, doc.filename),
+    'o:path': path,
     'o:storage': doc.storage,
     'o:size': doc.size,
     'o:status': doc.status,
@@ -45,8 +44,14 @@ export const BackupRecord = Type.Object(
     '@type': Type.Unsafe<string>(Type.Literal('o:Backup')),
     'o:id': Type.Integer(),
     'o:filename': Type.String({ description: 'Archive file name.' }),
-    'o:path': Type.String({ description: 'Absolute path of the archive on the server.' }),
-    'o:storage': Type.String({ description: 'Storage kind: `local`.' }),
+    'o:path': Type.String({
+      description:
+        'Where the archive is kept: its absolute path on the server (`local`), or `postgresql://host:port/database?schema=name#backups/<o:filename>` (`postgresql`; never credentials).',
+    }),
+    'o:storage': Type.String({
+      description:
+        'Storage kind: `local` (DATA_DIR/backups of the server), or `postgresql` (the database of FILES_URL, shared by every server).',
+    }),
     'o:size': Type.Integer({ description: 'Archive size in bytes (0 until complete).' }),
     'o:status': Status,
     'o:checksum': Type.Union([Type.String({ description: '`sha256:<hex>` of the archive file.' }), Type.Null()], {

@@ -6,7 +6,7 @@ import type { ApiSource } from './api-export.js';
 import type { ArchiveProgress } from './archive-progress.js';
 import { createArchive } from './create-archive.js';
 import { backupFailureMessage } from './failure-message.js';
-import { archiveFileFor } from '../../contracts/backups/paths.js';
+import { archivesOf } from './archive-store.js';
 import type { ReadSideSnapshot } from './read-side-snapshot.js';
 import { removeArchive } from './remove-archive.js';
 
@@ -44,8 +44,12 @@ export async function runBackupJob(
   if (record.includes.include_api && !app)
     runtime.logger.warn({ backupId: record.id }, 'no HTTP app in this process: the api part stays empty');
   try {
+    const archives = archivesOf(runtime, record);
+    if (!archives)
+      throw new Error(`The backup is to be stored in ${record.storage}, which this server is not configured for.`);
+    const staged = archives.stagingFile(record.filename);
     const result = await createArchive({
-      file: archiveFileFor(runtime.config.dataDir, record.filename),
+      file: staged,
       dataDir: runtime.config.dataDir,
       includes: record.includes,
       backupId: record.id,
@@ -56,6 +60,12 @@ export async function runBackupJob(
       api: app ? { app, baseUrl: runtime.config.baseUrl, userId: record.created_by } : null,
       progress,
       files: runtime.files,
+    });
+    // Written and checked on this machine's disk; then where every server finds it.
+    await archives.put(record.filename, {
+      path: staged,
+      size: result.size,
+      sha256: result.checksum.replace(/^sha256:/, ''),
     });
     try {
       await completeBackup(ctx, record.id, {
@@ -71,6 +81,8 @@ export async function runBackupJob(
     return { status: 'complete' };
   } catch (error) {
     runtime.logger.error({ err: error, backupId: record.id }, 'backup failed');
+    // Nothing half written stays: the staging file, or an archive put before the record refused it.
+    await removeArchive(runtime, record);
     const message = backupFailureMessage(error);
     await failBackup(ctx, record.id, message).catch((failure: unknown) => {
       runtime.logger.warn({ err: failure, backupId: record.id }, 'the failure could not be recorded');

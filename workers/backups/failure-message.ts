@@ -1,10 +1,12 @@
-import { errorField } from '../../infra/errors.js';
+import { DependencyUnavailableError, errorField } from '../../infra/errors.js';
 
 /**
  * What a person can act on when an archive cannot be written, without paths or driver text
  * (responses never show those).
  */
 export function backupFailureMessage(error: unknown): string {
+  if (error instanceof DependencyUnavailableError)
+    return `The ${error.dependency} keeping backup archives is unavailable; try again later.`;
   const code = errorField(error, 'code');
   switch (code) {
     case 'ENOSPC':

@@ -4,7 +4,6 @@ import { DependencyUnavailableError } from '../../infra/errors.js';
 import { findBackup } from '../../queries/backups/backups.js';
 import type { BackupJobResult, BackupMade, BackupOrder } from '../../contracts/backups/backup-service.js';
 import { BACKUP_QUEUE, type BackupJobData } from './backup-job.js';
-import { backupsDir } from '../../contracts/backups/paths.js';
 import { backupStartingPoint } from './read-side-snapshot.js';
 import { applyRetention } from './retention.js';
 
@@ -44,7 +43,7 @@ export async function makeBackup(
   const start = await backupStartingPoint(runtime.config, runtime.eventStore, order.includes.include_db, order.logger);
   let id: number;
   try {
-    id = await requestBackup(ctx, { includes: order.includes, backupsDir: backupsDir(runtime.config.dataDir) });
+    id = await requestBackup(ctx, { includes: order.includes, archives: runtime.backupArchives });
   } catch (error) {
     await start.discard();
     throw error;

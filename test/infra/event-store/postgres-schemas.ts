@@ -41,3 +41,15 @@ export async function freshDatabase(
   own.pathname = `/${name}`;
   return own.toString();
 }
+
+/**
+ * A schema of its own on the database of `url`, dropped after the test, and `url` naming it
+ * (`?schema=`): for an adapter configured by URL alone (FILES_URL, EVENTSTORE_URL).
+ */
+export function freshSchemaUrl(t: { teardown(fn: () => unknown): void }, url: string): { schema: string; url: string } {
+  const schema = freshSchema();
+  t.teardown(() => dropSchema(url, schema));
+  const own = new URL(url);
+  own.searchParams.set('schema', schema);
+  return { schema, url: own.toString() };
+}

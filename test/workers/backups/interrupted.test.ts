@@ -14,7 +14,7 @@ const ALL = { include_db: true, include_files: true, include_themes: true, inclu
 t.test('a backup left in progress by a stopped server is failed at the next start', async (t) => {
   const config = testConfig(t.testdir());
   const before = await createRuntime(config, { modules: appModules, startWorkers: false });
-  const id = await requestBackup(before.commandContext(1), { includes: ALL, backupsDir: backupsDir(config.dataDir) });
+  const id = await requestBackup(before.commandContext(1), { includes: ALL, archives: before.backupArchives });
   const record = await findBackup(before.documents, id);
   t.equal(record?.status, 'in_progress');
   await before.close();
