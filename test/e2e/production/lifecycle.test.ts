@@ -1,4 +1,6 @@
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import sharp from 'sharp';
 import t, { type Test } from 'tap';
 import { importFixtureFile, runCli, startServer, type ServerProcess } from '../process.js';
@@ -210,8 +212,25 @@ async function lifecycle(t: Test, places: Places): Promise<void> {
   const backup = await send('POST', '/api/backups');
   t.equal(backup.status, 201, `backup: ${JSON.stringify(backup.body)}`);
   t.equal((backup.body as Record<string, unknown>)['o:status'], 'complete');
-  const archive = (backup.body as Record<string, string>)['o:path'];
-  t.ok(existsSync(archive), 'the archive is written');
+  const record = backup.body as Record<string, unknown>;
+  if ('FILES_URL' in original) {
+    t.equal(record['o:storage'], 'postgresql', 'with FILES_URL the archive is in the database');
+    t.match(
+      record['o:path'],
+      /^postgresql:\/\/[^@/]+\/e2e_lifecycle_[0-9a-f]+\?schema=public#backups\/backup-\d+-\d{8}-\d{6}\.zip$/,
+    );
+    const staging = join(original.DATA_DIR, 'backups');
+    t.same(existsSync(staging) ? readdirSync(staging) : [], [], 'nothing of it on the disk of the host that made it');
+  } else t.ok(existsSync(record['o:path'] as string), 'the archive is written');
+  // Copied out as an operator does, from the deployment's store, checked against o:checksum.
+  const archive = join(testDir, 'downloaded.zip');
+  const download = await runCli('backup-download.ts', [String(record['o:id']), archive], original);
+  t.equal(download.code, 0, `backup:download exits 0: ${download.stderr}`);
+  t.equal(
+    `sha256:${createHash('sha256').update(readFileSync(archive)).digest('hex')}`,
+    record['o:checksum'],
+    'the copy is the archive the backup made',
+  );
   const health = (await call('/health')).body as {
     ports: { job_queue: { adapter: string } };
     jobs: { queues: { queue: string }[] | null };

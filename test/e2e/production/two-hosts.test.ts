@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import sharp from 'sharp';
@@ -34,8 +34,17 @@ const fixture = {
       password: 'editor-pass',
       api_keys: [{ identity: 'ED', credential: 'ED-SECRET' }],
     },
+    {
+      id: 2,
+      email: 'admin@example.org',
+      name: 'Ada',
+      role: 'global_admin',
+      password: 'admin-pass',
+      api_keys: [{ identity: 'GA', credential: 'GA-SECRET' }],
+    },
   ],
 };
+const ADMIN = 'key_identity=GA&key_credential=GA-SECRET';
 
 /** The processes in a consumer group (the Kafka client id ends with the server's pid). */
 async function groupMembers(brokers: string, groupId: string): Promise<number[]> {
@@ -73,12 +82,14 @@ t.test('two servers on separate hosts: a DATA_DIR each, nothing shared but the e
   const database = await freshDatabase(t, PG_URL as string, 'e2e_two_hosts');
   const shared = { EVENTSTORE_URL: database, FILES_URL: database, QUESTION_LOG_URL: database };
   const name = `e2e_${randomBytes(6).toString('hex')}`;
-  const dirA = freshDataDir(t.testdir());
-  const dirB = freshDataDir(t.testdir());
+  // One call: t.testdir() empties its folder each time it is called.
+  const testDir = t.testdir();
+  const dirA = freshDataDir(testDir);
+  const dirB = freshDataDir(testDir);
   const envA = { ...stackEnv(dirA, name), ...shared };
   const envB = { ...stackEnv(dirB, name), ...shared };
 
-  const fixtureFile = join(t.testdir(), 'fixture.json');
+  const fixtureFile = join(testDir, 'fixture.json');
   writeFileSync(fixtureFile, JSON.stringify(fixture));
   const imported = await runCli('import.ts', [fixtureFile], envA);
   t.equal(imported.code, 0, `import on A exits 0: ${imported.stderr}`);
@@ -161,6 +172,29 @@ t.test('two servers on separate hosts: a DATA_DIR each, nothing shared but the e
     'B lists the question A was asked',
   );
 
+  // A backup asked of A (its job runs on either host) lives in the shared database: B copies it
+  // out (npm run backup:download) byte for byte and deletes it, and then it is gone for A too.
+  const backup = await send(a, 'POST', `/api/backups?${ADMIN}`, { include_api: false });
+  t.equal(backup.status, 201, `A answers a backup: ${JSON.stringify(backup.body)}`);
+  const record = backup.body as Record<string, unknown>;
+  t.equal(record['o:storage'], 'postgresql', 'the archive is in the database');
+  t.match(
+    await send(b, 'GET', `/api/backups/${String(record['o:id'])}?${ADMIN}`),
+    { status: 200, body: { 'o:path': record['o:path'], 'o:checksum': record['o:checksum'] } },
+    'B shows the same record and o:path',
+  );
+  const copy = join(testDir, 'copied-on-b.zip');
+  const copied = await runCli('backup-download.ts', [String(record['o:id']), copy], envB);
+  t.equal(copied.code, 0, `backup:download on B exits 0: ${copied.stderr}`);
+  t.equal(
+    `sha256:${createHash('sha256').update(readFileSync(copy)).digest('hex')}`,
+    record['o:checksum'],
+    'B copies out the archive made for A',
+  );
+  t.equal((await send(b, 'DELETE', `/api/backups/${String(record['o:id'])}?${ADMIN}`)).status, 200, 'B deletes it');
+  const gone = await runCli('backup-download.ts', [String(record['o:id']), join(testDir, 'gone.zip')], envA);
+  t.not(gone.code, 0, `and A finds it gone: ${gone.stderr.trim()}`);
+
   // 20 concurrent creates of one slug, split over both: exactly one wins.
   const codes = await Promise.all(
     [a, b].flatMap((server, s) =>
@@ -234,7 +268,12 @@ t.test('two servers on separate hosts: a DATA_DIR each, nothing shared but the e
   // What is left in each DATA_DIR is local: the embedding cache and the images' local copies under
   // cache/ (docs/PRODUCTION.md, "What lives where"); the question log is in PostgreSQL.
   for (const dir of [dirA, dirB]) {
-    const kept = readdirSync(dir).filter((entry) => !/^(cache|embeddings\.sqlite.*)$/.test(entry));
+    const kept = readdirSync(dir).filter(
+      // backups/: where a job stages an archive before it goes into the database, emptied after.
+      (entry) =>
+        !/^(cache|embeddings\.sqlite.*)$/.test(entry) &&
+        !(entry === 'backups' && readdirSync(join(dir, entry)).length === 0),
+    );
     t.same(kept, [], `nothing else in ${dir === dirA ? "A's" : "B's"} DATA_DIR`);
   }
 });
