@@ -5,9 +5,10 @@ import { ROOT } from './process.js';
 import { topologyUnavailable } from './topology.js';
 
 /**
- * `npm run test:two-hosts`: the end-to-end suite again, each server of it two hosts of one
+ * `npm run test:two-hosts [FILE...]`: the end-to-end suite (or the files named) again, each server of it two hosts of one
  * deployment on the production engines behind a round-robin balancer (test/e2e/topology.ts).
- * `.ci/run` runs it after `npm test`, with the engines of `npm run stack:up`.
+ * `.ci/run` runs some of it after `npm test`, with the engines of `npm run stack:up` (the whole
+ * of it would take CI past its 40 minutes).
  *
  * Every end-to-end file runs, but for those whose subject is one host's DATA_DIR or process, or
  * which already run on the engines; each is named here with the reason.
@@ -43,11 +44,22 @@ if (unavailable) {
   process.stderr.write(`${unavailable}: run \`npm run stack:up\`, source its env file, set PG_EVENTSTORE_URL\n`);
   process.exit(2);
 }
-const files = testFiles(join(ROOT, 'test', 'e2e')).filter((file) => !(file in SINGLE_HOST));
+const all = testFiles(join(ROOT, 'test', 'e2e'));
 for (const file of Object.keys(SINGLE_HOST)) {
-  if (!testFiles(join(ROOT, 'test', 'e2e')).includes(file)) throw new Error(`${file} is named but not there`);
+  if (!all.includes(file)) throw new Error(`${file} is named but not there`);
 }
-const run = spawnSync('npx', ['tap', ...process.argv.slice(2), ...files], {
+const two = all.filter((file) => !(file in SINGLE_HOST));
+// Files named on the command line: those only (of the two-host ones); anything else goes to tap.
+const args = process.argv.slice(2);
+const named = args.filter((arg) => arg.endsWith('.test.ts'));
+for (const file of named) {
+  if (!two.includes(file)) {
+    process.stderr.write(`${file} is not an end-to-end file run on two hosts (test/e2e/two-hosts.ts)\n`);
+    process.exit(2);
+  }
+}
+const files = named.length > 0 ? named : two;
+const run = spawnSync('npx', ['tap', ...args.filter((arg) => !arg.endsWith('.test.ts')), ...files], {
   cwd: ROOT,
   stdio: 'inherit',
   env: { ...process.env, E2E_TOPOLOGY: 'two-hosts' },
