@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import type { Readable } from 'node:stream';
 import t from 'tap';
 import { LocalBackupArchives } from '../../infra/backup-archives/local.js';
 import { checksumFileFor } from '../../infra/backup-archives/paths.js';
@@ -10,6 +9,7 @@ import type { BackupArchives, StagedArchive } from '../../infra/backup-archives/
 import { backupArchivesLocation, PostgresBackupArchives } from '../../infra/backup-archives/postgres.js';
 import { CHUNK_BYTES } from '../../infra/file-storage/postgres.js';
 import { dropSchema, freshSchema } from './event-store/postgres-schemas.js';
+import { patterned, readAll } from './file-storage/bytes.js';
 
 interface Context {
   testdir(): string;
@@ -27,19 +27,6 @@ interface Subject {
 type Factory = (t: Context) => Promise<Subject>;
 
 const PG_EVENTSTORE_URL = process.env.PG_EVENTSTORE_URL;
-
-/** Bytes whose every offset holds a value of its own kind: a shifted or misplaced chunk shows. */
-function patterned(length: number): Buffer {
-  const bytes = Buffer.allocUnsafe(length);
-  for (let i = 0; i < length; i++) bytes[i] = (i * 31 + Math.floor(i / 251)) & 0xff;
-  return bytes;
-}
-
-async function readAll(stream: Readable): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const part of stream) parts.push(Buffer.isBuffer(part) ? part : Buffer.from(String(part)));
-  return Buffer.concat(parts);
-}
 
 const sha256 = (content: Buffer) => createHash('sha256').update(content).digest('hex');
 

@@ -9,6 +9,7 @@ import { LocalFileAreas } from '../../infra/file-storage/local.js';
 import type { FileStorage, PendingFile } from '../../infra/file-storage/port.js';
 import { CHUNK_BYTES, PostgresFileAreas } from '../../infra/file-storage/postgres.js';
 import { dropSchema, freshSchema } from './event-store/postgres-schemas.js';
+import { readAll } from './file-storage/bytes.js';
 
 interface Context {
   testdir(): string;
@@ -34,12 +35,6 @@ function patterned(start: number, length: number): Buffer {
     bytes[i] = (at * 31 + Math.floor(at / 251)) & 0xff;
   }
   return bytes;
-}
-
-async function readAll(stream: Readable): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const part of stream) parts.push(Buffer.isBuffer(part) ? part : Buffer.from(String(part)));
-  return Buffer.concat(parts);
 }
 
 async function stored(storage: FileStorage, content: Buffer, extension = 'bin'): Promise<PendingFile> {

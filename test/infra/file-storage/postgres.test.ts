@@ -16,6 +16,7 @@ import { buildTestApp, json, keyFor, ROLE_USERS, sessionFor } from '../../helper
 import { pathOf, PNG, uploaded } from '../../routes/assets/support.js';
 import { derivativesMade, photograph, uploadMedia } from '../../routes/platform/media-support.js';
 import { dropSchema, freshSchema } from '../event-store/postgres-schemas.js';
+import { patterned, readAll } from './bytes.js';
 
 /** A postgres:// URL of a database the tests may create schemas in (.ci/run sets it when PostgreSQL answers). */
 const URL = process.env.PG_EVENTSTORE_URL;
@@ -53,18 +54,6 @@ function testDir(t: Context): string {
     dirs.set(t, dir);
   }
   return dir;
-}
-
-function patterned(length: number): Buffer {
-  const bytes = Buffer.allocUnsafe(length);
-  for (let i = 0; i < length; i++) bytes[i] = (i * 31 + Math.floor(i / 251)) & 0xff;
-  return bytes;
-}
-
-async function readAll(stream: Readable): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const part of stream) parts.push(Buffer.isBuffer(part) ? part : Buffer.from(String(part)));
-  return Buffer.concat(parts);
 }
 
 async function rows(areas: PostgresFileAreas, sql: string, values: unknown[] = []): Promise<unknown[]> {
