@@ -5,19 +5,13 @@ import { dirname, join } from 'node:path';
 import { SERVE_NODE_FLAGS } from '../../bin/serve-flags.js';
 import { freePort } from '../../infra/net/free-port.js';
 import { TEST_SECRET_HASH_COST } from '../test-config.js';
-import { inTopology, secondHostDataDir, startBalancer, wantsTwoHosts } from './topology.js';
+import { ENGINE_VARIABLES, inTopology, secondHostDataDir, startBalancer, wantsTwoHosts } from './topology.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 // BASE_URL too: a spawned server describes itself by the HOST and PORT it was given.
 const INFRASTRUCTURE_URLS = [
-  'EVENTSTORE_URL',
-  'FILES_URL',
-  'QUESTION_LOG_URL',
-  'KAFKA_BROKERS',
-  'MONGO_URL',
-  'REDIS_URL',
-  'ELASTICSEARCH_URL',
+  ...ENGINE_VARIABLES,
   'COHERE_API_KEY',
   'COHERE_BASE_URL',
   'BASE_URL',

@@ -35,7 +35,7 @@ export function topologyUnavailable(): string | null {
 }
 
 /** The variables that name where a deployment's state lives: a test that sets one keeps its own. */
-const ENGINE_VARIABLES = [
+export const ENGINE_VARIABLES = [
   'EVENTSTORE_URL',
   'FILES_URL',
   'QUESTION_LOG_URL',
