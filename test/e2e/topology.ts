@@ -11,7 +11,7 @@ import { createDocumentStore } from '../../infra/select.js';
 import { PostgresFileAreas } from '../../infra/file-storage/postgres.js';
 import { isRecord } from '../../infra/postgres-adapter.js';
 import { postgresLocation } from '../../infra/postgres-url.js';
-import { dropSchema, freshSchema } from '../infra/event-store/postgres-schemas.js';
+import { freshSchemaUrl } from '../infra/event-store/postgres-schemas.js';
 import { stackEnv } from './production/stack.js';
 
 /**
@@ -52,14 +52,10 @@ function deploymentOf(dataDir: string): Record<string, string> {
   const key = resolve(dataDir);
   let env = deployments.get(key);
   if (!env) {
-    const base = process.env.PG_EVENTSTORE_URL ?? '';
-    const schema = freshSchema();
-    t.teardown(() => dropSchema(base, schema));
-    const pg = new URL(base);
-    pg.searchParams.set('schema', schema);
+    const { schema, url } = freshSchemaUrl(t, process.env.PG_EVENTSTORE_URL ?? '');
     const name = `e2e_${createHash('sha256').update(`${key}:${schema}`).digest('hex').slice(0, 12)}`;
     const { DATA_DIR: _dataDir, ...engines } = stackEnv(key, name);
-    env = { ...engines, EVENTSTORE_URL: pg.toString(), FILES_URL: pg.toString(), QUESTION_LOG_URL: pg.toString() };
+    env = { ...engines, EVENTSTORE_URL: url, FILES_URL: url, QUESTION_LOG_URL: url };
     deployments.set(key, env);
   }
   return env;

@@ -2,7 +2,7 @@ import pg from 'pg';
 import t from 'tap';
 import { createFileAreas } from '../../infra/file-storage/select.js';
 import { createEventStore } from '../../infra/select.js';
-import { dropSchema, freshSchema } from './event-store/postgres-schemas.js';
+import { freshSchemaUrl } from './event-store/postgres-schemas.js';
 import { loadConfig } from '../../infra/config.js';
 import { postgresLocation } from '../../infra/postgres-url.js';
 import { createQuestionLog } from '../../infra/question-log/select.js';
@@ -52,15 +52,8 @@ t.test(
   { skip: PG_URL ? false : 'PG_EVENTSTORE_URL unset' },
   async (t) => {
     const url = PG_URL ?? '';
-    const schema = freshSchema();
-    t.teardown(() => dropSchema(url, schema));
-    const located = new URL(url);
-    located.searchParams.set('schema', schema);
-    const config = loadConfig({
-      DATA_DIR: t.testdir(),
-      EVENTSTORE_URL: located.toString(),
-      FILES_URL: located.toString(),
-    });
+    const { schema, url: located } = freshSchemaUrl(t, url);
+    const config = loadConfig({ DATA_DIR: t.testdir(), EVENTSTORE_URL: located, FILES_URL: located });
     const store = await createEventStore(config);
     await store.append(
       's-1',
@@ -97,15 +90,12 @@ t.test(
     // A deployment's first start runs all three adapters' set-up at the same moment: before they
     // shared one lock, one in a few of these failed on PostgreSQL's unique schema name.
     for (let round = 0; round < 12; round++) {
-      const schema = freshSchema();
-      t.teardown(() => dropSchema(url, schema));
-      const located = new URL(url);
-      located.searchParams.set('schema', schema);
+      const { url: located } = freshSchemaUrl(t, url);
       const config = loadConfig({
         DATA_DIR: t.testdir(),
-        EVENTSTORE_URL: located.toString(),
-        FILES_URL: located.toString(),
-        QUESTION_LOG_URL: located.toString(),
+        EVENTSTORE_URL: located,
+        FILES_URL: located,
+        QUESTION_LOG_URL: located,
       });
       const started = await Promise.allSettled([
         createEventStore(config).then(async (store) => {

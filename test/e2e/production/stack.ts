@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { dropSchema, freshSchema } from '../../infra/event-store/postgres-schemas.js';
+import { freshSchemaUrl } from '../../infra/event-store/postgres-schemas.js';
 
 import type { ServerProcess } from '../process.js';
 
@@ -57,11 +57,8 @@ export function postgresEnv(t: {
 }): { EVENTSTORE_URL: string; FILES_URL: string; QUESTION_LOG_URL: string } | Record<string, never> {
   const base = process.env.PG_EVENTSTORE_URL;
   if (!base) return {};
-  const schema = freshSchema();
-  t.teardown(() => dropSchema(base, schema));
-  const url = new URL(base);
-  url.searchParams.set('schema', schema);
-  return { EVENTSTORE_URL: url.toString(), FILES_URL: url.toString(), QUESTION_LOG_URL: url.toString() };
+  const { url } = freshSchemaUrl(t, base);
+  return { EVENTSTORE_URL: url, FILES_URL: url, QUESTION_LOG_URL: url };
 }
 
 /** Polls `read` until `done` holds of its value or the wait is over; the last value either way. */
